@@ -1,0 +1,326 @@
+package bundle
+
+import (
+	"archive/zip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"sync/atomic"
+)
+
+// ErrTooLarge is returned when an entry or the whole bundle is bigger than
+// the reader's limits allow.
+var ErrTooLarge = errors.New("too large")
+
+// Bundle is an opened bundle: a zip or a directory with the bundle layout.
+// Entries are read on demand; nothing is extracted to disk.
+type Bundle struct {
+	path     string
+	isDir    bool
+	limits   Limits
+	entries  []*entry
+	index    map[string]*entry
+	file     *os.File // the zip, when opened from a path
+	read     atomic.Int64
+	Manifest *Manifest // nil when the bundle has none
+}
+
+type entry struct {
+	name   string
+	size   int64     // declared (zip) or stat (directory) size
+	zf     *zip.File // zip entries
+	osPath string    // directory entries
+}
+
+// Open opens a bundle zip or directory at path.
+func Open(p string, lim Limits) (*Bundle, error) {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return nil, &Error{Path: p, Err: unwrapPathError(err)}
+	}
+	if fi.IsDir() {
+		return openDir(p, lim)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, &Error{Path: p, Err: unwrapPathError(err)}
+	}
+	b, err := OpenZip(f, fi.Size(), p, lim)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	b.file = f
+	return b, nil
+}
+
+// OpenZip opens a bundle zip from r; name is used in errors.
+func OpenZip(r io.ReaderAt, size int64, name string, lim Limits) (*Bundle, error) {
+	zr, err := zip.NewReader(r, size)
+	if err != nil {
+		return nil, &Error{Path: name, Err: describeZipError(err)}
+	}
+	if len(zr.File) > lim.MaxEntries {
+		return nil, &Error{Path: name, Err: fmt.Errorf("%d entries, more than the limit of %d", len(zr.File), lim.MaxEntries)}
+	}
+	b := &Bundle{path: name, limits: lim, index: make(map[string]*entry, len(zr.File))}
+	var declared uint64
+	for _, zf := range zr.File {
+		mode := zf.Mode()
+		if mode&fs.ModeSymlink != 0 {
+			return nil, &Error{Path: name, Entry: zf.Name, Err: errors.New("symbolic link in bundle")}
+		}
+		if mode.IsDir() {
+			if _, err := cleanName(zf.Name); err != nil {
+				return nil, &Error{Path: name, Entry: zf.Name, Err: err}
+			}
+			continue
+		}
+		if !mode.IsRegular() {
+			return nil, &Error{Path: name, Entry: zf.Name, Err: fmt.Errorf("not a regular file (mode %v)", mode)}
+		}
+		if zf.UncompressedSize64 > uint64(lim.MaxEntrySize) {
+			return nil, &Error{Path: name, Entry: zf.Name, Err: fmt.Errorf("%w: %d bytes uncompressed, limit %d", ErrTooLarge, zf.UncompressedSize64, lim.MaxEntrySize)}
+		}
+		declared += zf.UncompressedSize64
+		if declared > uint64(lim.MaxTotalSize) {
+			return nil, &Error{Path: name, Err: fmt.Errorf("%w: entries add up to more than %d bytes uncompressed", ErrTooLarge, lim.MaxTotalSize)}
+		}
+		if err := b.add(&entry{name: zf.Name, size: int64(zf.UncompressedSize64), zf: zf}); err != nil {
+			return nil, err
+		}
+	}
+	if err := b.finish(); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func openDir(root string, lim Limits) (*Bundle, error) {
+	b := &Bundle{path: root, isDir: true, limits: lim, index: map[string]*entry{}}
+	var total int64
+	count := 0
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return &Error{Path: root, Err: unwrapPathError(err)}
+		}
+		if p == root {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		count++
+		if count > lim.MaxEntries {
+			return &Error{Path: root, Err: fmt.Errorf("more than the limit of %d entries", lim.MaxEntries)}
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			return &Error{Path: root, Entry: rel, Err: errors.New("symbolic link in bundle")}
+		}
+		if d.IsDir() {
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return &Error{Path: root, Entry: rel, Err: errors.New("not a regular file")}
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return &Error{Path: root, Entry: rel, Err: err}
+		}
+		if fi.Size() > lim.MaxEntrySize {
+			return &Error{Path: root, Entry: rel, Err: fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, fi.Size(), lim.MaxEntrySize)}
+		}
+		total += fi.Size()
+		if total > lim.MaxTotalSize {
+			return &Error{Path: root, Err: fmt.Errorf("%w: files add up to more than %d bytes", ErrTooLarge, lim.MaxTotalSize)}
+		}
+		return b.add(&entry{name: rel, size: fi.Size(), osPath: p})
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := b.finish(); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func (b *Bundle) add(e *entry) error {
+	clean, err := cleanName(e.name)
+	if err != nil {
+		return &Error{Path: b.path, Entry: e.name, Err: err}
+	}
+	if _, dup := b.index[clean]; dup {
+		return &Error{Path: b.path, Entry: e.name, Err: errors.New("duplicate entry name")}
+	}
+	e.name = clean
+	b.index[clean] = e
+	b.entries = append(b.entries, e)
+	return nil
+}
+
+func (b *Bundle) finish() error {
+	sort.Slice(b.entries, func(i, j int) bool { return b.entries[i].name < b.entries[j].name })
+	if !b.Has(ManifestPath) {
+		return nil
+	}
+	data, err := b.ReadFile(ManifestPath)
+	if err != nil {
+		return err
+	}
+	m, err := ParseManifest(data)
+	if err != nil {
+		return &Error{Path: b.path, Entry: ManifestPath, Err: err}
+	}
+	b.Manifest = m
+	return nil
+}
+
+// Path is where the bundle was opened from.
+func (b *Bundle) Path() string { return b.path }
+
+// IsDir reports whether the bundle is a directory rather than a zip.
+func (b *Bundle) IsDir() bool { return b.isDir }
+
+// Names lists the entries, sorted.
+func (b *Bundle) Names() []string {
+	out := make([]string, len(b.entries))
+	for i, e := range b.entries {
+		out[i] = e.name
+	}
+	return out
+}
+
+// Has reports whether the bundle has an entry called name.
+func (b *Bundle) Has(name string) bool {
+	_, ok := b.index[name]
+	return ok
+}
+
+// Size is the declared uncompressed size of an entry.
+func (b *Bundle) Size(name string) int64 {
+	if e, ok := b.index[name]; ok {
+		return e.size
+	}
+	return -1
+}
+
+// Glob lists the entries matching a path.Match pattern, sorted.
+func (b *Bundle) Glob(pattern string) []string {
+	var out []string
+	for _, e := range b.entries {
+		if ok, _ := path.Match(pattern, e.name); ok {
+			out = append(out, e.name)
+		}
+	}
+	return out
+}
+
+// Open opens an entry for streaming. Reads past the per-entry or total limit
+// fail with ErrTooLarge; a zip entry whose data does not match its CRC fails
+// at the end with a corruption error.
+func (b *Bundle) Open(name string) (io.ReadCloser, error) {
+	e, ok := b.index[name]
+	if !ok {
+		return nil, &Error{Path: b.path, Entry: name, Err: fs.ErrNotExist}
+	}
+	var rc io.ReadCloser
+	var err error
+	if e.zf != nil {
+		rc, err = e.zf.Open()
+	} else {
+		rc, err = os.Open(e.osPath)
+	}
+	if err != nil {
+		return nil, &Error{Path: b.path, Entry: name, Err: describeZipError(unwrapPathError(err))}
+	}
+	return &limitedEntry{rc: rc, b: b, name: name}, nil
+}
+
+// ReadFile reads a whole entry into memory, within the limits.
+func (b *Bundle) ReadFile(name string) ([]byte, error) {
+	rc, err := b.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	size := b.index[name].size
+	if size < 0 || size > b.limits.MaxEntrySize {
+		size = 0
+	}
+	buf := make([]byte, 0, min(size+1, 64<<20))
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := rc.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// Close releases the zip file, if any.
+func (b *Bundle) Close() error {
+	if b.file != nil {
+		return b.file.Close()
+	}
+	return nil
+}
+
+// limitedEntry enforces the per-entry and total limits on what is actually
+// decompressed, whatever the headers claim.
+type limitedEntry struct {
+	rc   io.ReadCloser
+	b    *Bundle
+	name string
+	n    int64
+}
+
+func (l *limitedEntry) Read(p []byte) (int, error) {
+	n, err := l.rc.Read(p)
+	l.n += int64(n)
+	if l.n > l.b.limits.MaxEntrySize {
+		return n, &Error{Path: l.b.path, Entry: l.name, Err: fmt.Errorf("%w: more than %d bytes uncompressed", ErrTooLarge, l.b.limits.MaxEntrySize)}
+	}
+	if total := l.b.read.Add(int64(n)); total > l.b.limits.MaxTotalSize {
+		return n, &Error{Path: l.b.path, Entry: l.name, Err: fmt.Errorf("%w: bundle decompresses to more than %d bytes", ErrTooLarge, l.b.limits.MaxTotalSize)}
+	}
+	if err != nil && err != io.EOF {
+		return n, &Error{Path: l.b.path, Entry: l.name, Err: describeZipError(err)}
+	}
+	return n, err
+}
+
+func (l *limitedEntry) Close() error { return l.rc.Close() }
+
+func describeZipError(err error) error {
+	switch {
+	case errors.Is(err, zip.ErrFormat):
+		return fmt.Errorf("not a valid zip archive (truncated or corrupt): %w", err)
+	case errors.Is(err, zip.ErrChecksum):
+		return fmt.Errorf("corrupt data (CRC mismatch): %w", err)
+	case errors.Is(err, zip.ErrAlgorithm):
+		return fmt.Errorf("unsupported compression method: %w", err)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("truncated data: %w", err)
+	}
+	return err
+}
+
+// unwrapPathError drops the *fs.PathError wrapper: Error already names the path.
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,91 @@
+// Package finding holds the result model shared by every producer of findings
+// (the bundle analyzers and, later, the capture decoder) and every report.
+package finding
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Severity orders how bad a finding is. Skip and Error are not outcomes of a
+// check: Skip means the rule's inputs were missing, Error that the rule crashed.
+type Severity int
+
+// The order matters: --fail-on compares severities with >=.
+const (
+	Skip Severity = iota
+	Info
+	Warn
+	Fail
+	Error
+)
+
+var severityNames = [...]string{Skip: "skip", Info: "info", Warn: "warn", Fail: "fail", Error: "error"}
+
+func (s Severity) String() string {
+	if s < 0 || int(s) >= len(severityNames) {
+		return fmt.Sprintf("severity(%d)", int(s))
+	}
+	return severityNames[s]
+}
+
+// ParseSeverity reads a severity name as the CLI and JSON spell it.
+func ParseSeverity(name string) (Severity, error) {
+	for i, n := range severityNames {
+		if strings.EqualFold(n, name) {
+			return Severity(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown severity %q (want one of fail, warn, info)", name)
+}
+
+// MarshalJSON writes the severity by name: the name is the public contract.
+func (s Severity) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }
+
+// UnmarshalJSON reads the severity by name.
+func (s *Severity) UnmarshalJSON(b []byte) error {
+	var name string
+	if err := json.Unmarshal(b, &name); err != nil {
+		return err
+	}
+	v, err := ParseSeverity(name)
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}
+
+// Evidence is one observed fact a finding rests on: where it was read, which
+// object and field, what value was found and, when the rule knows, what was
+// expected instead.
+type Evidence struct {
+	File     string `json:"file,omitempty"`
+	Object   string `json:"object,omitempty"`
+	Field    string `json:"field,omitempty"`
+	Value    string `json:"value,omitempty"`
+	Expected string `json:"expected,omitempty"`
+	Note     string `json:"note,omitempty"`
+}
+
+// Finding is the outcome of one rule on one node (or on the cluster).
+// The JSON keys id, severity, node, summary, evidence and remediation are a
+// public contract (DESIGN.md): never rename them.
+type Finding struct {
+	ID          string     `json:"id"`
+	Title       string     `json:"title"`
+	Severity    Severity   `json:"severity"`
+	Node        string     `json:"node,omitempty"`
+	Summary     string     `json:"summary"`
+	Evidence    []Evidence `json:"evidence"`
+	Remediation string     `json:"remediation,omitempty"`
+	DocsURL     string     `json:"docsURL,omitempty"`
+}
+
+// Skipped records a rule that could not run on a node, and why.
+type Skipped struct {
+	ID     string `json:"id"`
+	Node   string `json:"node,omitempty"`
+	Reason string `json:"reason"`
+}

@@ -1,0 +1,3 @@
+module github.com/wincni/diag
+
+go 1.26.8
