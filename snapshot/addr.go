@@ -1,0 +1,80 @@
+package snapshot
+
+import (
+	"net/netip"
+	"strings"
+)
+
+// NormalizeMAC returns a MAC in lower-case colon form. HNS keeps whatever the
+// producer wrote: 00-15-5D-64-51-0E, 66-a5-cc-c1-86-97, c6:71:81:86:b2:77.
+// Anything that is not six hex octets is returned lower-cased as is.
+func NormalizeMAC(s string) string {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if s == "" {
+		return ""
+	}
+	r := strings.NewReplacer("-", ":", ".", "")
+	t := r.Replace(s)
+	if len(t) == 12 && !strings.Contains(t, ":") {
+		var b strings.Builder
+		for i := 0; i < 12; i += 2 {
+			if i > 0 {
+				b.WriteByte(':')
+			}
+			b.WriteString(t[i : i+2])
+		}
+		t = b.String()
+	}
+	parts := strings.Split(t, ":")
+	if len(parts) != 6 {
+		return s
+	}
+	for _, p := range parts {
+		if len(p) != 2 || strings.Trim(p, "0123456789abcdef") != "" {
+			return s
+		}
+	}
+	return t
+}
+
+// NormalizeGUID returns a GUID upper-case without braces; HNS objects refer
+// to each other in mixed case.
+func NormalizeGUID(s string) string {
+	return strings.ToUpper(strings.Trim(strings.TrimSpace(s), "{}"))
+}
+
+// parseAddr parses an IP address, tolerating a trailing prefix length or
+// zone; the zero Addr means none.
+func parseAddr(s string) netip.Addr {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '/'); i >= 0 {
+		s = s[:i]
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return netip.Addr{}
+	}
+	return a.Unmap()
+}
+
+// parsePrefix parses a CIDR and masks it; the zero Prefix means none.
+func parsePrefix(s string) netip.Prefix {
+	p, err := netip.ParsePrefix(strings.TrimSpace(s))
+	if err != nil {
+		return netip.Prefix{}
+	}
+	return p.Masked()
+}
+
+// IsAPIPA reports a link-local IPv4 address (169.254.0.0/16): what Windows
+// assigns when DHCP failed.
+func IsAPIPA(a netip.Addr) bool {
+	return a.Is4() && a.IsLinkLocalUnicast()
+}
+
+// VagrantNATAddr is the address VirtualBox's NAT adapter gives every Vagrant
+// VM; peers can never reach a VTEP on it.
+var VagrantNATAddr = netip.MustParseAddr("10.0.2.15")
+
+// VagrantNATPrefix is VirtualBox's default NAT network.
+var VagrantNATPrefix = netip.MustParsePrefix("10.0.2.0/24")

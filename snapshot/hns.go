@@ -1,0 +1,346 @@
+package snapshot
+
+import (
+	"net/netip"
+	"strings"
+)
+
+var networkTypes = map[string]string{}
+
+func init() {
+	for _, t := range []string{TypeNAT, TypeOverlay, TypeL2Bridge, TypeL2Tunnel, TypeTransparent, TypeICS, TypePrivate} {
+		networkTypes[strings.ToLower(t)] = t
+	}
+}
+
+// normalizeNetworkType maps HNS's type names case-insensitively. HNS omits
+// the type of NAT networks (enum value 0), so empty means NAT.
+func normalizeNetworkType(s string) string {
+	if s == "" {
+		return TypeNAT
+	}
+	if t, ok := networkTypes[strings.ToLower(s)]; ok {
+		return t
+	}
+	return s
+}
+
+// ParseNetworks parses HNS networks in either schema: V1 (Get-HnsNetwork,
+// HNSCall) or V2 (HCN). file is the entry name, for references.
+func ParseNetworks(data []byte, file string) ([]*Network, error) {
+	v, err := parseJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Network
+	for i, o := range objects(v) {
+		out = append(out, networkOf(o, Ref{File: file, Index: i}))
+	}
+	return out, nil
+}
+
+func networkOf(o obj, ref Ref) *Network {
+	n := &Network{
+		ID:          NormalizeGUID(o.str("ID", "Id")),
+		Name:        o.str("Name"),
+		Type:        normalizeNetworkType(o.str("Type")),
+		DrMAC:       NormalizeMAC(o.str("DrMacAddress")),
+		AdapterName: o.str("NetworkAdapterName"),
+		LayeredOn:   NormalizeGUID(o.str("LayeredOn")),
+		Refs:        []Ref{ref},
+	}
+	n.Flags, _ = o.num("Flags")
+	if ip := o.str("ManagementIP"); ip != "" {
+		n.V1ManagementIP = parseAddr(ip)
+	}
+	for _, e := range o.list("Extensions") {
+		enabled, _ := e.boolean("IsEnabled")
+		n.Extensions = append(n.Extensions, Extension{ID: NormalizeGUID(e.str("Id", "ID")), Name: e.str("Name"), Enabled: enabled})
+	}
+	if layered := o.child("Health").child("Extra").str("LayeredOn"); n.LayeredOn == "" && layered != "" {
+		n.LayeredOn = NormalizeGUID(layered)
+	}
+
+	// V1 subnets.
+	for _, s := range o.list("Subnets") {
+		sub := Subnet{Prefix: parsePrefix(s.str("AddressPrefix")), Gateway: parseAddr(s.str("GatewayAddress"))}
+		sub.VSID = isolationID(s.list("Policies"))
+		n.Subnets = append(n.Subnets, sub)
+	}
+	// V2 IPAM subnets: the gateway is the next hop of the default route.
+	for _, ipam := range o.list("Ipams") {
+		for _, s := range ipam.list("Subnets") {
+			sub := Subnet{Prefix: parsePrefix(s.str("IpAddressPrefix"))}
+			sub.VSID = isolationID(s.list("Policies"))
+			for _, r := range s.list("Routes") {
+				if d := parsePrefix(r.str("DestinationPrefix")); d.IsValid() && d.Bits() == 0 {
+					sub.Gateway = parseAddr(r.str("NextHop"))
+				}
+			}
+			n.Subnets = append(n.Subnets, sub)
+		}
+	}
+
+	n.Policies = policiesOf(o.list("Policies"))
+	for i, p := range n.Policies {
+		s := p.settings()
+		switch p.Kind() {
+		case "RemoteSubnetRoute":
+			id, _ := s.num("IsolationId")
+			n.RemoteSubnetRoutes = append(n.RemoteSubnetRoutes, RemoteSubnetRoute{
+				DestinationPrefix: parsePrefix(s.str("DestinationPrefix")),
+				ProviderAddress:   parseAddr(s.str("ProviderAddress")),
+				DrMAC:             NormalizeMAC(s.str("DistributedRouterMacAddress")),
+				IsolationID:       id,
+				Index:             i,
+			})
+		case "HostRoute":
+			n.HostRoute = true
+		case "VxlanPort":
+			if port, ok := s.num("Port"); ok {
+				n.VxlanPort = int(port)
+			}
+		case "ProviderAddress":
+			n.V2ProviderAddress = parseAddr(s.str("ProviderAddress"))
+		case "DrMacAddress":
+			if n.DrMAC == "" {
+				n.DrMAC = NormalizeMAC(s.str("Address"))
+			}
+		case "NetAdapterName":
+			if n.AdapterName == "" {
+				n.AdapterName = s.str("NetworkAdapterName")
+			}
+		}
+	}
+	n.pickManagementIP(ref.File)
+	return n
+}
+
+// pickManagementIP prefers V1 ManagementIP; V2 reports the same address as
+// the network's ProviderAddress policy.
+func (n *Network) pickManagementIP(file string) {
+	switch {
+	case n.V1ManagementIP.IsValid():
+		n.ManagementIP, n.ManagementIPSource = n.V1ManagementIP, file+" ManagementIP"
+	case n.V2ProviderAddress.IsValid():
+		n.ManagementIP, n.ManagementIPSource = n.V2ProviderAddress, file+" Policies[ProviderAddress]"
+	}
+}
+
+func isolationID(policies []obj) int64 {
+	for _, po := range policies {
+		p := policyOf(po)
+		if p.Kind() == "VSID" {
+			if id, ok := p.settings().num("IsolationId", "VSID"); ok {
+				return id
+			}
+		}
+	}
+	return 0
+}
+
+// ParseEndpoints parses HNS endpoints in either schema.
+func ParseEndpoints(data []byte, file string) ([]*Endpoint, error) {
+	v, err := parseJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Endpoint
+	for i, o := range objects(v) {
+		out = append(out, endpointOf(o, Ref{File: file, Index: i}))
+	}
+	return out, nil
+}
+
+func endpointOf(o obj, ref Ref) *Endpoint {
+	e := &Endpoint{
+		ID:          NormalizeGUID(o.str("ID", "Id")),
+		Name:        o.str("Name"),
+		NetworkID:   NormalizeGUID(o.str("VirtualNetwork", "HostComputeNetwork")),
+		NetworkName: o.str("VirtualNetworkName"),
+		MAC:         NormalizeMAC(o.str("MacAddress")),
+		Gateway:     parseAddr(o.str("GatewayAddress")),
+		DNSServers:  o.strs("DNSServerList"),
+		DNSSuffixes: o.strs("DNSSuffix"),
+		NamespaceID: NormalizeGUID(o.str("HostComputeNamespace")),
+		Refs:        []Ref{ref},
+	}
+	if ns := o.child("Namespace"); ns != nil {
+		e.NamespaceID = NormalizeGUID(ns.str("ID", "Id"))
+	}
+	e.State, _ = o.num("State")
+	if remote, ok := o.boolean("IsRemoteEndpoint"); ok {
+		e.IsRemote = remote
+	}
+	if flags, ok := o.num("Flags"); ok && flags&1 != 0 {
+		e.IsRemote = true // V2 EndpointFlags RemoteEndpoint
+	}
+	if ip := o.str("IPAddress"); ip != "" {
+		e.IP = parseAddr(ip)
+		if pl, ok := o.num("PrefixLength"); ok {
+			e.PrefixLength = int(pl)
+		}
+	}
+	for _, ipc := range o.list("IpConfigurations") {
+		if a := parseAddr(ipc.str("IpAddress")); a.IsValid() && (!e.IP.IsValid() || a.Is4() && !e.IP.Is4()) {
+			e.IP = a
+			if pl, ok := ipc.num("PrefixLength"); ok {
+				e.PrefixLength = int(pl)
+			}
+		}
+	}
+	if dns := o.child("Dns"); dns != nil {
+		if len(e.DNSServers) == 0 {
+			e.DNSServers = dns.strs("ServerList")
+		}
+		if len(e.DNSSuffixes) == 0 {
+			e.DNSSuffixes = dns.strs("Search")
+		}
+	}
+	for _, r := range o.list("Routes") {
+		if d := parsePrefix(r.str("DestinationPrefix")); d.IsValid() && d.Bits() == 0 && !e.Gateway.IsValid() {
+			e.Gateway = parseAddr(r.str("NextHop"))
+		}
+	}
+	for _, a := range o.child("Resources").list("Allocators") {
+		if strings.EqualFold(a.str("Tag"), "Endpoint Port") {
+			e.VFPPortID = NormalizeGUID(a.str("EndpointPortGuid"))
+		}
+	}
+	e.Policies = policiesOf(o.list("Policies"))
+	for _, p := range e.Policies {
+		s := p.settings()
+		switch p.Kind() {
+		case "ProviderAddress":
+			e.ProviderAddress = parseAddr(s.str("PA", "ProviderAddress"))
+		case "OutBoundNAT":
+			e.OutboundNAT = &OutboundNAT{
+				VIP:          s.str("VIP", "VirtualIP"),
+				Exceptions:   s.strs("ExceptionList", "Exceptions"),
+				Destinations: s.strs("Destinations"),
+			}
+		case "SDNRoute":
+			need, _ := s.boolean("NeedEncap")
+			e.Routes = append(e.Routes, EndpointRoute{DestinationPrefix: s.str("DestinationPrefix"), NeedEncap: need})
+		}
+	}
+	return e
+}
+
+// ParseLoadBalancers parses V2 HostComputeLoadBalancers.
+func ParseLoadBalancers(data []byte, file string) ([]*LoadBalancer, error) {
+	v, err := parseJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	var out []*LoadBalancer
+	for i, o := range objects(v) {
+		lb := &LoadBalancer{
+			ID:           NormalizeGUID(o.str("ID", "Id")),
+			SourceVIP:    o.str("SourceVIP"),
+			FrontendVIPs: o.strs("FrontendVIPs"),
+			Ref:          Ref{File: file, Index: i},
+		}
+		for _, id := range o.strs("HostComputeEndpoints") {
+			lb.EndpointIDs = append(lb.EndpointIDs, NormalizeGUID(id))
+		}
+		lb.Flags, _ = o.num("Flags")
+		for _, pm := range o.list("PortMappings") {
+			m := PortMapping{Protocol: protocolNumber(pm.str("Protocol"))}
+			m.InternalPort, _ = pm.num("InternalPort")
+			m.ExternalPort, _ = pm.num("ExternalPort")
+			m.DistributionType, _ = pm.num("DistributionType")
+			m.Flags, _ = pm.num("Flags")
+			lb.PortMappings = append(lb.PortMappings, m)
+		}
+		out = append(out, lb)
+	}
+	return out, nil
+}
+
+// ParsePolicyLists parses V1 policy lists; ELB policies become load balancers.
+func ParsePolicyLists(data []byte, file string) ([]*LoadBalancer, error) {
+	v, err := parseJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	var out []*LoadBalancer
+	for i, o := range objects(v) {
+		lb := &LoadBalancer{ID: NormalizeGUID(o.str("ID", "Id")), Ref: Ref{File: file, Index: i}}
+		lb.State, _ = o.num("State")
+		for _, r := range o.strs("References") {
+			lb.EndpointIDs = append(lb.EndpointIDs, NormalizeGUID(r[strings.LastIndexByte(r, '/')+1:]))
+		}
+		for _, po := range o.list("Policies") {
+			p := policyOf(po)
+			if p.Kind() != "ELB" {
+				continue
+			}
+			s := p.settings()
+			lb.SourceVIP = s.str("SourceVIP")
+			lb.FrontendVIPs = s.strs("VIPs")
+			if dsr, _ := s.boolean("IsDSR"); dsr {
+				lb.Flags |= 1
+			}
+			m := PortMapping{Protocol: protocolNumber(s.str("Protocol"))}
+			m.InternalPort, _ = s.num("InternalPort")
+			m.ExternalPort, _ = s.num("ExternalPort")
+			if ilb, _ := s.boolean("ILB"); ilb {
+				m.Flags |= 1
+			}
+			if lr, _ := s.boolean("LocalRoutedVip"); lr {
+				m.Flags |= 2
+			}
+			lb.PortMappings = append(lb.PortMappings, m)
+		}
+		out = append(out, lb)
+	}
+	return out, nil
+}
+
+func protocolNumber(s string) int64 {
+	switch strings.ToUpper(s) {
+	case "TCP":
+		return 6
+	case "UDP":
+		return 17
+	}
+	n, _ := asInt(s)
+	return n
+}
+
+// ParseNamespaces parses V2 HostComputeNamespaces.
+func ParseNamespaces(data []byte, file string) ([]*Namespace, error) {
+	v, err := parseJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Namespace
+	for i, o := range objects(v) {
+		ns := &Namespace{ID: NormalizeGUID(o.str("ID", "Id")), Type: o.str("Type"), Ref: Ref{File: file, Index: i}}
+		ns.CompartmentID, _ = o.num("NamespaceId", "CompartmentId")
+		for _, r := range o.list("Resources") {
+			if strings.EqualFold(r.str("Type"), "Endpoint") {
+				ns.EndpointIDs = append(ns.EndpointIDs, NormalizeGUID(r.child("Data").str("ID", "Id")))
+			}
+		}
+		out = append(out, ns)
+	}
+	return out, nil
+}
+
+// ContainsAddr reports whether any subnet of the network holds a.
+func (n *Network) ContainsAddr(a netip.Addr) bool {
+	for _, s := range n.Subnets {
+		if s.Prefix.IsValid() && s.Prefix.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// IsOverlayOrBridge reports the network types whose vSwitch is bound to a
+// physical adapter and carries pod traffic between nodes.
+func (n *Network) IsOverlayOrBridge() bool {
+	return n.Type == TypeOverlay || n.Type == TypeL2Bridge
+}

@@ -1,0 +1,112 @@
+package snapshot
+
+import (
+	"net/netip"
+	"strings"
+)
+
+// The host/*.json files are written by diag's collector from PowerShell's
+// ConvertTo-Json of Get-NetAdapter/Get-NetIPAddress/Get-NetRoute, so both
+// the collector's names and PowerShell's are accepted.
+
+// ParseAdapters parses host/adapters.json.
+func ParseAdapters(data []byte) ([]*HostAdapter, error) {
+	v, err := parseJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	var out []*HostAdapter
+	for _, o := range objects(v) {
+		a := &HostAdapter{
+			Name:        o.str("Name", "InterfaceAlias"),
+			Description: o.str("InterfaceDescription", "Description"),
+			MAC:         NormalizeMAC(o.str("MacAddress")),
+			Status:      o.str("Status"),
+		}
+		a.IfIndex, _ = o.num("ifIndex", "InterfaceIndex")
+		a.MTU, _ = o.num("MtuSize", "MTU", "NlMtu")
+		for _, ip := range o.list("IPAddresses", "Addresses") {
+			addr := parseAddr(ip.str("IPAddress", "Address"))
+			if !addr.IsValid() {
+				continue
+			}
+			bits, ok := ip.num("PrefixLength")
+			if !ok || bits < 0 || int(bits) > addr.BitLen() {
+				bits = int64(addr.BitLen())
+			}
+			a.Addresses = append(a.Addresses, netip.PrefixFrom(addr, int(bits)))
+		}
+		for _, g := range o.strs("Gateways", "DefaultGateway") {
+			if addr := parseAddr(g); addr.IsValid() {
+				a.Gateways = append(a.Gateways, addr)
+			}
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// ParseRoutes parses host/routes.json.
+func ParseRoutes(data []byte) ([]*HostRoute, error) {
+	v, err := parseJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	var out []*HostRoute
+	for _, o := range objects(v) {
+		r := &HostRoute{
+			Destination: parsePrefix(o.str("DestinationPrefix", "Destination")),
+			NextHop:     parseAddr(o.str("NextHop")),
+			Interface:   o.str("InterfaceAlias", "Interface"),
+		}
+		r.IfIndex, _ = o.num("ifIndex", "InterfaceIndex")
+		r.Metric, _ = o.num("RouteMetric", "Metric")
+		if r.Destination.IsValid() {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// ParseOS parses host/os.json.
+func ParseOS(data []byte) (*OSInfo, error) {
+	v, err := parseJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	objs := objects(v)
+	if len(objs) == 0 {
+		return nil, nil
+	}
+	o := objs[0]
+	info := &OSInfo{
+		Hostname:    o.str("Hostname", "CSName", "ComputerName"),
+		ProductName: o.str("ProductName", "Caption"),
+		Version:     o.str("DisplayVersion", "Version"),
+	}
+	info.Build, _ = o.num("CurrentBuild", "CurrentBuildNumber", "BuildNumber")
+	info.UBR, _ = o.num("UBR")
+	for _, h := range o.list("Hotfixes", "HotFixes") {
+		if id := h.str("HotFixID", "Id"); id != "" {
+			info.Hotfixes = append(info.Hotfixes, strings.ToUpper(id))
+		}
+	}
+	if len(info.Hotfixes) == 0 {
+		for _, id := range o.strs("Hotfixes") {
+			info.Hotfixes = append(info.Hotfixes, strings.ToUpper(id))
+		}
+	}
+	return info, nil
+}
+
+// AdapterWithAddr returns the adapter holding address a, if any.
+func (s *Snapshot) AdapterWithAddr(a netip.Addr) *HostAdapter {
+	for _, ad := range s.Adapters {
+		for _, p := range ad.Addresses {
+			if p.Addr() == a {
+				return ad
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,224 @@
+package snapshot
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// HNS output is decoded into generic values rather than structs: field names
+// come in several casings, PowerShell's ConvertTo-Json turns a one-element
+// array into a bare object, numbers sometimes arrive as strings, and a field
+// of an unexpected type must not make the whole file unreadable.
+
+// obj is one decoded JSON object.
+type obj map[string]any
+
+// parseJSON decodes a whole document (after UTF-16/BOM handling). Syntax
+// errors are reported with line and column.
+func parseJSON(data []byte) (any, error) {
+	text, err := DecodeText(data)
+	if err != nil {
+		return nil, err
+	}
+	text = bytes.TrimSpace(text)
+	if len(text) == 0 {
+		return nil, nil // an empty file: a collector that found nothing
+	}
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, jsonSyntaxError(text, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("invalid JSON at %s: unexpected data after the top-level value", position(text, dec.InputOffset()))
+	}
+	return v, nil
+}
+
+func jsonSyntaxError(text []byte, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("invalid JSON at %s: %s", position(text, se.Offset), se.Error())
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return errors.New("invalid JSON: unexpected end of input (truncated file?)")
+	}
+	return fmt.Errorf("invalid JSON: %w", err)
+}
+
+func position(text []byte, offset int64) string {
+	if offset > int64(len(text)) {
+		offset = int64(len(text))
+	}
+	before := text[:offset]
+	line := bytes.Count(before, []byte{'\n'}) + 1
+	col := offset - int64(bytes.LastIndexByte(before, '\n'))
+	return fmt.Sprintf("line %d, column %d", line, col)
+}
+
+// objects returns the objects of v: an array's object elements, or v itself
+// when it is a single object (ConvertTo-Json's unwrapped one-element array).
+// Kubernetes lists ({"kind":"...List","items":[...]}) are unwrapped too.
+func objects(v any) []obj {
+	switch t := v.(type) {
+	case []any:
+		out := make([]obj, 0, len(t))
+		for _, e := range t {
+			if m, ok := e.(map[string]any); ok {
+				out = append(out, m)
+			}
+		}
+		return out
+	case map[string]any:
+		o := obj(t)
+		if items, ok := o.get("items"); ok {
+			if _, isList := items.([]any); isList || items == nil {
+				return objects(items)
+			}
+		}
+		// HNS v1 envelope: {"Success":true,"Output":[...]}
+		if out, ok := o.get("Output"); ok {
+			if _, hasSuccess := o.get("Success"); hasSuccess {
+				return objects(out)
+			}
+		}
+		return []obj{o}
+	}
+	return nil
+}
+
+// get looks a key up, exactly first and then case-insensitively.
+func (o obj) get(key string) (any, bool) {
+	if v, ok := o[key]; ok {
+		return v, true
+	}
+	for k, v := range o {
+		if strings.EqualFold(k, key) {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+// first returns the value of the first key present.
+func (o obj) first(keys ...string) (any, bool) {
+	for _, k := range keys {
+		if v, ok := o.get(k); ok && v != nil {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+// str returns a string field; numbers and booleans are formatted.
+func (o obj) str(keys ...string) string {
+	v, _ := o.first(keys...)
+	return asString(v)
+}
+
+func asString(v any) string {
+	switch t := v.(type) {
+	case string:
+		return strings.TrimSpace(t)
+	case json.Number:
+		return t.String()
+	case bool:
+		return strconv.FormatBool(t)
+	}
+	return ""
+}
+
+// num returns an integer field; numeric strings count. ok is false when the
+// field is absent or not a number.
+func (o obj) num(keys ...string) (int64, bool) {
+	v, _ := o.first(keys...)
+	return asInt(v)
+}
+
+func asInt(v any) (int64, bool) {
+	var s string
+	switch t := v.(type) {
+	case json.Number:
+		s = t.String()
+	case string:
+		s = strings.TrimSpace(t)
+	case bool:
+		if t {
+			return 1, true
+		}
+		return 0, true
+	default:
+		return 0, false
+	}
+	if i, err := strconv.ParseInt(s, 0, 64); err == nil {
+		return i, true
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<62 {
+		return int64(f), true
+	}
+	return 0, false
+}
+
+// boolean returns a boolean field: JSON booleans, "True"/"False" strings
+// (PowerShell) and 0/1 all count.
+func (o obj) boolean(keys ...string) (value, ok bool) {
+	v, _ := o.first(keys...)
+	switch t := v.(type) {
+	case bool:
+		return t, true
+	case string:
+		if b, err := strconv.ParseBool(strings.TrimSpace(t)); err == nil {
+			return b, true
+		}
+	case json.Number:
+		if i, err := t.Int64(); err == nil {
+			return i != 0, true
+		}
+	}
+	return false, false
+}
+
+// child returns a nested object field.
+func (o obj) child(keys ...string) obj {
+	v, _ := o.first(keys...)
+	if m, ok := v.(map[string]any); ok {
+		return m
+	}
+	return nil
+}
+
+// list returns an array field as objects (a bare object counts as one).
+func (o obj) list(keys ...string) []obj {
+	v, _ := o.first(keys...)
+	return objects(v)
+}
+
+// strs returns a field holding strings: an array of strings, one string, or a
+// comma-separated string (HNS v1 DNSServerList, DNSSuffix).
+func (o obj) strs(keys ...string) []string {
+	v, _ := o.first(keys...)
+	var out []string
+	add := func(s string) {
+		for _, part := range strings.Split(s, ",") {
+			if p := strings.TrimSpace(part); p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	switch t := v.(type) {
+	case []any:
+		for _, e := range t {
+			add(asString(e))
+		}
+	default:
+		add(asString(v))
+	}
+	return out
+}

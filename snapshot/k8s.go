@@ -1,0 +1,143 @@
+package snapshot
+
+import (
+	"net/netip"
+	"strings"
+)
+
+// ParseKubeNodes parses a NodeList (kubectl get nodes -o json), a single Node
+// or a bare array of Nodes.
+func ParseKubeNodes(data []byte) ([]*KubeNode, error) {
+	v, err := parseJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	var out []*KubeNode
+	for _, o := range objects(v) {
+		meta, spec, status := o.child("metadata"), o.child("spec"), o.child("status")
+		n := &KubeNode{Name: meta.str("name"), Annotations: map[string]string{}}
+		for k, val := range meta.child("annotations") {
+			n.Annotations[k] = asString(val)
+		}
+		n.OS = meta.child("labels").str("kubernetes.io/os", "beta.kubernetes.io/os")
+		if n.OS == "" {
+			n.OS = status.child("nodeInfo").str("operatingSystem")
+		}
+		cidrs := spec.strs("podCIDRs")
+		if len(cidrs) == 0 {
+			cidrs = spec.strs("podCIDR")
+		}
+		for _, c := range cidrs {
+			if p := parsePrefix(c); p.IsValid() {
+				n.PodCIDRs = append(n.PodCIDRs, p)
+			}
+		}
+		for _, a := range status.list("addresses") {
+			addr := parseAddr(a.str("address"))
+			if !addr.IsValid() {
+				continue
+			}
+			switch a.str("type") {
+			case "InternalIP":
+				n.InternalIPs = append(n.InternalIPs, addr)
+			case "ExternalIP":
+				n.ExternalIPs = append(n.ExternalIPs, addr)
+			}
+		}
+		for _, c := range status.list("conditions") {
+			if c.str("type") == "Ready" {
+				n.Ready = strings.EqualFold(c.str("status"), "True")
+			}
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// ParseServices parses a ServiceList.
+func ParseServices(data []byte) ([]*Service, error) {
+	v, err := parseJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Service
+	for _, o := range objects(v) {
+		meta, spec := o.child("metadata"), o.child("spec")
+		s := &Service{
+			Namespace:             meta.str("namespace"),
+			Name:                  meta.str("name"),
+			Type:                  spec.str("type"),
+			ExternalTrafficPolicy: spec.str("externalTrafficPolicy"),
+		}
+		s.ClusterIPs = spec.strs("clusterIPs")
+		if len(s.ClusterIPs) == 0 {
+			s.ClusterIPs = spec.strs("clusterIP")
+		}
+		for _, p := range spec.list("ports") {
+			sp := ServicePort{Name: p.str("name"), Protocol: p.str("protocol"), TargetPort: p.str("targetPort")}
+			sp.Port, _ = p.num("port")
+			sp.NodePort, _ = p.num("nodePort")
+			if sp.Protocol == "" {
+				sp.Protocol = "TCP"
+			}
+			s.Ports = append(s.Ports, sp)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// InternalIP is the node's first InternalIP, if any.
+func (n *KubeNode) InternalIP() netip.Addr {
+	if len(n.InternalIPs) > 0 {
+		return n.InternalIPs[0]
+	}
+	return netip.Addr{}
+}
+
+// HasAddr reports whether a is one of the node's addresses.
+func (n *KubeNode) HasAddr(a netip.Addr) bool {
+	for _, x := range append(append([]netip.Addr{}, n.InternalIPs...), n.ExternalIPs...) {
+		if x == a {
+			return true
+		}
+	}
+	return false
+}
+
+// FlannelPublicIP is the address flannel registered for the node's VTEP.
+func (n *KubeNode) FlannelPublicIP() netip.Addr {
+	return parseAddr(n.Annotations[AnnotationFlannelPublicIP])
+}
+
+// FlannelBackend is the node's flannel backend data: VNI and VTEP MAC.
+func (n *KubeNode) FlannelBackend() (vni int64, vtepMAC string, ok bool) {
+	raw, found := n.Annotations[AnnotationFlannelBackendData]
+	if !found {
+		return 0, "", false
+	}
+	v, err := parseJSON([]byte(raw))
+	if err != nil {
+		return 0, "", false
+	}
+	objs := objects(v)
+	if len(objs) == 0 {
+		return 0, "", false
+	}
+	vni, _ = objs[0].num("VNI", "VNID")
+	return vni, NormalizeMAC(objs[0].str("VtepMAC")), true
+}
+
+// CalicoVXLANTunnelAddr is the address of the node's Calico VXLAN tunnel
+// device: the first host address of one of its affine IPAM blocks.
+func (n *KubeNode) CalicoVXLANTunnelAddr() netip.Addr {
+	return parseAddr(n.Annotations[AnnotationCalicoVXLANAddr])
+}
+
+// CalicoNodeIP is the node address Calico autodetected (IPv4Address).
+func (n *KubeNode) CalicoNodeIP() netip.Addr {
+	return parseAddr(n.Annotations[AnnotationCalicoIPv4Address])
+}
+
+// IsWindows reports a Windows node.
+func (n *KubeNode) IsWindows() bool { return strings.EqualFold(n.OS, "windows") }

@@ -1,0 +1,224 @@
+package snapshot
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/wincni/diag/bundle"
+)
+
+// ParseError is a bundle file that exists but cannot be understood. The
+// command line maps it to exit code 2.
+type ParseError struct {
+	Bundle string
+	File   string
+	Err    error
+}
+
+func (e *ParseError) Error() string {
+	return fmt.Sprintf("%s: %s: %v", e.Bundle, e.File, e.Err)
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// Files of the bundle layout that the loader reads.
+const (
+	FileV2Networks      = "hns/v2/networks.json"
+	FileV2Endpoints     = "hns/v2/endpoints.json"
+	FileV2LoadBalancers = "hns/v2/loadbalancers.json"
+	FileV2Namespaces    = "hns/v2/namespaces.json"
+	FileV1Networks      = "hns/v1/networks.json"
+	FileV1Endpoints     = "hns/v1/endpoints.json"
+	FileV1PolicyLists   = "hns/v1/policylists.json"
+	FileAdapters        = "host/adapters.json"
+	FileRoutes          = "host/routes.json"
+	FileOS              = "host/os.json"
+	FileKubeNodes       = "k8s/nodes.json"
+	FileKubeServices    = "k8s/services.json"
+	FileKubeProxyCmd    = "config/kube-proxy/cmdline.txt"
+)
+
+// Load builds the snapshot of a bundle. Missing files are normal (the rules
+// that need them are skipped); a file that is present but unreadable or
+// malformed is an error naming the file.
+func Load(b *bundle.Bundle) (*Snapshot, error) {
+	s := &Snapshot{Source: b.Path(), Manifest: b.Manifest, Inputs: map[Input]string{}}
+	l := loader{b: b, s: s}
+
+	v2nets := loadList(&l, FileV2Networks, InputHNSNetworks, ParseNetworks)
+	v1nets := loadList(&l, FileV1Networks, InputHNSNetworks, ParseNetworks)
+	s.Networks = mergeNetworks(s, v2nets, v1nets)
+
+	v2eps := loadList(&l, FileV2Endpoints, InputHNSEndpoints, ParseEndpoints)
+	v1eps := loadList(&l, FileV1Endpoints, InputHNSEndpoints, ParseEndpoints)
+	s.Endpoints = mergeEndpoints(v2eps, v1eps)
+	linkEndpoints(s)
+
+	s.LoadBalancers = loadList(&l, FileV2LoadBalancers, InputHNSLoadBalancers, ParseLoadBalancers)
+	if !b.Has(FileV2LoadBalancers) {
+		s.LoadBalancers = loadList(&l, FileV1PolicyLists, InputHNSLoadBalancers, ParsePolicyLists)
+	}
+	s.Namespaces = loadList(&l, FileV2Namespaces, InputHNSNamespaces, ParseNamespaces)
+
+	s.Adapters = loadList(&l, FileAdapters, InputHostAdapters, func(d []byte, _ string) ([]*HostAdapter, error) { return ParseAdapters(d) })
+	s.Routes = loadList(&l, FileRoutes, InputHostRoutes, func(d []byte, _ string) ([]*HostRoute, error) { return ParseRoutes(d) })
+	s.KubeNodes = loadList(&l, FileKubeNodes, InputKubeNodes, func(d []byte, _ string) ([]*KubeNode, error) { return ParseKubeNodes(d) })
+	s.Services = loadList(&l, FileKubeServices, InputKubeServices, func(d []byte, _ string) ([]*Service, error) { return ParseServices(d) })
+	if data, ok := l.read(FileOS); ok {
+		if s.OS, l.err = ParseOS(data); l.err == nil && s.OS != nil {
+			s.Inputs[InputOS] = FileOS
+		}
+		l.wrap(FileOS)
+	}
+	if data, ok := l.read(FileKubeProxyCmd); ok {
+		s.KubeProxy, l.err = ParseKubeProxyCmdline(data, FileKubeProxyCmd)
+		s.Inputs[InputKubeProxy] = FileKubeProxyCmd
+		l.wrap(FileKubeProxyCmd)
+	}
+	if l.err != nil {
+		return nil, l.err
+	}
+	s.deriveFacts()
+	return s, nil
+}
+
+// loader threads the first error through a sequence of reads.
+type loader struct {
+	b   *bundle.Bundle
+	s   *Snapshot
+	err error
+}
+
+func (l *loader) read(name string) ([]byte, bool) {
+	if l.err != nil || !l.b.Has(name) {
+		return nil, false
+	}
+	data, err := l.b.ReadFile(name)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, false
+		}
+		l.err = err
+		return nil, false
+	}
+	return data, true
+}
+
+func (l *loader) wrap(name string) {
+	if l.err != nil {
+		var pe *ParseError
+		var be *bundle.Error
+		if !errors.As(l.err, &pe) && !errors.As(l.err, &be) {
+			l.err = &ParseError{Bundle: l.b.Path(), File: name, Err: l.err}
+		}
+	}
+}
+
+func loadList[T any](l *loader, name string, in Input, parse func([]byte, string) ([]T, error)) []T {
+	data, ok := l.read(name)
+	if !ok {
+		return nil
+	}
+	out, err := parse(data, name)
+	if err != nil {
+		l.err = err
+		l.wrap(name)
+		return nil
+	}
+	if _, seen := l.s.Inputs[in]; !seen {
+		l.s.Inputs[in] = name
+	}
+	return out
+}
+
+// mergeNetworks joins the V2 and V1 views of the same networks (by ID): V2 is
+// the primary, V1 adds what V2 does not carry (ManagementIP, DrMacAddress,
+// extensions, LayeredOn).
+func mergeNetworks(s *Snapshot, v2, v1 []*Network) []*Network {
+	if len(v2) == 0 {
+		return v1
+	}
+	byID := map[string]*Network{}
+	for _, n := range v2 {
+		if n.ID != "" {
+			byID[n.ID] = n
+		}
+	}
+	out := v2
+	for _, old := range v1 {
+		n, ok := byID[old.ID]
+		if !ok || old.ID == "" {
+			out = append(out, old)
+			continue
+		}
+		n.Refs = append(n.Refs, old.Refs...)
+		n.V1ManagementIP = old.V1ManagementIP
+		if n.DrMAC == "" {
+			n.DrMAC = old.DrMAC
+		}
+		if len(n.Extensions) == 0 {
+			n.Extensions = old.Extensions
+		}
+		if n.LayeredOn == "" {
+			n.LayeredOn = old.LayeredOn
+		}
+		if n.AdapterName == "" {
+			n.AdapterName = old.AdapterName
+		}
+		if old.V1ManagementIP.IsValid() {
+			n.ManagementIP, n.ManagementIPSource = old.ManagementIP, old.ManagementIPSource
+		}
+		if n.V2ProviderAddress.IsValid() && n.V1ManagementIP.IsValid() && n.V2ProviderAddress != n.V1ManagementIP {
+			s.Notes = append(s.Notes, fmt.Sprintf("network %s: V2 ProviderAddress %s differs from V1 ManagementIP %s", n.Name, n.V2ProviderAddress, n.V1ManagementIP))
+		}
+	}
+	return out
+}
+
+// mergeEndpoints joins V2 and V1 endpoints by ID; V1 adds State, the network
+// name and the VFP port.
+func mergeEndpoints(v2, v1 []*Endpoint) []*Endpoint {
+	if len(v2) == 0 {
+		return v1
+	}
+	byID := map[string]*Endpoint{}
+	for _, e := range v2 {
+		if e.ID != "" {
+			byID[e.ID] = e
+		}
+	}
+	out := v2
+	for _, old := range v1 {
+		e, ok := byID[old.ID]
+		if !ok || old.ID == "" {
+			out = append(out, old)
+			continue
+		}
+		e.Refs = append(e.Refs, old.Refs...)
+		if e.State == 0 {
+			e.State = old.State
+		}
+		if e.NetworkName == "" {
+			e.NetworkName = old.NetworkName
+		}
+		if e.VFPPortID == "" {
+			e.VFPPortID = old.VFPPortID
+		}
+	}
+	return out
+}
+
+// linkEndpoints fills in the network name of endpoints that only carry the
+// network's ID (all V2 endpoints).
+func linkEndpoints(s *Snapshot) {
+	byID := make(map[string]*Network, len(s.Networks))
+	for _, n := range s.Networks {
+		byID[n.ID] = n
+	}
+	for _, e := range s.Endpoints {
+		if n, ok := byID[e.NetworkID]; ok && e.NetworkName == "" {
+			e.NetworkName = n.Name
+		}
+	}
+}

@@ -1,0 +1,130 @@
+package snapshot
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/wincni/diag/bundle"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func loadSeed(t *testing.T, name string) *Snapshot {
+	t.Helper()
+	b, err := bundle.Open(filepath.Join("..", "testdata", "bundles", name), bundle.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	s, err := Load(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestLoadSeedBroken(t *testing.T) {
+	s := loadSeed(t, "seed-broken")
+	if len(s.Networks) != 2 || len(s.Endpoints) != 2 || len(s.KubeNodes) != 2 || len(s.Adapters) != 3 {
+		t.Fatalf("counts: %d networks %d endpoints %d nodes %d adapters", len(s.Networks), len(s.Endpoints), len(s.KubeNodes), len(s.Adapters))
+	}
+	cni := s.CNINetwork()
+	if cni == nil || cni.Name != "Calico" {
+		t.Fatalf("CNI network: %+v (facts %+v)", cni, s.Facts.NetworkName)
+	}
+	if cni.ManagementIP != netip.MustParseAddr("10.0.2.15") || cni.DrMAC != "00:15:5d:64:51:0e" {
+		t.Errorf("Calico: %v %v", cni.ManagementIP, cni.DrMAC)
+	}
+	want := map[string]Fact{
+		"name":    {"winw1", "manifest.json node"},
+		"network": {"Calico", "config/kube-proxy/cmdline.txt --network-name"},
+		"nodeIP":  {"10.20.30.11", "k8s/nodes.json winw1 InternalIP"},
+		"service": {"10.96.0.0/12", "hns/v1/endpoints.json endpoint ROUTE/SDNRoute policy with NeedEncap"},
+		"dns":     {"10.96.0.10", "k8s/services.json kube-system/kube-dns clusterIP"},
+		"vni":     {"4096", "hns/v1/networks.json[1] Subnets VSID"},
+		"cluster": {"100.244.0.0/16", "config/kube-proxy/cmdline.txt --cluster-cidr"},
+	}
+	got := map[string]Fact{
+		"name": s.Facts.Name, "network": s.Facts.NetworkName, "nodeIP": s.Facts.NodeIP, "service": s.Facts.ServiceCIDR,
+		"dns": s.Facts.DNSServiceIP, "vni": s.Facts.VNI, "cluster": s.Facts.ClusterCIDR,
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("fact %s = %+v, want %+v", k, got[k], w)
+		}
+	}
+	for _, in := range []Input{InputHNSNetworks, InputHNSEndpoints, InputHostAdapters, InputKubeNodes, InputKubeServices, InputKubeProxy, InputOS} {
+		if !s.Has(in) {
+			t.Errorf("input %s missing", in)
+		}
+	}
+	if s.Has(InputHNSLoadBalancers) {
+		t.Error("load balancers reported present")
+	}
+}
+
+func TestLoadGolden(t *testing.T) {
+	for _, name := range []string{"seed-broken", "seed-fixed"} {
+		t.Run(name, func(t *testing.T) {
+			s := loadSeed(t, name)
+			got, err := json.MarshalIndent(s, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, '\n')
+			golden := filepath.Join("testdata", name+".golden.json")
+			if *update {
+				os.WriteFile(golden, got, 0o644)
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -update)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("snapshot differs from %s (run go test ./snapshot -update and review the diff)", golden)
+			}
+		})
+	}
+}
+
+func TestFactsWithoutKubernetes(t *testing.T) {
+	// The same node, only its HNS dump: facts fall back to HNS.
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "hns", "v1"), 0o700)
+	for _, f := range []string{"hns/v1/networks.json", "hns/v1/endpoints.json"} {
+		data, _ := os.ReadFile(filepath.Join("..", "testdata", "bundles", "seed-broken", f))
+		os.WriteFile(filepath.Join(dir, f), data, 0o600)
+	}
+	b, err := bundle.Open(dir, bundle.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Facts.Name.Known() {
+		t.Errorf("name derived from nothing: %+v", s.Facts.Name)
+	}
+	if s.Facts.NetworkName.Value != "Calico" || s.Facts.NodeIP.Value != "10.0.2.15" || s.Facts.PodCIDR.Value != "100.244.206.64/26" || s.Facts.DNSServiceIP.Value != "10.96.0.10" {
+		t.Errorf("facts: %+v", s.Facts)
+	}
+}
+
+func TestLoadReportsMalformedFile(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "hns", "v1"), 0o700)
+	os.WriteFile(filepath.Join(dir, "hns", "v1", "networks.json"), []byte("[{\"Name\": }]"), 0o600)
+	b, _ := bundle.Open(dir, bundle.DefaultLimits)
+	_, err := Load(b)
+	var pe *ParseError
+	if err == nil || !errors.As(err, &pe) || pe.File != "hns/v1/networks.json" {
+		t.Fatalf("err = %v", err)
+	}
+}
