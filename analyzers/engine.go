@@ -1,0 +1,208 @@
+// Package analyzers is the rule engine and the rules. Rules take snapshots
+// (never files or the OS) and return findings; the engine adds identity,
+// skips rules whose inputs are missing and contains rules that crash.
+package analyzers
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/wincni/diag/finding"
+	"github.com/wincni/diag/snapshot"
+)
+
+// DocsBase is where each rule's documentation lives (docs/rules.md).
+const DocsBase = "https://github.com/wincni/diag/blob/main/docs/rules.md#"
+
+// Rule is one check of the catalog.
+type Rule struct {
+	ID       string
+	Title    string
+	Severity finding.Severity // of the findings it raises, unless an Issue says otherwise
+	Needs    []snapshot.Input // inputs without which it is skipped
+	Checks   string           // what it checks
+	Why      string           // why it matters
+	Fix      string           // default remediation
+	Sources  []string
+	Check    func(*snapshot.Snapshot) ([]Issue, error)
+}
+
+// Issue is what a rule's check reports; the engine turns it into a Finding.
+type Issue struct {
+	Severity    finding.Severity // zero (Skip) means the rule's severity
+	Summary     string
+	Evidence    []finding.Evidence
+	Remediation string // empty means the rule's Fix
+}
+
+// skipError marks a rule that found its optional inputs missing at run time.
+type skipError struct{ reason string }
+
+func (e skipError) Error() string { return e.reason }
+
+// Skip makes a check report its rule as skipped, with the reason.
+func Skip(format string, args ...any) error { return skipError{fmt.Sprintf(format, args...)} }
+
+var registry = map[string]*Rule{}
+
+func register(r *Rule) {
+	if _, dup := registry[r.ID]; dup {
+		panic("duplicate rule " + r.ID)
+	}
+	registry[r.ID] = r
+}
+
+// Rules lists every registered rule, in ID order.
+func Rules() []*Rule {
+	out := make([]*Rule, 0, len(registry))
+	for _, r := range registry {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// Lookup finds a rule by ID, case-insensitively.
+func Lookup(id string) (*Rule, bool) {
+	r, ok := registry[strings.ToUpper(id)]
+	return r, ok
+}
+
+// Selection says which rules to run: IDs or family prefixes ("OVL").
+type Selection struct {
+	Only []string
+	Skip []string
+}
+
+// Validate rejects selectors that match no rule, so a typo is not silent.
+func (sel Selection) Validate() error {
+	for _, s := range append(append([]string{}, sel.Only...), sel.Skip...) {
+		if !matchesAny(s) {
+			return fmt.Errorf("no rule matches %q (see diag rules)", s)
+		}
+	}
+	return nil
+}
+
+func matchesAny(sel string) bool {
+	for id := range registry {
+		if selects(sel, id) {
+			return true
+		}
+	}
+	return false
+}
+
+func selects(sel, id string) bool {
+	sel = strings.ToUpper(strings.TrimSpace(sel))
+	return sel == id || strings.HasPrefix(id, strings.TrimSuffix(sel, "-")+"-")
+}
+
+func (sel Selection) includes(id string) bool {
+	if len(sel.Only) > 0 {
+		found := false
+		for _, s := range sel.Only {
+			found = found || selects(s, id)
+		}
+		if !found {
+			return false
+		}
+	}
+	for _, s := range sel.Skip {
+		if selects(s, id) {
+			return false
+		}
+	}
+	return true
+}
+
+// Result is the outcome of running the rules.
+type Result struct {
+	Findings []finding.Finding
+	Skipped  []finding.Skipped
+}
+
+// Run runs the selected rules on every snapshot.
+func Run(snaps []*snapshot.Snapshot, sel Selection) Result {
+	var res Result
+	for _, s := range snaps {
+		for _, r := range Rules() {
+			if sel.includes(r.ID) {
+				runRule(r, s, &res)
+			}
+		}
+	}
+	sort.SliceStable(res.Findings, func(i, j int) bool {
+		a, b := res.Findings[i], res.Findings[j]
+		if a.Severity != b.Severity {
+			return a.Severity > b.Severity
+		}
+		if a.Node != b.Node {
+			return a.Node < b.Node
+		}
+		return a.ID < b.ID
+	})
+	return res
+}
+
+func runRule(r *Rule, s *snapshot.Snapshot, res *Result) {
+	node := s.NodeName()
+	if node == "" {
+		node = s.Source
+	}
+	var missing []string
+	for _, in := range r.Needs {
+		if !s.Has(in) {
+			missing = append(missing, snapshot.InputFiles[in])
+		}
+	}
+	if len(missing) > 0 {
+		res.Skipped = append(res.Skipped, finding.Skipped{ID: r.ID, Node: node, Reason: "no " + strings.Join(missing, ", no ")})
+		return
+	}
+	issues, err := safeCheck(r, s)
+	var skip skipError
+	switch {
+	case errors.As(err, &skip):
+		res.Skipped = append(res.Skipped, finding.Skipped{ID: r.ID, Node: node, Reason: skip.reason})
+		return
+	case err != nil:
+		res.Findings = append(res.Findings, finding.Finding{
+			ID: r.ID, Title: r.Title, Severity: finding.Error, Node: node,
+			Summary:     fmt.Sprintf("rule %s could not complete: %v", r.ID, err),
+			Evidence:    []finding.Evidence{},
+			Remediation: "This is a bug in diag: please report it with the bundle (or the snapshot from `diag snapshot`).",
+			DocsURL:     DocsBase + strings.ToLower(r.ID),
+		})
+		return
+	}
+	for _, is := range issues {
+		f := finding.Finding{
+			ID: r.ID, Title: r.Title, Severity: is.Severity, Node: node,
+			Summary: is.Summary, Evidence: is.Evidence, Remediation: is.Remediation,
+			DocsURL: DocsBase + strings.ToLower(r.ID),
+		}
+		if f.Severity == finding.Skip {
+			f.Severity = r.Severity
+		}
+		if f.Remediation == "" {
+			f.Remediation = r.Fix
+		}
+		if f.Evidence == nil {
+			f.Evidence = []finding.Evidence{}
+		}
+		res.Findings = append(res.Findings, f)
+	}
+}
+
+// safeCheck turns a panicking rule into an error, so the other rules run.
+func safeCheck(r *Rule, s *snapshot.Snapshot) (issues []Issue, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			issues, err = nil, fmt.Errorf("panic: %v", p)
+		}
+	}()
+	return r.Check(s)
+}

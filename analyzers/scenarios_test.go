@@ -1,0 +1,175 @@
+package analyzers
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wincni/diag/bundle"
+	"github.com/wincni/diag/finding"
+	"github.com/wincni/diag/snapshot"
+)
+
+// Each scenario is a bundle directory with an `expect` file, one line per
+// expectation:
+//
+//	OVL-01 fail word word   a finding of that severity whose summary has every word
+//	OVL-01 none             the rule ran and found nothing
+//	OVL-01 skip             the rule was skipped
+//	OVL-01 !word !word      no finding of the rule mentions any of the words
+type expectation struct {
+	id, outcome string
+	words       []string
+	line        int
+}
+
+func readExpectations(t *testing.T, path string) []expectation {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []expectation
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		fields := strings.Fields(line)
+		e := expectation{id: fields[0], line: n}
+		if len(fields) > 1 && !strings.HasPrefix(fields[1], "!") {
+			e.outcome, fields = fields[1], fields[2:]
+		} else {
+			e.outcome, fields = "not", fields[1:]
+		}
+		e.words = fields
+		out = append(out, e)
+	}
+	return out
+}
+
+func loadScenario(t *testing.T, dir string) *snapshot.Snapshot {
+	t.Helper()
+	b, err := bundle.Open(dir, bundle.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	s, err := snapshot.Load(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func checkExpectations(t *testing.T, res Result, exps []expectation, coverage map[string]map[string]bool) {
+	for _, e := range exps {
+		var mine []finding.Finding
+		for _, f := range res.Findings {
+			if f.ID == e.id {
+				mine = append(mine, f)
+			}
+		}
+		skipped := false
+		for _, s := range res.Skipped {
+			skipped = skipped || s.ID == e.id
+		}
+		if _, ok := Lookup(e.id); !ok {
+			t.Errorf("line %d: no rule %s", e.line, e.id)
+			continue
+		}
+		switch e.outcome {
+		case "none":
+			if len(mine) > 0 || skipped {
+				t.Errorf("line %d: %s must run and stay silent; findings %v, skipped %v", e.line, e.id, summaries(mine), skipped)
+			}
+			coverage[e.id]["silent"] = true
+		case "skip":
+			if !skipped {
+				t.Errorf("line %d: %s must be skipped; findings %v", e.line, e.id, summaries(mine))
+			}
+		case "not":
+			for _, f := range mine {
+				for _, w := range e.words {
+					if strings.Contains(f.Summary, strings.TrimPrefix(w, "!")) {
+						t.Errorf("line %d: %s mentions %s: %s", e.line, e.id, w, f.Summary)
+					}
+				}
+			}
+		default:
+			sev, err := finding.ParseSeverity(e.outcome)
+			if err != nil {
+				t.Fatalf("line %d: %v", e.line, err)
+			}
+			found := false
+			for _, f := range mine {
+				all := f.Severity == sev
+				for _, w := range e.words {
+					all = all && strings.Contains(f.Summary, w)
+				}
+				found = found || all
+			}
+			if !found {
+				t.Errorf("line %d: no %s %s finding with %q; got %v (skipped %v)", e.line, e.id, sev, e.words, summaries(mine), skipped)
+			}
+			coverage[e.id]["fires"] = true
+		}
+		for _, f := range mine {
+			if len(f.Evidence) == 0 || f.Remediation == "" || f.Node == "" {
+				t.Errorf("%s finding lacks evidence, remediation or node: %+v", e.id, f)
+			}
+		}
+	}
+}
+
+func summaries(fs []finding.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Severity.String()+": "+f.Summary)
+	}
+	return out
+}
+
+func TestScenarios(t *testing.T) {
+	coverage := map[string]map[string]bool{}
+	for _, r := range Rules() {
+		coverage[r.ID] = map[string]bool{}
+	}
+	dirs, _ := filepath.Glob("testdata/scenarios/*")
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			s := loadScenario(t, dir)
+			res := Run([]*snapshot.Snapshot{s}, Selection{})
+			checkExpectations(t, res, readExpectations(t, filepath.Join(dir, "expect")), coverage)
+		})
+	}
+	for id, c := range coverage {
+		if !c["fires"] || !c["silent"] {
+			t.Errorf("rule %s needs a scenario where it fires and one where it stays silent (have %v)", id, c)
+		}
+	}
+}
+
+// The seed case, end to end through the bundle directories of testdata/.
+func TestSeedBundles(t *testing.T) {
+	broken := Run([]*snapshot.Snapshot{loadScenario(t, "../testdata/bundles/seed-broken")}, Selection{})
+	if len(broken.Findings) != 1 {
+		t.Fatalf("seed-broken: %v", summaries(broken.Findings))
+	}
+	f := broken.Findings[0]
+	for _, want := range []string{"10.0.2.15", "10.20.30.10", "'Ethernet 2' (10.20.30.11)", "Vagrant"} {
+		if !strings.Contains(f.Summary, want) {
+			t.Errorf("OVL-01 summary lacks %q: %s", want, f.Summary)
+		}
+	}
+	if f.ID != "OVL-01" || f.Severity != finding.Fail || f.Node != "winw1" || !strings.Contains(f.Remediation, `VXLAN_ADAPTER = "Ethernet 2"`) {
+		t.Errorf("finding: %+v", f)
+	}
+	fixed := Run([]*snapshot.Snapshot{loadScenario(t, "../testdata/bundles/seed-fixed")}, Selection{})
+	if len(fixed.Findings) != 0 || len(fixed.Skipped) != 0 {
+		t.Errorf("seed-fixed: %v skipped %v", summaries(fixed.Findings), fixed.Skipped)
+	}
+}
