@@ -73,8 +73,7 @@ func managementIPIssue(s *snapshot.Snapshot, n *snapshot.Network) (Issue, bool) 
 	}
 	var why []string
 	ev := []finding.Evidence{{
-		File: networkFile(n), Object: networkObject(n), Field: "ManagementIP", Value: mip.String(),
-		Note: "from " + n.ManagementIPSource,
+		File: n.ManagementIPFile, Object: networkObject(n), Field: n.ManagementIPField, Value: mip.String(),
 	}}
 	bound := s.AdapterWithAddr(mip)
 	if bound != nil {

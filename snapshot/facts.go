@@ -153,7 +153,7 @@ func (s *Snapshot) deriveFacts() {
 	if self != nil && self.InternalIP().IsValid() {
 		f.NodeIP = Fact{self.InternalIP().String(), "k8s/nodes.json " + self.Name + " InternalIP"}
 	} else if cni != nil && cni.ManagementIP.IsValid() {
-		f.NodeIP = Fact{cni.ManagementIP.String(), cni.ManagementIPSource}
+		f.NodeIP = Fact{cni.ManagementIP.String(), cni.ManagementIPFile + " " + cni.ManagementIPField}
 	}
 	if cni != nil && len(cni.Subnets) > 0 && cni.Subnets[0].Prefix.IsValid() {
 		f.PodCIDR = Fact{cni.Subnets[0].Prefix.String(), refString(cni.Refs[0]) + " Subnets[0]"}

@@ -121,9 +121,9 @@ func networkOf(o obj, ref Ref) *Network {
 func (n *Network) pickManagementIP(file string) {
 	switch {
 	case n.V1ManagementIP.IsValid():
-		n.ManagementIP, n.ManagementIPSource = n.V1ManagementIP, file+" ManagementIP"
+		n.ManagementIP, n.ManagementIPFile, n.ManagementIPField = n.V1ManagementIP, file, "ManagementIP"
 	case n.V2ProviderAddress.IsValid():
-		n.ManagementIP, n.ManagementIPSource = n.V2ProviderAddress, file+" Policies[ProviderAddress]"
+		n.ManagementIP, n.ManagementIPFile, n.ManagementIPField = n.V2ProviderAddress, file, "Policies[ProviderAddress]"
 	}
 }
 

@@ -46,8 +46,8 @@ func TestParseV2Networks(t *testing.T) {
 	if f.Type != TypeOverlay || f.ID != "9A4F2C71-3B8E-4D6A-B1C5-7E2F9D0A6C38" || f.Flags != 8 {
 		t.Errorf("flannel network: %+v", f)
 	}
-	if f.ManagementIP != netip.MustParseAddr("192.168.10.21") || !strings.Contains(f.ManagementIPSource, "ProviderAddress") {
-		t.Errorf("ManagementIP %v from %q", f.ManagementIP, f.ManagementIPSource)
+	if f.ManagementIP != netip.MustParseAddr("192.168.10.21") || f.ManagementIPField != "Policies[ProviderAddress]" {
+		t.Errorf("ManagementIP %v from %q", f.ManagementIP, f.ManagementIPField)
 	}
 	if f.DrMAC != "00:15:5d:0a:7c:21" || f.AdapterName != "Ethernet0" || !f.HostRoute {
 		t.Errorf("DrMAC %q adapter %q hostroute %v", f.DrMAC, f.AdapterName, f.HostRoute)

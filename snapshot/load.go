@@ -43,7 +43,10 @@ const (
 // that need them are skipped); a file that is present but unreadable or
 // malformed is an error naming the file.
 func Load(b *bundle.Bundle) (*Snapshot, error) {
-	s := &Snapshot{Source: b.Path(), Manifest: b.Manifest, Inputs: map[Input]string{}}
+	s := &Snapshot{Source: b.Path(), SourceKind: "zip", Manifest: b.Manifest, Inputs: map[Input]string{}}
+	if b.IsDir() {
+		s.SourceKind = "directory"
+	}
 	l := loader{b: b, s: s}
 
 	v2nets := loadList(&l, FileV2Networks, InputHNSNetworks, ParseNetworks)
@@ -167,7 +170,7 @@ func mergeNetworks(s *Snapshot, v2, v1 []*Network) []*Network {
 			n.AdapterName = old.AdapterName
 		}
 		if old.V1ManagementIP.IsValid() {
-			n.ManagementIP, n.ManagementIPSource = old.ManagementIP, old.ManagementIPSource
+			n.ManagementIP, n.ManagementIPFile, n.ManagementIPField = old.ManagementIP, old.ManagementIPFile, old.ManagementIPField
 		}
 		if n.V2ProviderAddress.IsValid() && n.V1ManagementIP.IsValid() && n.V2ProviderAddress != n.V1ManagementIP {
 			s.Notes = append(s.Notes, fmt.Sprintf("network %s: V2 ProviderAddress %s differs from V1 ManagementIP %s", n.Name, n.V2ProviderAddress, n.V1ManagementIP))

@@ -11,9 +11,10 @@ import (
 
 // Snapshot is one node as a bundle shows it.
 type Snapshot struct {
-	Source   string           // the bundle path, for messages
-	Manifest *bundle.Manifest // nil for hand-assembled bundles without one
-	Facts    NodeFacts
+	Source     string           // the bundle path, for messages
+	SourceKind string           // "zip" or "directory"
+	Manifest   *bundle.Manifest // nil for hand-assembled bundles without one
+	Facts      NodeFacts
 
 	Networks      []*Network
 	Endpoints     []*Endpoint
@@ -100,10 +101,11 @@ type Network struct {
 
 	// ManagementIP is the address the vSwitch is bound to: V1 ManagementIP,
 	// V2 ProviderAddress policy. It is the VTEP address peers encapsulate to.
-	ManagementIP       netip.Addr
-	ManagementIPSource string
-	V1ManagementIP     netip.Addr
-	V2ProviderAddress  netip.Addr
+	ManagementIP      netip.Addr
+	ManagementIPFile  string // the file and field it was read from
+	ManagementIPField string
+	V1ManagementIP    netip.Addr
+	V2ProviderAddress netip.Addr
 
 	DrMAC       string // DistributedRouter MAC, normalized (see NormalizeMAC)
 	Flags       int64

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wincni/diag/analyzers"
+	"github.com/wincni/diag/bundle"
+	"github.com/wincni/diag/finding"
+	"github.com/wincni/diag/report"
+	"github.com/wincni/diag/snapshot"
+)
+
+type analyzeOptions struct {
+	output     string
+	outputFile string
+	failOn     string
+	rules      []string
+	skipRules  []string
+}
+
+func newAnalyzeCommand(e *env, g *globalOptions) *cobra.Command {
+	o := &analyzeOptions{}
+	c := &cobra.Command{
+		Use:   "analyze BUNDLE...",
+		Short: "Analyze bundles offline and report findings with evidence and fixes",
+		Long: `analyze reads one or more bundles (a bundle.zip or a directory in the bundle layout),
+builds the normalized model of each node and runs every rule on it. Each finding names the
+broken object, the evidence (file, object, field, value found, value expected) and the fix.
+Rules whose inputs are missing are listed as skipped with the reason.` + exitStatusCommon + `
+  3  findings at or above --fail-on (default: fail)
+
+A rule that crashed is reported as an "error" finding and the others still run; when no
+finding reaches --fail-on but a rule crashed, the exit status is 1.`,
+		Example: `  diag analyze diag-win-1-20261122T0500Z.zip
+  diag analyze testdata/bundles/seed-broken
+  diag analyze -o json --fail-on warn node1.zip node2.zip > findings.json
+  diag analyze --rules OVL --skip-rules OVL-02 bundle.zip`,
+		Args: minArgs(1, "at least one bundle (zip or directory)"),
+		RunE: func(c *cobra.Command, args []string) error { return runAnalyze(e, g, o, args) },
+	}
+	f := c.Flags()
+	f.StringVarP(&o.output, "output", "o", "table", "report format: table or json")
+	f.StringVar(&o.outputFile, "output-file", "", "write the report to this file instead of standard output")
+	f.StringVar(&o.failOn, "fail-on", "fail", "exit 3 when a finding is at or above this severity: fail, warn or info")
+	f.StringSliceVar(&o.rules, "rules", nil, "run only these rules (IDs or families, e.g. OVL-01,SVC)")
+	f.StringSliceVar(&o.skipRules, "skip-rules", nil, "do not run these rules (IDs or families)")
+	c.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"table", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	c.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"fail", "warn", "info"}, cobra.ShellCompDirectiveNoFileComp))
+	return c
+}
+
+func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) error {
+	if o.output != "table" && o.output != "json" {
+		return usageErrorf("--output must be table or json, not %q", o.output)
+	}
+	failOn, err := finding.ParseSeverity(o.failOn)
+	if err != nil || failOn < finding.Info || failOn > finding.Fail {
+		return usageErrorf("--fail-on must be fail, warn or info, not %q", o.failOn)
+	}
+	sel := analyzers.Selection{Only: o.rules, Skip: o.skipRules}
+	if err := sel.Validate(); err != nil {
+		return usageErrorf("%v", err)
+	}
+
+	snaps := make([]*snapshot.Snapshot, 0, len(paths))
+	for _, p := range paths {
+		s, err := loadBundle(p)
+		if err != nil {
+			return err
+		}
+		snaps = append(snaps, s)
+	}
+	res := analyzers.Run(snaps, sel)
+	now := e.now().UTC()
+	rep := report.Build(report.Tool{Name: "diag", Version: toolVersion()}, &now, snaps, res)
+
+	var buf bytes.Buffer
+	switch o.output {
+	case "json":
+		err = report.WriteJSON(&buf, rep)
+	default:
+		err = report.WriteTable(&buf, rep, report.TableOptions{Color: e.useColor(g.color, o.outputFile != ""), Width: e.width()})
+	}
+	if err != nil {
+		return fmt.Errorf("render report: %w", err)
+	}
+	if err := writeOutput(e.stdout, o.outputFile, buf.Bytes()); err != nil {
+		return err
+	}
+	return analyzeExit(rep, failOn)
+}
+
+func loadBundle(path string) (*snapshot.Snapshot, error) {
+	b, err := bundle.Open(path, bundle.DefaultLimits)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	return snapshot.Load(b)
+}
+
+// analyzeExit: 3 when a finding reaches the threshold, else 1 when a rule
+// crashed, else 0.
+func analyzeExit(rep *report.Report, failOn finding.Severity) error {
+	crashed := false
+	for _, f := range rep.Findings {
+		if f.Severity == finding.Error {
+			crashed = true
+			continue
+		}
+		if f.Severity >= failOn {
+			return &exitError{code: exitFindings}
+		}
+	}
+	if crashed {
+		return &exitError{code: exitInternal, err: fmt.Errorf("a rule crashed; its finding is in the report")}
+	}
+	return nil
+}
+
+func writeOutput(stdout io.Writer, file string, data []byte) error {
+	if file == "" {
+		_, err := stdout.Write(data)
+		return err
+	}
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		return usageErrorf("write report: %v", strings.TrimPrefix(err.Error(), "open "))
+	}
+	return nil
+}

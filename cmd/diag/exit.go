@@ -1,0 +1,67 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/wincni/diag/bundle"
+	"github.com/wincni/diag/snapshot"
+)
+
+// Exit codes (DESIGN.md).
+const (
+	exitOK       = 0
+	exitInternal = 1
+	exitUsage    = 2 // bad usage or unreadable input
+	exitFindings = 3 // findings at or above --fail-on; a partial bundle
+)
+
+// exitError carries an exit code; a nil err means "print nothing".
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageErrorf(format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// exitCode maps an error to the exit code and the one line to print.
+func exitCode(err error) (int, string) {
+	if err == nil {
+		return exitOK, ""
+	}
+	var ee *exitError
+	var be *bundle.Error
+	var pe *snapshot.ParseError
+	code := exitInternal
+	switch {
+	case errors.As(err, &ee):
+		code = ee.code
+		if ee.err == nil {
+			return code, ""
+		}
+	case errors.As(err, &be), errors.As(err, &pe):
+		code = exitUsage
+	}
+	return code, oneLine(err.Error())
+}
+
+// oneLine keeps messages to a single line: a user sees one clear line.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}

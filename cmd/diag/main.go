@@ -1,0 +1,12 @@
+// Command diag finds out why pod and service networking is broken on a
+// Windows Kubernetes node. This package is thin: it parses flags, calls the
+// packages below it and maps errors to exit codes.
+package main
+
+import (
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], newEnv()))
+}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+const exitStatusCommon = `
+EXIT STATUS
+  0  success
+  1  internal error (a bug in diag; please report it)
+  2  bad usage or unreadable input; the message names the file and the problem`
+
+// globalOptions are the flags every command has.
+type globalOptions struct {
+	color string
+}
+
+func newRootCommand(e *env, ran *bool) *cobra.Command {
+	g := &globalOptions{}
+	root := &cobra.Command{
+		Use:   "diag",
+		Short: "Find out why pod and service networking is broken on a Windows Kubernetes node",
+		Long: `diag collects the networking state of a Windows Kubernetes node (HNS networks, endpoints,
+policies, load balancers, VFP rules, host adapters and routes, the node's Kubernetes context)
+into one bundle.zip, and analyzes bundles offline on any OS: every finding has a stable
+rule ID, a severity, the evidence it rests on and the fix.` + exitStatusCommon,
+		Example: `  # on the node (Administrator or HostProcess pod)
+  diag collect
+
+  # anywhere
+  diag analyze diag-win-1-20261122T0500Z.zip
+  diag analyze -o json --fail-on warn node1.zip node2.zip
+  diag rules OVL-01`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.PersistentFlags().StringVar(&g.color, "color", "auto", "colour output: auto, always or never (auto honours NO_COLOR and TTY detection)")
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageErrorf("%v (see %s --help)", err, c.CommandPath())
+	})
+	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		switch g.color {
+		case "auto", "always", "never":
+		default:
+			return usageErrorf("--color must be auto, always or never, not %q", g.color)
+		}
+		*ran = true
+		return nil
+	}
+	root.AddCommand(
+		newAnalyzeCommand(e, g),
+		newCollectCommand(),
+		newCaptureCommand(),
+		newRulesCommand(e),
+		newBundleCommand(e),
+		newVersionCommand(e),
+	)
+	return root
+}
+
+// notImplemented is the honest answer of a command whose issue is not done.
+func notImplemented(what, issue string) error {
+	return usageErrorf("%s is not implemented yet (%s)", what, issue)
+}
+
+// exactArgs and minArgs report wrong argument counts as usage errors.
+func minArgs(n int, what string) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) < n {
+			return usageErrorf("%s needs %s (see %s --help)", c.CommandPath(), what, c.CommandPath())
+		}
+		return nil
+	}
+}
+
+func maxArgs(n int) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) > n {
+			return usageErrorf("%s takes at most %d argument(s), got %d: %v", c.CommandPath(), n, len(args), args)
+		}
+		return nil
+	}
+}
+
+func run(args []string, e *env) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(e.stderr, "diag: internal error: %v\n", p)
+			code = exitInternal
+		}
+	}()
+	ran := false
+	root := newRootCommand(e, &ran)
+	root.SetArgs(args)
+	err := root.Execute()
+	code, msg := exitCode(err)
+	if err != nil && !ran && code == exitInternal {
+		code = exitUsage // cobra's own errors (unknown command) come before any command ran
+	}
+	if msg != "" {
+		fmt.Fprintf(e.stderr, "diag: %s\n", msg)
+	}
+	return code
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+	"github.com/spf13/cobra"
+
+	"github.com/wincni/diag/analyzers"
+	"github.com/wincni/diag/snapshot"
+)
+
+func newRulesCommand(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "rules [ID]",
+		Short: "List the rules, or explain one",
+		Long: `rules lists every rule diag runs (ID, severity, title, the inputs it needs). With an ID it
+explains that rule: what it checks, why it matters, how to fix it, and its sources.` + exitStatusCommon,
+		Example: `  diag rules
+  diag rules OVL-01`,
+		Args: maxArgs(1),
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			var ids []string
+			for _, r := range analyzers.Rules() {
+				ids = append(ids, r.ID+"\t"+r.Title)
+			}
+			return ids, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				r, ok := analyzers.Lookup(args[0])
+				if !ok {
+					return usageErrorf("no rule %q (diag rules lists them)", args[0])
+				}
+				return explainRule(e, r)
+			}
+			return listRules(e)
+		},
+	}
+}
+
+func needs(r *analyzers.Rule) string {
+	var parts []string
+	for _, in := range r.Needs {
+		parts = append(parts, snapshot.InputFiles[in])
+	}
+	return strings.Join(parts, "; ")
+}
+
+func listRules(e *env) error {
+	t := tablewriter.NewTable(e.stdout,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignment(tw.AlignLeft),
+		tablewriter.WithRowAutoWrap(tw.WrapNormal),
+		tablewriter.WithMaxWidth(e.width()),
+	)
+	t.Header("ID", "SEVERITY", "TITLE", "NEEDS")
+	for _, r := range analyzers.Rules() {
+		if err := t.Append(r.ID, r.Severity.String(), r.Title, needs(r)); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+func explainRule(e *env, r *analyzers.Rule) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s  %s  (%s)\n\n", r.ID, r.Title, r.Severity)
+	section := func(title, text string) {
+		fmt.Fprintf(&b, "%s\n%s\n\n", title, indentWrap(text, e.width()-2))
+	}
+	section("WHAT IT CHECKS", r.Checks)
+	section("WHY IT MATTERS", r.Why)
+	section("HOW TO FIX", r.Fix)
+	section("NEEDS", needs(r))
+	b.WriteString("SOURCES\n")
+	for _, s := range r.Sources {
+		fmt.Fprintf(&b, "  %s\n", s)
+	}
+	fmt.Fprintf(&b, "\nDOCS\n  %s%s\n", analyzers.DocsBase, strings.ToLower(r.ID))
+	_, err := fmt.Fprint(e.stdout, b.String())
+	return err
+}
+
+// indentWrap wraps text to width and indents it by two spaces.
+func indentWrap(text string, width int) string {
+	if width < 40 {
+		width = 40
+	}
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(text) {
+		if line != "" && len(line)+1+len(w) > width-2 {
+			lines = append(lines, "  "+line)
+			line = w
+			continue
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	if line != "" {
+		lines = append(lines, "  "+line)
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,138 @@
+// Package report renders findings for people (a terminal table) and for
+// machines (JSON). Renderers take a Report and a writer; they never decide
+// about colour or terminal size themselves: the command line tells them.
+package report
+
+import (
+	"sort"
+	"time"
+
+	"github.com/wincni/diag/analyzers"
+	"github.com/wincni/diag/bundle"
+	"github.com/wincni/diag/finding"
+	"github.com/wincni/diag/snapshot"
+)
+
+// SchemaVersion of the JSON report. The keys of DESIGN.md ("Machine-readable
+// output") are a public contract: add keys freely, never rename them.
+const SchemaVersion = 1
+
+// Report is everything a renderer shows.
+type Report struct {
+	SchemaVersion int               `json:"schemaVersion"`
+	Tool          Tool              `json:"tool"`
+	GeneratedAt   *time.Time        `json:"generatedAt,omitempty"`
+	Inputs        []Input           `json:"inputs"`
+	Summary       Summary           `json:"summary"`
+	Findings      []finding.Finding `json:"findings"`
+	Skipped       []finding.Skipped `json:"skipped"`
+}
+
+// Tool identifies the diag that wrote the report.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Input is one analyzed bundle, with what its manifest says about how it was
+// collected.
+type Input struct {
+	Path             string             `json:"path"`
+	Node             string             `json:"node"`
+	Kind             string             `json:"kind"` // what the input was: "zip", "directory"
+	Facts            snapshot.NodeFacts `json:"facts"`
+	CollectedBy      string             `json:"collectedBy,omitempty"`
+	Collected        *time.Time         `json:"collected,omitempty"`
+	CollectorsFailed []CollectorProblem `json:"collectorsFailed,omitempty"`
+	Notes            []string           `json:"notes,omitempty"`
+}
+
+// CollectorProblem is a collector that did not finish cleanly.
+type CollectorProblem struct {
+	ID     string `json:"id"`
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+}
+
+// Summary counts findings by severity.
+type Summary struct {
+	Fail    int `json:"fail"`
+	Warn    int `json:"warn"`
+	Info    int `json:"info"`
+	Error   int `json:"error"`
+	Skipped int `json:"skipped"`
+}
+
+// Build assembles a report from analyzed snapshots and the rules' result.
+func Build(tool Tool, now *time.Time, snaps []*snapshot.Snapshot, res analyzers.Result) *Report {
+	r := &Report{SchemaVersion: SchemaVersion, Tool: tool, GeneratedAt: now,
+		Inputs: []Input{}, Findings: res.Findings, Skipped: res.Skipped}
+	if r.Findings == nil {
+		r.Findings = []finding.Finding{}
+	}
+	if r.Skipped == nil {
+		r.Skipped = []finding.Skipped{}
+	}
+	for _, s := range snaps {
+		in := Input{Path: s.Source, Node: s.NodeName(), Kind: s.SourceKind, Facts: s.Facts, Notes: s.Notes}
+		if m := s.Manifest; m != nil {
+			if m.Tool != nil {
+				in.CollectedBy = m.Tool.Name + " " + m.Tool.Version
+			}
+			in.Collected = m.Started
+			for _, c := range m.Collectors {
+				if c.Status != bundle.StatusOK && c.Status != bundle.StatusSkipped && c.Status != bundle.StatusUnsupported {
+					in.CollectorsFailed = append(in.CollectorsFailed, CollectorProblem{ID: c.ID, Status: c.Status, Error: c.Error})
+				}
+			}
+		}
+		r.Inputs = append(r.Inputs, in)
+	}
+	for _, f := range r.Findings {
+		switch f.Severity {
+		case finding.Fail:
+			r.Summary.Fail++
+		case finding.Warn:
+			r.Summary.Warn++
+		case finding.Info:
+			r.Summary.Info++
+		case finding.Error:
+			r.Summary.Error++
+		}
+	}
+	r.Summary.Skipped = len(r.Skipped)
+	return r
+}
+
+// Worst is the highest severity among the findings (Skip when none).
+func (r *Report) Worst() finding.Severity {
+	worst := finding.Skip
+	for _, f := range r.Findings {
+		if f.Severity > worst {
+			worst = f.Severity
+		}
+	}
+	return worst
+}
+
+// nodes lists the node names in report order: inputs first, then any node
+// only findings mention.
+func (r *Report) nodes() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, in := range r.Inputs {
+		if !seen[in.Node] {
+			seen[in.Node] = true
+			out = append(out, in.Node)
+		}
+	}
+	var extra []string
+	for _, f := range r.Findings {
+		if !seen[f.Node] {
+			seen[f.Node] = true
+			extra = append(extra, f.Node)
+		}
+	}
+	sort.Strings(extra)
+	return append(out, extra...)
+}

@@ -1,0 +1,237 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/fatih/color"
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/wincni/diag/finding"
+)
+
+// TableOptions are decided by the caller, who knows the terminal.
+type TableOptions struct {
+	Color bool // ANSI colour: only on a terminal, and never with NO_COLOR
+	Width int  // wrap to this many columns; 0 means 100
+}
+
+type palette struct {
+	sev map[finding.Severity]*color.Color
+}
+
+func newPalette(on bool) palette {
+	p := palette{sev: map[finding.Severity]*color.Color{
+		finding.Fail:  color.New(color.FgRed, color.Bold),
+		finding.Warn:  color.New(color.FgYellow, color.Bold),
+		finding.Info:  color.New(color.FgCyan),
+		finding.Error: color.New(color.FgMagenta, color.Bold),
+		finding.Skip:  color.New(color.Faint),
+	}}
+	for _, c := range p.sev {
+		if on {
+			c.EnableColor()
+		} else {
+			c.DisableColor()
+		}
+	}
+	return p
+}
+
+func (p palette) severity(s finding.Severity) string {
+	return p.sev[s].Sprint(strings.ToUpper(s.String()))
+}
+
+// WriteTable writes the findings grouped by node, worst first, each with its
+// fix, then the evidence and a summary line.
+func WriteTable(w io.Writer, r *Report, opts TableOptions) error {
+	if opts.Width <= 0 {
+		opts.Width = 100
+	}
+	pal := newPalette(opts.Color)
+	ew := &errWriter{w: w}
+	for i, node := range r.nodes() {
+		if i > 0 {
+			ew.printf("\n")
+		}
+		var mine []finding.Finding
+		for _, f := range r.Findings {
+			if f.Node == node {
+				mine = append(mine, f)
+			}
+		}
+		ew.printf("%s\n", nodeHeading(r, node))
+		if len(mine) == 0 {
+			ew.printf("  no findings\n")
+			continue
+		}
+		if err := findingsTable(ew, mine, pal, opts); err != nil {
+			return err
+		}
+		for _, f := range mine {
+			if len(f.Evidence) == 0 {
+				continue
+			}
+			ew.printf("  %s evidence:\n", f.ID)
+			for _, e := range f.Evidence {
+				ew.printf("%s\n", hangingWrap(evidenceLine(e), "    - ", "      ", opts.Width))
+			}
+		}
+	}
+	ew.printf("\n%s\n", summaryLine(r, pal))
+	for _, s := range r.Skipped {
+		ew.printf("  skipped %s on %s: %s\n", s.ID, s.Node, s.Reason)
+	}
+	for _, in := range r.Inputs {
+		for _, c := range in.CollectorsFailed {
+			ew.printf("  collector %s on %s: %s %s\n", c.ID, in.Node, c.Status, c.Error)
+		}
+	}
+	return ew.err
+}
+
+func findingsTable(w io.Writer, fs []finding.Finding, pal palette, opts TableOptions) error {
+	style := tw.StyleASCII
+	if opts.Color {
+		style = tw.StyleLight
+	}
+	t := tablewriter.NewTable(w,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(style)})),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignment(tw.AlignLeft),
+		tablewriter.WithRowAutoWrap(tw.WrapNormal),
+		tablewriter.WithTrimSpace(tw.Off),
+		// Fixed widths (padding included): SEVERITY and RULE never wrap;
+		// FINDING takes the rest but the four borders.
+		tablewriter.WithColumnWidths(tw.NewMapper[int, int]().Set(0, 10).Set(1, 8).Set(2, max(opts.Width-22, 30))),
+	)
+	t.Header("SEVERITY", "RULE", "FINDING")
+	for _, f := range fs {
+		text := f.Summary
+		if f.Remediation != "" {
+			text += "\nFix: " + f.Remediation
+		}
+		if err := t.Append(pal.severity(f.Severity), f.ID, text); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+func nodeHeading(r *Report, node string) string {
+	for _, in := range r.Inputs {
+		if in.Node == node {
+			name := node
+			if name == "" || name == in.Path {
+				name = "(node unknown)"
+			}
+			return fmt.Sprintf("%s  [%s]", name, in.Path)
+		}
+	}
+	if node == "" {
+		return "cluster"
+	}
+	return node
+}
+
+func evidenceLine(e finding.Evidence) string {
+	var parts []string
+	for _, p := range []string{e.File, e.Object} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	val := e.Field
+	if e.Value != "" {
+		if val != "" {
+			val += " = "
+		}
+		val += e.Value
+	}
+	if e.Expected != "" {
+		val += " (expected " + e.Expected + ")"
+	}
+	if val != "" {
+		parts = append(parts, val)
+	}
+	line := strings.Join(parts, " · ")
+	if e.Note != "" {
+		line += " — " + e.Note
+	}
+	return line
+}
+
+func summaryLine(r *Report, pal palette) string {
+	s := r.Summary
+	parts := []string{
+		pal.count(finding.Fail, s.Fail), pal.count(finding.Warn, s.Warn), pal.count(finding.Info, s.Info),
+	}
+	if s.Error > 0 {
+		parts = append(parts, pal.count(finding.Error, s.Error))
+	}
+	line := strings.Join(parts, ", ")
+	line += fmt.Sprintf(" · %d node(s)", len(r.Inputs))
+	switch s.Skipped {
+	case 0:
+	case 1:
+		line += " · 1 rule skipped"
+	default:
+		line += fmt.Sprintf(" · %d rules skipped", s.Skipped)
+	}
+	return line
+}
+
+func (p palette) count(s finding.Severity, n int) string {
+	text := fmt.Sprintf("%d %s", n, s)
+	if n == 0 {
+		return text
+	}
+	return p.sev[s].Sprint(text)
+}
+
+// errWriter keeps the first write error so the renderer can print freely.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	fmt.Fprintf(e, format, args...)
+}
+
+// hangingWrap wraps text to width: the first line after first, the others
+// after rest.
+func hangingWrap(text, first, rest string, width int) string {
+	var b strings.Builder
+	prefix, line := first, ""
+	flush := func() {
+		b.WriteString(prefix + line)
+		prefix, line = "\n"+rest, ""
+	}
+	for _, w := range strings.Fields(text) {
+		if line != "" && len(prefix)+len(line)+1+len(w) > width {
+			flush()
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	if line != "" {
+		flush()
+	}
+	return b.String()
+}
