@@ -142,6 +142,9 @@ func Run(snaps []*snapshot.Snapshot, sel Selection) Result {
 		if a.Node != b.Node {
 			return a.Node < b.Node
 		}
+		if a.Input != b.Input {
+			return a.Input < b.Input
+		}
 		return a.ID < b.ID
 	})
 	return res
@@ -159,18 +162,18 @@ func runRule(r *Rule, s *snapshot.Snapshot, res *Result) {
 		}
 	}
 	if len(missing) > 0 {
-		res.Skipped = append(res.Skipped, finding.Skipped{ID: r.ID, Node: node, Reason: "no " + strings.Join(missing, ", no ")})
+		res.Skipped = append(res.Skipped, finding.Skipped{ID: r.ID, Node: node, Input: s.Source, Reason: "no " + strings.Join(missing, ", no ")})
 		return
 	}
 	issues, err := safeCheck(r, s)
 	var skip skipError
 	switch {
 	case errors.As(err, &skip):
-		res.Skipped = append(res.Skipped, finding.Skipped{ID: r.ID, Node: node, Reason: skip.reason})
+		res.Skipped = append(res.Skipped, finding.Skipped{ID: r.ID, Node: node, Input: s.Source, Reason: skip.reason})
 		return
 	case err != nil:
 		res.Findings = append(res.Findings, finding.Finding{
-			ID: r.ID, Title: r.Title, Severity: finding.Error, Node: node,
+			ID: r.ID, Title: r.Title, Severity: finding.Error, Node: node, Input: s.Source,
 			Summary:     fmt.Sprintf("rule %s could not complete: %v", r.ID, err),
 			Evidence:    []finding.Evidence{},
 			Remediation: "This is a bug in diag: please report it with the bundle (or the snapshot from `diag snapshot`).",
@@ -180,7 +183,7 @@ func runRule(r *Rule, s *snapshot.Snapshot, res *Result) {
 	}
 	for _, is := range issues {
 		f := finding.Finding{
-			ID: r.ID, Title: r.Title, Severity: is.Severity, Node: node,
+			ID: r.ID, Title: r.Title, Severity: is.Severity, Node: node, Input: s.Source,
 			Summary: is.Summary, Evidence: is.Evidence, Remediation: is.Remediation,
 			DocsURL: DocsBase + strings.ToLower(r.ID),
 		}

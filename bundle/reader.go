@@ -295,6 +295,10 @@ func (l *limitedEntry) Read(p []byte) (int, error) {
 		return n, &Error{Path: l.b.path, Entry: l.name, Err: fmt.Errorf("%w: bundle decompresses to more than %d bytes", ErrTooLarge, l.b.limits.MaxTotalSize)}
 	}
 	if err != nil && err != io.EOF {
+		if errors.Is(err, zip.ErrFormat) {
+			// archive/zip stops reading at the size the header declares.
+			return n, &Error{Path: l.b.path, Entry: l.name, Err: fmt.Errorf("data does not match the %d bytes its header declares (a zip bomb, or a corrupt entry): %w", l.b.index[l.name].size, err)}
+		}
 		return n, &Error{Path: l.b.path, Entry: l.name, Err: describeZipError(err)}
 	}
 	return n, err

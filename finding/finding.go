@@ -77,6 +77,7 @@ type Finding struct {
 	Title       string     `json:"title"`
 	Severity    Severity   `json:"severity"`
 	Node        string     `json:"node,omitempty"`
+	Input       string     `json:"input,omitempty"` // the bundle the finding comes from
 	Summary     string     `json:"summary"`
 	Evidence    []Evidence `json:"evidence"`
 	Remediation string     `json:"remediation,omitempty"`
@@ -87,5 +88,6 @@ type Finding struct {
 type Skipped struct {
 	ID     string `json:"id"`
 	Node   string `json:"node,omitempty"`
+	Input  string `json:"input,omitempty"`
 	Reason string `json:"reason"`
 }

@@ -4,7 +4,6 @@
 package report
 
 import (
-	"sort"
 	"time"
 
 	"github.com/wincni/diag/analyzers"
@@ -115,24 +114,13 @@ func (r *Report) Worst() finding.Severity {
 	return worst
 }
 
-// nodes lists the node names in report order: inputs first, then any node
-// only findings mention.
-func (r *Report) nodes() []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, in := range r.Inputs {
-		if !seen[in.Node] {
-			seen[in.Node] = true
-			out = append(out, in.Node)
-		}
-	}
-	var extra []string
+// findingsOf returns the findings of one input, in report order.
+func (r *Report) findingsOf(path string) []finding.Finding {
+	var out []finding.Finding
 	for _, f := range r.Findings {
-		if !seen[f.Node] {
-			seen[f.Node] = true
-			extra = append(extra, f.Node)
+		if f.Input == path {
+			out = append(out, f)
 		}
 	}
-	sort.Strings(extra)
-	return append(out, extra...)
+	return out
 }

@@ -53,17 +53,20 @@ func WriteTable(w io.Writer, r *Report, opts TableOptions) error {
 	}
 	pal := newPalette(opts.Color)
 	ew := &errWriter{w: w}
-	for i, node := range r.nodes() {
+	groups := make([]Input, 0, len(r.Inputs)+1)
+	groups = append(groups, r.Inputs...)
+	if len(r.findingsOf("")) > 0 {
+		groups = append(groups, Input{Node: "cluster", Path: "all inputs"}) // cross-node findings
+	}
+	for i, in := range groups {
 		if i > 0 {
 			ew.printf("\n")
 		}
-		var mine []finding.Finding
-		for _, f := range r.Findings {
-			if f.Node == node {
-				mine = append(mine, f)
-			}
+		mine := r.findingsOf(in.Path)
+		if in.Path == "all inputs" {
+			mine = r.findingsOf("")
 		}
-		ew.printf("%s\n", nodeHeading(r, node))
+		ew.printf("%s\n", heading(in))
 		if len(mine) == 0 {
 			ew.printf("  no findings\n")
 			continue
@@ -122,20 +125,12 @@ func findingsTable(w io.Writer, fs []finding.Finding, pal palette, opts TableOpt
 	return t.Render()
 }
 
-func nodeHeading(r *Report, node string) string {
-	for _, in := range r.Inputs {
-		if in.Node == node {
-			name := node
-			if name == "" || name == in.Path {
-				name = "(node unknown)"
-			}
-			return fmt.Sprintf("%s  [%s]", name, in.Path)
-		}
+func heading(in Input) string {
+	name := in.Node
+	if name == "" || name == in.Path {
+		name = "(node unknown)"
 	}
-	if node == "" {
-		return "cluster"
-	}
-	return node
+	return fmt.Sprintf("%s  [%s]", name, in.Path)
 }
 
 func evidenceLine(e finding.Evidence) string {

@@ -47,7 +47,7 @@ sidecar <bundle>.sha256 when one is next to it.` + exitStatusCommon + `
 				lines = append(lines, "  "+p.String())
 			}
 			fmt.Fprintf(e.stdout, "%s: %d problem(s)\n%s\n", args[0], len(problems), strings.Join(lines, "\n"))
-			return &exitError{code: exitFindings, err: fmt.Errorf("%s does not match its manifest: %s", args[0], problems[0])}
+			return &exitError{code: exitFindings, err: fmt.Errorf("%s does not match its manifest: %d problem(s), listed above", args[0], len(problems))}
 		},
 	})
 	return c

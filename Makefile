@@ -1,0 +1,43 @@
+# diag: see README.md. `make demo` and `make test` are the two set-up commands.
+GO      ?= go
+BIN     ?= bin/diag
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION)
+# The race detector needs cgo; use it where the toolchain has it.
+RACE    := $(if $(filter 1,$(shell $(GO) env CGO_ENABLED)),-race,)
+FUZZTIME ?= 10s
+
+.PHONY: build test demo bench fuzz cross vet clean
+
+build:
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/diag
+
+# Analyze the bundled seed case: a Calico VXLAN node whose overlay network sits
+# on the Vagrant NAT adapter. Exit status 3 (findings) is the expected outcome.
+demo: build
+	@./$(BIN) analyze testdata/bundles/seed-broken; rc=$$?; [ $$rc -eq 3 ] || { echo "demo: unexpected exit status $$rc" >&2; exit 1; }
+
+vet:
+	$(GO) vet ./...
+
+test: vet cross
+	$(GO) test $(RACE) ./...
+
+cross:
+	GOOS=windows $(GO) build ./...
+	GOOS=windows $(GO) vet ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Every fuzz target, briefly. FUZZTIME=5m make fuzz for a longer run.
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "fuzz $$pkg $$target"; \
+	    $(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+clean:
+	rm -rf bin
