@@ -101,7 +101,7 @@ func managementIPIssue(s *snapshot.Snapshot, n *snapshot.Network) (Issue, bool) 
 	if internal.IsValid() && internal != mip && self.FlannelPublicIP() != mip {
 		why = append(why, "not the node's InternalIP "+internal.String())
 		ev = append(ev, finding.Evidence{File: snapshot.FileKubeNodes, Object: "node " + self.Name, Field: "status.addresses[InternalIP]",
-			Value: internal.String(), Note: "the address kubelet registered"})
+			Value: internal.String(), Note: "the address kubelet registered; this node is " + self.Name + " by " + s.Facts.Name.Source})
 		expected = internal.String()
 	}
 	if peerAdapter != nil && !peerPrefix.Contains(mip) {
@@ -351,6 +351,14 @@ func uncoveredRemoteEndpoints(s *snapshot.Snapshot, n *snapshot.Network) []Issue
 		return nil
 	}
 	ev := []finding.Evidence{{File: networkFile(n), Object: networkObject(n), Field: "Policies[RemoteSubnetRoute]", Value: describeRoutes(n)}}
+	for _, fact := range []struct {
+		name string
+		f    snapshot.Fact
+	}{{"cluster CIDR", s.Facts.ClusterCIDR}, {"service CIDR", s.Facts.ServiceCIDR}} {
+		if fact.f.Known() {
+			ev = append(ev, finding.Evidence{File: fact.f.Source, Field: fact.name, Value: fact.f.Value, Note: "node fact used to tell pod IPs from service IPs"})
+		}
+	}
 	var ips []string
 	for _, e := range lost {
 		ips = append(ips, e.IP.String())

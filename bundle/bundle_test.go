@@ -355,6 +355,22 @@ func TestDirectoryBundle(t *testing.T) {
 	}
 }
 
+func TestWrapperFolderIsStripped(t *testing.T) {
+	b, err := openBytes(zipOf(t, "seed-broken/manifest.json", `{"format":"diag-bundle","version":1,"node":"w"}`,
+		"seed-broken/hns/v1/networks.json", "[]"), DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !b.Has("hns/v1/networks.json") || b.Manifest == nil || b.Manifest.Node != "w" {
+		t.Errorf("wrapper folder kept: %v", b.Names())
+	}
+	// A bundle holding only hns/ must not lose its layout folder.
+	b, _ = openBytes(zipOf(t, "hns/v1/networks.json", "[]", "hns/v1/endpoints.json", "[]"), DefaultLimits)
+	if !b.Has("hns/v1/networks.json") {
+		t.Errorf("layout folder stripped: %v", b.Names())
+	}
+}
+
 func TestOpenMissingPath(t *testing.T) {
 	_, err := Open(filepath.Join(t.TempDir(), "nope.zip"), DefaultLimits)
 	if err == nil || !strings.Contains(err.Error(), "nope.zip: no such file") {

@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync/atomic"
 )
 
@@ -164,6 +165,7 @@ func (b *Bundle) add(e *entry) error {
 }
 
 func (b *Bundle) finish() error {
+	b.stripWrapperFolder()
 	sort.Slice(b.entries, func(i, j int) bool { return b.entries[i].name < b.entries[j].name })
 	if !b.Has(ManifestPath) {
 		return nil
@@ -178,6 +180,33 @@ func (b *Bundle) finish() error {
 	}
 	b.Manifest = m
 	return nil
+}
+
+// layoutFolders are the top-level folders of the bundle layout.
+var layoutFolders = map[string]bool{"hns": true, "host": true, "k8s": true, "config": true, "vfp": true,
+	"linux": true, "capture": true, "logs": true}
+
+// stripWrapperFolder handles a bundle directory zipped by hand ("Send to >
+// Compressed folder", zip -r): every entry then sits under one folder.
+func (b *Bundle) stripWrapperFolder() {
+	if len(b.entries) == 0 || b.Has(ManifestPath) {
+		return
+	}
+	top, _, _ := strings.Cut(b.entries[0].name, "/")
+	if layoutFolders[top] {
+		return
+	}
+	for _, e := range b.entries {
+		t, rest, nested := strings.Cut(e.name, "/")
+		if !nested || t != top || rest == "" {
+			return
+		}
+	}
+	b.index = make(map[string]*entry, len(b.entries))
+	for _, e := range b.entries {
+		e.name = e.name[len(top)+1:]
+		b.index[e.name] = e
+	}
 }
 
 // Path is where the bundle was opened from.
