@@ -28,15 +28,7 @@ func normalizeNetworkType(s string) string {
 // ParseNetworks parses HNS networks in either schema: V1 (Get-HnsNetwork,
 // HNSCall) or V2 (HCN). file is the entry name, for references.
 func ParseNetworks(data []byte, file string) ([]*Network, error) {
-	v, err := parseJSON(data)
-	if err != nil {
-		return nil, err
-	}
-	var out []*Network
-	for i, o := range objects(v) {
-		out = append(out, networkOf(o, Ref{File: file, Index: i}))
-	}
-	return out, nil
+	return parseEach(data, func(o obj, i int) *Network { return networkOf(o, Ref{File: file, Index: i}) })
 }
 
 func networkOf(o obj, ref Ref) *Network {
@@ -141,15 +133,7 @@ func isolationID(policies []obj) int64 {
 
 // ParseEndpoints parses HNS endpoints in either schema.
 func ParseEndpoints(data []byte, file string) ([]*Endpoint, error) {
-	v, err := parseJSON(data)
-	if err != nil {
-		return nil, err
-	}
-	var out []*Endpoint
-	for i, o := range objects(v) {
-		out = append(out, endpointOf(o, Ref{File: file, Index: i}))
-	}
-	return out, nil
+	return parseEach(data, func(o obj, i int) *Endpoint { return endpointOf(o, Ref{File: file, Index: i}) })
 }
 
 func endpointOf(o obj, ref Ref) *Endpoint {
@@ -229,12 +213,7 @@ func endpointOf(o obj, ref Ref) *Endpoint {
 
 // ParseLoadBalancers parses V2 HostComputeLoadBalancers.
 func ParseLoadBalancers(data []byte, file string) ([]*LoadBalancer, error) {
-	v, err := parseJSON(data)
-	if err != nil {
-		return nil, err
-	}
-	var out []*LoadBalancer
-	for i, o := range objects(v) {
+	return parseEach(data, func(o obj, i int) *LoadBalancer {
 		lb := &LoadBalancer{
 			ID:           NormalizeGUID(o.str("ID", "Id")),
 			SourceVIP:    o.str("SourceVIP"),
@@ -253,19 +232,13 @@ func ParseLoadBalancers(data []byte, file string) ([]*LoadBalancer, error) {
 			m.Flags, _ = pm.num("Flags")
 			lb.PortMappings = append(lb.PortMappings, m)
 		}
-		out = append(out, lb)
-	}
-	return out, nil
+		return lb
+	})
 }
 
 // ParsePolicyLists parses V1 policy lists; ELB policies become load balancers.
 func ParsePolicyLists(data []byte, file string) ([]*LoadBalancer, error) {
-	v, err := parseJSON(data)
-	if err != nil {
-		return nil, err
-	}
-	var out []*LoadBalancer
-	for i, o := range objects(v) {
+	return parseEach(data, func(o obj, i int) *LoadBalancer {
 		lb := &LoadBalancer{ID: NormalizeGUID(o.str("ID", "Id")), Ref: Ref{File: file, Index: i}}
 		lb.State, _ = o.num("State")
 		for _, r := range o.strs("References") {
@@ -293,9 +266,8 @@ func ParsePolicyLists(data []byte, file string) ([]*LoadBalancer, error) {
 			}
 			lb.PortMappings = append(lb.PortMappings, m)
 		}
-		out = append(out, lb)
-	}
-	return out, nil
+		return lb
+	})
 }
 
 func protocolNumber(s string) int64 {
@@ -311,12 +283,7 @@ func protocolNumber(s string) int64 {
 
 // ParseNamespaces parses V2 HostComputeNamespaces.
 func ParseNamespaces(data []byte, file string) ([]*Namespace, error) {
-	v, err := parseJSON(data)
-	if err != nil {
-		return nil, err
-	}
-	var out []*Namespace
-	for i, o := range objects(v) {
+	return parseEach(data, func(o obj, i int) *Namespace {
 		ns := &Namespace{ID: NormalizeGUID(o.str("ID", "Id")), Type: o.str("Type"), Ref: Ref{File: file, Index: i}}
 		ns.CompartmentID, _ = o.num("NamespaceId", "CompartmentId")
 		for _, r := range o.list("Resources") {
@@ -324,9 +291,8 @@ func ParseNamespaces(data []byte, file string) ([]*Namespace, error) {
 				ns.EndpointIDs = append(ns.EndpointIDs, NormalizeGUID(r.child("Data").str("ID", "Id")))
 			}
 		}
-		out = append(out, ns)
-	}
-	return out, nil
+		return ns
+	})
 }
 
 // ContainsAddr reports whether any subnet of the network holds a.

@@ -11,12 +11,7 @@ import (
 
 // ParseAdapters parses host/adapters.json.
 func ParseAdapters(data []byte) ([]*HostAdapter, error) {
-	v, err := parseJSON(data)
-	if err != nil {
-		return nil, err
-	}
-	var out []*HostAdapter
-	for _, o := range objects(v) {
+	return parseEach(data, func(o obj, _ int) *HostAdapter {
 		a := &HostAdapter{
 			Name:        o.str("Name", "InterfaceAlias"),
 			Description: o.str("InterfaceDescription", "Description"),
@@ -41,19 +36,13 @@ func ParseAdapters(data []byte) ([]*HostAdapter, error) {
 				a.Gateways = append(a.Gateways, addr)
 			}
 		}
-		out = append(out, a)
-	}
-	return out, nil
+		return a
+	})
 }
 
 // ParseRoutes parses host/routes.json.
 func ParseRoutes(data []byte) ([]*HostRoute, error) {
-	v, err := parseJSON(data)
-	if err != nil {
-		return nil, err
-	}
-	var out []*HostRoute
-	for _, o := range objects(v) {
+	return parseEach(data, func(o obj, _ int) *HostRoute {
 		r := &HostRoute{
 			Destination: parsePrefix(o.str("DestinationPrefix", "Destination")),
 			NextHop:     parseAddr(o.str("NextHop")),
@@ -62,10 +51,10 @@ func ParseRoutes(data []byte) ([]*HostRoute, error) {
 		r.IfIndex, _ = o.num("ifIndex", "InterfaceIndex")
 		r.Metric, _ = o.num("RouteMetric", "Metric")
 		if r.Destination.IsValid() {
-			out = append(out, r)
+			return r
 		}
-	}
-	return out, nil
+		return nil
+	})
 }
 
 // ParseOS parses host/os.json.

@@ -222,3 +222,20 @@ func (o obj) strs(keys ...string) []string {
 	}
 	return out
 }
+
+// parseEach decodes a document and builds one model object per JSON object
+// in it (see objects); build may return nil to drop an object.
+func parseEach[T any](data []byte, build func(o obj, index int) *T) ([]*T, error) {
+	v, err := parseJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	objs := objects(v)
+	out := make([]*T, 0, len(objs))
+	for i, o := range objs {
+		if t := build(o, i); t != nil {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}

@@ -8,12 +8,7 @@ import (
 // ParseKubeNodes parses a NodeList (kubectl get nodes -o json), a single Node
 // or a bare array of Nodes.
 func ParseKubeNodes(data []byte) ([]*KubeNode, error) {
-	v, err := parseJSON(data)
-	if err != nil {
-		return nil, err
-	}
-	var out []*KubeNode
-	for _, o := range objects(v) {
+	return parseEach(data, func(o obj, _ int) *KubeNode {
 		meta, spec, status := o.child("metadata"), o.child("spec"), o.child("status")
 		n := &KubeNode{Name: meta.str("name"), Annotations: map[string]string{}}
 		for k, val := range meta.child("annotations") {
@@ -49,19 +44,13 @@ func ParseKubeNodes(data []byte) ([]*KubeNode, error) {
 				n.Ready = strings.EqualFold(c.str("status"), "True")
 			}
 		}
-		out = append(out, n)
-	}
-	return out, nil
+		return n
+	})
 }
 
 // ParseServices parses a ServiceList.
 func ParseServices(data []byte) ([]*Service, error) {
-	v, err := parseJSON(data)
-	if err != nil {
-		return nil, err
-	}
-	var out []*Service
-	for _, o := range objects(v) {
+	return parseEach(data, func(o obj, _ int) *Service {
 		meta, spec := o.child("metadata"), o.child("spec")
 		s := &Service{
 			Namespace:             meta.str("namespace"),
@@ -82,9 +71,8 @@ func ParseServices(data []byte) ([]*Service, error) {
 			}
 			s.Ports = append(s.Ports, sp)
 		}
-		out = append(out, s)
-	}
-	return out, nil
+		return s
+	})
 }
 
 // InternalIP is the node's first InternalIP, if any.

@@ -135,26 +135,33 @@ func loadList[T any](l *loader, name string, in Input, parse func([]byte, string
 	return out
 }
 
-// mergeNetworks joins the V2 and V1 views of the same networks (by ID): V2 is
-// the primary, V1 adds what V2 does not carry (ManagementIP, DrMacAddress,
-// extensions, LayeredOn).
-func mergeNetworks(s *Snapshot, v2, v1 []*Network) []*Network {
+// mergeByID joins the V2 and V1 views of the same objects: V2 is the
+// primary, and join adds what only V1 carries. V1 objects without a V2 twin
+// are kept as they are.
+func mergeByID[T any](v2, v1 []*T, id func(*T) string, join func(into, from *T)) []*T {
 	if len(v2) == 0 {
 		return v1
 	}
-	byID := map[string]*Network{}
-	for _, n := range v2 {
-		if n.ID != "" {
-			byID[n.ID] = n
+	byID := make(map[string]*T, len(v2))
+	for _, o := range v2 {
+		if k := id(o); k != "" {
+			byID[k] = o
 		}
 	}
 	out := v2
 	for _, old := range v1 {
-		n, ok := byID[old.ID]
-		if !ok || old.ID == "" {
+		if o, ok := byID[id(old)]; ok && id(old) != "" {
+			join(o, old)
+		} else {
 			out = append(out, old)
-			continue
 		}
+	}
+	return out
+}
+
+// mergeNetworks: V1 adds ManagementIP, DrMacAddress, extensions, LayeredOn.
+func mergeNetworks(s *Snapshot, v2, v1 []*Network) []*Network {
+	return mergeByID(v2, v1, func(n *Network) string { return n.ID }, func(n, old *Network) {
 		n.Refs = append(n.Refs, old.Refs...)
 		n.V1ManagementIP = old.V1ManagementIP
 		if n.DrMAC == "" {
@@ -175,29 +182,12 @@ func mergeNetworks(s *Snapshot, v2, v1 []*Network) []*Network {
 		if n.V2ProviderAddress.IsValid() && n.V1ManagementIP.IsValid() && n.V2ProviderAddress != n.V1ManagementIP {
 			s.Notes = append(s.Notes, fmt.Sprintf("network %s: V2 ProviderAddress %s differs from V1 ManagementIP %s", n.Name, n.V2ProviderAddress, n.V1ManagementIP))
 		}
-	}
-	return out
+	})
 }
 
-// mergeEndpoints joins V2 and V1 endpoints by ID; V1 adds State, the network
-// name and the VFP port.
+// mergeEndpoints: V1 adds State, the network name and the VFP port.
 func mergeEndpoints(v2, v1 []*Endpoint) []*Endpoint {
-	if len(v2) == 0 {
-		return v1
-	}
-	byID := map[string]*Endpoint{}
-	for _, e := range v2 {
-		if e.ID != "" {
-			byID[e.ID] = e
-		}
-	}
-	out := v2
-	for _, old := range v1 {
-		e, ok := byID[old.ID]
-		if !ok || old.ID == "" {
-			out = append(out, old)
-			continue
-		}
+	return mergeByID(v2, v1, func(e *Endpoint) string { return e.ID }, func(e, old *Endpoint) {
 		e.Refs = append(e.Refs, old.Refs...)
 		if e.State == 0 {
 			e.State = old.State
@@ -208,8 +198,7 @@ func mergeEndpoints(v2, v1 []*Endpoint) []*Endpoint {
 		if e.VFPPortID == "" {
 			e.VFPPortID = old.VFPPortID
 		}
-	}
-	return out
+	})
 }
 
 // linkEndpoints fills in the network name of endpoints that only carry the

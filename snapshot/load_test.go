@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/wincni/diag/bundle"
@@ -126,5 +127,37 @@ func TestLoadReportsMalformedFile(t *testing.T) {
 	var pe *ParseError
 	if err == nil || !errors.As(err, &pe) || pe.File != "hns/v1/networks.json" {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestMergeV1AndV2(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "hns", "v1"), 0o700)
+	os.MkdirAll(filepath.Join(dir, "hns", "v2"), 0o700)
+	os.WriteFile(filepath.Join(dir, "hns", "v2", "networks.json"), []byte(`[{"ID":"aa-1","Name":"vxlan0","Type":"Overlay",
+		"Policies":[{"Type":"ProviderAddress","Settings":{"ProviderAddress":"10.0.0.5"}}]}]`), 0o600)
+	os.WriteFile(filepath.Join(dir, "hns", "v1", "networks.json"), []byte(`[{"ID":"AA-1","Name":"vxlan0","Type":"Overlay","ManagementIP":"10.0.0.4",
+		"DrMacAddress":"00-15-5D-00-00-01","LayeredOn":"bb-2"},{"ID":"CC-3","Name":"nat","Type":"NAT"}]`), 0o600)
+	os.WriteFile(filepath.Join(dir, "hns", "v2", "endpoints.json"), []byte(`[{"ID":"ee-1","HostComputeNetwork":"aa-1","IpConfigurations":[{"IpAddress":"10.244.1.5"}]}]`), 0o600)
+	os.WriteFile(filepath.Join(dir, "hns", "v1", "endpoints.json"), []byte(`[{"ID":"EE-1","State":3,"VirtualNetworkName":"vxlan0",
+		"Resources":{"Allocators":[{"Tag":"Endpoint Port","EndpointPortGuid":"ff-9"}]}}]`), 0o600)
+	b, _ := bundle.Open(dir, bundle.DefaultLimits)
+	s, err := Load(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Networks) != 2 || len(s.Endpoints) != 1 {
+		t.Fatalf("%d networks, %d endpoints", len(s.Networks), len(s.Endpoints))
+	}
+	n := s.Networks[0]
+	if n.ManagementIP.String() != "10.0.0.4" || n.DrMAC != "00:15:5d:00:00:01" || n.LayeredOn != "BB-2" || len(n.Refs) != 2 {
+		t.Errorf("merged network: %+v", n)
+	}
+	if len(s.Notes) != 1 || !strings.Contains(s.Notes[0], "differs") {
+		t.Errorf("notes: %v", s.Notes)
+	}
+	e := s.Endpoints[0]
+	if e.State != 3 || e.VFPPortID != "FF-9" || e.NetworkName != "vxlan0" {
+		t.Errorf("merged endpoint: %+v", e)
 	}
 }
