@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/wincni/diag/bundle"
 )
 
@@ -292,7 +294,23 @@ func TestBundleVerify(t *testing.T) {
 }
 
 func TestHelpHasExamplesAndExitStatus(t *testing.T) {
-	for _, args := range [][]string{{}, {"analyze"}, {"collect"}, {"capture"}, {"rules"}, {"bundle", "verify"}, {"version"}} {
+	ran := false
+	var all [][]string
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		if c.Name() == "help" {
+			return
+		}
+		all = append(all, path)
+		for _, sub := range c.Commands() {
+			walk(sub, append(append([]string{}, path...), sub.Name()))
+		}
+	}
+	walk(newRootCommand(newEnv(), &ran), nil)
+	if len(all) < 10 {
+		t.Fatalf("only %d commands found", len(all))
+	}
+	for _, args := range all {
 		r := runDiag(t, nil, false, append(args, "--help")...)
 		if r.code != 0 || !strings.Contains(r.stdout, "EXIT STATUS") || !strings.Contains(r.stdout, "Examples:") {
 			t.Errorf("%v --help: exit %d, has EXIT STATUS %v, Examples %v", args, r.code,

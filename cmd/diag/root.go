@@ -7,6 +7,7 @@ import (
 )
 
 const exitStatusCommon = `
+
 EXIT STATUS
   0  success
   1  internal error (a bug in diag; please report it)
@@ -59,7 +60,25 @@ rule ID, a severity, the evidence it rests on and the fix.` + exitStatusCommon,
 		newBundleCommand(e),
 		newVersionCommand(e),
 	)
+	documentCompletion(root)
 	return root
+}
+
+// documentCompletion gives cobra's generated completion commands the same
+// help sections as ours.
+func documentCompletion(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		for _, sub := range append([]*cobra.Command{c}, c.Commands()...) {
+			sub.Long += exitStatusCommon
+			if sub.Example == "" {
+				sub.Example = "  diag completion bash > /etc/bash_completion.d/diag\n  diag completion powershell | Out-String | Invoke-Expression"
+			}
+		}
+	}
 }
 
 // notImplemented is the honest answer of a command whose issue is not done.
