@@ -44,7 +44,7 @@ func TestEngineContainsPanicsAndSkips(t *testing.T) {
 	if fired.ID != "TST-03" || fired.Severity != finding.Warn || fired.Remediation != "do the thing" || fired.Node != "b.zip" {
 		t.Errorf("finding: %+v", fired)
 	}
-	if len(res.Skipped) != 2 || res.Skipped[0].Reason != "no k8s/nodes.json" || res.Skipped[1].Reason != "no capture" {
+	if len(res.Skipped) != 2 || res.Skipped[0].Reason != "no Kubernetes Nodes (k8s/nodes.json)" || res.Skipped[1].Reason != "no capture" {
 		t.Errorf("skipped: %+v", res.Skipped)
 	}
 }

@@ -104,6 +104,9 @@ func managementIPIssue(s *snapshot.Snapshot, n *snapshot.Network) (Issue, bool) 
 			Value: internal.String(), Note: "the address kubelet registered; this node is " + self.Name + " by " + s.Facts.Name.Source})
 		expected = internal.String()
 	}
+	if peerAdapter == nil && what != "" && len(peers) > 0 {
+		why = append(why, "the peers' VTEPs are "+joinAddrs(peers))
+	}
 	if peerAdapter != nil && !peerPrefix.Contains(mip) {
 		why = append(why, fmt.Sprintf("the peers' VTEPs (%s) are on %s, reachable through %s (%s)",
 			joinAddrs(peers), peerPrefix.Masked(), quote(peerAdapter.Name), peerAddr))
@@ -257,6 +260,10 @@ func checkRemoteSubnetRoutes(s *snapshot.Snapshot) ([]Issue, error) {
 	}
 	var issues []Issue
 	for _, n := range overlays {
+		if !n.Knows("Policies") {
+			return nil, Skip("the RemoteSubnetRoutes of network %s are not all visible (%s): collect with diag collect, or Get-HnsNetwork | ConvertTo-Json -Depth 10",
+				n.Name, strings.Join(n.Unknown, "; "))
+		}
 		switch {
 		case s.Has(snapshot.InputKubeNodes):
 			issues = append(issues, missingRoutesForNodes(s, n)...)

@@ -23,6 +23,7 @@ var ErrTooLarge = errors.New("too large")
 type Bundle struct {
 	path     string
 	isDir    bool
+	single   bool // a single file, not a zip or directory
 	limits   Limits
 	entries  []*entry
 	index    map[string]*entry
@@ -50,6 +51,10 @@ func Open(p string, lim Limits) (*Bundle, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return nil, &Error{Path: p, Err: unwrapPathError(err)}
+	}
+	if !isZip(f) {
+		f.Close()
+		return openFile(p, fi, lim)
 	}
 	b, err := OpenZip(f, fi.Size(), p, lim)
 	if err != nil {
@@ -100,6 +105,30 @@ func OpenZip(r io.ReaderAt, size int64, name string, lim Limits) (*Bundle, error
 		return nil, err
 	}
 	return b, nil
+}
+
+// isZip looks for a zip signature at the start: a local file header, or the
+// end record of an empty archive. A truncated or corrupt zip still has one.
+func isZip(f *os.File) bool {
+	var magic [4]byte
+	n, _ := f.ReadAt(magic[:], 0)
+	return n == 4 && magic[0] == 'P' && magic[1] == 'K' && (magic[2] == 3 && magic[3] == 4 || magic[2] == 5 && magic[3] == 6 || magic[2] == 7 && magic[3] == 8)
+}
+
+// openFile makes a one-entry bundle of a single file (a paste, one JSON
+// dump); what it holds is decided later, from its content.
+func openFile(p string, fi os.FileInfo, lim Limits) (*Bundle, error) {
+	if !fi.Mode().IsRegular() {
+		return nil, &Error{Path: p, Err: errors.New("not a regular file, zip or directory")}
+	}
+	if fi.Size() > lim.MaxEntrySize {
+		return nil, &Error{Path: p, Err: fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, fi.Size(), lim.MaxEntrySize)}
+	}
+	b := &Bundle{path: p, single: true, limits: lim, index: map[string]*entry{}}
+	if err := b.add(&entry{name: filepath.Base(p), size: fi.Size(), osPath: p}); err != nil {
+		return nil, err
+	}
+	return b, b.finish()
 }
 
 func openDir(root string, lim Limits) (*Bundle, error) {
@@ -214,6 +243,17 @@ func (b *Bundle) Path() string { return b.path }
 
 // IsDir reports whether the bundle is a directory rather than a zip.
 func (b *Bundle) IsDir() bool { return b.isDir }
+
+// Kind says what the input was: "zip", "directory" or "file".
+func (b *Bundle) Kind() string {
+	switch {
+	case b.isDir:
+		return "directory"
+	case b.single:
+		return "file"
+	}
+	return "zip"
+}
 
 // Names lists the entries, sorted.
 func (b *Bundle) Names() []string {

@@ -37,7 +37,7 @@ func Verify(b *Bundle) ([]Problem, error) {
 		return nil, &Error{Path: b.path, Err: ErrNoManifest}
 	}
 	var problems []Problem
-	if !b.isDir {
+	if !b.isDir && !b.single {
 		if p, err := verifySidecar(b.path); err != nil {
 			return nil, err
 		} else if p != nil {

@@ -40,6 +40,7 @@ func networkOf(o obj, ref Ref) *Network {
 		AdapterName: o.str("NetworkAdapterName"),
 		LayeredOn:   NormalizeGUID(o.str("LayeredOn")),
 		Refs:        []Ref{ref},
+		Unknown:     unknownFields(o),
 	}
 	n.Flags, _ = o.num("Flags")
 	if ip := o.str("ManagementIP"); ip != "" {
@@ -148,6 +149,7 @@ func endpointOf(o obj, ref Ref) *Endpoint {
 		DNSSuffixes: o.strs("DNSSuffix"),
 		NamespaceID: NormalizeGUID(o.str("HostComputeNamespace")),
 		Refs:        []Ref{ref},
+		Unknown:     unknownFields(o),
 	}
 	if ns := o.child("Namespace"); ns != nil {
 		e.NamespaceID = NormalizeGUID(ns.str("ID", "Id"))
@@ -213,61 +215,66 @@ func endpointOf(o obj, ref Ref) *Endpoint {
 
 // ParseLoadBalancers parses V2 HostComputeLoadBalancers.
 func ParseLoadBalancers(data []byte, file string) ([]*LoadBalancer, error) {
-	return parseEach(data, func(o obj, i int) *LoadBalancer {
-		lb := &LoadBalancer{
-			ID:           NormalizeGUID(o.str("ID", "Id")),
-			SourceVIP:    o.str("SourceVIP"),
-			FrontendVIPs: o.strs("FrontendVIPs"),
-			Ref:          Ref{File: file, Index: i},
-		}
-		for _, id := range o.strs("HostComputeEndpoints") {
-			lb.EndpointIDs = append(lb.EndpointIDs, NormalizeGUID(id))
-		}
-		lb.Flags, _ = o.num("Flags")
-		for _, pm := range o.list("PortMappings") {
-			m := PortMapping{Protocol: protocolNumber(pm.str("Protocol"))}
-			m.InternalPort, _ = pm.num("InternalPort")
-			m.ExternalPort, _ = pm.num("ExternalPort")
-			m.DistributionType, _ = pm.num("DistributionType")
-			m.Flags, _ = pm.num("Flags")
-			lb.PortMappings = append(lb.PortMappings, m)
-		}
-		return lb
-	})
+	return parseEach(data, func(o obj, i int) *LoadBalancer { return loadBalancerOf(o, Ref{File: file, Index: i}) })
+}
+
+func loadBalancerOf(o obj, ref Ref) *LoadBalancer {
+	lb := &LoadBalancer{
+		ID:           NormalizeGUID(o.str("ID", "Id")),
+		SourceVIP:    o.str("SourceVIP"),
+		FrontendVIPs: o.strs("FrontendVIPs"),
+		Ref:          ref,
+		Unknown:      unknownFields(o),
+	}
+	for _, id := range o.strs("HostComputeEndpoints") {
+		lb.EndpointIDs = append(lb.EndpointIDs, NormalizeGUID(id))
+	}
+	lb.Flags, _ = o.num("Flags")
+	for _, pm := range o.list("PortMappings") {
+		m := PortMapping{Protocol: protocolNumber(pm.str("Protocol"))}
+		m.InternalPort, _ = pm.num("InternalPort")
+		m.ExternalPort, _ = pm.num("ExternalPort")
+		m.DistributionType, _ = pm.num("DistributionType")
+		m.Flags, _ = pm.num("Flags")
+		lb.PortMappings = append(lb.PortMappings, m)
+	}
+	return lb
 }
 
 // ParsePolicyLists parses V1 policy lists; ELB policies become load balancers.
 func ParsePolicyLists(data []byte, file string) ([]*LoadBalancer, error) {
-	return parseEach(data, func(o obj, i int) *LoadBalancer {
-		lb := &LoadBalancer{ID: NormalizeGUID(o.str("ID", "Id")), Ref: Ref{File: file, Index: i}}
-		lb.State, _ = o.num("State")
-		for _, r := range o.strs("References") {
-			lb.EndpointIDs = append(lb.EndpointIDs, NormalizeGUID(r[strings.LastIndexByte(r, '/')+1:]))
+	return parseEach(data, func(o obj, i int) *LoadBalancer { return policyListOf(o, Ref{File: file, Index: i}) })
+}
+
+func policyListOf(o obj, ref Ref) *LoadBalancer {
+	lb := &LoadBalancer{ID: NormalizeGUID(o.str("ID", "Id")), Ref: ref, Unknown: unknownFields(o)}
+	lb.State, _ = o.num("State")
+	for _, r := range o.strs("References") {
+		lb.EndpointIDs = append(lb.EndpointIDs, NormalizeGUID(r[strings.LastIndexByte(r, '/')+1:]))
+	}
+	for _, po := range o.list("Policies") {
+		p := policyOf(po)
+		if p.Kind() != "ELB" {
+			continue
 		}
-		for _, po := range o.list("Policies") {
-			p := policyOf(po)
-			if p.Kind() != "ELB" {
-				continue
-			}
-			s := p.settings()
-			lb.SourceVIP = s.str("SourceVIP")
-			lb.FrontendVIPs = s.strs("VIPs")
-			if dsr, _ := s.boolean("IsDSR"); dsr {
-				lb.Flags |= 1
-			}
-			m := PortMapping{Protocol: protocolNumber(s.str("Protocol"))}
-			m.InternalPort, _ = s.num("InternalPort")
-			m.ExternalPort, _ = s.num("ExternalPort")
-			if ilb, _ := s.boolean("ILB"); ilb {
-				m.Flags |= 1
-			}
-			if lr, _ := s.boolean("LocalRoutedVip"); lr {
-				m.Flags |= 2
-			}
-			lb.PortMappings = append(lb.PortMappings, m)
+		s := p.settings()
+		lb.SourceVIP = s.str("SourceVIP")
+		lb.FrontendVIPs = s.strs("VIPs")
+		if dsr, _ := s.boolean("IsDSR"); dsr {
+			lb.Flags |= 1
 		}
-		return lb
-	})
+		m := PortMapping{Protocol: protocolNumber(s.str("Protocol"))}
+		m.InternalPort, _ = s.num("InternalPort")
+		m.ExternalPort, _ = s.num("ExternalPort")
+		if ilb, _ := s.boolean("ILB"); ilb {
+			m.Flags |= 1
+		}
+		if lr, _ := s.boolean("LocalRoutedVip"); lr {
+			m.Flags |= 2
+		}
+		lb.PortMappings = append(lb.PortMappings, m)
+	}
+	return lb
 }
 
 func protocolNumber(s string) int64 {
@@ -283,16 +290,24 @@ func protocolNumber(s string) int64 {
 
 // ParseNamespaces parses V2 HostComputeNamespaces.
 func ParseNamespaces(data []byte, file string) ([]*Namespace, error) {
-	return parseEach(data, func(o obj, i int) *Namespace {
-		ns := &Namespace{ID: NormalizeGUID(o.str("ID", "Id")), Type: o.str("Type"), Ref: Ref{File: file, Index: i}}
-		ns.CompartmentID, _ = o.num("NamespaceId", "CompartmentId")
-		for _, r := range o.list("Resources") {
-			if strings.EqualFold(r.str("Type"), "Endpoint") {
-				ns.EndpointIDs = append(ns.EndpointIDs, NormalizeGUID(r.child("Data").str("ID", "Id")))
-			}
+	return parseEach(data, func(o obj, i int) *Namespace { return namespaceOf(o, Ref{File: file, Index: i}) })
+}
+
+func namespaceOf(o obj, ref Ref) *Namespace {
+	ns := &Namespace{ID: NormalizeGUID(o.str("ID", "Id")), Type: o.str("Type"), Ref: ref, Unknown: unknownFields(o)}
+	ns.CompartmentID, _ = o.num("NamespaceId", "CompartmentId")
+	for _, r := range o.list("Resources") {
+		if strings.EqualFold(r.str("Type"), "Endpoint") {
+			ns.EndpointIDs = append(ns.EndpointIDs, NormalizeGUID(r.child("Data").str("ID", "Id")))
 		}
-		return ns
-	})
+	}
+	// V1 (Get-HnsNamespace): ResourceList of {Type, Id}.
+	for _, r := range o.list("ResourceList") {
+		if strings.EqualFold(r.str("Type"), "Endpoint") {
+			ns.EndpointIDs = append(ns.EndpointIDs, NormalizeGUID(r.str("Id", "ID")))
+		}
+	}
+	return ns
 }
 
 // ContainsAddr reports whether any subnet of the network holds a.

@@ -39,7 +39,37 @@ func parseJSON(data []byte) (any, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("invalid JSON at %s: unexpected data after the top-level value", position(text, dec.InputOffset()))
 	}
-	return v, nil
+	return expandPSStrings(v, 0), nil
+}
+
+// expandPSStrings undoes what ConvertTo-Json does past its -Depth (default
+// 2): nested objects become "@{k=v; ...}" strings and arrays
+// "System.Object[]". The first are parsed as PowerShell prints them, the
+// second become hidden markers.
+func expandPSStrings(v any, depth int) any {
+	if depth > maxPSDepth {
+		return v
+	}
+	switch t := v.(type) {
+	case string:
+		if strings.HasPrefix(t, "@{") || psHidden.MatchString(t) {
+			if h, ok := psValue(t, 0).(hidden); ok {
+				h.why = "ConvertTo-Json stopped at its -Depth and printed System.Object[]"
+				return h
+			} else if m, ok := psValue(t, 0).(map[string]any); ok {
+				return m
+			}
+		}
+	case []any:
+		for i := range t {
+			t[i] = expandPSStrings(t[i], depth+1)
+		}
+	case map[string]any:
+		for k, e := range t {
+			t[k] = expandPSStrings(e, depth+1)
+		}
+	}
+	return v
 }
 
 func jsonSyntaxError(text []byte, err error) error {

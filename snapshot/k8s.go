@@ -8,71 +8,75 @@ import (
 // ParseKubeNodes parses a NodeList (kubectl get nodes -o json), a single Node
 // or a bare array of Nodes.
 func ParseKubeNodes(data []byte) ([]*KubeNode, error) {
-	return parseEach(data, func(o obj, _ int) *KubeNode {
-		meta, spec, status := o.child("metadata"), o.child("spec"), o.child("status")
-		n := &KubeNode{Name: meta.str("name"), Annotations: map[string]string{}}
-		for k, val := range meta.child("annotations") {
-			n.Annotations[k] = asString(val)
+	return parseEach(data, func(o obj, _ int) *KubeNode { return kubeNodeOf(o) })
+}
+
+func kubeNodeOf(o obj) *KubeNode {
+	meta, spec, status := o.child("metadata"), o.child("spec"), o.child("status")
+	n := &KubeNode{Name: meta.str("name"), Annotations: map[string]string{}}
+	for k, val := range meta.child("annotations") {
+		n.Annotations[k] = asString(val)
+	}
+	n.OS = meta.child("labels").str("kubernetes.io/os", "beta.kubernetes.io/os")
+	if n.OS == "" {
+		n.OS = status.child("nodeInfo").str("operatingSystem")
+	}
+	cidrs := spec.strs("podCIDRs")
+	if len(cidrs) == 0 {
+		cidrs = spec.strs("podCIDR")
+	}
+	for _, c := range cidrs {
+		if p := parsePrefix(c); p.IsValid() {
+			n.PodCIDRs = append(n.PodCIDRs, p)
 		}
-		n.OS = meta.child("labels").str("kubernetes.io/os", "beta.kubernetes.io/os")
-		if n.OS == "" {
-			n.OS = status.child("nodeInfo").str("operatingSystem")
+	}
+	for _, a := range status.list("addresses") {
+		addr := parseAddr(a.str("address"))
+		if !addr.IsValid() {
+			continue
 		}
-		cidrs := spec.strs("podCIDRs")
-		if len(cidrs) == 0 {
-			cidrs = spec.strs("podCIDR")
+		switch a.str("type") {
+		case "InternalIP":
+			n.InternalIPs = append(n.InternalIPs, addr)
+		case "ExternalIP":
+			n.ExternalIPs = append(n.ExternalIPs, addr)
 		}
-		for _, c := range cidrs {
-			if p := parsePrefix(c); p.IsValid() {
-				n.PodCIDRs = append(n.PodCIDRs, p)
-			}
+	}
+	for _, c := range status.list("conditions") {
+		if c.str("type") == "Ready" {
+			n.Ready = strings.EqualFold(c.str("status"), "True")
 		}
-		for _, a := range status.list("addresses") {
-			addr := parseAddr(a.str("address"))
-			if !addr.IsValid() {
-				continue
-			}
-			switch a.str("type") {
-			case "InternalIP":
-				n.InternalIPs = append(n.InternalIPs, addr)
-			case "ExternalIP":
-				n.ExternalIPs = append(n.ExternalIPs, addr)
-			}
-		}
-		for _, c := range status.list("conditions") {
-			if c.str("type") == "Ready" {
-				n.Ready = strings.EqualFold(c.str("status"), "True")
-			}
-		}
-		return n
-	})
+	}
+	return n
 }
 
 // ParseServices parses a ServiceList.
 func ParseServices(data []byte) ([]*Service, error) {
-	return parseEach(data, func(o obj, _ int) *Service {
-		meta, spec := o.child("metadata"), o.child("spec")
-		s := &Service{
-			Namespace:             meta.str("namespace"),
-			Name:                  meta.str("name"),
-			Type:                  spec.str("type"),
-			ExternalTrafficPolicy: spec.str("externalTrafficPolicy"),
+	return parseEach(data, func(o obj, _ int) *Service { return serviceOf(o) })
+}
+
+func serviceOf(o obj) *Service {
+	meta, spec := o.child("metadata"), o.child("spec")
+	s := &Service{
+		Namespace:             meta.str("namespace"),
+		Name:                  meta.str("name"),
+		Type:                  spec.str("type"),
+		ExternalTrafficPolicy: spec.str("externalTrafficPolicy"),
+	}
+	s.ClusterIPs = spec.strs("clusterIPs")
+	if len(s.ClusterIPs) == 0 {
+		s.ClusterIPs = spec.strs("clusterIP")
+	}
+	for _, p := range spec.list("ports") {
+		sp := ServicePort{Name: p.str("name"), Protocol: p.str("protocol"), TargetPort: p.str("targetPort")}
+		sp.Port, _ = p.num("port")
+		sp.NodePort, _ = p.num("nodePort")
+		if sp.Protocol == "" {
+			sp.Protocol = "TCP"
 		}
-		s.ClusterIPs = spec.strs("clusterIPs")
-		if len(s.ClusterIPs) == 0 {
-			s.ClusterIPs = spec.strs("clusterIP")
-		}
-		for _, p := range spec.list("ports") {
-			sp := ServicePort{Name: p.str("name"), Protocol: p.str("protocol"), TargetPort: p.str("targetPort")}
-			sp.Port, _ = p.num("port")
-			sp.NodePort, _ = p.num("nodePort")
-			if sp.Protocol == "" {
-				sp.Protocol = "TCP"
-			}
-			s.Ports = append(s.Ports, sp)
-		}
-		return s
-	})
+		s.Ports = append(s.Ports, sp)
+	}
+	return s
 }
 
 // InternalIP is the node's first InternalIP, if any.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
+	"strings"
 
 	"github.com/wincni/diag/bundle"
 )
@@ -17,6 +19,9 @@ type ParseError struct {
 }
 
 func (e *ParseError) Error() string {
+	if e.File == "" || e.File == filepath.Base(e.Bundle) {
+		return fmt.Sprintf("%s: %v", e.Bundle, e.Err)
+	}
 	return fmt.Sprintf("%s: %s: %v", e.Bundle, e.File, e.Err)
 }
 
@@ -39,35 +44,83 @@ const (
 	FileKubeProxyCmd    = "config/kube-proxy/cmdline.txt"
 )
 
-// Load builds the snapshot of a bundle. Missing files are normal (the rules
-// that need them are skipped); a file that is present but unreadable or
-// malformed is an error naming the file.
-func Load(b *bundle.Bundle) (*Snapshot, error) {
-	s := &Snapshot{Source: b.Path(), SourceKind: "zip", Manifest: b.Manifest, Inputs: map[Input]string{}}
-	if b.IsDir() {
-		s.SourceKind = "directory"
-	}
-	l := loader{b: b, s: s}
+// Formats of input that Load recognises.
+const (
+	FormatBundle      = "diag bundle"
+	FormatCollectlogs = "collectlogs.ps1 output"
+	FormatLoose       = "loose files"
+)
 
-	v2nets := loadList(&l, FileV2Networks, InputHNSNetworks, ParseNetworks)
-	v1nets := loadList(&l, FileV1Networks, InputHNSNetworks, ParseNetworks)
+// Accepted lists what Load understands, for the message when it cannot
+// identify an input.
+const Accepted = "a diag bundle (zip or directory); collectlogs.ps1 output (folder or zip, AKS *_logs.zip); " +
+	"HNS JSON (Get-HnsNetwork | ConvertTo-Json, HNS v1 or v2); Get-HnsNetwork/Get-HnsEndpoint/Get-HnsPolicyList/" +
+	"Get-HnsNamespace text as PowerShell prints it; Kubernetes Node/Service lists (kubectl get -o json)"
+
+// ErrUnidentified means no file of the input was recognised.
+var ErrUnidentified = errors.New("cannot identify the input")
+
+// Load builds the snapshot of an input: a diag bundle, a collectlogs.ps1
+// output, or loose files (a paste, a JSON dump), told apart by content.
+// Missing files are normal (the rules that need them are skipped); a file
+// that is present but malformed is an error naming the file.
+func Load(b *bundle.Bundle) (*Snapshot, error) {
+	s := &Snapshot{Source: b.Path(), SourceKind: b.Kind(), Manifest: b.Manifest, Inputs: map[Input]string{}}
+	l := &loader{b: b, s: s}
+	switch {
+	case isDiagLayout(b):
+		s.Format = FormatBundle
+		loadDiag(l)
+	case isCollectlogs(b):
+		s.Format = FormatCollectlogs
+		loadCollectlogs(l)
+	default:
+		s.Format = FormatLoose
+		loadLoose(l)
+	}
+	if l.err != nil {
+		return nil, l.err
+	}
+	linkEndpoints(s)
+	s.deriveFacts()
+	return s, nil
+}
+
+// isDiagLayout: a manifest, or any folder of the bundle layout.
+func isDiagLayout(b *bundle.Bundle) bool {
+	if b.Manifest != nil {
+		return true
+	}
+	for _, name := range b.Names() {
+		top, _, nested := strings.Cut(name, "/")
+		if nested && (top == "hns" || top == "host" || top == "k8s" || top == "linux" || top == "vfp" || top == "config") {
+			return true
+		}
+	}
+	return false
+}
+
+// loadDiag reads the fixed paths of the bundle layout (DESIGN.md).
+func loadDiag(l *loader) {
+	s, b := l.s, l.b
+	v2nets := loadList(l, FileV2Networks, InputHNSNetworks, ParseNetworks)
+	v1nets := loadList(l, FileV1Networks, InputHNSNetworks, ParseNetworks)
 	s.Networks = mergeNetworks(s, v2nets, v1nets)
 
-	v2eps := loadList(&l, FileV2Endpoints, InputHNSEndpoints, ParseEndpoints)
-	v1eps := loadList(&l, FileV1Endpoints, InputHNSEndpoints, ParseEndpoints)
+	v2eps := loadList(l, FileV2Endpoints, InputHNSEndpoints, ParseEndpoints)
+	v1eps := loadList(l, FileV1Endpoints, InputHNSEndpoints, ParseEndpoints)
 	s.Endpoints = mergeEndpoints(v2eps, v1eps)
-	linkEndpoints(s)
 
-	s.LoadBalancers = loadList(&l, FileV2LoadBalancers, InputHNSLoadBalancers, ParseLoadBalancers)
+	s.LoadBalancers = loadList(l, FileV2LoadBalancers, InputHNSLoadBalancers, ParseLoadBalancers)
 	if !b.Has(FileV2LoadBalancers) {
-		s.LoadBalancers = loadList(&l, FileV1PolicyLists, InputHNSLoadBalancers, ParsePolicyLists)
+		s.LoadBalancers = loadList(l, FileV1PolicyLists, InputHNSLoadBalancers, ParsePolicyLists)
 	}
-	s.Namespaces = loadList(&l, FileV2Namespaces, InputHNSNamespaces, ParseNamespaces)
+	s.Namespaces = loadList(l, FileV2Namespaces, InputHNSNamespaces, ParseNamespaces)
 
-	s.Adapters = loadList(&l, FileAdapters, InputHostAdapters, func(d []byte, _ string) ([]*HostAdapter, error) { return ParseAdapters(d) })
-	s.Routes = loadList(&l, FileRoutes, InputHostRoutes, func(d []byte, _ string) ([]*HostRoute, error) { return ParseRoutes(d) })
-	s.KubeNodes = loadList(&l, FileKubeNodes, InputKubeNodes, func(d []byte, _ string) ([]*KubeNode, error) { return ParseKubeNodes(d) })
-	s.Services = loadList(&l, FileKubeServices, InputKubeServices, func(d []byte, _ string) ([]*Service, error) { return ParseServices(d) })
+	s.Adapters = loadList(l, FileAdapters, InputHostAdapters, func(d []byte, _ string) ([]*HostAdapter, error) { return ParseAdapters(d) })
+	s.Routes = loadList(l, FileRoutes, InputHostRoutes, func(d []byte, _ string) ([]*HostRoute, error) { return ParseRoutes(d) })
+	s.KubeNodes = loadList(l, FileKubeNodes, InputKubeNodes, func(d []byte, _ string) ([]*KubeNode, error) { return ParseKubeNodes(d) })
+	s.Services = loadList(l, FileKubeServices, InputKubeServices, func(d []byte, _ string) ([]*Service, error) { return ParseServices(d) })
 	if data, ok := l.read(FileOS); ok {
 		if s.OS, l.err = ParseOS(data); l.err == nil && s.OS != nil {
 			s.Inputs[InputOS] = FileOS
@@ -79,11 +132,6 @@ func Load(b *bundle.Bundle) (*Snapshot, error) {
 		s.Inputs[InputKubeProxy] = FileKubeProxyCmd
 		l.wrap(FileKubeProxyCmd)
 	}
-	if l.err != nil {
-		return nil, l.err
-	}
-	s.deriveFacts()
-	return s, nil
 }
 
 // loader threads the first error through a sequence of reads.

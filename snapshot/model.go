@@ -5,6 +5,7 @@ package snapshot
 
 import (
 	"net/netip"
+	"strings"
 
 	"github.com/wincni/diag/bundle"
 )
@@ -12,7 +13,8 @@ import (
 // Snapshot is one node as a bundle shows it.
 type Snapshot struct {
 	Source     string           // the bundle path, for messages
-	SourceKind string           // "zip" or "directory"
+	SourceKind string           // "zip", "directory" or "file"
+	Format     string           // FormatBundle, FormatCollectlogs or FormatLoose
 	Manifest   *bundle.Manifest // nil for hand-assembled bundles without one
 	Facts      NodeFacts
 
@@ -52,18 +54,18 @@ const (
 	InputKubeProxy        Input = "kube-proxy-config"
 )
 
-// InputFiles says which bundle files provide each input, for skip reasons.
+// InputFiles says what provides each input, for skip reasons.
 var InputFiles = map[Input]string{
-	InputHNSNetworks:      "hns/v2/networks.json or hns/v1/networks.json",
-	InputHNSEndpoints:     "hns/v2/endpoints.json or hns/v1/endpoints.json",
-	InputHNSLoadBalancers: "hns/v2/loadbalancers.json or hns/v1/policylists.json",
-	InputHNSNamespaces:    "hns/v2/namespaces.json",
-	InputHostAdapters:     "host/adapters.json",
-	InputHostRoutes:       "host/routes.json",
-	InputOS:               "host/os.json",
-	InputKubeNodes:        "k8s/nodes.json",
-	InputKubeServices:     "k8s/services.json",
-	InputKubeProxy:        "config/kube-proxy/cmdline.txt",
+	InputHNSNetworks:      "HNS networks (hns/v*/networks.json, Get-HnsNetwork output)",
+	InputHNSEndpoints:     "HNS endpoints (hns/v*/endpoints.json, Get-HnsEndpoint output)",
+	InputHNSLoadBalancers: "HNS load balancers (hns/v2/loadbalancers.json, hns/v1/policylists.json)",
+	InputHNSNamespaces:    "HNS namespaces (hns/v2/namespaces.json)",
+	InputHostAdapters:     "host adapters (host/adapters.json, ipconfig /all)",
+	InputHostRoutes:       "host routes (host/routes.json, route print)",
+	InputOS:               "OS build (host/os.json)",
+	InputKubeNodes:        "Kubernetes Nodes (k8s/nodes.json)",
+	InputKubeServices:     "Kubernetes Services (k8s/services.json)",
+	InputKubeProxy:        "kube-proxy flags (config/kube-proxy/cmdline.txt)",
 }
 
 // Has reports whether an input was present.
@@ -119,7 +121,8 @@ type Network struct {
 	VxlanPort          int
 	Policies           []Policy
 
-	Refs []Ref // V2 and/or V1 objects merged into this one
+	Refs    []Ref    // V2 and/or V1 objects merged into this one
+	Unknown []string // fields the source hid (see Knows)
 }
 
 // Extension is a vSwitch extension as V1 reports it.
@@ -178,6 +181,7 @@ type Endpoint struct {
 	VFPPortID       string
 	Policies        []Policy
 	Refs            []Ref
+	Unknown         []string
 }
 
 // OutboundNAT is an endpoint's SNAT policy.
@@ -203,6 +207,7 @@ type LoadBalancer struct {
 	Flags        int64 // 1 DSR, 2 IPv6
 	State        int64 // V1 policy list state; 0 when unknown
 	Ref          Ref
+	Unknown      []string
 }
 
 // PortMapping is one frontend→backend port of a load balancer.
@@ -221,6 +226,7 @@ type Namespace struct {
 	Type          string
 	EndpointIDs   []string
 	Ref           Ref
+	Unknown       []string
 }
 
 // HostAdapter is a host network adapter with its addresses.
@@ -303,4 +309,21 @@ type KubeProxyConfig struct {
 	ClusterCIDR string
 	EnableDSR   bool
 	Hostname    string
+}
+
+// Knows reports whether a field's value was fully visible in the source.
+// PowerShell's Format-List prints System.Object[] for nested arrays and cuts
+// long lists short; rules must not conclude from what was not shown.
+func (n *Network) Knows(field string) bool { return knows(n.Unknown, field) }
+
+// Knows reports whether a field's value was fully visible in the source.
+func (e *Endpoint) Knows(field string) bool { return knows(e.Unknown, field) }
+
+func knows(unknown []string, field string) bool {
+	for _, u := range unknown {
+		if u == field || strings.HasPrefix(u, field+" ") {
+			return false
+		}
+	}
+	return true
 }

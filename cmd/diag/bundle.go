@@ -11,11 +11,11 @@ import (
 
 func newBundleCommand(e *env) *cobra.Command {
 	c := &cobra.Command{
-		Use:   "bundle",
-		Short: "Work with bundle files",
+		Use:     "bundle",
+		Short:   "Work with bundle files",
 		Long:    "bundle groups commands that check bundles." + exitStatusCommon,
 		Example: "  diag bundle verify diag-win-1-20261122T0500Z.zip",
-		Args:  maxArgs(0),
+		Args:    maxArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			return usageErrorf("%s needs a subcommand (see %s --help)", c.CommandPath(), c.CommandPath())
 		},

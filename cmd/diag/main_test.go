@@ -151,6 +151,9 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 	notZip := filepath.Join(dir, "ticket.txt")
 	os.WriteFile(notZip, []byte("PS C:\\> Get-HnsNetwork\n"), 0o600)
 
+	randomFile := filepath.Join(dir, "random.bin")
+	os.WriteFile(randomFile, []byte{0x00, 0x13, 0xfe, 0x80, 0x01}, 0o600)
+
 	good := writeZip(t, filepath.Join(dir, "good.zip"), func(zw *zip.Writer) {
 		entry(zw, "hns/v1/networks.json", strings.Repeat(`[{"Name":"Calico","Type":"Overlay"}]`, 1)+strings.Repeat(" ", 4000))
 	})
@@ -185,7 +188,8 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 		name, path, want string
 	}{
 		{"missing", filepath.Join(dir, "nope.zip"), "no such file"},
-		{"not a zip", notZip, "not a valid zip archive"},
+		{"not a zip, not any format", notZip, "cannot identify the input"},
+		{"random bytes", randomFile, "cannot identify the input"},
 		{"truncated", truncated, "truncated or corrupt"},
 		{"zip bomb", bomb, "too large"},
 		{"zip slip", zipOf("slip.zip", "../../../../tmp/evil", "x"), "escapes the bundle"},
@@ -322,5 +326,16 @@ func TestHelpHasExamplesAndExitStatus(t *testing.T) {
 	}
 	if r := runDiag(t, nil, false, "version"); r.code != 0 || !strings.HasPrefix(r.stdout, "diag ") {
 		t.Errorf("version: %d %q", r.code, r.stdout)
+	}
+}
+
+func TestAnalyzePastedText(t *testing.T) {
+	r := runDiag(t, nil, false, "analyze", "../../testdata/text/seed-broken-get-hnsnetwork.txt")
+	if r.code != 3 || !strings.Contains(r.stdout, "OVL-01") || !strings.Contains(r.stdout, "10.0.2.15") || !strings.Contains(r.stdout, "10.20.30.10") {
+		t.Errorf("broken paste: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runDiag(t, nil, false, "analyze", "../../testdata/text/seed-fixed-get-hnsnetwork.txt")
+	if r.code != 0 {
+		t.Errorf("fixed paste: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }

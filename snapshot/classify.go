@@ -1,0 +1,113 @@
+package snapshot
+
+import "strings"
+
+// objectKind is what one HNS or Kubernetes object is, told from its keys:
+// loose files and pasted text carry no file name that says so.
+type objectKind int
+
+const (
+	kindUnknown objectKind = iota
+	kindNetwork
+	kindEndpoint
+	kindLoadBalancer // V2 HostComputeLoadBalancer
+	kindPolicyList   // V1 policy list
+	kindNamespace
+	kindKubeNode
+	kindKubeService
+)
+
+func (k objectKind) String() string {
+	return [...]string{"unknown", "HNS network", "HNS endpoint", "HNS load balancer", "HNS policy list",
+		"HNS namespace", "Kubernetes Node", "Kubernetes Service"}[k]
+}
+
+func classify(o obj) objectKind {
+	has := func(keys ...string) bool {
+		for _, k := range keys {
+			if _, ok := o.get(k); ok {
+				return true
+			}
+		}
+		return false
+	}
+	switch kind := o.str("kind"); {
+	case strings.EqualFold(kind, "Node"):
+		return kindKubeNode
+	case strings.EqualFold(kind, "Service"):
+		return kindKubeService
+	}
+	switch {
+	case has("FrontendVIPs", "HostComputeEndpoints", "PortMappings"):
+		return kindLoadBalancer
+	case has("References") || hasPolicy(o, "ELB"):
+		return kindPolicyList
+	case has("IPAddress", "IpConfigurations", "VirtualNetwork", "HostComputeNetwork", "IsRemoteEndpoint", "VirtualNetworkName"):
+		return kindEndpoint
+	case has("ManagementIP", "Ipams", "Subnets", "DrMacAddress", "MacPools", "MacPool", "LayeredOn"):
+		return kindNetwork
+	case has("NamespaceId", "ResourceList", "CompartmentId", "NamespaceGuid"):
+		return kindNamespace
+	case o.child("metadata") != nil && o.child("spec") != nil:
+		if o.child("status").list("addresses") != nil || o.child("spec").strs("podCIDR") != nil {
+			return kindKubeNode
+		}
+		if o.child("spec").strs("clusterIP") != nil || o.child("spec").list("ports") != nil {
+			return kindKubeService
+		}
+	}
+	return kindUnknown
+}
+
+func hasPolicy(o obj, kind string) bool {
+	for _, p := range o.list("Policies") {
+		if strings.EqualFold(policyOf(p).Kind(), kind) {
+			return true
+		}
+	}
+	return false
+}
+
+// objectSet collects classified objects from any number of sources.
+type objectSet struct {
+	networks      []*Network
+	endpoints     []*Endpoint
+	loadBalancers []*LoadBalancer
+	namespaces    []*Namespace
+	kubeNodes     []*KubeNode
+	services      []*Service
+	counts        map[objectKind]int
+}
+
+// add classifies and builds each object; it returns how many it recognised.
+func (set *objectSet) add(objs []obj, file string) int {
+	if set.counts == nil {
+		set.counts = map[objectKind]int{}
+	}
+	n := 0
+	for i, o := range objs {
+		ref := Ref{File: file, Index: i}
+		k := classify(o)
+		switch k {
+		case kindNetwork:
+			set.networks = append(set.networks, networkOf(o, ref))
+		case kindEndpoint:
+			set.endpoints = append(set.endpoints, endpointOf(o, ref))
+		case kindLoadBalancer:
+			set.loadBalancers = append(set.loadBalancers, loadBalancerOf(o, ref))
+		case kindPolicyList:
+			set.loadBalancers = append(set.loadBalancers, policyListOf(o, ref))
+		case kindNamespace:
+			set.namespaces = append(set.namespaces, namespaceOf(o, ref))
+		case kindKubeNode:
+			set.kubeNodes = append(set.kubeNodes, kubeNodeOf(o))
+		case kindKubeService:
+			set.services = append(set.services, serviceOf(o))
+		default:
+			continue
+		}
+		set.counts[k]++
+		n++
+	}
+	return n
+}

@@ -1,0 +1,122 @@
+package snapshot
+
+import (
+	"bytes"
+	"fmt"
+)
+
+// loadLoose reads inputs that are not in a known layout: each file is
+// identified by its content (HNS JSON in either schema, Format-List text,
+// Kubernetes lists) and every object in it by its keys.
+func loadLoose(l *loader) {
+	var set objectSet
+	var unrecognised []string
+	for _, name := range l.b.Names() {
+		data, ok := l.read(name)
+		if !ok {
+			return
+		}
+		n, err := set.addArtifact(data, name)
+		if err != nil {
+			l.err = &ParseError{Bundle: l.b.Path(), File: name, Err: err}
+			return
+		}
+		if n == 0 {
+			unrecognised = append(unrecognised, name)
+		}
+	}
+	if set.total() == 0 {
+		what := "nothing in it"
+		if len(unrecognised) == 1 && l.b.Kind() == "file" {
+			what = "its content"
+		}
+		l.err = &ParseError{Bundle: l.b.Path(), File: "", Err: fmt.Errorf("%w: %s matches no format diag reads; diag accepts %s", ErrUnidentified, what, Accepted)}
+		return
+	}
+	for _, name := range unrecognised {
+		l.s.Notes = append(l.s.Notes, "not recognised, ignored: "+name)
+	}
+	set.into(l.s)
+}
+
+// addArtifact identifies one file by content and adds its objects.
+func (set *objectSet) addArtifact(data []byte, file string) (int, error) {
+	text, err := DecodeText(data)
+	if err != nil {
+		return 0, err
+	}
+	trimmed := bytes.TrimSpace(text)
+	if len(trimmed) == 0 {
+		return 0, nil
+	}
+	if trimmed[0] == '[' || trimmed[0] == '{' {
+		v, err := parseJSON(trimmed)
+		if err != nil {
+			return 0, err
+		}
+		return set.add(objects(v), file), nil
+	}
+	if n := set.add(parseFormatList(string(text)), file); n > 0 {
+		return n, nil
+	}
+	// A console table followed by JSON (collectlogs network.txt and friends).
+	if js := jsonAfterTable(text); js != nil {
+		if v, err := parseJSON(js); err == nil {
+			return set.add(objects(v), file), nil
+		}
+	}
+	return 0, nil
+}
+
+// jsonAfterTable returns the JSON that follows a console table: everything
+// from the first line that starts with '[' or '{'.
+func jsonAfterTable(text []byte) []byte {
+	for off := 0; off < len(text); {
+		line := text[off:]
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i+1]
+		}
+		if t := bytes.TrimLeft(line, " \t"); len(t) > 0 && (t[0] == '[' || t[0] == '{') {
+			return text[off:]
+		}
+		off += len(line)
+	}
+	return nil
+}
+
+func (set *objectSet) total() int {
+	n := 0
+	for _, c := range set.counts {
+		n += c
+	}
+	return n
+}
+
+// into moves the objects into the snapshot and records which inputs exist.
+func (set *objectSet) into(s *Snapshot) {
+	s.Networks = append(s.Networks, set.networks...)
+	s.Endpoints = append(s.Endpoints, set.endpoints...)
+	s.LoadBalancers = append(s.LoadBalancers, set.loadBalancers...)
+	s.Namespaces = append(s.Namespaces, set.namespaces...)
+	s.KubeNodes = append(s.KubeNodes, set.kubeNodes...)
+	s.Services = append(s.Services, set.services...)
+	mark := func(in Input, present bool, file string) {
+		if _, seen := s.Inputs[in]; present && !seen {
+			s.Inputs[in] = file
+		}
+	}
+	if len(set.networks) > 0 {
+		mark(InputHNSNetworks, true, set.networks[0].Refs[0].File)
+	}
+	if len(set.endpoints) > 0 {
+		mark(InputHNSEndpoints, true, set.endpoints[0].Refs[0].File)
+	}
+	if len(set.loadBalancers) > 0 {
+		mark(InputHNSLoadBalancers, true, set.loadBalancers[0].Ref.File)
+	}
+	if len(set.namespaces) > 0 {
+		mark(InputHNSNamespaces, true, set.namespaces[0].Ref.File)
+	}
+	mark(InputKubeNodes, len(set.kubeNodes) > 0, "k8s nodes")
+	mark(InputKubeServices, len(set.services) > 0, "k8s services")
+}
