@@ -12,29 +12,29 @@ import (
 
 // Snapshot is one node as a bundle shows it.
 type Snapshot struct {
-	Source     string           // the bundle path, for messages
-	SourceKind string           // "zip", "directory" or "file"
-	Format     string           // FormatBundle, FormatCollectlogs or FormatLoose
-	Manifest   *bundle.Manifest // nil for hand-assembled bundles without one
-	Facts      NodeFacts
+	Source     string           `json:"source,omitempty"`     // the bundle path, for messages
+	SourceKind string           `json:"sourceKind,omitempty"` // "zip", "directory" or "file"
+	Format     string           `json:"format,omitempty"`     // FormatBundle, FormatCollectlogs or FormatLoose
+	Manifest   *bundle.Manifest `json:"manifest,omitempty"`   // nil for hand-assembled bundles without one
+	Facts      NodeFacts        `json:"facts,omitempty"`
 
-	Networks      []*Network
-	Endpoints     []*Endpoint
-	LoadBalancers []*LoadBalancer
-	Namespaces    []*Namespace
-	Adapters      []*HostAdapter
-	Routes        []*HostRoute
-	OS            *OSInfo
-	KubeNodes     []*KubeNode
-	Services      []*Service
-	KubeProxy     *KubeProxyConfig
+	Networks      []*Network       `json:"networks,omitempty"`
+	Endpoints     []*Endpoint      `json:"endpoints,omitempty"`
+	LoadBalancers []*LoadBalancer  `json:"loadBalancers,omitempty"`
+	Namespaces    []*Namespace     `json:"namespaces,omitempty"`
+	Adapters      []*HostAdapter   `json:"adapters,omitempty"`
+	Routes        []*HostRoute     `json:"routes,omitempty"`
+	OS            *OSInfo          `json:"os,omitempty"`
+	KubeNodes     []*KubeNode      `json:"kubeNodes,omitempty"`
+	Services      []*Service       `json:"services,omitempty"`
+	KubeProxy     *KubeProxyConfig `json:"kubeProxy,omitempty"`
 
 	// Inputs maps each input that was present to the file it came from;
 	// rules declare the inputs they need and are skipped without them.
-	Inputs map[Input]string
+	Inputs map[Input]string `json:"inputs,omitempty"`
 	// Notes are things the parsers noticed but could not act on (a V1/V2
 	// disagreement, an object without an ID); reports show them.
-	Notes []string
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Input names a kind of data a rule can need.
@@ -79,8 +79,8 @@ func (s *Snapshot) NodeName() string { return s.Facts.Name.Value }
 
 // Ref points back at the raw object a model object was built from.
 type Ref struct {
-	File  string // bundle entry
-	Index int    // position in the file's array
+	File  string `json:"file,omitempty"` // bundle entry
+	Index int    `json:"index"`          // position in the file's array
 }
 
 // Network types as HNS spells them; comparisons are case-insensitive and the
@@ -97,178 +97,178 @@ const (
 
 // Network is an HNS network.
 type Network struct {
-	ID   string // upper-case GUID
-	Name string
-	Type string // one of the Type* constants, or as found
+	ID   string `json:"id,omitempty"` // upper-case GUID
+	Name string `json:"name,omitempty"`
+	Type string `json:"type,omitempty"` // one of the Type* constants, or as found
 
 	// ManagementIP is the address the vSwitch is bound to: V1 ManagementIP,
 	// V2 ProviderAddress policy. It is the VTEP address peers encapsulate to.
-	ManagementIP      netip.Addr
-	ManagementIPFile  string // the file and field it was read from
-	ManagementIPField string
-	V1ManagementIP    netip.Addr
-	V2ProviderAddress netip.Addr
+	ManagementIP      netip.Addr `json:"managementIP,omitempty"`
+	ManagementIPFile  string     `json:"managementIPFile,omitempty"` // the file and field it was read from
+	ManagementIPField string     `json:"managementIPField,omitempty"`
+	V1ManagementIP    netip.Addr `json:"v1ManagementIP,omitempty"`
+	V2ProviderAddress netip.Addr `json:"v2ProviderAddress,omitempty"`
 
-	DrMAC       string // DistributedRouter MAC, normalized (see NormalizeMAC)
-	Flags       int64
-	AdapterName string
-	LayeredOn   string
-	Extensions  []Extension
+	DrMAC       string      `json:"drMAC,omitempty"` // DistributedRouter MAC, normalized (see NormalizeMAC)
+	Flags       int64       `json:"flags,omitempty"`
+	AdapterName string      `json:"adapterName,omitempty"`
+	LayeredOn   string      `json:"layeredOn,omitempty"`
+	Extensions  []Extension `json:"extensions,omitempty"`
 
-	Subnets            []Subnet
-	RemoteSubnetRoutes []RemoteSubnetRoute
-	HostRoute          bool
-	VxlanPort          int
-	Policies           []Policy
+	Subnets            []Subnet            `json:"subnets,omitempty"`
+	RemoteSubnetRoutes []RemoteSubnetRoute `json:"remoteSubnetRoutes,omitempty"`
+	HostRoute          bool                `json:"hostRoute"`
+	VxlanPort          int                 `json:"vxlanPort,omitempty"`
+	Policies           []Policy            `json:"policies,omitempty"`
 
-	Refs    []Ref    // V2 and/or V1 objects merged into this one
-	Unknown []string // fields the source hid (see Knows)
+	Refs    []Ref    `json:"refs,omitempty"`    // V2 and/or V1 objects merged into this one
+	Unknown []string `json:"unknown,omitempty"` // fields the source hid (see Knows)
 }
 
 // Extension is a vSwitch extension as V1 reports it.
 type Extension struct {
-	ID      string
-	Name    string
-	Enabled bool
+	ID      string `json:"id,omitempty"`
+	Name    string `json:"name,omitempty"`
+	Enabled bool   `json:"enabled"`
 }
 
 // Subnet is one of a network's address spaces.
 type Subnet struct {
-	Prefix  netip.Prefix
-	Gateway netip.Addr
-	VSID    int64 // VXLAN network identifier; 0 when not set
+	Prefix  netip.Prefix `json:"prefix,omitempty"`
+	Gateway netip.Addr   `json:"gateway,omitempty"`
+	VSID    int64        `json:"vsid,omitempty"` // VXLAN network identifier; 0 when not set
 }
 
 // RemoteSubnetRoute tells HNS to encapsulate traffic for a remote pod subnet
 // to the ProviderAddress (the remote node's VTEP) with the remote DR MAC as
 // inner destination.
 type RemoteSubnetRoute struct {
-	DestinationPrefix netip.Prefix
-	ProviderAddress   netip.Addr
-	DrMAC             string
-	IsolationID       int64
-	Index             int // position among the network's policies
+	DestinationPrefix netip.Prefix `json:"destinationPrefix,omitempty"`
+	ProviderAddress   netip.Addr   `json:"providerAddress,omitempty"`
+	DrMAC             string       `json:"drMAC,omitempty"`
+	IsolationID       int64        `json:"isolationID,omitempty"`
+	Index             int          `json:"index"` // position among the network's policies
 }
 
 // Policy is any policy, kept generically: Type plus its settings (V1 flat
 // keys, or the V2 Settings object).
 type Policy struct {
-	Type     string
-	Settings map[string]any
+	Type     string         `json:"type,omitempty"`
+	Settings map[string]any `json:"settings,omitempty"`
 }
 
 // Endpoint is an HNS endpoint: a pod's vNIC (local) or a remote pod or
 // service address programmed for encapsulation (remote).
 type Endpoint struct {
-	ID           string
-	Name         string
-	NetworkID    string
-	NetworkName  string
-	IP           netip.Addr
-	PrefixLength int
-	MAC          string
-	Gateway      netip.Addr
-	IsRemote     bool
-	State        int64 // V1 state; 0 when unknown
+	ID           string     `json:"id,omitempty"`
+	Name         string     `json:"name,omitempty"`
+	NetworkID    string     `json:"networkID,omitempty"`
+	NetworkName  string     `json:"networkName,omitempty"`
+	IP           netip.Addr `json:"ip,omitempty"`
+	PrefixLength int        `json:"prefixLength,omitempty"`
+	MAC          string     `json:"mac,omitempty"`
+	Gateway      netip.Addr `json:"gateway,omitempty"`
+	IsRemote     bool       `json:"isRemote"`
+	State        int64      `json:"state,omitempty"` // V1 state; 0 when unknown
 	// ProviderAddress is the PA policy: on a local overlay endpoint the
 	// node's own management IP, on a remote one the node hosting the IP.
-	ProviderAddress netip.Addr
-	OutboundNAT     *OutboundNAT
-	Routes          []EndpointRoute
-	DNSServers      []string
-	DNSSuffixes     []string
-	NamespaceID     string
-	VFPPortID       string
-	Policies        []Policy
-	Refs            []Ref
-	Unknown         []string
+	ProviderAddress netip.Addr      `json:"providerAddress,omitempty"`
+	OutboundNAT     *OutboundNAT    `json:"outboundNAT,omitempty"`
+	Routes          []EndpointRoute `json:"routes,omitempty"`
+	DNSServers      []string        `json:"dnsServers,omitempty"`
+	DNSSuffixes     []string        `json:"dnsSuffixes,omitempty"`
+	NamespaceID     string          `json:"namespaceID,omitempty"`
+	VFPPortID       string          `json:"vfpPortID,omitempty"`
+	Policies        []Policy        `json:"policies,omitempty"`
+	Refs            []Ref           `json:"refs,omitempty"`
+	Unknown         []string        `json:"unknown,omitempty"`
 }
 
 // OutboundNAT is an endpoint's SNAT policy.
 type OutboundNAT struct {
-	VIP          string
-	Exceptions   []string
-	Destinations []string
+	VIP          string   `json:"vip,omitempty"`
+	Exceptions   []string `json:"exceptions,omitempty"`
+	Destinations []string `json:"destinations,omitempty"`
 }
 
 // EndpointRoute is a ROUTE (V1) / SDNRoute (V2) endpoint policy.
 type EndpointRoute struct {
-	DestinationPrefix string
-	NeedEncap         bool
+	DestinationPrefix string `json:"destinationPrefix,omitempty"`
+	NeedEncap         bool   `json:"needEncap"`
 }
 
 // LoadBalancer is a V2 HostComputeLoadBalancer or a V1 ELB policy list.
 type LoadBalancer struct {
-	ID           string
-	SourceVIP    string
-	FrontendVIPs []string
-	EndpointIDs  []string
-	PortMappings []PortMapping
-	Flags        int64 // 1 DSR, 2 IPv6
-	State        int64 // V1 policy list state; 0 when unknown
-	Ref          Ref
-	Unknown      []string
+	ID           string        `json:"id,omitempty"`
+	SourceVIP    string        `json:"sourceVIP,omitempty"`
+	FrontendVIPs []string      `json:"frontendVIPs,omitempty"`
+	EndpointIDs  []string      `json:"endpointIDs,omitempty"`
+	PortMappings []PortMapping `json:"portMappings,omitempty"`
+	Flags        int64         `json:"flags,omitempty"` // 1 DSR, 2 IPv6
+	State        int64         `json:"state,omitempty"` // V1 policy list state; 0 when unknown
+	Ref          Ref           `json:"ref,omitempty"`
+	Unknown      []string      `json:"unknown,omitempty"`
 }
 
 // PortMapping is one frontend→backend port of a load balancer.
 type PortMapping struct {
-	Protocol         int64 // 6 TCP, 17 UDP
-	InternalPort     int64
-	ExternalPort     int64
-	DistributionType int64
-	Flags            int64
+	Protocol         int64 `json:"protocol,omitempty"` // 6 TCP, 17 UDP
+	InternalPort     int64 `json:"internalPort,omitempty"`
+	ExternalPort     int64 `json:"externalPort,omitempty"`
+	DistributionType int64 `json:"distributionType,omitempty"`
+	Flags            int64 `json:"flags,omitempty"`
 }
 
 // Namespace is an HNS (network compartment) namespace.
 type Namespace struct {
-	ID            string
-	CompartmentID int64
-	Type          string
-	EndpointIDs   []string
-	Ref           Ref
-	Unknown       []string
+	ID            string   `json:"id,omitempty"`
+	CompartmentID int64    `json:"compartmentID,omitempty"`
+	Type          string   `json:"type,omitempty"`
+	EndpointIDs   []string `json:"endpointIDs,omitempty"`
+	Ref           Ref      `json:"ref,omitempty"`
+	Unknown       []string `json:"unknown,omitempty"`
 }
 
 // HostAdapter is a host network adapter with its addresses.
 type HostAdapter struct {
-	Name        string
-	Description string
-	IfIndex     int64
-	MAC         string
-	MTU         int64
-	Status      string
-	Addresses   []netip.Prefix // address with its on-link prefix length
-	Gateways    []netip.Addr
+	Name        string         `json:"name,omitempty"`
+	Description string         `json:"description,omitempty"`
+	IfIndex     int64          `json:"ifIndex,omitempty"`
+	MAC         string         `json:"mac,omitempty"`
+	MTU         int64          `json:"mtu,omitempty"`
+	Status      string         `json:"status,omitempty"`
+	Addresses   []netip.Prefix `json:"addresses,omitempty"` // address with its on-link prefix length
+	Gateways    []netip.Addr   `json:"gateways,omitempty"`
 }
 
 // HostRoute is one entry of the host routing table.
 type HostRoute struct {
-	Destination netip.Prefix
-	NextHop     netip.Addr
-	IfIndex     int64
-	Interface   string
-	Metric      int64
+	Destination netip.Prefix `json:"destination,omitempty"`
+	NextHop     netip.Addr   `json:"nextHop,omitempty"`
+	IfIndex     int64        `json:"ifIndex,omitempty"`
+	Interface   string       `json:"interface,omitempty"`
+	Metric      int64        `json:"metric,omitempty"`
 }
 
 // OSInfo is the host's OS build.
 type OSInfo struct {
-	Hostname    string
-	ProductName string
-	Build       int64
-	UBR         int64
-	Version     string
-	Hotfixes    []string
+	Hostname    string   `json:"hostname,omitempty"`
+	ProductName string   `json:"productName,omitempty"`
+	Build       int64    `json:"build,omitempty"`
+	UBR         int64    `json:"ubr,omitempty"`
+	Version     string   `json:"version,omitempty"`
+	Hotfixes    []string `json:"hotfixes,omitempty"`
 }
 
 // KubeNode is a Kubernetes Node as the API server has it.
 type KubeNode struct {
-	Name        string
-	OS          string // kubernetes.io/os label or nodeInfo.operatingSystem
-	InternalIPs []netip.Addr
-	ExternalIPs []netip.Addr
-	PodCIDRs    []netip.Prefix
-	Annotations map[string]string
-	Ready       bool
+	Name        string            `json:"name,omitempty"`
+	OS          string            `json:"os,omitempty"` // kubernetes.io/os label or nodeInfo.operatingSystem
+	InternalIPs []netip.Addr      `json:"internalIPs,omitempty"`
+	ExternalIPs []netip.Addr      `json:"externalIPs,omitempty"`
+	PodCIDRs    []netip.Prefix    `json:"podCIDRs,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+	Ready       bool              `json:"ready"`
 }
 
 // Well-known node annotations that carry overlay data.
@@ -283,32 +283,32 @@ const (
 
 // Service is a Kubernetes Service.
 type Service struct {
-	Namespace             string
-	Name                  string
-	Type                  string
-	ClusterIPs            []string
-	Ports                 []ServicePort
-	ExternalTrafficPolicy string
+	Namespace             string        `json:"namespace,omitempty"`
+	Name                  string        `json:"name,omitempty"`
+	Type                  string        `json:"type,omitempty"`
+	ClusterIPs            []string      `json:"clusterIPs,omitempty"`
+	Ports                 []ServicePort `json:"ports,omitempty"`
+	ExternalTrafficPolicy string        `json:"externalTrafficPolicy,omitempty"`
 }
 
 // ServicePort is one port of a Service.
 type ServicePort struct {
-	Name       string
-	Protocol   string
-	Port       int64
-	TargetPort string
-	NodePort   int64
+	Name       string `json:"name,omitempty"`
+	Protocol   string `json:"protocol,omitempty"`
+	Port       int64  `json:"port,omitempty"`
+	TargetPort string `json:"targetPort,omitempty"`
+	NodePort   int64  `json:"nodePort,omitempty"`
 }
 
 // KubeProxyConfig is what kube-proxy was started with.
 type KubeProxyConfig struct {
-	Source      string
-	Flags       map[string]string // flag name without dashes → value
-	NetworkName string
-	SourceVIP   string
-	ClusterCIDR string
-	EnableDSR   bool
-	Hostname    string
+	Source      string            `json:"source,omitempty"`
+	Flags       map[string]string `json:"flags,omitempty"` // flag name without dashes → value
+	NetworkName string            `json:"networkName,omitempty"`
+	SourceVIP   string            `json:"sourceVIP,omitempty"`
+	ClusterCIDR string            `json:"clusterCIDR,omitempty"`
+	EnableDSR   bool              `json:"enableDSR"`
+	Hostname    string            `json:"hostname,omitempty"`
 }
 
 // Knows reports whether a field's value was fully visible in the source.

@@ -339,3 +339,23 @@ func TestAnalyzePastedText(t *testing.T) {
 		t.Errorf("fixed paste: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+func TestSnapshotCommand(t *testing.T) {
+	r := runDiag(t, nil, false, "snapshot", "../../testdata/text/calico-get-hnsendpoint.txt")
+	if r.code != 0 {
+		t.Fatalf("exit %d %s", r.code, r.stderr)
+	}
+	var s struct {
+		Format    string `json:"format"`
+		Endpoints []struct {
+			IP      string   `json:"ip"`
+			Unknown []string `json:"unknown"`
+		} `json:"endpoints"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Format != "loose files" || len(s.Endpoints) != 2 || s.Endpoints[0].IP != "100.244.206.67" || len(s.Endpoints[0].Unknown) == 0 {
+		t.Errorf("snapshot: %+v", s)
+	}
+}

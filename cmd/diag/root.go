@@ -57,6 +57,7 @@ rule ID, a severity, the evidence it rests on and the fix.` + exitStatusCommon,
 		newCollectCommand(),
 		newCaptureCommand(),
 		newRulesCommand(e),
+		newSnapshotCommand(e),
 		newBundleCommand(e),
 		newVersionCommand(e),
 	)
