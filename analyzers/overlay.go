@@ -77,7 +77,7 @@ func managementIPIssue(s *snapshot.Snapshot, n *snapshot.Network) (Issue, bool) 
 	}}
 	bound := s.AdapterWithAddr(mip)
 	if bound != nil {
-		ev = append(ev, finding.Evidence{File: snapshot.FileAdapters, Object: "adapter " + quote(bound.Name), Field: "IPAddress", Value: mip.String(),
+		ev = append(ev, finding.Evidence{File: s.Inputs[snapshot.InputHostAdapters], Object: "adapter " + quote(bound.Name), Field: "IPAddress", Value: mip.String(),
 			Note: "the adapter the vSwitch is bound to (" + bound.Description + ")"})
 	}
 
@@ -100,7 +100,7 @@ func managementIPIssue(s *snapshot.Snapshot, n *snapshot.Network) (Issue, bool) 
 	}
 	if internal.IsValid() && internal != mip && self.FlannelPublicIP() != mip {
 		why = append(why, "not the node's InternalIP "+internal.String())
-		ev = append(ev, finding.Evidence{File: snapshot.FileKubeNodes, Object: "node " + self.Name, Field: "status.addresses[InternalIP]",
+		ev = append(ev, finding.Evidence{File: s.Inputs[snapshot.InputKubeNodes], Object: "node " + self.Name, Field: "status.addresses[InternalIP]",
 			Value: internal.String(), Note: "the address kubelet registered; this node is " + self.Name + " by " + s.Facts.Name.Source})
 		expected = internal.String()
 	}
@@ -110,7 +110,7 @@ func managementIPIssue(s *snapshot.Snapshot, n *snapshot.Network) (Issue, bool) 
 	if peerAdapter != nil && !peerPrefix.Contains(mip) {
 		why = append(why, fmt.Sprintf("the peers' VTEPs (%s) are on %s, reachable through %s (%s)",
 			joinAddrs(peers), peerPrefix.Masked(), quote(peerAdapter.Name), peerAddr))
-		ev = append(ev, finding.Evidence{File: snapshot.FileAdapters, Object: "adapter " + quote(peerAdapter.Name), Field: "IPAddress",
+		ev = append(ev, finding.Evidence{File: s.Inputs[snapshot.InputHostAdapters], Object: "adapter " + quote(peerAdapter.Name), Field: "IPAddress",
 			Value: peerAddr.String(), Note: "on the subnet of the peers' ProviderAddresses"})
 		expected = peerAddr.String()
 	}
@@ -321,7 +321,7 @@ func missingRoutesForNodes(s *snapshot.Snapshot, n *snapshot.Network) []Issue {
 		ev := []finding.Evidence{
 			{File: networkFile(n), Object: networkObject(n), Field: "Policies[RemoteSubnetRoute]",
 				Value: describeRoutes(n), Expected: "a route for " + missing + " via ProviderAddress " + vtep},
-			{File: snapshot.FileKubeNodes, Object: "node " + node.Name, Field: peerField(calico), Value: peerValue(node, calico, holds)},
+			{File: s.Inputs[snapshot.InputKubeNodes], Object: "node " + node.Name, Field: peerField(calico), Value: peerValue(node, calico, holds)},
 		}
 		issues = append(issues, Issue{
 			Summary: fmt.Sprintf("no RemoteSubnetRoute on network %s for node %s (%s, VTEP %s): its pods are unreachable from this node",

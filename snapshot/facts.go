@@ -112,7 +112,7 @@ func (s *Snapshot) deriveFacts() {
 	case s.Manifest != nil && s.Manifest.Node != "":
 		f.Name = Fact{s.Manifest.Node, "manifest.json node"}
 	case s.OS != nil && s.OS.Hostname != "":
-		f.Name = Fact{s.OS.Hostname, "host/os.json hostname"}
+		f.Name = Fact{s.OS.Hostname, s.OS.HostnameFrom}
 	case kp != nil && kp.Hostname != "":
 		f.Name = Fact{kp.Hostname, kp.Source + " --hostname-override"}
 	}

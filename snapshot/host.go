@@ -69,9 +69,10 @@ func ParseOS(data []byte) (*OSInfo, error) {
 	}
 	o := objs[0]
 	info := &OSInfo{
-		Hostname:    o.str("Hostname", "CSName", "ComputerName"),
-		ProductName: o.str("ProductName", "Caption"),
-		Version:     o.str("DisplayVersion", "Version"),
+		Hostname:     o.str("Hostname", "CSName", "ComputerName"),
+		HostnameFrom: FileOS + " hostname",
+		ProductName:  o.str("ProductName", "Caption"),
+		Version:      o.str("DisplayVersion", "Version"),
 	}
 	info.Build, _ = o.num("CurrentBuild", "CurrentBuildNumber", "BuildNumber")
 	info.UBR, _ = o.num("UBR")

@@ -62,10 +62,68 @@ func loadCollectlogs(l *loader) {
 		}
 	}
 	set.into(l.s)
-	if l.s.Facts.Name.Value == "" {
+	loadCollectlogsHost(l)
+	if l.s.OS == nil || l.s.OS.Hostname == "" {
 		if host := aksHostFromName(l.b.Path()); host != "" {
 			l.s.Facts.Name = Fact{host, "file name " + path.Base(l.b.Path())}
 		}
+	}
+}
+
+// readText reads a top-level collectlogs file as UTF-8 text.
+func readText(l *loader, file string) (string, string, bool) {
+	name, ok := collectlogsEntry(l.b, file)
+	if !ok {
+		return "", "", false
+	}
+	data, ok := l.read(name)
+	if !ok {
+		return "", "", false
+	}
+	text, err := DecodeText(data)
+	if err != nil {
+		l.err = &ParseError{Bundle: l.b.Path(), File: name, Err: err}
+		return "", "", false
+	}
+	return string(text), name, true
+}
+
+// loadCollectlogsHost reads the host's adapters, routes, MTUs and OS build.
+func loadCollectlogsHost(l *loader) {
+	s := l.s
+	hostname := ""
+	if text, name, ok := readText(l, "ip.txt"); ok {
+		s.Adapters, hostname = ParseIPConfig(text)
+		if len(s.Adapters) > 0 {
+			s.Inputs[InputHostAdapters] = name
+		}
+	}
+	if text, _, ok := readText(l, "mtu.txt"); ok {
+		ApplyNetshInterfaces(text, s.Adapters)
+	}
+	if text, name, ok := readText(l, "routes.txt"); ok {
+		ApplyRouteInterfaceList(text, s.Adapters)
+		if s.Routes = ParseRoutePrint(text, s.Adapters); len(s.Routes) > 0 {
+			s.Inputs[InputHostRoutes] = name
+		}
+	}
+	if text, name, ok := readText(l, "winver.txt"); ok {
+		if s.OS = ParseWinver(text); s.OS != nil {
+			s.Inputs[InputOS] = name
+			if s.OS.Hostname != "" {
+				s.OS.HostnameFrom = name + " " + s.OS.HostnameFrom
+			}
+		}
+	}
+	if hostname != "" {
+		if s.OS == nil {
+			s.OS = &OSInfo{}
+			s.Inputs[InputOS] = "ip.txt"
+		}
+		s.OS.Hostname, s.OS.HostnameFrom = hostname, "ip.txt Host Name"
+	}
+	if text, name, ok := readText(l, "hnsdiag.txt"); ok && strings.Contains(text, "Usage:") && strings.Contains(text, "hnsdiag <command>") {
+		s.Notes = append(s.Notes, name+": hnsdiag printed its usage text (this build lacks the verb collectlogs used): no data")
 	}
 }
 

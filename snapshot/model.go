@@ -252,12 +252,14 @@ type HostRoute struct {
 
 // OSInfo is the host's OS build.
 type OSInfo struct {
-	Hostname    string   `json:"hostname,omitempty"`
-	ProductName string   `json:"productName,omitempty"`
-	Build       int64    `json:"build,omitempty"`
-	UBR         int64    `json:"ubr,omitempty"`
-	Version     string   `json:"version,omitempty"`
-	Hotfixes    []string `json:"hotfixes,omitempty"`
+	Hostname string `json:"hostname,omitempty"`
+	// HostnameFrom is the file and field the host name was read from.
+	HostnameFrom string   `json:"hostnameFrom,omitempty"`
+	ProductName  string   `json:"productName,omitempty"`
+	Build        int64    `json:"build,omitempty"`
+	UBR          int64    `json:"ubr,omitempty"`
+	Version      string   `json:"version,omitempty"`
+	Hotfixes     []string `json:"hotfixes,omitempty"`
 }
 
 // KubeNode is a Kubernetes Node as the API server has it.
