@@ -1,6 +1,9 @@
 package snapshot
 
-import "strings"
+import (
+	"bytes"
+	"strings"
+)
 
 // objectKind is what one HNS or Kubernetes object is, told from its keys:
 // loose files and pasted text carry no file name that says so.
@@ -15,11 +18,12 @@ const (
 	kindNamespace
 	kindKubeNode
 	kindKubeService
+	kindVFPPort
 )
 
 func (k objectKind) String() string {
 	return [...]string{"unknown", "HNS network", "HNS endpoint", "HNS load balancer", "HNS policy list",
-		"HNS namespace", "Kubernetes Node", "Kubernetes Service"}[k]
+		"HNS namespace", "Kubernetes Node", "Kubernetes Service", "VFP port"}[k]
 }
 
 func classify(o obj) objectKind {
@@ -76,14 +80,21 @@ type objectSet struct {
 	namespaces    []*Namespace
 	kubeNodes     []*KubeNode
 	services      []*Service
+	vfpPorts      []*VFPPort
+	vfpByName     map[string]*VFPPort
 	counts        map[objectKind]int
+}
+
+func (set *objectSet) vfpIndex() map[string]*VFPPort {
+	if set.vfpByName == nil {
+		set.vfpByName = map[string]*VFPPort{}
+	}
+	return set.vfpByName
 }
 
 // add classifies and builds each object; it returns how many it recognised.
 func (set *objectSet) add(objs []obj, file string) int {
-	if set.counts == nil {
-		set.counts = map[objectKind]int{}
-	}
+	set.init()
 	n := 0
 	for i, o := range objs {
 		ref := Ref{File: file, Index: i}
@@ -110,4 +121,16 @@ func (set *objectSet) add(objs []obj, file string) int {
 		n++
 	}
 	return n
+}
+
+func (set *objectSet) init() {
+	if set.counts == nil {
+		set.counts = map[objectKind]int{}
+	}
+}
+
+// looksLikeVFP recognises vfpctrl output by its envelope.
+func looksLikeVFP(text []byte) bool {
+	return bytes.Contains(text, []byte("ITEM LIST")) && bytes.Contains(text, []byte(" succeeded!")) ||
+		bytes.Contains(text, []byte("Policy for port"))
 }

@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"fmt"
 	"path"
 	"strings"
 
@@ -62,6 +63,13 @@ func loadCollectlogs(l *loader) {
 		}
 	}
 	set.into(l.s)
+	var vfpFiles []string
+	for _, f := range []string{"ports.txt", "vfpOutput.txt"} {
+		if name, ok := collectlogsEntry(l.b, f); ok {
+			vfpFiles = append(vfpFiles, name)
+		}
+	}
+	loadVFPFiles(l, vfpFiles)
 	loadCollectlogsHost(l)
 	if l.s.OS == nil || l.s.OS.Hostname == "" {
 		if host := aksHostFromName(l.b.Path()); host != "" {
@@ -122,8 +130,12 @@ func loadCollectlogsHost(l *loader) {
 		}
 		s.OS.Hostname, s.OS.HostnameFrom = hostname, "ip.txt Host Name"
 	}
-	if text, name, ok := readText(l, "hnsdiag.txt"); ok && strings.Contains(text, "Usage:") && strings.Contains(text, "hnsdiag <command>") {
-		s.Notes = append(s.Notes, name+": hnsdiag printed its usage text (this build lacks the verb collectlogs used): no data")
+	if text, name, ok := readText(l, "hnsdiag.txt"); ok {
+		var supported bool
+		if s.HNSDiag, supported = ParseHNSDiag(text); !supported {
+			s.Notes = append(s.Notes, name+": hnsdiag printed its usage text (this build lacks the verb collectlogs used): not supported, no data")
+		}
+		crossCheckHNSDiag(s, name)
 	}
 }
 
@@ -141,4 +153,21 @@ func aksHostFromName(p string) string {
 		return ""
 	}
 	return strings.Join(parts[:len(parts)-2], "-")
+}
+
+// crossCheckHNSDiag notes objects hnsdiag listed that the JSON dumps lack:
+// a sign that a dump was cut short or taken at another time.
+func crossCheckHNSDiag(s *Snapshot, file string) {
+	known := map[string]bool{}
+	for _, n := range s.Networks {
+		known[n.ID] = true
+	}
+	for _, e := range s.Endpoints {
+		known[e.ID] = true
+	}
+	for _, o := range s.HNSDiag {
+		if (o.Kind == "network" && len(s.Networks) > 0 || o.Kind == "endpoint" && len(s.Endpoints) > 0) && !known[o.ID] {
+			s.Notes = append(s.Notes, fmt.Sprintf("%s lists %s %s (%s) that the HNS JSON dumps lack", file, o.Kind, o.ID, o.Name))
+		}
+	}
 }

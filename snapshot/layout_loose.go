@@ -41,6 +41,7 @@ func loadLoose(l *loader) {
 
 // addArtifact identifies one file by content and adds its objects.
 func (set *objectSet) addArtifact(data []byte, file string) (int, error) {
+	set.init()
 	text, err := DecodeText(data)
 	if err != nil {
 		return 0, err
@@ -58,6 +59,12 @@ func (set *objectSet) addArtifact(data []byte, file string) (int, error) {
 	}
 	if n := set.add(parseFormatList(string(text)), file); n > 0 {
 		return n, nil
+	}
+	if looksLikeVFP(text) {
+		ports := ParseVFPDump(string(text), file, "", set.vfpIndex())
+		set.vfpPorts = append(set.vfpPorts, ports...)
+		set.counts[kindVFPPort] += len(ports)
+		return len(ports), nil
 	}
 	// A console table followed by JSON (collectlogs network.txt and friends).
 	if js := jsonAfterTable(text); js != nil {
@@ -116,6 +123,10 @@ func (set *objectSet) into(s *Snapshot) {
 	}
 	if len(set.namespaces) > 0 {
 		mark(InputHNSNamespaces, true, set.namespaces[0].Ref.File)
+	}
+	s.VFPPorts = append(s.VFPPorts, set.vfpPorts...)
+	if len(set.vfpPorts) > 0 {
+		mark(InputVFP, true, set.vfpPorts[0].Source)
 	}
 	mark(InputKubeNodes, len(set.kubeNodes) > 0, "k8s nodes")
 	mark(InputKubeServices, len(set.services) > 0, "k8s services")

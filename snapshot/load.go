@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -82,6 +83,7 @@ func Load(b *bundle.Bundle) (*Snapshot, error) {
 		return nil, l.err
 	}
 	linkEndpoints(s)
+	linkVFPPorts(s)
 	s.deriveFacts()
 	return s, nil
 }
@@ -103,6 +105,7 @@ func isDiagLayout(b *bundle.Bundle) bool {
 // loadDiag reads the fixed paths of the bundle layout (DESIGN.md).
 func loadDiag(l *loader) {
 	s, b := l.s, l.b
+	loadVFPFiles(l, append([]string{"vfp/ports.txt"}, b.Glob("vfp/port-*.txt")...))
 	v2nets := loadList(l, FileV2Networks, InputHNSNetworks, ParseNetworks)
 	v1nets := loadList(l, FileV1Networks, InputHNSNetworks, ParseNetworks)
 	s.Networks = mergeNetworks(s, v2nets, v1nets)
@@ -259,6 +262,61 @@ func linkEndpoints(s *Snapshot) {
 	for _, e := range s.Endpoints {
 		if n, ok := byID[e.NetworkID]; ok && e.NetworkName == "" {
 			e.NetworkName = n.Name
+		}
+	}
+}
+
+// loadVFPFiles reads vfpctrl dumps. A file named port-<name>.txt holds one
+// port's dump; the others say which port each section is for.
+func loadVFPFiles(l *loader, files []string) {
+	ports := map[string]*VFPPort{}
+	for _, name := range files {
+		data, ok := l.read(name)
+		if !ok {
+			if l.err != nil {
+				return
+			}
+			continue
+		}
+		text, err := DecodeText(data)
+		if err != nil {
+			l.err = &ParseError{Bundle: l.b.Path(), File: name, Err: err}
+			return
+		}
+		port := ""
+		if base := path.Base(name); strings.HasPrefix(base, "port-") {
+			port = strings.TrimSuffix(strings.TrimPrefix(base, "port-"), ".txt")
+		}
+		l.s.VFPPorts = append(l.s.VFPPorts, ParseVFPDump(string(text), name, port, ports)...)
+		if _, seen := l.s.Inputs[InputVFP]; !seen && len(ports) > 0 {
+			l.s.Inputs[InputVFP] = name
+		}
+	}
+}
+
+// linkVFPPorts ties VFP ports to HNS endpoints: by the endpoint's port GUID
+// (V1 Resources.Allocators), else by a MAC only one local endpoint has.
+func linkVFPPorts(s *Snapshot) {
+	if len(s.VFPPorts) == 0 {
+		return
+	}
+	byPort, byMAC := map[string]*Endpoint{}, map[string][]*Endpoint{}
+	for _, e := range s.Endpoints {
+		if e.VFPPortID != "" {
+			byPort[e.VFPPortID] = e
+		}
+		if !e.IsRemote && e.MAC != "" {
+			byMAC[e.MAC] = append(byMAC[e.MAC], e)
+		}
+	}
+	for _, p := range s.VFPPorts {
+		if e, ok := byPort[p.Name]; ok {
+			p.EndpointID = e.ID
+		} else if eps := byMAC[p.MAC]; len(eps) == 1 {
+			p.EndpointID = eps[0].ID
+			if eps[0].VFPPortID == "" {
+				eps[0].VFPPortID = p.Name
+			}
 		}
 	}
 }

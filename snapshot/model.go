@@ -28,6 +28,8 @@ type Snapshot struct {
 	KubeNodes     []*KubeNode      `json:"kubeNodes,omitempty"`
 	Services      []*Service       `json:"services,omitempty"`
 	KubeProxy     *KubeProxyConfig `json:"kubeProxy,omitempty"`
+	VFPPorts      []*VFPPort       `json:"vfpPorts,omitempty"`
+	HNSDiag       []HNSDiagObject  `json:"hnsdiag,omitempty"`
 
 	// Inputs maps each input that was present to the file it came from;
 	// rules declare the inputs they need and are skipped without them.
@@ -52,6 +54,7 @@ const (
 	InputKubeNodes        Input = "k8s-nodes"
 	InputKubeServices     Input = "k8s-services"
 	InputKubeProxy        Input = "kube-proxy-config"
+	InputVFP              Input = "vfp"
 )
 
 // InputFiles says what provides each input, for skip reasons.
@@ -66,6 +69,7 @@ var InputFiles = map[Input]string{
 	InputKubeNodes:        "Kubernetes Nodes (k8s/nodes.json)",
 	InputKubeServices:     "Kubernetes Services (k8s/services.json)",
 	InputKubeProxy:        "kube-proxy flags (config/kube-proxy/cmdline.txt)",
+	InputVFP:              "VFP ports and rules (vfp/, vfpctrl output)",
 }
 
 // Has reports whether an input was present.
