@@ -19,11 +19,12 @@ const (
 	kindKubeNode
 	kindKubeService
 	kindVFPPort
+	kindLinux
 )
 
 func (k objectKind) String() string {
 	return [...]string{"unknown", "HNS network", "HNS endpoint", "HNS load balancer", "HNS policy list",
-		"HNS namespace", "Kubernetes Node", "Kubernetes Service", "VFP port"}[k]
+		"HNS namespace", "Kubernetes Node", "Kubernetes Service", "VFP port", "Linux network object"}[k]
 }
 
 func classify(o obj) objectKind {
@@ -82,6 +83,9 @@ type objectSet struct {
 	services      []*Service
 	vfpPorts      []*VFPPort
 	vfpByName     map[string]*VFPPort
+	linux         *LinuxNet
+	linuxFile     string
+	linuxAddrFile string
 	counts        map[objectKind]int
 }
 

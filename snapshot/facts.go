@@ -46,16 +46,16 @@ func (f Fact) Prefix() netip.Prefix { return parsePrefix(f.Value) }
 //	SourceVIP    kube-proxy --source-vip
 //	DSR          kube-proxy --enable-dsr
 type NodeFacts struct {
-	Name         Fact `json:"name"`
-	NetworkName  Fact `json:"networkName"`
-	NodeIP       Fact `json:"nodeIP"`
-	PodCIDR      Fact `json:"podCIDR"`
-	ClusterCIDR  Fact `json:"clusterCIDR"`
-	ServiceCIDR  Fact `json:"serviceCIDR"`
-	DNSServiceIP Fact `json:"dnsServiceIP"`
-	VNI          Fact `json:"vni"`
-	SourceVIP    Fact `json:"sourceVIP"`
-	DSR          Fact `json:"dsr"`
+	Name         Fact `json:"name,omitzero"`
+	NetworkName  Fact `json:"networkName,omitzero"`
+	NodeIP       Fact `json:"nodeIP,omitzero"`
+	PodCIDR      Fact `json:"podCIDR,omitzero"`
+	ClusterCIDR  Fact `json:"clusterCIDR,omitzero"`
+	ServiceCIDR  Fact `json:"serviceCIDR,omitzero"`
+	DNSServiceIP Fact `json:"dnsServiceIP,omitzero"`
+	VNI          Fact `json:"vni,omitzero"`
+	SourceVIP    Fact `json:"sourceVIP,omitzero"`
+	DSR          Fact `json:"dsr,omitzero"`
 }
 
 // CNINetwork is the HNS network the node's pods use (Facts.NetworkName).

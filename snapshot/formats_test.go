@@ -17,8 +17,10 @@ import (
 var formatInputs = []string{
 	"bundles/seed-broken",
 	"bundles/seed-fixed",
-	"collectlogs/seed-broken",  // 2021 layout: HNS v1, UTF-16LE, hnsdiag usage text, no namespaces.txt
-	"collectlogs/flannel-2024", // current layout: HNS v2, UTF-8, namespaces, v2 load balancers, VFP dumps
+	"bundles/seed-linux-controlplane",                       // linux/: ip -j -d link, ip -j addr/route/neigh, bridge -j fdb
+	"bundles/seed-linux-controlplane/linux/bridge-fdb.json", // one iproute2 file on its own
+	"collectlogs/seed-broken",                               // 2021 layout: HNS v1, UTF-16LE, hnsdiag usage text, no namespaces.txt
+	"collectlogs/flannel-2024",                              // current layout: HNS v2, UTF-8, namespaces, v2 load balancers, VFP dumps
 	"text/seed-broken-get-hnsnetwork.txt",
 	"text/seed-fixed-get-hnsnetwork.txt",
 	"text/calico-get-hnsendpoint.txt",
@@ -112,6 +114,38 @@ func TestAKSWrapperZip(t *testing.T) {
 	}
 	if got := aksHostFromName(p); got != "akswin000000" {
 		t.Errorf("host from name: %q", got)
+	}
+}
+
+func TestLinuxArtifacts(t *testing.T) {
+	s := loadInput(t, "bundles/seed-linux-controlplane")
+	if s.Linux == nil || len(s.Linux.VXLANLinks()) != 1 {
+		t.Fatalf("linux: %+v", s.Linux)
+	}
+	v := s.Linux.VXLANLinks()[0]
+	if v.Name != "vxlan.calico" || v.VXLAN.VNI != 4096 || v.VXLAN.Port != 4789 || v.VXLAN.Local.String() != "10.20.30.10" || v.VXLAN.Dev != "eth1" {
+		t.Errorf("vxlan: %+v %+v", v, v.VXLAN)
+	}
+	var fdb *LinuxFDBEntry
+	for _, e := range s.Linux.FDB {
+		if e.Dev == "vxlan.calico" {
+			fdb = e
+		}
+	}
+	if fdb == nil || fdb.Dst.String() != "10.0.2.15" || fdb.MAC != "00:15:5d:64:51:0e" {
+		t.Errorf("fdb: %+v", fdb)
+	}
+	var route *LinuxRoute
+	for _, r := range s.Linux.Routes {
+		if r.Dev == "vxlan.calico" {
+			route = r
+		}
+	}
+	if route == nil || route.Prefix().String() != "100.244.206.64/26" || !route.Onlink || route.Gateway.String() != "100.244.206.65" {
+		t.Errorf("route: %+v", route)
+	}
+	if len(s.Linux.Neighbors) != 2 || len(s.Adapters) != 3 || s.Facts.Name.Value != "controlplane" {
+		t.Errorf("neighbors %d adapters %d name %q", len(s.Linux.Neighbors), len(s.Adapters), s.Facts.Name.Value)
 	}
 }
 

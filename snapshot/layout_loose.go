@@ -55,7 +55,22 @@ func (set *objectSet) addArtifact(data []byte, file string) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		return set.add(objects(v), file), nil
+		objs := objects(v)
+		if len(objs) > 0 && linuxKind(objs[0]) != "" && classify(objs[0]) == kindUnknown {
+			if set.linux == nil {
+				set.linux = &LinuxNet{}
+			}
+			n := set.linux.add(objs)
+			set.counts[kindLinux] += n
+			if set.linuxFile == "" {
+				set.linuxFile = file
+			}
+			if linuxKind(objs[0]) == "addr" {
+				set.linuxAddrFile = file
+			}
+			return n, nil
+		}
+		return set.add(objs, file), nil
 	}
 	if n := set.add(parseFormatList(string(text)), file); n > 0 {
 		return n, nil
@@ -127,6 +142,14 @@ func (set *objectSet) into(s *Snapshot) {
 	s.VFPPorts = append(s.VFPPorts, set.vfpPorts...)
 	if len(set.vfpPorts) > 0 {
 		mark(InputVFP, true, set.vfpPorts[0].Source)
+	}
+	if set.linux != nil {
+		s.Linux = set.linux
+		mark(InputLinux, true, set.linuxFile)
+		if len(s.Adapters) == 0 {
+			s.Adapters = set.linux.adapters()
+			mark(InputHostAdapters, len(s.Adapters) > 0, set.linuxAddrFile)
+		}
 	}
 	mark(InputKubeNodes, len(set.kubeNodes) > 0, "k8s nodes")
 	mark(InputKubeServices, len(set.services) > 0, "k8s services")

@@ -56,7 +56,8 @@ const (
 // identify an input.
 const Accepted = "a diag bundle (zip or directory); collectlogs.ps1 output (folder or zip, AKS *_logs.zip); " +
 	"HNS JSON (Get-HnsNetwork | ConvertTo-Json, HNS v1 or v2); Get-HnsNetwork/Get-HnsEndpoint/Get-HnsPolicyList/" +
-	"Get-HnsNamespace text as PowerShell prints it; Kubernetes Node/Service lists (kubectl get -o json)"
+	"Get-HnsNamespace text as PowerShell prints it; vfpctrl output (ports.txt, vfpOutput.txt, /list-rule, /get-rule-counter); " +
+	"Linux ip -j -d link / ip -j addr|route|neigh / bridge -j fdb JSON; Kubernetes Node/Service lists (kubectl get -o json)"
 
 // ErrUnidentified means no file of the input was recognised.
 var ErrUnidentified = errors.New("cannot identify the input")
@@ -135,6 +136,7 @@ func loadDiag(l *loader) {
 		s.Inputs[InputKubeProxy] = FileKubeProxyCmd
 		l.wrap(FileKubeProxyCmd)
 	}
+	loadLinuxFiles(l, b.Glob("linux/*.json"))
 }
 
 // loader threads the first error through a sequence of reads.
@@ -318,5 +320,25 @@ func linkVFPPorts(s *Snapshot) {
 				eps[0].VFPPortID = p.Name
 			}
 		}
+	}
+}
+
+// loadLinuxFiles reads iproute2 JSON outputs; each file's kind is told from
+// its objects, so the names under linux/ are only a convention.
+func loadLinuxFiles(l *loader, files []string) {
+	var set objectSet
+	set.init()
+	for _, name := range files {
+		data, ok := l.read(name)
+		if !ok {
+			return
+		}
+		if _, err := set.addArtifact(data, name); err != nil {
+			l.err = &ParseError{Bundle: l.b.Path(), File: name, Err: err}
+			return
+		}
+	}
+	if set.linux != nil {
+		set.into(l.s)
 	}
 }

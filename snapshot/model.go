@@ -16,7 +16,7 @@ type Snapshot struct {
 	SourceKind string           `json:"sourceKind,omitempty"` // "zip", "directory" or "file"
 	Format     string           `json:"format,omitempty"`     // FormatBundle, FormatCollectlogs or FormatLoose
 	Manifest   *bundle.Manifest `json:"manifest,omitempty"`   // nil for hand-assembled bundles without one
-	Facts      NodeFacts        `json:"facts,omitempty"`
+	Facts      NodeFacts        `json:"facts"`
 
 	Networks      []*Network       `json:"networks,omitempty"`
 	Endpoints     []*Endpoint      `json:"endpoints,omitempty"`
@@ -30,6 +30,7 @@ type Snapshot struct {
 	KubeProxy     *KubeProxyConfig `json:"kubeProxy,omitempty"`
 	VFPPorts      []*VFPPort       `json:"vfpPorts,omitempty"`
 	HNSDiag       []HNSDiagObject  `json:"hnsdiag,omitempty"`
+	Linux         *LinuxNet        `json:"linux,omitempty"`
 
 	// Inputs maps each input that was present to the file it came from;
 	// rules declare the inputs they need and are skipped without them.
@@ -55,6 +56,7 @@ const (
 	InputKubeServices     Input = "k8s-services"
 	InputKubeProxy        Input = "kube-proxy-config"
 	InputVFP              Input = "vfp"
+	InputLinux            Input = "linux-net"
 )
 
 // InputFiles says what provides each input, for skip reasons.
@@ -70,6 +72,7 @@ var InputFiles = map[Input]string{
 	InputKubeServices:     "Kubernetes Services (k8s/services.json)",
 	InputKubeProxy:        "kube-proxy flags (config/kube-proxy/cmdline.txt)",
 	InputVFP:              "VFP ports and rules (vfp/, vfpctrl output)",
+	InputLinux:            "Linux network state (linux/*.json: ip -j, bridge -j)",
 }
 
 // Has reports whether an input was present.
@@ -107,11 +110,11 @@ type Network struct {
 
 	// ManagementIP is the address the vSwitch is bound to: V1 ManagementIP,
 	// V2 ProviderAddress policy. It is the VTEP address peers encapsulate to.
-	ManagementIP      netip.Addr `json:"managementIP,omitempty"`
+	ManagementIP      netip.Addr `json:"managementIP,omitzero"`
 	ManagementIPFile  string     `json:"managementIPFile,omitempty"` // the file and field it was read from
 	ManagementIPField string     `json:"managementIPField,omitempty"`
-	V1ManagementIP    netip.Addr `json:"v1ManagementIP,omitempty"`
-	V2ProviderAddress netip.Addr `json:"v2ProviderAddress,omitempty"`
+	V1ManagementIP    netip.Addr `json:"v1ManagementIP,omitzero"`
+	V2ProviderAddress netip.Addr `json:"v2ProviderAddress,omitzero"`
 
 	DrMAC       string      `json:"drMAC,omitempty"` // DistributedRouter MAC, normalized (see NormalizeMAC)
 	Flags       int64       `json:"flags,omitempty"`
@@ -138,8 +141,8 @@ type Extension struct {
 
 // Subnet is one of a network's address spaces.
 type Subnet struct {
-	Prefix  netip.Prefix `json:"prefix,omitempty"`
-	Gateway netip.Addr   `json:"gateway,omitempty"`
+	Prefix  netip.Prefix `json:"prefix,omitzero"`
+	Gateway netip.Addr   `json:"gateway,omitzero"`
 	VSID    int64        `json:"vsid,omitempty"` // VXLAN network identifier; 0 when not set
 }
 
@@ -147,8 +150,8 @@ type Subnet struct {
 // to the ProviderAddress (the remote node's VTEP) with the remote DR MAC as
 // inner destination.
 type RemoteSubnetRoute struct {
-	DestinationPrefix netip.Prefix `json:"destinationPrefix,omitempty"`
-	ProviderAddress   netip.Addr   `json:"providerAddress,omitempty"`
+	DestinationPrefix netip.Prefix `json:"destinationPrefix,omitzero"`
+	ProviderAddress   netip.Addr   `json:"providerAddress,omitzero"`
 	DrMAC             string       `json:"drMAC,omitempty"`
 	IsolationID       int64        `json:"isolationID,omitempty"`
 	Index             int          `json:"index"` // position among the network's policies
@@ -168,15 +171,15 @@ type Endpoint struct {
 	Name         string     `json:"name,omitempty"`
 	NetworkID    string     `json:"networkID,omitempty"`
 	NetworkName  string     `json:"networkName,omitempty"`
-	IP           netip.Addr `json:"ip,omitempty"`
+	IP           netip.Addr `json:"ip,omitzero"`
 	PrefixLength int        `json:"prefixLength,omitempty"`
 	MAC          string     `json:"mac,omitempty"`
-	Gateway      netip.Addr `json:"gateway,omitempty"`
+	Gateway      netip.Addr `json:"gateway,omitzero"`
 	IsRemote     bool       `json:"isRemote"`
 	State        int64      `json:"state,omitempty"` // V1 state; 0 when unknown
 	// ProviderAddress is the PA policy: on a local overlay endpoint the
 	// node's own management IP, on a remote one the node hosting the IP.
-	ProviderAddress netip.Addr      `json:"providerAddress,omitempty"`
+	ProviderAddress netip.Addr      `json:"providerAddress,omitzero"`
 	OutboundNAT     *OutboundNAT    `json:"outboundNAT,omitempty"`
 	Routes          []EndpointRoute `json:"routes,omitempty"`
 	DNSServers      []string        `json:"dnsServers,omitempty"`
@@ -247,8 +250,8 @@ type HostAdapter struct {
 
 // HostRoute is one entry of the host routing table.
 type HostRoute struct {
-	Destination netip.Prefix `json:"destination,omitempty"`
-	NextHop     netip.Addr   `json:"nextHop,omitempty"`
+	Destination netip.Prefix `json:"destination,omitzero"`
+	NextHop     netip.Addr   `json:"nextHop,omitzero"`
 	IfIndex     int64        `json:"ifIndex,omitempty"`
 	Interface   string       `json:"interface,omitempty"`
 	Metric      int64        `json:"metric,omitempty"`
