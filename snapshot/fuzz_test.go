@@ -58,3 +58,46 @@ func FuzzParseHostAndKube(f *testing.F) {
 		DecodeText(data)
 	})
 }
+
+func fixtureSeeds(f *testing.F, globs ...string) {
+	for _, g := range globs {
+		files, _ := filepath.Glob(filepath.Join("..", "testdata", g))
+		addSeeds(f, files...)
+	}
+}
+
+// FuzzLooseArtifact covers content detection and every parser it can reach:
+// JSON (HNS, Kubernetes, iproute2), Format-List text and vfpctrl text.
+func FuzzLooseArtifact(f *testing.F) {
+	fixtureSeeds(f, "text/*.txt", "collectlogs/*/*.txt", "bundles/seed-linux-controlplane/linux/*.json")
+	f.Add([]byte("Name : x\nPolicies : {@{a=@{b={c, d...}}; e=System.Object[]}}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var set objectSet
+		set.addArtifact(data, "f")
+	})
+}
+
+func FuzzVFPText(f *testing.F) {
+	fixtureSeeds(f, "collectlogs/flannel-2024/ports.txt", "collectlogs/flannel-2024/vfpOutput.txt")
+	f.Add([]byte("Policy for port :\nRULE : x\nConditions:\n LAYER : y\nCommand list-rule succeeded!\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ports := ParseVFPDump(string(data), "f", "", map[string]*VFPPort{})
+		for _, p := range ports {
+			p.RuleCount()
+		}
+		ParseVFPDump(string(data), "f", "port", map[string]*VFPPort{})
+	})
+}
+
+func FuzzWindowsText(f *testing.F) {
+	fixtureSeeds(f, "collectlogs/*/ip.txt", "collectlogs/*/routes.txt", "collectlogs/*/mtu.txt", "collectlogs/*/winver.txt", "collectlogs/*/hnsdiag.txt")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		text := string(data)
+		adapters, _ := ParseIPConfig(text)
+		ApplyNetshInterfaces(text, adapters)
+		ApplyRouteInterfaceList(text, adapters)
+		ParseRoutePrint(text, adapters)
+		ParseWinver(text)
+		ParseHNSDiag(text)
+	})
+}

@@ -32,7 +32,7 @@ func ParseHNSDiag(text string) (objects []HNSDiagObject, supported bool) {
 	var cur *HNSDiagObject
 	for _, raw := range strings.Split(strings.ReplaceAll(text, "\r", ""), "\n") {
 		t := strings.TrimSpace(raw)
-		if t == "" {
+		if t == "" || len(t) > maxConsoleLine {
 			continue
 		}
 		if m := hnsdiagHeader.FindStringSubmatch(t); m != nil {

@@ -30,13 +30,13 @@ const (
 )
 
 var (
-	psKeyLine = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)\s*:(?: (.*))?$`)
 	psPrompt  = regexp.MustCompile(`^PS [^>]*>`)
 	psHidden  = regexp.MustCompile(`^System\.[A-Za-z0-9_.]+\[\]$`)
 )
 
-// maxPSDepth bounds nesting, so hostile input cannot recurse without limit.
-const maxPSDepth = 32
+// maxPSDepth bounds nesting (HNS objects nest four deep in Format-List), so
+// hostile input costs at most this many passes over a value.
+const maxPSDepth = 8
 
 // parseFormatList returns one object per Format-List record. Text that is not
 // a record (prose around a paste, prompts) is skipped.
@@ -63,17 +63,17 @@ func parseFormatList(text string) []obj {
 		case psPrompt.MatchString(line):
 			flush()
 		default:
-			if m := psKeyLine.FindStringSubmatch(line); m != nil {
+			if key, value, ok := psKeyValue(line); ok {
 				if cur == nil {
 					cur, values = obj{}, map[string]*strings.Builder{}
 				}
-				if _, dup := values[m[1]]; !dup {
-					order = append(order, m[1])
-					values[m[1]] = &strings.Builder{}
+				if _, dup := values[key]; !dup {
+					order = append(order, key)
+					values[key] = &strings.Builder{}
 				}
-				lastKey = m[1]
+				lastKey = key
 				values[lastKey].Reset()
-				values[lastKey].WriteString(strings.TrimSpace(m[2]))
+				values[lastKey].WriteString(strings.TrimSpace(value))
 				continue
 			}
 			if cur == nil {
@@ -90,6 +90,31 @@ func parseFormatList(text string) []obj {
 	}
 	flush()
 	return out
+}
+
+// psKeyValue recognises a record line, "Key<spaces>: value", where the key
+// is a property name starting at column 0. It looks only at the key, so a
+// huge value costs nothing here.
+func psKeyValue(line string) (key, value string, ok bool) {
+	i := 0
+	for i < len(line) && (line[i] == '_' || line[i] >= 'A' && line[i] <= 'Z' || line[i] >= 'a' && line[i] <= 'z' || i > 0 && line[i] >= '0' && line[i] <= '9') {
+		i++
+	}
+	if i == 0 {
+		return "", "", false
+	}
+	key = line[:i]
+	for i < len(line) && line[i] == ' ' {
+		i++
+	}
+	if i >= len(line) || line[i] != ':' {
+		return "", "", false
+	}
+	rest := line[i+1:]
+	if rest != "" && rest[0] != ' ' {
+		return "", "", false // "Key:value" is not how Format-List prints
+	}
+	return key, rest, true
 }
 
 // psValue interprets one printed value.

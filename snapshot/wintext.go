@@ -18,6 +18,10 @@ var (
 	ipv4InText      = regexp.MustCompile(`\b(\d{1,3}(?:\.\d{1,3}){3})\b`)
 )
 
+// maxConsoleLine: console tools print short lines; longer ones are noise
+// and are skipped before any regular expression sees them.
+const maxConsoleLine = 4096
+
 // ipconfig keys, English and German (the most common non-English nodes).
 func ipconfigField(key string) string {
 	k := strings.ToLower(key)
@@ -55,6 +59,9 @@ func ParseIPConfig(text string) (adapters []*HostAdapter, hostname string) {
 	}
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimRight(line, "\r ")
+		if len(line) > maxConsoleLine {
+			continue
+		}
 		if m := ipconfigCompart.FindStringSubmatch(line); m != nil && strings.Contains(line, "Compartment") && !strings.HasPrefix(line, " ") {
 			flushIP(32)
 			compartment, _ = strconv.Atoi(m[1])
@@ -149,6 +156,9 @@ func ParseRoutePrint(text string, adapters []*HostAdapter) []*HostRoute {
 	inActive := false
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimRight(line, "\r ")
+		if len(line) > maxConsoleLine {
+			continue
+		}
 		switch {
 		case strings.HasPrefix(line, "Active Routes:"):
 			inActive = true
@@ -192,6 +202,9 @@ var routeInterfaceRow = regexp.MustCompile(`^\s*(\d+)\.\.\.((?:[0-9a-fA-F]{2} ){
 // description) into the adapters with that MAC and description.
 func ApplyRouteInterfaceList(text string, adapters []*HostAdapter) {
 	for _, line := range strings.Split(text, "\n") {
+		if len(line) > maxConsoleLine {
+			continue
+		}
 		m := routeInterfaceRow.FindStringSubmatch(strings.TrimRight(line, "\r "))
 		if m == nil {
 			continue
@@ -211,6 +224,9 @@ var netshInterfaceRow = regexp.MustCompile(`^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s+
 // MTU, State, Name) into the adapters with the same name.
 func ApplyNetshInterfaces(text string, adapters []*HostAdapter) {
 	for _, line := range strings.Split(text, "\n") {
+		if len(line) > maxConsoleLine {
+			continue
+		}
 		m := netshInterfaceRow.FindStringSubmatch(strings.TrimRight(line, "\r"))
 		if m == nil {
 			continue
@@ -242,6 +258,9 @@ func ParseWinver(text string) *OSInfo {
 	}
 	seen := map[string]bool{}
 	for _, line := range strings.Split(text, "\n") {
+		if len(line) > maxConsoleLine {
+			continue
+		}
 		id := hotfixID.FindString(line)
 		if id == "" || seen[id] {
 			continue
