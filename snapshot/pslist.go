@@ -30,8 +30,8 @@ const (
 )
 
 var (
-	psPrompt  = regexp.MustCompile(`^PS [^>]*>`)
-	psHidden  = regexp.MustCompile(`^System\.[A-Za-z0-9_.]+\[\]$`)
+	psPrompt = regexp.MustCompile(`^PS [^>]*>`)
+	psHidden = regexp.MustCompile(`^System\.[A-Za-z0-9_.]+\[\]$`)
 )
 
 // maxPSDepth bounds nesting (HNS objects nest four deep in Format-List), so
