@@ -25,6 +25,8 @@ var formatInputs = []string{
 	"text/seed-fixed-get-hnsnetwork.txt",
 	"text/calico-get-hnsendpoint.txt",
 	"text/flannel-get-hnsnetwork-truncated.txt",
+	"text/calico-get-hnspolicylist.txt",
+	"text/calico-get-hnsnamespace.txt",
 }
 
 func loadInput(t *testing.T, rel string) *Snapshot {

@@ -18,7 +18,7 @@ type VFPPort struct {
 	FriendlyName       string            `json:"friendlyName,omitempty"`
 	SwitchName         string            `json:"switchName,omitempty"`
 	SwitchFriendlyName string            `json:"switchFriendlyName,omitempty"`
-	PortID             string            `json:"portId,omitempty"`
+	PortID             string            `json:"portID,omitempty"`
 	MAC                string            `json:"mac,omitempty"`
 	PortType           string            `json:"portType,omitempty"`
 	VMName             string            `json:"vmName,omitempty"`
@@ -27,7 +27,7 @@ type VFPPort struct {
 	Layers             []*VFPLayer       `json:"layers,omitempty"`
 	Counters           map[string]int64  `json:"counters,omitempty"` // /get-port-counter, "OUT Total packets"
 	State              map[string]string `json:"state,omitempty"`    // other /get-port-state lines
-	EndpointID         string            `json:"endpointId,omitempty"`
+	EndpointID         string            `json:"endpointID,omitempty"`
 	Source             string            `json:"source,omitempty"`
 }
 
