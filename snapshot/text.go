@@ -29,16 +29,31 @@ func decodeUTF16(b []byte, bigEndian bool) ([]byte, error) {
 	if len(b)%2 != 0 {
 		return nil, errors.New("UTF-16 text has an odd number of bytes (truncated?)")
 	}
-	u := make([]uint16, len(b)/2)
-	for i := range u {
+	unit := func(i int) rune {
 		if bigEndian {
-			u[i] = uint16(b[2*i])<<8 | uint16(b[2*i+1])
-		} else {
-			u[i] = uint16(b[2*i]) | uint16(b[2*i+1])<<8
+			return rune(b[i])<<8 | rune(b[i+1])
 		}
+		return rune(b[i]) | rune(b[i+1])<<8
 	}
-	out := make([]byte, 0, len(u))
-	for _, r := range utf16.Decode(u) {
+	// One pass, no intermediate []uint16 or []rune: ASCII (nearly all of
+	// what HNS and the console print) takes one byte per unit.
+	out := make([]byte, 0, len(b)/2)
+	for i := 0; i < len(b); i += 2 {
+		r := unit(i)
+		switch {
+		case r < utf8.RuneSelf:
+			out = append(out, byte(r))
+			continue
+		case utf16.IsSurrogate(r) && i+3 < len(b):
+			if dec := utf16.DecodeRune(r, unit(i+2)); dec != utf8.RuneError {
+				r = dec
+				i += 2
+			} else {
+				r = utf8.RuneError
+			}
+		case utf16.IsSurrogate(r):
+			r = utf8.RuneError
+		}
 		out = utf8.AppendRune(out, r)
 	}
 	return out, nil
