@@ -34,7 +34,8 @@ type Issue struct {
 	Severity    finding.Severity // zero (Skip) means the rule's severity
 	Summary     string
 	Evidence    []finding.Evidence
-	Remediation string // empty means the rule's Fix
+	Subjects    []string // see finding.Finding.Subjects
+	Remediation string   // empty means the rule's Fix
 }
 
 // skipError marks a rule that found its optional inputs missing at run time.
@@ -184,7 +185,7 @@ func runRule(r *Rule, s *snapshot.Snapshot, res *Result) {
 	for _, is := range issues {
 		f := finding.Finding{
 			ID: r.ID, Title: r.Title, Severity: is.Severity, Node: node, Input: s.Source,
-			Summary: is.Summary, Evidence: is.Evidence, Remediation: is.Remediation,
+			Summary: is.Summary, Evidence: is.Evidence, Subjects: is.Subjects, Remediation: is.Remediation,
 			DocsURL: DocsBase + strings.ToLower(r.ID),
 		}
 		if f.Severity == finding.Skip {

@@ -141,7 +141,8 @@ func managementIPIssue(s *snapshot.Snapshot, n *snapshot.Network) (Issue, bool) 
 	if len(why) > 0 {
 		summary += ": " + strings.Join(why, "; ")
 	}
-	return Issue{Summary: summary, Evidence: ev, Remediation: managementIPFix(s, n, peerAdapter, peerAddr, internal)}, true
+	return Issue{Summary: summary, Evidence: ev, Remediation: managementIPFix(s, n, peerAdapter, peerAddr, internal),
+		Subjects: []string{"network:" + n.Name, "address:" + mip.String()}}, true
 }
 
 // legitimateNATSubnet guards the one case where 10.0.2.15 is right: a real
@@ -323,10 +324,18 @@ func missingRoutesForNodes(s *snapshot.Snapshot, n *snapshot.Network) []Issue {
 				Value: describeRoutes(n), Expected: "a route for " + missing + " via ProviderAddress " + vtep},
 			{File: s.Inputs[snapshot.InputKubeNodes], Object: "node " + node.Name, Field: peerField(calico), Value: peerValue(node, calico, holds)},
 		}
+		subjects := []string{"network:" + n.Name, "node:" + node.Name}
+		if holds.IsValid() {
+			subjects = append(subjects, "address:"+holds.String())
+		}
+		for _, p := range want {
+			subjects = append(subjects, "prefix:"+p.String())
+		}
 		issues = append(issues, Issue{
 			Summary: fmt.Sprintf("no RemoteSubnetRoute on network %s for node %s (%s, VTEP %s): its pods are unreachable from this node",
 				n.Name, node.Name, missing, vtep),
 			Evidence: ev,
+			Subjects: subjects,
 		})
 	}
 	return issues
@@ -372,10 +381,15 @@ func uncoveredRemoteEndpoints(s *snapshot.Snapshot, n *snapshot.Network) []Issue
 		ev = append(ev, finding.Evidence{File: e.Refs[0].File, Object: "endpoint " + e.ID, Field: "IPAddress", Value: e.IP.String(),
 			Expected: "covered by a RemoteSubnetRoute", Note: "remote endpoint, ProviderAddress " + addrOrNone(e.ProviderAddress)})
 	}
+	subjects := []string{"network:" + n.Name}
+	for _, ip := range ips {
+		subjects = append(subjects, "address:"+ip)
+	}
 	return []Issue{{
 		Summary: fmt.Sprintf("no RemoteSubnetRoute on network %s covers remote pod endpoint(s) %s: traffic to them is not encapsulated to their node",
 			n.Name, strings.Join(ips, ", ")),
 		Evidence: ev,
+		Subjects: subjects,
 	}}
 }
 

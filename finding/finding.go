@@ -73,15 +73,19 @@ type Evidence struct {
 // The JSON keys id, severity, node, summary, evidence and remediation are a
 // public contract (DESIGN.md): never rename them.
 type Finding struct {
-	ID          string     `json:"id"`
-	Title       string     `json:"title"`
-	Severity    Severity   `json:"severity"`
-	Node        string     `json:"node,omitempty"`
-	Input       string     `json:"input,omitempty"` // the bundle the finding comes from
-	Summary     string     `json:"summary"`
-	Evidence    []Evidence `json:"evidence"`
-	Remediation string     `json:"remediation,omitempty"`
-	DocsURL     string     `json:"docsURL,omitempty"`
+	ID       string     `json:"id"`
+	Title    string     `json:"title"`
+	Severity Severity   `json:"severity"`
+	Node     string     `json:"node,omitempty"`
+	Input    string     `json:"input,omitempty"` // the bundle the finding comes from
+	Summary  string     `json:"summary"`
+	Evidence []Evidence `json:"evidence"`
+	// Subjects name the objects the finding is about, as "kind:name"
+	// (network:Calico, address:10.0.2.15, node:worker2, prefix:10.244.3.0/24),
+	// so that a report can mark them in its picture of the overlay.
+	Subjects    []string `json:"subjects,omitempty"`
+	Remediation string   `json:"remediation,omitempty"`
+	DocsURL     string   `json:"docsURL,omitempty"`
 }
 
 // Skipped records a rule that could not run on a node, and why.

@@ -25,6 +25,7 @@ type Report struct {
 	Summary       Summary           `json:"summary"`
 	Findings      []finding.Finding `json:"findings"`
 	Skipped       []finding.Skipped `json:"skipped"`
+	overlay       *Overlay
 }
 
 // Tool identifies the diag that wrote the report.
@@ -100,6 +101,7 @@ func Build(tool Tool, now *time.Time, snaps []*snapshot.Snapshot, res analyzers.
 		}
 	}
 	r.Summary.Skipped = len(r.Skipped)
+	r.overlay = buildOverlay(snaps, r.Findings)
 	return r
 }
 

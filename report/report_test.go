@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +18,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-func buildReport(t *testing.T, names ...string) *Report {
+var codeSpan = regexp.MustCompile("`+[^`]*`+")
+
+func buildReport(t testing.TB, names ...string) *Report {
 	t.Helper()
 	var snaps []*snapshot.Snapshot
 	for _, name := range names {
@@ -51,29 +54,53 @@ func golden(t *testing.T, name string, got []byte) {
 		t.Fatalf("%v (run go test ./report -update)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (run go test ./report -update and review the diff):\n%s", path, got)
+		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+		for i := 0; i < len(gl) && i < len(wl); i++ {
+			if gl[i] != wl[i] {
+				t.Errorf("%s differs at line %d:\n got: %s\nwant: %s\n(run go test ./report -update and review the diff)", path, i+1, gl[i], wl[i])
+				return
+			}
+		}
+		t.Errorf("%s differs in length (run go test ./report -update and review the diff)", path)
 	}
 }
 
+// The golden cases: the seed's broken node, the same cluster with its Linux
+// node (Windows and Linux bundles together), and a healthy node.
+var goldenCases = []struct {
+	name   string
+	inputs []string
+}{
+	{"seed-broken", []string{"seed-broken"}},
+	{"cluster", []string{"seed-broken", "seed-linux-controlplane"}},
+	{"healthy", []string{"seed-fixed"}},
+}
+
+func render(t *testing.T, r *Report, format string) []byte {
+	var buf bytes.Buffer
+	var err error
+	switch format {
+	case "table":
+		err = WriteTable(&buf, r, TableOptions{Width: 100})
+	case "md":
+		err = WriteMarkdown(&buf, r)
+	case "json":
+		err = WriteJSON(&buf, r)
+	case "html":
+		err = WriteHTML(&buf, r)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
 func TestGolden(t *testing.T) {
-	for _, c := range []struct {
-		golden string
-		inputs []string
-	}{
-		{"seed-broken", []string{"seed-broken"}},
-		{"seed-fixed", []string{"seed-fixed"}},
-		{"seed-both", []string{"seed-fixed", "seed-broken"}},
-	} {
+	for _, c := range goldenCases {
 		r := buildReport(t, c.inputs...)
-		var table, js bytes.Buffer
-		if err := WriteTable(&table, r, TableOptions{Width: 100}); err != nil {
-			t.Fatal(err)
+		for _, format := range []string{"table", "md", "json", "html"} {
+			golden(t, c.name+"."+format, render(t, r, format))
 		}
-		if err := WriteJSON(&js, r); err != nil {
-			t.Fatal(err)
-		}
-		golden(t, c.golden+".table.golden", table.Bytes())
-		golden(t, c.golden+".json.golden", js.Bytes())
 	}
 }
 
@@ -100,6 +127,90 @@ func TestClusterFindingsAreShown(t *testing.T) {
 	WriteTable(&out, r, TableOptions{})
 	if !strings.Contains(out.String(), "cluster") || !strings.Contains(out.String(), "XN-01") {
 		t.Errorf("cluster finding missing:\n%s", out.String())
+	}
+}
+
+func TestOverlayPicture(t *testing.T) {
+	r := buildReport(t, "seed-broken", "seed-linux-controlplane")
+	o := r.overlay
+	if o == nil || len(o.Nodes) != 2 || len(o.Tunnels) != 2 {
+		t.Fatalf("overlay: %+v", o)
+	}
+	win, lin := o.Nodes[0], o.Nodes[1]
+	if !win.VTEPBroken || win.VTEP != "10.0.2.15" || lin.VTEPBroken || lin.VTEP != "10.20.30.10" {
+		t.Errorf("nodes: %+v %+v", win, lin)
+	}
+	for _, tun := range o.Tunnels {
+		switch tun.From {
+		case win.Key: // Windows → Linux: the route is right
+			if tun.Status != TunnelOK || tun.Via != "10.20.30.10" || tun.To != lin.Key {
+				t.Errorf("windows tunnel: %+v", tun)
+			}
+		case lin.Key: // Linux → Windows: FDB to the NAT address
+			if tun.Status != TunnelBroken || tun.Via != "10.0.2.15" || tun.To != win.Key {
+				t.Errorf("linux tunnel: %+v", tun)
+			}
+		}
+	}
+	// One bundle alone: the peer comes from the Kubernetes Nodes.
+	single := buildReport(t, "seed-broken").overlay
+	if len(single.Nodes) != 2 || single.Nodes[1].Name != "controlplane" || single.Nodes[1].InInput {
+		t.Errorf("single: %+v", single.Nodes)
+	}
+}
+
+func TestMissingRouteIsDrawn(t *testing.T) {
+	b, _ := bundle.Open("../analyzers/testdata/scenarios/ovl02-flannel-missing", bundle.DefaultLimits)
+	s, err := snapshot.Load(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Build(Tool{Name: "diag"}, nil, []*snapshot.Snapshot{s}, analyzers.Run([]*snapshot.Snapshot{s}, analyzers.Selection{}))
+	missing := 0
+	for _, tun := range r.overlay.Tunnels {
+		if tun.Status == TunnelMissing {
+			missing++
+			if !strings.HasSuffix(tun.To, "win-2") {
+				t.Errorf("missing tunnel to %s", tun.To)
+			}
+		}
+	}
+	if missing != 1 {
+		t.Errorf("%d missing tunnels: %+v", missing, r.overlay.Tunnels)
+	}
+}
+
+// Everything from the inputs is escaped: a network named <script> shows as
+// text in HTML and Markdown.
+func TestHostileNamesAreEscaped(t *testing.T) {
+	r := buildReport(t, "seed-broken")
+	evil := `<script>alert(1)</script>|*x*`
+	r.Inputs[0].Node = evil
+	r.Findings[0].Node = evil
+	r.Findings[0].Summary = "network " + evil + " is broken"
+	r.Findings[0].Evidence[0].Value = evil
+	r.overlay.Nodes[0].Name = evil
+	html := string(render(t, r, "html"))
+	if strings.Contains(html, "<script>alert") {
+		t.Error("HTML report contains the raw <script>")
+	}
+	if !strings.Contains(html, "&lt;script&gt;alert(1)&lt;/script&gt;") {
+		t.Error("HTML report does not show the name as text")
+	}
+	md := string(render(t, r, "md"))
+	// Inside code spans GitHub shows HTML as text; anywhere else it must be
+	// escaped.
+	if outside := codeSpan.ReplaceAllString(md, ""); strings.Contains(outside, "<script>") {
+		t.Error("Markdown report contains a raw <script> outside code spans")
+	}
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(line, "| ") && strings.Contains(line, "alert(1)") {
+			cells := strings.Count(strings.ReplaceAll(line, `\|`, ""), "|")
+			header := 5 // "| a | b | c | d |"
+			if strings.Count(line, "|") > 20 || cells != header && cells != 7 {
+				t.Errorf("a pipe in a name split a table row: %s", line)
+			}
+		}
 	}
 }
 

@@ -39,25 +39,27 @@ A rule that crashed is reported as an "error" finding and the others still run; 
 finding reaches --fail-on but a rule crashed, the exit status is 1.`,
 		Example: `  diag analyze diag-win-1-20261122T0500Z.zip
   diag analyze testdata/bundles/seed-broken
+  diag analyze -o markdown bundle.zip | pbcopy            # paste into a ticket
+  diag analyze -o html --output-file report.html win-1.zip linux-1.zip
   diag analyze -o json --fail-on warn node1.zip node2.zip > findings.json
   diag analyze --rules OVL --skip-rules OVL-02 bundle.zip`,
 		Args: minArgs(1, "at least one bundle (zip or directory)"),
 		RunE: func(c *cobra.Command, args []string) error { return runAnalyze(e, g, o, args) },
 	}
 	f := c.Flags()
-	f.StringVarP(&o.output, "output", "o", "table", "report format: table or json")
+	f.StringVarP(&o.output, "output", "o", "table", "report format: table, markdown, json or html")
 	f.StringVar(&o.outputFile, "output-file", "", "write the report to this file instead of standard output")
 	f.StringVar(&o.failOn, "fail-on", "fail", "exit 3 when a finding is at or above this severity: fail, warn or info")
 	f.StringSliceVar(&o.rules, "rules", nil, "run only these rules (IDs or families, e.g. OVL-01,SVC)")
 	f.StringSliceVar(&o.skipRules, "skip-rules", nil, "do not run these rules (IDs or families)")
-	c.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"table", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	c.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(reportFormats, cobra.ShellCompDirectiveNoFileComp))
 	c.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"fail", "warn", "info"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 
 func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) error {
-	if o.output != "table" && o.output != "json" {
-		return usageErrorf("--output must be table or json, not %q", o.output)
+	if !validFormat(o.output) {
+		return usageErrorf("--output must be one of %s, not %q", strings.Join(reportFormats, ", "), o.output)
 	}
 	failOn, err := finding.ParseSeverity(o.failOn)
 	if err != nil || failOn < finding.Info || failOn > finding.Fail {
@@ -84,6 +86,10 @@ func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) err
 	switch o.output {
 	case "json":
 		err = report.WriteJSON(&buf, rep)
+	case "markdown":
+		err = report.WriteMarkdown(&buf, rep)
+	case "html":
+		err = report.WriteHTML(&buf, rep)
 	default:
 		err = report.WriteTable(&buf, rep, report.TableOptions{Color: e.useColor(g.color, o.outputFile != ""), Width: e.width()})
 	}
@@ -133,4 +139,16 @@ func writeOutput(stdout io.Writer, file string, data []byte) error {
 		return usageErrorf("write report: %v", strings.TrimPrefix(err.Error(), "open "))
 	}
 	return nil
+}
+
+// reportFormats are the renderers of -o.
+var reportFormats = []string{"table", "markdown", "json", "html"}
+
+func validFormat(f string) bool {
+	for _, x := range reportFormats {
+		if f == x {
+			return true
+		}
+	}
+	return false
 }

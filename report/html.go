@@ -1,0 +1,43 @@
+package report
+
+import (
+	_ "embed"
+	"html/template"
+	"io"
+	"sort"
+)
+
+//go:embed html.tmpl
+var htmlSource string
+
+var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"f":   f,
+	"add": func(a float64, b int) float64 { return a + float64(b) },
+}).Parse(htmlSource))
+
+type htmlView struct {
+	R          *Report
+	SVG        *svgView
+	Severities []string
+	NodeNames  []string
+}
+
+// WriteHTML writes one self-contained HTML file: summary, the overlay as
+// inline SVG with its broken parts in red, and the findings with their
+// evidence. html/template escapes everything that comes from the inputs.
+func WriteHTML(w io.Writer, r *Report) error {
+	v := htmlView{R: r, SVG: layoutOverlay(r.overlay)}
+	seen := map[string]bool{}
+	for _, f := range r.Findings {
+		if s := f.Severity.String(); !seen["sev:"+s] {
+			seen["sev:"+s] = true
+			v.Severities = append(v.Severities, s)
+		}
+		if !seen["node:"+f.Node] {
+			seen["node:"+f.Node] = true
+			v.NodeNames = append(v.NodeNames, f.Node)
+		}
+	}
+	sort.Strings(v.NodeNames)
+	return htmlTemplate.Execute(w, v)
+}
