@@ -20,8 +20,11 @@ demo: build
 vet:
 	$(GO) vet ./...
 
+# Tests write files for people to look at (the HTML report's screenshot)
+# under test-output/. The browser test runs where chromium is installed.
 test: vet cross
-	$(GO) test $(RACE) ./...
+	@mkdir -p test-output
+	$(GO) test $(RACE) -artifacts -outputdir=$(CURDIR)/test-output ./...
 
 cross:
 	GOOS=windows $(GO) build ./...
@@ -40,4 +43,4 @@ fuzz:
 	done
 
 clean:
-	rm -rf bin
+	rm -rf bin test-output

@@ -359,3 +359,23 @@ func TestSnapshotCommand(t *testing.T) {
 		t.Errorf("snapshot: %+v", s)
 	}
 }
+
+func TestReportFormats(t *testing.T) {
+	for format, want := range map[string]string{
+		"markdown": "| **FAIL** | [OVL-01]",
+		"html":     `data-broken="vtep"`,
+		"json":     `"schemaVersion": 1`,
+		"table":    "| FAIL     | OVL-01 |",
+	} {
+		r := runDiag(t, nil, false, "analyze", "-o", format, seedBroken)
+		if r.code != 3 || !strings.Contains(r.stdout, want) {
+			t.Errorf("-o %s: exit %d, output lacks %q", format, r.code, want)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "report.html")
+	r := runDiag(t, nil, true, "analyze", "-o", "html", "--output-file", out, seedBroken)
+	data, err := os.ReadFile(out)
+	if r.code != 3 || r.stdout != "" || err != nil || !strings.Contains(string(data), "10.0.2.15") {
+		t.Errorf("--output-file: exit %d, stdout %q, %v", r.code, r.stdout, err)
+	}
+}
