@@ -1,0 +1,478 @@
+package capture
+
+import (
+	"errors"
+	"io"
+	"net/netip"
+	"time"
+)
+
+// Options tune the analysis.
+type Options struct {
+	VXLANPorts  []uint16 // default 4789
+	ExpectedVNI uint32   // CAP-03; 0 means unknown
+	MTU         int      // underlay MTU for CAP-05; 0 means unknown
+	Context     *Context // a bundle's view of the cluster, for CAP-01/04/07
+}
+
+// Tunnel is one (outer source, outer destination, VNI).
+type Tunnel struct {
+	Src     netip.Addr `json:"src"`
+	Dst     netip.Addr `json:"dst"`
+	VNI     uint32     `json:"vni"`
+	Packets int64      `json:"packets"`
+	Bytes   int64      `json:"bytes"`
+
+	fragments, oversize, badChecksum, offload, rst, icmpUnreach, icmpFragNeeded int64
+	largeSeen, checked                                                          int64
+	wrongMAC                                                                    map[[6]byte]int64
+}
+
+// Flow is one inner conversation inside the overlay.
+type Flow struct {
+	VNI       uint32     `json:"vni"`
+	Proto     string     `json:"proto"`
+	Src       netip.Addr `json:"src"` // the side that spoke first
+	SrcPort   uint16     `json:"srcPort,omitempty"`
+	Dst       netip.Addr `json:"dst"`
+	DstPort   uint16     `json:"dstPort,omitempty"`
+	Packets   int64      `json:"packets"`
+	Bytes     int64      `json:"bytes"`
+	State     string     `json:"state,omitempty"` // TCP: syn-sent, established, reset, closed, ...
+	TunnelSrc netip.Addr `json:"tunnelSrc"`       // outer addresses of the first packet
+	TunnelDst netip.Addr `json:"tunnelDst"`
+	First     time.Time  `json:"first"`
+	Last      time.Time  `json:"last"`
+
+	syns, synAcks, rsts, fins int
+	lastSYN                   time.Time
+	lastSYNID                 uint16
+	lastID                    uint64 // dedup of copies: packet id, or ip id + seq + flags
+	lastIDTime                time.Time
+	encapsulated              bool
+}
+
+type flowKey struct {
+	a, b         [16]byte
+	aPort, bPort uint16
+	vni          uint32
+	proto        uint8
+}
+
+type tunnelKey struct {
+	src, dst [16]byte
+	vni      uint32
+}
+
+// fastKey is the key of IPv4 tunnels and flows: two words hash and compare
+// much faster than the 40-byte general key, and IPv4 is the common case.
+type fastKey [2]uint64
+
+func v4(b *[16]byte) uint64 {
+	return uint64(b[12])<<24 | uint64(b[13])<<16 | uint64(b[14])<<8 | uint64(b[15])
+}
+
+func isV4(b *[16]byte) bool {
+	return b[10] == 0xff && b[11] == 0xff && b[0]|b[1]|b[2]|b[3]|b[4]|b[5]|b[6]|b[7]|b[8]|b[9] == 0
+}
+
+// Result is what a capture showed.
+type Result struct {
+	Files          []FileSummary `json:"files"`
+	Packets        int64         `json:"packets"`
+	VXLANPackets   int64         `json:"vxlanPackets"`
+	Truncated      int64         `json:"truncated"`
+	Duplicates     int64         `json:"duplicates"`
+	Geneve         int64         `json:"geneve,omitempty"`
+	GPE            int64         `json:"vxlanGPE,omitempty"`
+	Nested         int64         `json:"nestedVXLAN,omitempty"`
+	Malformed      int64         `json:"malformed,omitempty"`
+	OtherLinkTypes int64         `json:"undecodedLinkTypes,omitempty"`
+	Tunnels        []*Tunnel     `json:"tunnels"`
+	Flows          []*Flow       `json:"flows"`
+}
+
+// FileSummary is one capture file read.
+type FileSummary struct {
+	Path    string `json:"path"`
+	Format  string `json:"format"`
+	Packets int64  `json:"packets"`
+}
+
+// Analyzer accumulates state over any number of capture files.
+type Analyzer struct {
+	opts    Options
+	ports   portSet
+	f       frame
+	res     Result
+	tunnels map[tunnelKey]*Tunnel
+	flows   map[flowKey]*Flow
+	fastT   map[fastKey]*Tunnel
+	fastF   map[fastKey]*Flow
+	// Direct-mapped caches in front of the maps: most packets belong to a
+	// tunnel and a flow seen moments ago.
+	tcache [64]struct {
+		k fastKey
+		t *Tunnel
+	}
+	fcache [4096]struct {
+		k  fastKey
+		fl *Flow
+	}
+	plain       map[flowKey]*Flow // unencapsulated pod-like traffic, for CAP-01
+	lastT       *Tunnel
+	lastTK      tunnelKey
+	mal         map[uint8]int64
+	vnis        map[uint32]int64
+	tunnelOrder []*Tunnel
+	flowOrder   []*Flow
+}
+
+// NewAnalyzer prepares an analysis.
+func NewAnalyzer(opts Options) *Analyzer {
+	a := &Analyzer{opts: opts, tunnels: map[tunnelKey]*Tunnel{}, flows: map[flowKey]*Flow{},
+		fastT: map[fastKey]*Tunnel{}, fastF: map[fastKey]*Flow{},
+		plain: map[flowKey]*Flow{}, mal: map[uint8]int64{}, vnis: map[uint32]int64{}}
+	if len(opts.VXLANPorts) == 0 {
+		a.ports.add(4789)
+	}
+	for _, p := range opts.VXLANPorts {
+		a.ports.add(p)
+	}
+	return a
+}
+
+// ReadFile analyzes every packet of a capture file.
+func (a *Analyzer) ReadFile(path string) error {
+	src, err := Open(path)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	return a.ReadSource(src, path)
+}
+
+// ReadSource analyzes every packet of a source.
+func (a *Analyzer) ReadSource(src *Source, name string) error {
+	fs := FileSummary{Path: name, Format: src.Format}
+	var p Packet
+	for {
+		err := src.Next(&p)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			a.res.Files = append(a.res.Files, fs)
+			return err
+		}
+		fs.Packets++
+		a.Add(&p)
+	}
+	a.res.Files = append(a.res.Files, fs)
+	return nil
+}
+
+func addrOf(b [16]byte) netip.Addr { return netip.AddrFrom16(b).Unmap() }
+
+// Add analyzes one packet.
+func (a *Analyzer) Add(p *Packet) {
+	a.res.Packets++
+	f := &a.f
+	decode(f, p.Data, p.Length, p.LinkType, &a.ports)
+	if f.truncated {
+		a.res.Truncated++
+	}
+	switch f.kind {
+	case kindVXLAN:
+	case kindPlain:
+		a.plainPacket(p)
+		return
+	case kindGeneve:
+		a.res.Geneve++
+		return
+	case kindGPE:
+		a.res.GPE++
+		return
+	case kindMalformed:
+		a.res.Malformed++
+		a.mal[f.malformed]++
+		return
+	case kindFragment:
+		// A later fragment of an outer packet: counted on the tunnel of its
+		// first fragment when it is VXLAN; the bytes are not decodable.
+		if f.proto == 17 {
+			if t := a.tunnelFor(f.src, f.dst, 0, false); t != nil {
+				t.fragments++
+			}
+		}
+		return
+	case kindOther:
+		if len(p.Data) > 0 && !knownLinkType(p) {
+			a.res.OtherLinkTypes++
+		}
+		return
+	}
+
+	a.res.VXLANPackets++
+	t := a.tunnelFor(f.src, f.dst, f.vni, true)
+	t.Packets++
+	t.Bytes += int64(p.Length)
+	if f.fragment {
+		t.fragments++
+	}
+	a.maybeVerifyL4(t, p.Data)
+	if f.offloadArtefact {
+		t.offload++
+	} else if a.opts.MTU > 0 && f.ipLen > a.opts.MTU && !f.fragment {
+		t.oversize++
+	}
+	if f.badIPChecksum || f.badL4Checksum {
+		t.badChecksum++
+	}
+	if f.nested {
+		a.res.Nested++
+	}
+	if c := a.opts.Context; c != nil && f.inner {
+		a.checkInnerMAC(t, f)
+	}
+	if !f.innerIP {
+		return
+	}
+	switch f.innerProto {
+	case 1:
+		if f.icmpType == 3 {
+			t.icmpUnreach++
+			if f.icmpCode == 4 {
+				t.icmpFragNeeded++
+			}
+		}
+	case 58:
+		if f.icmpType == 1 {
+			t.icmpUnreach++
+		} else if f.icmpType == 2 {
+			t.icmpFragNeeded++
+		}
+	}
+	a.flowPacket(p, f, t)
+}
+
+func knownLinkType(p *Packet) bool {
+	_, _, ok := linkLayer(p.Data, p.LinkType)
+	return ok
+}
+
+func (a *Analyzer) tunnelFor(src, dst [16]byte, vni uint32, create bool) *Tunnel {
+	var fk fastKey
+	fast := isV4(&src) && isV4(&dst)
+	if fast {
+		fk = fastKey{v4(&src)<<32 | v4(&dst), uint64(vni)}
+		slot := &a.tcache[mix(fk)>>58]
+		if slot.t != nil && slot.k == fk {
+			return slot.t
+		}
+		if t, ok := a.fastT[fk]; ok {
+			slot.k, slot.t = fk, t
+			return t
+		}
+	} else {
+		k := tunnelKey{src, dst, vni}
+		if a.lastT != nil && a.lastTK == k {
+			return a.lastT
+		}
+		if t, ok := a.tunnels[k]; ok {
+			a.lastT, a.lastTK = t, k
+			return t
+		}
+	}
+	if !create {
+		// A later fragment carries no VNI: attach it to any tunnel between
+		// the two addresses.
+		for _, t := range a.tunnelOrder {
+			if t.Src == addrOf(src) && t.Dst == addrOf(dst) {
+				return t
+			}
+		}
+		return nil
+	}
+	t := &Tunnel{Src: addrOf(src), Dst: addrOf(dst), VNI: vni}
+	if fast {
+		a.fastT[fk] = t
+	} else {
+		a.tunnels[tunnelKey{src, dst, vni}] = t
+	}
+	a.tunnelOrder = append(a.tunnelOrder, t)
+	return t
+}
+
+// The inner transport checksum of a large segment costs as much as the rest
+// of the analysis together. Every small packet is verified; of the large
+// ones, the first verifyAllLarge of each tunnel and then one in
+// verifyLargeEvery: corruption on an underlay hits many packets.
+const (
+	smallPacket      = 512
+	verifyAllLarge   = 256
+	verifyLargeEvery = 8
+)
+
+func (a *Analyzer) maybeVerifyL4(t *Tunnel, data []byte) {
+	f := &a.f
+	if f.l4Off == 0 {
+		return
+	}
+	if f.innerLen > smallPacket {
+		t.largeSeen++
+		if t.largeSeen > verifyAllLarge && t.largeSeen%verifyLargeEvery != 0 {
+			return
+		}
+	}
+	t.checked++
+	f.verifyL4(data)
+}
+
+var protoNames = map[uint8]string{1: "icmp", 6: "tcp", 17: "udp", 58: "icmpv6"}
+
+// flowPacket updates the inner flow and its TCP state.
+func (a *Analyzer) flowPacket(p *Packet, f *frame, t *Tunnel) {
+	fl, forward := a.flowFor(f)
+	if fl == nil {
+		fl = &Flow{VNI: f.vni, Proto: protoNames[f.innerProto], Src: addrOf(f.innerSrc), Dst: addrOf(f.innerDst),
+			SrcPort: f.innerSport, DstPort: f.innerDport, TunnelSrc: t.Src, TunnelDst: t.Dst, First: p.Time, encapsulated: true}
+		if fl.Proto == "" {
+			fl.Proto = "ip"
+		}
+		a.storeFlow(f, fl)
+		a.flowOrder = append(a.flowOrder, fl)
+	}
+	// The same packet logged more than once (pktmon logs it at every
+	// component it crosses) is one packet.
+	id := p.PacketID
+	if id == 0 {
+		id = uint64(f.innerID)<<48 ^ uint64(f.innerSeq)<<8 ^ uint64(f.innerFlags)
+		if forward {
+			id ^= 1 << 47
+		}
+	}
+	if id == fl.lastID && p.Time.Sub(fl.lastIDTime) < 5*time.Millisecond && p.Time.Sub(fl.lastIDTime) > -5*time.Millisecond {
+		a.res.Duplicates++
+		return
+	}
+	fl.lastID, fl.lastIDTime = id, p.Time
+	fl.Packets++
+	fl.Bytes += int64(p.Length)
+	fl.Last = p.Time
+	if f.innerProto != 6 {
+		return
+	}
+	fromOpener := addrOf(f.innerSrc) == fl.Src && f.innerSport == fl.SrcPort
+	switch {
+	case f.innerFlags&tcpRST != 0:
+		fl.rsts++
+		t.rst++
+	case f.innerFlags&(tcpSYN|tcpACK) == tcpSYN && fromOpener:
+		// A SYN again: a retransmission unless it is the same one (the
+		// IP ID changes between retransmissions on every stack we know).
+		if fl.syns == 0 || f.innerID != fl.lastSYNID || p.Time.Sub(fl.lastSYN) > 200*time.Millisecond {
+			fl.syns++
+		}
+		fl.lastSYN, fl.lastSYNID = p.Time, f.innerID
+	case f.innerFlags&(tcpSYN|tcpACK) == tcpSYN|tcpACK && !fromOpener:
+		fl.synAcks++
+	case f.innerFlags&tcpFIN != 0:
+		fl.fins++
+	}
+}
+
+// flowFor finds the flow of the inner packet; forward says whether the
+// packet goes from the lower to the higher end of the key.
+func (a *Analyzer) flowFor(f *frame) (*Flow, bool) {
+	if !f.innerV6 {
+		k, fwd := fastFlowKey(f)
+		slot := &a.fcache[mix(k)>>52]
+		if slot.fl != nil && slot.k == k {
+			return slot.fl, fwd
+		}
+		fl := a.fastF[k]
+		if fl != nil {
+			slot.k, slot.fl = k, fl
+		}
+		return fl, fwd
+	}
+	k, fwd := canonical(f.innerSrc, f.innerDst, f.innerSport, f.innerDport, f.vni, f.innerProto)
+	return a.flows[k], fwd
+}
+
+func (a *Analyzer) storeFlow(f *frame, fl *Flow) {
+	if !f.innerV6 {
+		k, _ := fastFlowKey(f)
+		a.fastF[k] = fl
+		return
+	}
+	k, _ := canonical(f.innerSrc, f.innerDst, f.innerSport, f.innerDport, f.vni, f.innerProto)
+	a.flows[k] = fl
+}
+
+// mix spreads a key over 64 bits for the caches' indexes.
+func mix(k fastKey) uint64 {
+	h := (k[0] ^ k[1]*0x9E3779B97F4A7C15) * 0xBF58476D1CE4E5B9
+	return h ^ h>>31
+}
+
+func fastFlowKey(f *frame) (fastKey, bool) {
+	s, d := v4(&f.innerSrc)<<16|uint64(f.innerSport), v4(&f.innerDst)<<16|uint64(f.innerDport)
+	fwd := s < d
+	if !fwd {
+		s, d = d, s
+	}
+	return fastKey{s<<16 ^ d>>32, d<<32 | uint64(f.vni)<<8 | uint64(f.innerProto)}, fwd
+}
+
+// canonical orders the two ends so that both directions share a key; it
+// reports whether the packet goes in the key's direction.
+func canonical(src, dst [16]byte, sport, dport uint16, vni uint32, proto uint8) (flowKey, bool) {
+	if less(src, sport, dst, dport) {
+		return flowKey{src, dst, sport, dport, vni, proto}, true
+	}
+	return flowKey{dst, src, dport, sport, vni, proto}, false
+}
+
+func less(a [16]byte, ap uint16, b [16]byte, bp uint16) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return ap < bp
+}
+
+// plainPacket keeps unencapsulated traffic that could be pod traffic (CAP-01).
+func (a *Analyzer) plainPacket(p *Packet) {
+	f := &a.f
+	if f.proto != 6 && f.proto != 17 && f.proto != 1 {
+		return
+	}
+	k, _ := canonical(f.src, f.dst, f.sport, f.dport, 0, f.proto)
+	fl, ok := a.plain[k]
+	if !ok {
+		if len(a.plain) >= 100000 {
+			return // bounded: CAP-01 needs examples, not every flow
+		}
+		fl = &Flow{Proto: protoNames[f.proto], Src: addrOf(f.src), Dst: addrOf(f.dst), SrcPort: f.sport, DstPort: f.dport, First: p.Time}
+		a.plain[k] = fl
+	}
+	fl.Packets++
+	fl.Bytes += int64(p.Length)
+	fl.Last = p.Time
+}
+
+// checkInnerMAC compares the inner destination MAC with the DR MAC the
+// bundle says the destination VTEP has (CAP-07).
+func (a *Analyzer) checkInnerMAC(t *Tunnel, f *frame) {
+	want, ok := a.opts.Context.expectedMAC(addrOf(f.dst), f.innerDstMAC)
+	if ok || want == "" {
+		return
+	}
+	if t.wrongMAC == nil {
+		t.wrongMAC = map[[6]byte]int64{}
+	}
+	t.wrongMAC[f.innerDstMAC]++
+}

@@ -1,0 +1,83 @@
+package capture
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/gopacket/gopacket/pcapgo"
+
+	"github.com/wincni/diag/gen"
+)
+
+const benchPackets = 500000
+
+var (
+	benchOnce sync.Once
+	benchPath string
+)
+
+// benchCapture writes one capture for both benchmarks, so that they read
+// the same bytes from the page cache.
+func benchCapture(b *testing.B) string {
+	benchOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "diag-capture-bench-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchPath = filepath.Join(dir, "bench.pcap")
+		f, _ := os.Create(benchPath)
+		w := bufio.NewWriterSize(f, 1<<20)
+		if err := gen.WriteBenchCapture(w, benchPackets, 2000); err != nil {
+			b.Fatal(err)
+		}
+		w.Flush()
+		f.Close()
+	})
+	return benchPath
+}
+
+// BenchmarkRawRead is the I/O limit: pcapgo reading every packet, no decode.
+func BenchmarkRawRead(b *testing.B) {
+	path := benchCapture(b)
+	for b.Loop() {
+		f, _ := os.Open(path)
+		r, err := pcapgo.NewReader(bufio.NewReaderSize(f, 1<<20))
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for {
+			_, _, err := r.ZeroCopyReadPacketData()
+			if err == io.EOF {
+				break
+			}
+			n++
+		}
+		f.Close()
+		if n != benchPackets {
+			b.Fatal(n)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchPackets), "ns/packet")
+}
+
+// BenchmarkAnalyze is the whole analysis: decode, tunnels, flows, every
+// finding.
+func BenchmarkAnalyze(b *testing.B) {
+	path := benchCapture(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		a := NewAnalyzer(Options{ExpectedVNI: 4096})
+		if err := a.ReadFile(path); err != nil {
+			b.Fatal(err)
+		}
+		if r := a.Finish("x"); r.VXLANPackets != benchPackets {
+			b.Fatal(r.VXLANPackets)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchPackets), "ns/packet")
+}

@@ -1,0 +1,454 @@
+package capture
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/wincni/diag/finding"
+)
+
+// DocsBase is where the rules are documented.
+const DocsBase = "https://github.com/wincni/diag/blob/main/docs/rules.md#"
+
+// Report is the outcome of analyzing captures.
+type Report struct {
+	Result
+	Findings []finding.Finding `json:"findings"`
+	Skipped  []finding.Skipped `json:"skipped"`
+	Notes    []string          `json:"notes,omitempty"`
+}
+
+// maxListed bounds how many flows or addresses one finding names.
+const maxListed = 5
+
+// Finish turns the accumulated state into findings. node labels them (the
+// bundle's node, or the capture file).
+func (a *Analyzer) Finish(node string) *Report {
+	r := &Report{Result: a.res, Findings: []finding.Finding{}, Skipped: []finding.Skipped{}}
+	r.Tunnels = append([]*Tunnel{}, a.tunnelOrder...)
+	r.Flows = append([]*Flow{}, a.flowOrder...)
+	for _, fl := range r.Flows {
+		fl.State = tcpState(fl)
+	}
+	sort.SliceStable(r.Tunnels, func(i, j int) bool { return r.Tunnels[i].Packets > r.Tunnels[j].Packets })
+	sort.SliceStable(r.Flows, func(i, j int) bool { return r.Flows[i].Packets > r.Flows[j].Packets })
+
+	add := func(id string, is issue) {
+		rule := ruleByID(id)
+		sev := rule.Severity
+		if is.severity != 0 {
+			sev = is.severity
+		}
+		if is.evidence == nil {
+			is.evidence = []finding.Evidence{}
+		}
+		r.Findings = append(r.Findings, finding.Finding{ID: id, Title: rule.Title, Severity: sev, Node: node,
+			Summary: is.summary, Evidence: is.evidence, Subjects: is.subjects, Remediation: rule.Fix, DocsURL: DocsBase + strings.ToLower(id)})
+	}
+	skip := func(id, reason string) {
+		r.Skipped = append(r.Skipped, finding.Skipped{ID: id, Node: node, Reason: reason})
+	}
+
+	a.cap01(r, add, skip)
+	a.cap02(r, add)
+	a.cap03(r, add, skip)
+	a.cap04(r, add, skip)
+	a.cap05(r, add)
+	a.cap06(r, add)
+	a.cap07(r, add, skip)
+	a.cap08(add)
+	a.cap09(r, add)
+	a.notes(r)
+	sort.SliceStable(r.Findings, func(i, j int) bool {
+		if r.Findings[i].Severity != r.Findings[j].Severity {
+			return r.Findings[i].Severity > r.Findings[j].Severity
+		}
+		return r.Findings[i].ID < r.Findings[j].ID
+	})
+	return r
+}
+
+type issue struct {
+	severity finding.Severity
+	summary  string
+	evidence []finding.Evidence
+	subjects []string
+}
+
+func ruleByID(id string) Rule {
+	for _, r := range Rules {
+		if r.ID == id {
+			return r
+		}
+	}
+	return Rule{ID: id}
+}
+
+func tcpState(fl *Flow) string {
+	if fl.Proto != "tcp" {
+		return ""
+	}
+	switch {
+	case fl.rsts > 0:
+		return "reset"
+	case fl.syns > 0 && fl.synAcks == 0:
+		return "syn-sent"
+	case fl.fins > 0:
+		return "closed"
+	case fl.synAcks > 0:
+		return "established"
+	}
+	return "mid-stream"
+}
+
+func flowString(fl *Flow) string {
+	if fl.SrcPort == 0 && fl.DstPort == 0 {
+		return fmt.Sprintf("%s → %s (%s)", fl.Src, fl.Dst, fl.Proto)
+	}
+	return fmt.Sprintf("%s → %s (%s)", netip.AddrPortFrom(fl.Src, fl.SrcPort), netip.AddrPortFrom(fl.Dst, fl.DstPort), fl.Proto)
+}
+
+func tunnelString(src, dst netip.Addr, vni uint32) string {
+	return fmt.Sprintf("%s → %s (VNI %d)", src, dst, vni)
+}
+
+func listed[T any](items []T, f func(T) string) string {
+	var parts []string
+	for i, it := range items {
+		if i == maxListed {
+			parts = append(parts, fmt.Sprintf("and %d more", len(items)-maxListed))
+			break
+		}
+		parts = append(parts, f(it))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// CAP-01: pod-to-pod traffic without encapsulation and without an
+// encapsulated twin (pktmon also logs decapsulated copies; those have one).
+func (a *Analyzer) cap01(r *Report, add func(string, issue), skip func(string, string)) {
+	var prefixes []netip.Prefix
+	if c := a.opts.Context; c != nil {
+		prefixes = append(prefixes, c.PodPrefixes...)
+	}
+	if len(prefixes) == 0 {
+		// The pod subnets the tunnels carry, as /24s (IPv4) and /64s.
+		seen := map[netip.Prefix]bool{}
+		for _, fl := range a.flowOrder {
+			for _, ad := range []netip.Addr{fl.Src, fl.Dst} {
+				bits := 24
+				if ad.Is6() {
+					bits = 64
+				}
+				if p, err := ad.Prefix(bits); err == nil && !seen[p] {
+					seen[p] = true
+					prefixes = append(prefixes, p)
+				}
+			}
+		}
+	}
+	if len(prefixes) == 0 {
+		skip("CAP-01", "no pod subnets known: the capture has no VXLAN traffic and no --bundle was given")
+		return
+	}
+	// Most specific first: a node's pod subnet before the cluster CIDR.
+	sort.SliceStable(prefixes, func(i, j int) bool { return prefixes[i].Bits() > prefixes[j].Bits() })
+	subnet := func(ad netip.Addr) (netip.Prefix, bool) {
+		for _, p := range prefixes {
+			if p.Contains(ad) {
+				return p, true
+			}
+		}
+		return netip.Prefix{}, false
+	}
+	encap := map[[2]netip.AddrPort]bool{}
+	for _, fl := range a.flowOrder {
+		encap[[2]netip.AddrPort{netip.AddrPortFrom(fl.Src, fl.SrcPort), netip.AddrPortFrom(fl.Dst, fl.DstPort)}] = true
+		encap[[2]netip.AddrPort{netip.AddrPortFrom(fl.Dst, fl.DstPort), netip.AddrPortFrom(fl.Src, fl.SrcPort)}] = true
+	}
+	var leaks []*Flow
+	for _, fl := range a.plain {
+		ps, okS := subnet(fl.Src)
+		pd, okD := subnet(fl.Dst)
+		if !okS || !okD || ps == pd {
+			continue
+		}
+		if encap[[2]netip.AddrPort{netip.AddrPortFrom(fl.Src, fl.SrcPort), netip.AddrPortFrom(fl.Dst, fl.DstPort)}] {
+			continue
+		}
+		leaks = append(leaks, fl)
+	}
+	if len(leaks) == 0 {
+		return
+	}
+	sort.Slice(leaks, func(i, j int) bool { return leaks[i].Packets > leaks[j].Packets })
+	var ev []finding.Evidence
+	var subjects []string
+	for i, fl := range leaks {
+		if i < 50 {
+			ev = append(ev, finding.Evidence{Object: "flow " + flowString(fl), Field: "encapsulation", Value: "none (" + strconv.FormatInt(fl.Packets, 10) + " packets)", Expected: "VXLAN"})
+		}
+		if i < maxListed {
+			subjects = append(subjects, "address:"+fl.Src.String())
+		}
+	}
+	add("CAP-01", issue{summary: fmt.Sprintf("%d pod-to-pod flow(s) cross the underlay without VXLAN: %s", len(leaks), listed(leaks, flowString)),
+		evidence: ev, subjects: subjects})
+}
+
+// CAP-02: SYNs retransmitted, never answered; grouped by tunnel.
+func (a *Analyzer) cap02(r *Report, add func(string, issue)) {
+	type group struct {
+		src, dst netip.Addr
+		vni      uint32
+		flows    []*Flow
+	}
+	groups := map[[2]netip.Addr]*group{}
+	var order []*group
+	for _, fl := range a.flowOrder {
+		if fl.Proto != "tcp" || fl.syns < 2 || fl.synAcks > 0 {
+			continue
+		}
+		k := [2]netip.Addr{fl.TunnelSrc, fl.TunnelDst}
+		g, ok := groups[k]
+		if !ok {
+			g = &group{src: fl.TunnelSrc, dst: fl.TunnelDst, vni: fl.VNI}
+			groups[k] = g
+			order = append(order, g)
+		}
+		g.flows = append(g.flows, fl)
+	}
+	for _, g := range order {
+		var ev []finding.Evidence
+		for i, fl := range g.flows {
+			if i == 50 {
+				break
+			}
+			ev = append(ev, finding.Evidence{Object: "flow " + flowString(fl), Field: "SYN sent / SYN-ACK received",
+				Value: fmt.Sprintf("%d / 0", fl.syns), Expected: "a SYN-ACK", Note: fmt.Sprintf("first %s, last %s", fl.First.UTC().Format("15:04:05.000"), fl.Last.UTC().Format("15:04:05.000"))})
+		}
+		ev = append(ev, finding.Evidence{Object: "tunnel " + tunnelString(g.src, g.dst, g.vni), Field: "outer destination", Value: g.dst.String(),
+			Note: a.whose(g.dst)})
+		summary := fmt.Sprintf("TCP handshake never completes in tunnel %s: %s — SYNs retransmitted, no SYN-ACK",
+			tunnelString(g.src, g.dst, g.vni), listed(g.flows, func(fl *Flow) string {
+				return fmt.Sprintf("%s sent %d times", flowString(fl), fl.syns)
+			}))
+		add("CAP-02", issue{summary: summary, evidence: ev, subjects: []string{"address:" + g.dst.String(), "address:" + g.flows[0].Dst.String()}})
+	}
+}
+
+// whose says what the context knows of an address.
+func (a *Analyzer) whose(ad netip.Addr) string {
+	if c := a.opts.Context; c != nil {
+		if who, ok := c.NodeAddrs[ad]; ok {
+			return who
+		}
+		return "no node's address in the bundles"
+	}
+	return ""
+}
+
+func (a *Analyzer) expectedVNI() (uint32, string) {
+	if a.opts.ExpectedVNI != 0 {
+		return a.opts.ExpectedVNI, "--vni"
+	}
+	if c := a.opts.Context; c != nil && c.ExpectedVNI != 0 {
+		return c.ExpectedVNI, c.VNISource
+	}
+	return 0, ""
+}
+
+// CAP-03: VNIs other than the expected one.
+func (a *Analyzer) cap03(r *Report, add func(string, issue), skip func(string, string)) {
+	for _, t := range a.tunnelOrder {
+		a.vnis[t.VNI] += t.Packets
+	}
+	want, from := a.expectedVNI()
+	if want == 0 {
+		if len(a.vnis) > 0 {
+			skip("CAP-03", "no expected VNI: give --vni or --bundle")
+		}
+		return
+	}
+	var vnis []uint32
+	for v := range a.vnis {
+		if v != want {
+			vnis = append(vnis, v)
+		}
+	}
+	sort.Slice(vnis, func(i, j int) bool { return vnis[i] < vnis[j] })
+	for _, v := range vnis {
+		var ev []finding.Evidence
+		for _, t := range a.tunnelOrder {
+			if t.VNI == v && len(ev) < 20 {
+				ev = append(ev, finding.Evidence{Object: "tunnel " + tunnelString(t.Src, t.Dst, t.VNI), Field: "VNI", Value: strconv.Itoa(int(v)),
+					Expected: strconv.Itoa(int(want)), Note: fmt.Sprintf("%d packets", t.Packets)})
+			}
+		}
+		note := ""
+		if v < 4096 {
+			note = "; Windows nodes need 4096 or more"
+		}
+		add("CAP-03", issue{summary: fmt.Sprintf("%d VXLAN packets carry VNI %d, expected %d (from %s)%s", a.vnis[v], v, want, from, note),
+			evidence: ev})
+	}
+}
+
+// CAP-04: outer addresses that are no node's.
+func (a *Analyzer) cap04(r *Report, add func(string, issue), skip func(string, string)) {
+	c := a.opts.Context
+	if c == nil || len(c.NodeAddrs) == 0 {
+		skip("CAP-04", "no bundle: give --bundle to compare tunnel endpoints with the nodes' addresses")
+		return
+	}
+	unknown := map[netip.Addr]int64{}
+	var order []netip.Addr
+	for _, t := range a.tunnelOrder {
+		for _, ad := range []netip.Addr{t.Src, t.Dst} {
+			if _, known := c.NodeAddrs[ad]; !known {
+				if _, seen := unknown[ad]; !seen {
+					order = append(order, ad)
+				}
+				unknown[ad] += t.Packets
+			}
+		}
+	}
+	for _, ad := range order {
+		var ev []finding.Evidence
+		for _, t := range a.tunnelOrder {
+			if (t.Src == ad || t.Dst == ad) && len(ev) < 20 {
+				ev = append(ev, finding.Evidence{Object: "tunnel " + tunnelString(t.Src, t.Dst, t.VNI), Field: "outer address", Value: ad.String(),
+					Note: fmt.Sprintf("%d packets", t.Packets)})
+			}
+		}
+		add("CAP-04", issue{summary: fmt.Sprintf("%d VXLAN packets to or from %s, which is no node's VTEP or InternalIP in the bundles", unknown[ad], ad),
+			evidence: ev, subjects: []string{"address:" + ad.String()}})
+	}
+}
+
+// CAP-05: outer fragments and oversize packets (offload artefacts excluded).
+func (a *Analyzer) cap05(r *Report, add func(string, issue)) {
+	for _, t := range a.tunnelOrder {
+		if t.fragments > 0 {
+			add("CAP-05", issue{summary: fmt.Sprintf("%d outer IP fragments of VXLAN in tunnel %s: encapsulated packets (50 bytes bigger) exceed the path MTU",
+				t.fragments, tunnelString(t.Src, t.Dst, t.VNI)),
+				evidence: []finding.Evidence{{Object: "tunnel " + tunnelString(t.Src, t.Dst, t.VNI), Field: "fragments", Value: strconv.FormatInt(t.fragments, 10), Expected: "0"}}})
+		}
+		if t.oversize > 0 {
+			add("CAP-05", issue{summary: fmt.Sprintf("%d VXLAN packets in tunnel %s are larger than the %d-byte MTU",
+				t.oversize, tunnelString(t.Src, t.Dst, t.VNI), a.opts.MTU),
+				evidence: []finding.Evidence{{Object: "tunnel " + tunnelString(t.Src, t.Dst, t.VNI), Field: "IP length", Value: "> " + strconv.Itoa(a.opts.MTU), Expected: "≤ MTU"}}})
+		}
+	}
+}
+
+// CAP-06: checksum errors.
+func (a *Analyzer) cap06(r *Report, add func(string, issue)) {
+	for _, t := range a.tunnelOrder {
+		if t.badChecksum > 0 {
+			add("CAP-06", issue{summary: fmt.Sprintf("%d inner packets with bad checksums in tunnel %s (of %d)", t.badChecksum, tunnelString(t.Src, t.Dst, t.VNI), t.Packets),
+				evidence: []finding.Evidence{{Object: "tunnel " + tunnelString(t.Src, t.Dst, t.VNI), Field: "inner checksum errors", Value: strconv.FormatInt(t.badChecksum, 10), Expected: "0",
+					Note: "partial (offloaded) checksums and super-packets are not counted"}}})
+		}
+	}
+}
+
+// CAP-07: wrong inner destination MACs.
+func (a *Analyzer) cap07(r *Report, add func(string, issue), skip func(string, string)) {
+	c := a.opts.Context
+	if c == nil || len(c.DrMACs) == 0 {
+		skip("CAP-07", "no bundle with DR MACs: give --bundle")
+		return
+	}
+	for _, t := range a.tunnelOrder {
+		if len(t.wrongMAC) == 0 {
+			continue
+		}
+		want := c.DrMACs[t.Dst]
+		var ev []finding.Evidence
+		var total int64
+		var macs []string
+		for mac, n := range t.wrongMAC {
+			m := net.HardwareAddr(mac[:]).String()
+			macs = append(macs, m)
+			total += n
+			ev = append(ev, finding.Evidence{Object: "tunnel " + tunnelString(t.Src, t.Dst, t.VNI), Field: "inner destination MAC", Value: m, Expected: want,
+				Note: fmt.Sprintf("%d packets; %s", n, a.whose(t.Dst))})
+		}
+		sort.Strings(macs)
+		add("CAP-07", issue{summary: fmt.Sprintf("%d inner frames sent to VTEP %s carry destination MAC %s, not its DR MAC %s",
+			total, t.Dst, strings.Join(macs, ", "), want), evidence: ev, subjects: []string{"address:" + t.Dst.String()}})
+	}
+}
+
+// CAP-08: malformed VXLAN.
+func (a *Analyzer) cap08(add func(string, issue)) {
+	if n := a.mal[malformedIFlag]; n > 0 {
+		add("CAP-08", issue{summary: fmt.Sprintf("%d packets on the VXLAN port have the I flag clear: not valid VXLAN", n),
+			evidence: []finding.Evidence{{Field: "VXLAN flags", Value: "I bit clear", Expected: "0x08 set", Note: fmt.Sprintf("%d packets", n)}}})
+	}
+	if n := a.mal[malformedShort]; n > 0 {
+		add("CAP-08", issue{summary: fmt.Sprintf("%d packets on the VXLAN port are shorter than the 8-byte VXLAN header", n),
+			evidence: []finding.Evidence{{Field: "UDP payload", Value: "< 8 bytes", Expected: "VXLAN header (8 bytes) and a frame", Note: fmt.Sprintf("%d packets", n)}}})
+	}
+}
+
+// CAP-09: resets and ICMP errors inside the tunnel.
+func (a *Analyzer) cap09(r *Report, add func(string, issue)) {
+	var resets []*Flow
+	for _, fl := range a.flowOrder {
+		if fl.rsts > 0 {
+			resets = append(resets, fl)
+		}
+	}
+	if len(resets) > 0 {
+		var ev []finding.Evidence
+		for i, fl := range resets {
+			if i == 50 {
+				break
+			}
+			ev = append(ev, finding.Evidence{Object: "flow " + flowString(fl), Field: "TCP RST", Value: strconv.Itoa(fl.rsts),
+				Note: "in tunnel " + tunnelString(fl.TunnelSrc, fl.TunnelDst, fl.VNI)})
+		}
+		add("CAP-09", issue{summary: fmt.Sprintf("%d flow(s) reset inside the tunnel: %s", len(resets), listed(resets, flowString)), evidence: ev})
+	}
+	for _, t := range a.tunnelOrder {
+		if t.icmpUnreach == 0 && t.icmpFragNeeded == 0 {
+			continue
+		}
+		add("CAP-09", issue{summary: fmt.Sprintf("ICMP errors inside tunnel %s: %d destination unreachable, %d fragmentation needed / packet too big",
+			tunnelString(t.Src, t.Dst, t.VNI), t.icmpUnreach, t.icmpFragNeeded),
+			evidence: []finding.Evidence{{Object: "tunnel " + tunnelString(t.Src, t.Dst, t.VNI), Field: "inner ICMP errors",
+				Value: fmt.Sprintf("%d unreachable, %d fragmentation needed", t.icmpUnreach, t.icmpFragNeeded)}}})
+	}
+}
+
+func (a *Analyzer) notes(r *Report) {
+	if r.Truncated > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("%d packets were captured shorter than they were on the wire; checksums of those were not checked. "+
+			"Capture whole packets: pktmon start -c --pkt-size 0 (the default keeps 128 bytes), tcpdump -s 0.", r.Truncated))
+	}
+	if r.Duplicates > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("%d copies of packets already seen (pktmon logs a packet at every component it crosses) were counted once.", r.Duplicates))
+	}
+	var offload int64
+	for _, t := range a.tunnelOrder {
+		offload += t.offload
+	}
+	if offload > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("%d super-packets or partial checksums from segmentation/checksum offload (captured on the sending side) were not counted as too large or corrupt.", offload))
+	}
+	if r.Geneve > 0 || r.GPE > 0 || r.Nested > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("Other tunnels, recognised and not decoded as VXLAN: %d Geneve, %d VXLAN-GPE, %d VXLAN inside VXLAN.", r.Geneve, r.GPE, r.Nested))
+	}
+	if r.OtherLinkTypes > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("%d packets had a link type diag does not decode.", r.OtherLinkTypes))
+	}
+	if r.VXLANPackets == 0 {
+		r.Notes = append(r.Notes, "No VXLAN packets: capture on the node's underlay adapter, filter on UDP 4789 (pktmon filter add -p 4789), or give the port with --vxlan-port.")
+	}
+}
