@@ -87,8 +87,17 @@ func (sel Selection) Validate() error {
 	return nil
 }
 
+// ExtraRuleIDs are rules that run elsewhere (the capture rules) but can be
+// selected with --rules and --skip-rules too.
+var ExtraRuleIDs []string
+
 func matchesAny(sel string) bool {
 	for id := range registry {
+		if selects(sel, id) {
+			return true
+		}
+	}
+	for _, id := range ExtraRuleIDs {
 		if selects(sel, id) {
 			return true
 		}
@@ -101,7 +110,8 @@ func selects(sel, id string) bool {
 	return sel == id || strings.HasPrefix(id, strings.TrimSuffix(sel, "-")+"-")
 }
 
-func (sel Selection) includes(id string) bool {
+// Includes reports whether the selection runs the rule with this ID.
+func (sel Selection) Includes(id string) bool {
 	if len(sel.Only) > 0 {
 		found := false
 		for _, s := range sel.Only {
@@ -130,13 +140,19 @@ func Run(snaps []*snapshot.Snapshot, sel Selection) Result {
 	var res Result
 	for _, s := range snaps {
 		for _, r := range Rules() {
-			if sel.includes(r.ID) {
+			if sel.Includes(r.ID) {
 				runRule(r, s, &res)
 			}
 		}
 	}
-	sort.SliceStable(res.Findings, func(i, j int) bool {
-		a, b := res.Findings[i], res.Findings[j]
+	SortFindings(res.Findings)
+	return res
+}
+
+// SortFindings orders findings worst first, then by node, input and rule.
+func SortFindings(fs []finding.Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
 		if a.Severity != b.Severity {
 			return a.Severity > b.Severity
 		}
@@ -148,7 +164,6 @@ func Run(snaps []*snapshot.Snapshot, sel Selection) Result {
 		}
 		return a.ID < b.ID
 	})
-	return res
 }
 
 func runRule(r *Rule, s *snapshot.Snapshot, res *Result) {

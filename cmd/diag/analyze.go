@@ -11,6 +11,7 @@ import (
 
 	"github.com/wincni/diag/analyzers"
 	"github.com/wincni/diag/bundle"
+	"github.com/wincni/diag/capture"
 	"github.com/wincni/diag/finding"
 	"github.com/wincni/diag/report"
 	"github.com/wincni/diag/snapshot"
@@ -79,6 +80,9 @@ func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) err
 		snaps = append(snaps, s)
 	}
 	res := analyzers.Run(snaps, sel)
+	if err := analyzeBundleCaptures(paths, snaps, sel, &res); err != nil {
+		return err
+	}
 	now := e.now().UTC()
 	rep := report.Build(report.Tool{Name: "diag", Version: toolVersion()}, &now, snaps, res)
 
@@ -151,4 +155,42 @@ func validFormat(f string) bool {
 		}
 	}
 	return false
+}
+
+// analyzeBundleCaptures runs the capture rules on the captures inside the
+// bundles (capture/*.pcapng), with every bundle of the run as context.
+func analyzeBundleCaptures(paths []string, snaps []*snapshot.Snapshot, sel analyzers.Selection, res *analyzers.Result) error {
+	ctx := capture.ContextFromSnapshots(snaps...)
+	for i, p := range paths {
+		b, err := bundle.Open(p, bundle.DefaultLimits)
+		if err != nil {
+			return err
+		}
+		node := snaps[i].NodeName()
+		if node == "" {
+			node = p
+		}
+		rep, err := capture.AnalyzeBundle(b, node, capture.Options{Context: ctx, MTU: ctx.MTU})
+		b.Close()
+		if err != nil {
+			return err
+		}
+		if rep == nil {
+			continue
+		}
+		for _, f := range rep.Findings {
+			if sel.Includes(f.ID) {
+				f.Input = p
+				res.Findings = append(res.Findings, f)
+			}
+		}
+		for _, sk := range rep.Skipped {
+			if sel.Includes(sk.ID) {
+				sk.Input = p
+				res.Skipped = append(res.Skipped, sk)
+			}
+		}
+	}
+	analyzers.SortFindings(res.Findings)
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wincni/diag/bundle"
+	"github.com/wincni/diag/capture"
 	"github.com/wincni/diag/snapshot"
 )
 
@@ -44,6 +45,7 @@ func exitCode(err error) (int, string) {
 	var ee *exitError
 	var be *bundle.Error
 	var pe *snapshot.ParseError
+	var ce *capture.InputError
 	code := exitInternal
 	switch {
 	case errors.As(err, &ee):
@@ -51,7 +53,7 @@ func exitCode(err error) (int, string) {
 		if ee.err == nil {
 			return code, ""
 		}
-	case errors.As(err, &be), errors.As(err, &pe):
+	case errors.As(err, &be), errors.As(err, &pe), errors.As(err, &ce):
 		code = exitUsage
 	}
 	return code, oneLine(err.Error())

@@ -55,7 +55,7 @@ rule ID, a severity, the evidence it rests on and the fix.` + exitStatusCommon,
 	root.AddCommand(
 		newAnalyzeCommand(e, g),
 		newCollectCommand(),
-		newCaptureCommand(),
+		newCaptureCommand(e, g),
 		newRulesCommand(e),
 		newSnapshotCommand(e),
 		newBundleCommand(e),

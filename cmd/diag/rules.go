@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wincni/diag/analyzers"
+	"github.com/wincni/diag/capture"
 	"github.com/wincni/diag/snapshot"
 )
 
@@ -24,14 +26,14 @@ explains that rule: what it checks, why it matters, how to fix it, and its sourc
 		Args: maxArgs(1),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			var ids []string
-			for _, r := range analyzers.Rules() {
+			for _, r := range allRules() {
 				ids = append(ids, r.ID+"\t"+r.Title)
 			}
 			return ids, cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 1 {
-				r, ok := analyzers.Lookup(args[0])
+				r, ok := lookupRule(args[0])
 				if !ok {
 					return usageErrorf("no rule %q (diag rules lists them)", args[0])
 				}
@@ -40,6 +42,39 @@ explains that rule: what it checks, why it matters, how to fix it, and its sourc
 			return listRules(e)
 		},
 	}
+}
+
+func init() {
+	for _, r := range capture.Rules {
+		analyzers.ExtraRuleIDs = append(analyzers.ExtraRuleIDs, r.ID)
+	}
+}
+
+// ruleDoc is what diag rules shows of a bundle rule or a capture rule.
+type ruleDoc struct {
+	ID, Title, Severity, Needs, Checks, Why, Fix string
+	Sources                                      []string
+}
+
+func allRules() []ruleDoc {
+	var out []ruleDoc
+	for _, r := range analyzers.Rules() {
+		out = append(out, ruleDoc{r.ID, r.Title, r.Severity.String(), needs(r), r.Checks, r.Why, r.Fix, r.Sources})
+	}
+	for _, r := range capture.Rules {
+		out = append(out, ruleDoc{r.ID, r.Title, r.Severity.String(), r.Needs, r.Checks, r.Why, r.Fix, r.Sources})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+func lookupRule(id string) (ruleDoc, bool) {
+	for _, r := range allRules() {
+		if strings.EqualFold(r.ID, id) {
+			return r, true
+		}
+	}
+	return ruleDoc{}, false
 }
 
 func needs(r *analyzers.Rule) string {
@@ -60,15 +95,15 @@ func listRules(e *env) error {
 		tablewriter.WithMaxWidth(e.width()),
 	)
 	t.Header("ID", "SEVERITY", "TITLE", "NEEDS")
-	for _, r := range analyzers.Rules() {
-		if err := t.Append(r.ID, r.Severity.String(), r.Title, needs(r)); err != nil {
+	for _, r := range allRules() {
+		if err := t.Append(r.ID, r.Severity, r.Title, r.Needs); err != nil {
 			return err
 		}
 	}
 	return t.Render()
 }
 
-func explainRule(e *env, r *analyzers.Rule) error {
+func explainRule(e *env, r ruleDoc) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s  %s  (%s)\n\n", r.ID, r.Title, r.Severity)
 	section := func(title, text string) {
@@ -77,7 +112,7 @@ func explainRule(e *env, r *analyzers.Rule) error {
 	section("WHAT IT CHECKS", r.Checks)
 	section("WHY IT MATTERS", r.Why)
 	section("HOW TO FIX", r.Fix)
-	section("NEEDS", needs(r))
+	section("NEEDS", r.Needs)
 	b.WriteString("SOURCES\n")
 	for _, s := range r.Sources {
 		fmt.Fprintf(&b, "  %s\n", s)

@@ -20,20 +20,3 @@ the layout of the README, or analyze collectlogs.ps1 output when the formats iss
 		},
 	}
 }
-
-func newCaptureCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "capture",
-		Short: "Decode VXLAN overlay traffic from pcap/pcapng, or capture it live (not implemented yet)",
-		Long: `capture decodes VXLAN (UDP 4789) traffic from pcap or pcapng files written by pktmon,
-tcpdump or tshark into tunnels, inner flows and findings, and captures live.
-
-This build does not decode captures yet (issue 5).` + exitStatusCommon + `
-  3  findings at or above --fail-on`,
-		Example: `  diag capture decode node1.pcapng
-  diag capture start --duration 30s -w out.pcapng`,
-		RunE: func(*cobra.Command, []string) error {
-			return notImplemented("diag capture", "VXLAN capture decoding, issue 5")
-		},
-	}
-}

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wincni/diag/capture"
+	"github.com/wincni/diag/finding"
+	"github.com/wincni/diag/report"
+	"github.com/wincni/diag/snapshot"
+)
+
+func newCaptureCommand(e *env, g *globalOptions) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "capture",
+		Short: "Decode VXLAN overlay traffic from pcap/pcapng, or capture it live",
+		Long: `capture decodes VXLAN (UDP 4789) traffic from pcap or pcapng files written by pktmon
+(etl2pcap, etl2pcapng), tcpdump or tshark into tunnels, inner flows and findings.` + exitStatusCommon + `
+  3  findings at or above --fail-on`,
+		Example: `  diag capture decode node1.pcapng
+  diag capture decode --bundle win-1.zip --bundle linux-1.zip capture.pcapng`,
+		Args: maxArgs(0),
+		RunE: func(c *cobra.Command, _ []string) error {
+			return usageErrorf("%s needs a subcommand (see %s --help)", c.CommandPath(), c.CommandPath())
+		},
+	}
+	c.AddCommand(newCaptureDecodeCommand(e, g), newCaptureStartCommand(e))
+	return c
+}
+
+type captureDecodeOptions struct {
+	ports      []uint
+	vni        uint32
+	mtu        int
+	bundles    []string
+	output     string
+	outputFile string
+	failOn     string
+}
+
+func newCaptureDecodeCommand(e *env, g *globalOptions) *cobra.Command {
+	o := &captureDecodeOptions{}
+	c := &cobra.Command{
+		Use:   "decode FILE...",
+		Short: "Decode VXLAN traffic in capture files into tunnels, flows and findings",
+		Long: `decode reads pcap and pcapng files (the format is told by the magic number, not the name;
+both byte orders, micro- and nanosecond timestamps, pcapng with several interfaces and link
+types: Ethernet, raw IP, Linux cooked SLL and SLL2) and reports the VXLAN tunnels, the inner
+flows and the findings CAP-01 to CAP-09 (diag rules CAP lists them). Memory grows with the number
+of flows, not of packets.
+
+With --bundle, the capture is judged against the bundles: the expected VNI, the nodes' VTEP
+addresses (CAP-04) and their DR MACs (CAP-07), the pod subnets (CAP-01).` + exitStatusCommon + `
+  3  findings at or above --fail-on (default: fail)`,
+		Example: `  diag capture decode node1.pcapng
+  diag capture decode --vxlan-port 8472 linux-node.pcap        # Linux flannel's default port
+  diag capture decode --bundle win-1.zip --vni 4096 -o markdown capture.pcapng`,
+		Args: minArgs(1, "at least one capture file"),
+		RunE: func(c *cobra.Command, args []string) error { return runCaptureDecode(e, g, o, args) },
+	}
+	f := c.Flags()
+	f.UintSliceVar(&o.ports, "vxlan-port", nil, "VXLAN UDP port(s) besides 4789 (8472 for Linux flannel)")
+	f.Uint32Var(&o.vni, "vni", 0, "the VNI the overlay uses (CAP-03); default: the bundle's")
+	f.IntVar(&o.mtu, "mtu", 0, "the underlay MTU, for packets too large (CAP-05)")
+	f.StringSliceVar(&o.bundles, "bundle", nil, "bundle(s) of the nodes, to judge the capture against")
+	f.StringVarP(&o.output, "output", "o", "table", "report format: table, markdown, json or html")
+	f.StringVar(&o.outputFile, "output-file", "", "write the report to this file instead of standard output")
+	f.StringVar(&o.failOn, "fail-on", "fail", "exit 3 when a finding is at or above this severity: fail, warn or info")
+	return c
+}
+
+func runCaptureDecode(e *env, g *globalOptions, o *captureDecodeOptions, files []string) error {
+	if !validFormat(o.output) {
+		return usageErrorf("--output must be one of %s, not %q", strings.Join(reportFormats, ", "), o.output)
+	}
+	failOn, err := finding.ParseSeverity(o.failOn)
+	if err != nil || failOn < finding.Info || failOn > finding.Fail {
+		return usageErrorf("--fail-on must be fail, warn or info, not %q", o.failOn)
+	}
+	opts := capture.Options{VXLANPorts: []uint16{4789}, ExpectedVNI: o.vni, MTU: o.mtu}
+	for _, p := range o.ports {
+		if p == 0 || p > 65535 {
+			return usageErrorf("--vxlan-port %d is not a UDP port", p)
+		}
+		opts.VXLANPorts = append(opts.VXLANPorts, uint16(p))
+	}
+	var snaps []*snapshot.Snapshot
+	for _, b := range o.bundles {
+		s, err := loadBundle(b)
+		if err != nil {
+			return err
+		}
+		snaps = append(snaps, s)
+	}
+	if len(snaps) > 0 {
+		opts.Context = capture.ContextFromSnapshots(snaps...)
+		if opts.MTU == 0 {
+			opts.MTU = opts.Context.MTU
+		}
+	}
+	a := capture.NewAnalyzer(opts)
+	for _, f := range files {
+		if err := a.ReadFile(f); err != nil {
+			return err
+		}
+	}
+	node := files[0]
+	if len(snaps) == 1 && snaps[0].NodeName() != "" {
+		node = snaps[0].NodeName()
+	}
+	now := e.now().UTC()
+	rep := report.NewCaptureReport(report.Tool{Name: "diag", Version: toolVersion()}, &now, a.Finish(node))
+	var buf bytes.Buffer
+	switch o.output {
+	case "json":
+		err = report.WriteCaptureJSON(&buf, rep)
+	case "markdown":
+		err = report.WriteCaptureMarkdown(&buf, rep)
+	case "html":
+		err = report.WriteCaptureHTML(&buf, rep)
+	default:
+		err = report.WriteCaptureTable(&buf, rep, report.TableOptions{Color: e.useColor(g.color, o.outputFile != ""), Width: e.width()})
+	}
+	if err != nil {
+		return fmt.Errorf("render report: %w", err)
+	}
+	if err := writeOutput(e.stdout, o.outputFile, buf.Bytes()); err != nil {
+		return err
+	}
+	for _, f := range rep.Findings {
+		if f.Severity >= failOn {
+			return &exitError{code: exitFindings}
+		}
+	}
+	return nil
+}
+
+func newCaptureStartCommand(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "start",
+		Short: "Capture VXLAN traffic live (not implemented yet)",
+		Long: `start captures VXLAN traffic live: on Linux through AF_PACKET with a kernel filter on the
+VXLAN port, on Windows by driving pktmon (--pkt-size 0) and converting to pcapng.
+
+This build does not capture live yet; capture with pktmon or tcpdump and decode the file.` + exitStatusCommon,
+		Example: `  diag capture start --duration 30s -w out.pcapng
+  # meanwhile, by hand: pktmon filter add -p 4789; pktmon start -c --pkt-size 0; pktmon stop; pktmon etl2pcap PktMon.etl`,
+		RunE: func(*cobra.Command, []string) error {
+			return notImplemented("diag capture start", "live capture, issue 5")
+		},
+	}
+}
