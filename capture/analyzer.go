@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net/netip"
+	"runtime"
 	"time"
 )
 
@@ -152,24 +153,108 @@ func (a *Analyzer) ReadFile(path string) error {
 	return a.ReadSource(src, path)
 }
 
-// ReadSource analyzes every packet of a source.
+// ReadSource analyzes every packet of a source. With more than one CPU,
+// reading (I/O and pcap framing) and analysis run as a two-stage pipeline
+// over batches of copied packets; the order of packets is kept.
 func (a *Analyzer) ReadSource(src *Source, name string) error {
 	fs := FileSummary{Path: name, Format: src.Format}
+	var err error
+	if runtime.GOMAXPROCS(0) > 1 {
+		fs.Packets, err = a.readPipelined(src)
+	} else {
+		fs.Packets, err = a.readSerial(src)
+	}
+	a.res.Files = append(a.res.Files, fs)
+	return err
+}
+
+func (a *Analyzer) readSerial(src *Source) (int64, error) {
 	var p Packet
+	var n int64
 	for {
 		err := src.Next(&p)
 		if errors.Is(err, io.EOF) {
-			break
+			return n, nil
 		}
 		if err != nil {
-			a.res.Files = append(a.res.Files, fs)
-			return err
+			return n, err
 		}
-		fs.Packets++
+		n++
 		a.Add(&p)
 	}
-	a.res.Files = append(a.res.Files, fs)
-	return nil
+}
+
+// batch is a run of packets whose bytes were copied into one slab.
+type batch struct {
+	pkts []Packet
+	slab []byte
+	err  error
+}
+
+const (
+	batchPackets = 512
+	batchSlab    = 1 << 20
+)
+
+func (a *Analyzer) readPipelined(src *Source) (int64, error) {
+	full := make(chan *batch, 4)
+	free := make(chan *batch, 6)
+	for i := 0; i < 6; i++ {
+		free <- &batch{pkts: make([]Packet, 0, batchPackets), slab: make([]byte, 0, batchSlab)}
+	}
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		defer close(full)
+		var p Packet
+		for {
+			var b *batch
+			select {
+			case b = <-free:
+			case <-done:
+				return
+			}
+			b.pkts, b.slab, b.err = b.pkts[:0], b.slab[:0], nil
+			for len(b.pkts) < batchPackets && len(b.slab)+65536 <= cap(b.slab) {
+				err := src.Next(&p)
+				if err != nil {
+					if !errors.Is(err, io.EOF) {
+						b.err = err
+					} else {
+						b.err = io.EOF
+					}
+					break
+				}
+				start := len(b.slab)
+				b.slab = append(b.slab, p.Data...)
+				p.Data = b.slab[start:len(b.slab):len(b.slab)]
+				b.pkts = append(b.pkts, p)
+			}
+			select {
+			case full <- b:
+			case <-done:
+				return
+			}
+			if b.err != nil {
+				return
+			}
+		}
+	}()
+	var n int64
+	for b := range full {
+		for i := range b.pkts {
+			a.Add(&b.pkts[i])
+		}
+		n += int64(len(b.pkts))
+		if b.err != nil {
+			if b.err == io.EOF {
+				return n, nil
+			}
+			return n, b.err
+		}
+		free <- b
+	}
+	return n, nil
 }
 
 func addrOf(b [16]byte) netip.Addr { return netip.AddrFrom16(b).Unmap() }

@@ -31,9 +31,11 @@ func NewCaptureReport(tool Tool, now *time.Time, r *capture.Report) *CaptureRepo
 
 // WriteCaptureJSON writes {"schemaVersion":1, "packets":..., "vxlanPackets":...,
 // "tunnels":[...], "flows":[...], "findings":[...], ...}.
+//
+// A capture can hold hundreds of thousands of flows: the JSON is written
+// compact, one object on one line (pipe it through jq to read it).
 func WriteCaptureJSON(w io.Writer, r *CaptureReport) error {
 	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(r)
 }
