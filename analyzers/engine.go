@@ -171,6 +171,9 @@ func runRule(r *Rule, s *snapshot.Snapshot, res *Result) {
 	if node == "" {
 		node = s.Source
 	}
+	if s.IsLinuxNode() && needsWindows(r) {
+		return // not applicable, not skipped: a Linux node has no HNS
+	}
 	var missing []string
 	for _, in := range r.Needs {
 		if !s.Has(in) {
@@ -224,4 +227,15 @@ func safeCheck(r *Rule, s *snapshot.Snapshot) (issues []Issue, err error) {
 		}
 	}()
 	return r.Check(s)
+}
+
+// needsWindows reports a rule that reads HNS state.
+func needsWindows(r *Rule) bool {
+	for _, in := range r.Needs {
+		switch in {
+		case snapshot.InputHNSNetworks, snapshot.InputHNSEndpoints, snapshot.InputHNSLoadBalancers, snapshot.InputHNSNamespaces, snapshot.InputVFP:
+			return true
+		}
+	}
+	return false
 }

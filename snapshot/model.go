@@ -336,3 +336,12 @@ func knows(unknown []string, field string) bool {
 	}
 	return true
 }
+
+// IsLinuxNode reports an input from a Linux node, where the Windows (HNS,
+// VFP) rules do not apply.
+func (s *Snapshot) IsLinuxNode() bool {
+	if s.Manifest != nil && strings.EqualFold(s.Manifest.OS, "linux") {
+		return true
+	}
+	return s.Linux != nil && len(s.Networks) == 0 && len(s.Endpoints) == 0
+}
