@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"encoding/json"
+	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -441,5 +442,28 @@ func TestAnalyzeBundleCaptures(t *testing.T) {
 	}
 	if r := runDiag(t, nil, false, "analyze", "--skip-rules", "CAP", seedBroken, "../../testdata/bundles/seed-linux-controlplane"); strings.Contains(r.stdout, "CAP-02") {
 		t.Error("--skip-rules CAP did not skip the capture rules")
+	}
+}
+
+var updateDocs = flag.Bool("update", false, "rewrite docs/rules.md")
+
+// docs/rules.md is generated from the registry; it must match.
+func TestRulesDocInSync(t *testing.T) {
+	r := runDiag(t, nil, false, "rules", "--markdown")
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	path := "../../docs/rules.md"
+	if *updateDocs {
+		os.WriteFile(path, []byte(r.stdout), 0o644)
+	}
+	want, err := os.ReadFile(path)
+	if err != nil || string(want) != r.stdout {
+		t.Errorf("docs/rules.md is out of date: run go test ./cmd/diag -update (%v)", err)
+	}
+	for _, id := range []string{"OVL-01", "OVL-02", "HOST-01", "CAP-02"} {
+		if !strings.Contains(r.stdout, "## "+id) {
+			t.Errorf("docs lack %s", id)
+		}
 	}
 }

@@ -16,13 +16,15 @@ import (
 )
 
 func newRulesCommand(e *env) *cobra.Command {
-	return &cobra.Command{
+	var markdown bool
+	c := &cobra.Command{
 		Use:   "rules [ID]",
 		Short: "List the rules, or explain one",
 		Long: `rules lists every rule diag runs (ID, severity, title, the inputs it needs). With an ID it
 explains that rule: what it checks, why it matters, how to fix it, and its sources.` + exitStatusCommon,
 		Example: `  diag rules
-  diag rules OVL-01`,
+  diag rules OVL-01
+  diag rules --markdown > docs/rules.md`,
 		Args: maxArgs(1),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			var ids []string
@@ -32,6 +34,9 @@ explains that rule: what it checks, why it matters, how to fix it, and its sourc
 			return ids, cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(c *cobra.Command, args []string) error {
+			if markdown {
+				return writeRulesMarkdown(e.stdout)
+			}
 			if len(args) == 1 {
 				r, ok := lookupRule(args[0])
 				if !ok {
@@ -42,6 +47,8 @@ explains that rule: what it checks, why it matters, how to fix it, and its sourc
 			return listRules(e)
 		},
 	}
+	c.Flags().BoolVar(&markdown, "markdown", false, "print every rule as Markdown (what docs/rules.md holds)")
+	return c
 }
 
 func init() {

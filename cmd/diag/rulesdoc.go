@@ -1,0 +1,43 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// writeRulesMarkdown writes docs/rules.md from the rule registry, so that
+// the documentation and `diag rules` cannot drift apart (a test compares
+// them).
+func writeRulesMarkdown(w io.Writer) error {
+	ew := &mdWriter{w: w}
+	ew.printf("# diag rules\n\n")
+	ew.printf("Generated from the rule registry by `diag rules --markdown > docs/rules.md`; a test keeps it in\n")
+	ew.printf("sync. Every finding links here by its ID. The IDs are those of the failure-mode catalog; CAP rules\n")
+	ew.printf("run on captures (`diag capture decode`, and captures inside bundles).\n\n")
+	ew.printf("| ID | Severity | Title | Needs |\n|---|---|---|---|\n")
+	rules := allRules()
+	for _, r := range rules {
+		ew.printf("| [%s](#%s) | %s | %s | %s |\n", r.ID, strings.ToLower(r.ID), r.Severity, r.Title, r.Needs)
+	}
+	for _, r := range rules {
+		ew.printf("\n## %s\n\n**%s** (%s)\n\n", r.ID, r.Title, r.Severity)
+		ew.printf("**What it checks.** %s\n\n**Why it matters.** %s\n\n**How to fix.** %s\n\n**Needs:** %s\n\n", r.Checks, r.Why, r.Fix, r.Needs)
+		ew.printf("**Sources:**\n")
+		for _, s := range r.Sources {
+			ew.printf("- %s\n", s)
+		}
+	}
+	return ew.err
+}
+
+type mdWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (m *mdWriter) printf(format string, args ...any) {
+	if m.err == nil {
+		_, m.err = fmt.Fprintf(m.w, format, args...)
+	}
+}
