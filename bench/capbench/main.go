@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/gopacket/gopacket/pcapgo"
@@ -100,10 +99,6 @@ func run(args []string) error {
 			return err
 		}
 	}
-	rss := int64(0)
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = int64(ru.Maxrss)
-	}
-	fmt.Printf("%.6f %d\n", elapsed.Seconds(), rss)
+	fmt.Printf("%.6f %d\n", elapsed.Seconds(), maxRSS(cmd.ProcessState))
 	return nil
 }
