@@ -27,6 +27,9 @@ type Rule struct {
 	Fix      string           // default remediation
 	Sources  []string
 	Check    func(*snapshot.Snapshot) ([]Issue, error)
+	// CheckCluster, set instead of Check, makes a cross-node rule: it runs
+	// once on all inputs, when there are two or more.
+	CheckCluster func([]*snapshot.Snapshot) ([]Issue, error)
 }
 
 // Issue is what a rule's check reports; the engine turns it into a Finding.
@@ -140,8 +143,15 @@ func Run(snaps []*snapshot.Snapshot, sel Selection) Result {
 	var res Result
 	for _, s := range snaps {
 		for _, r := range Rules() {
-			if sel.Includes(r.ID) {
+			if sel.Includes(r.ID) && r.Check != nil {
 				runRule(r, s, &res)
+			}
+		}
+	}
+	if len(snaps) > 1 {
+		for _, r := range Rules() {
+			if sel.Includes(r.ID) && r.CheckCluster != nil {
+				runClusterRule(r, snaps, &res)
 			}
 		}
 	}
@@ -217,6 +227,44 @@ func runRule(r *Rule, s *snapshot.Snapshot, res *Result) {
 		}
 		res.Findings = append(res.Findings, f)
 	}
+}
+
+func runClusterRule(r *Rule, snaps []*snapshot.Snapshot, res *Result) {
+	issues, err := safeCall(func() ([]Issue, error) { return r.CheckCluster(snaps) })
+	var skip skipError
+	switch {
+	case errors.As(err, &skip):
+		res.Skipped = append(res.Skipped, finding.Skipped{ID: r.ID, Node: "cluster", Reason: skip.reason})
+		return
+	case err != nil:
+		res.Findings = append(res.Findings, finding.Finding{ID: r.ID, Title: r.Title, Severity: finding.Error, Node: "cluster",
+			Summary: fmt.Sprintf("rule %s could not complete: %v", r.ID, err), Evidence: []finding.Evidence{},
+			Remediation: "This is a bug in diag: please report it with the bundles.", DocsURL: DocsBase + strings.ToLower(r.ID)})
+		return
+	}
+	for _, is := range issues {
+		f := finding.Finding{ID: r.ID, Title: r.Title, Severity: is.Severity, Node: "cluster", Summary: is.Summary,
+			Evidence: is.Evidence, Subjects: is.Subjects, Remediation: is.Remediation, DocsURL: DocsBase + strings.ToLower(r.ID)}
+		if f.Severity == finding.Skip {
+			f.Severity = r.Severity
+		}
+		if f.Remediation == "" {
+			f.Remediation = r.Fix
+		}
+		if f.Evidence == nil {
+			f.Evidence = []finding.Evidence{}
+		}
+		res.Findings = append(res.Findings, f)
+	}
+}
+
+func safeCall(check func() ([]Issue, error)) (issues []Issue, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			issues, err = nil, fmt.Errorf("panic: %v", p)
+		}
+	}()
+	return check()
 }
 
 // safeCheck turns a panicking rule into an error, so the other rules run.

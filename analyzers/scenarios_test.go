@@ -146,6 +146,17 @@ func TestScenarios(t *testing.T) {
 			checkExpectations(t, res, readExpectations(t, filepath.Join(dir, "expect")), coverage)
 		})
 	}
+	clusters, _ := filepath.Glob("testdata/clusters/*")
+	for _, dir := range clusters {
+		t.Run("cluster/"+filepath.Base(dir), func(t *testing.T) {
+			var snaps []*snapshot.Snapshot
+			for _, b := range clusterBundles(t, dir) {
+				snaps = append(snaps, loadScenario(t, b))
+			}
+			res := Run(snaps, Selection{})
+			checkExpectations(t, res, readExpectations(t, filepath.Join(dir, "expect")), coverage)
+		})
+	}
 	for id, c := range coverage {
 		if !c["fires"] || !c["silent"] {
 			t.Errorf("rule %s needs a scenario where it fires and one where it stays silent (have %v)", id, c)
@@ -172,4 +183,25 @@ func TestSeedBundles(t *testing.T) {
 	if len(fixed.Findings) != 0 || len(fixed.Skipped) != 0 {
 		t.Errorf("seed-fixed: %v skipped %v", summaries(fixed.Findings), fixed.Skipped)
 	}
+}
+
+// clusterBundles lists the bundles of a cluster scenario: the paths in its
+// bundles file (relative to it), else its subdirectories.
+func clusterBundles(t *testing.T, dir string) []string {
+	data, err := os.ReadFile(filepath.Join(dir, "bundles"))
+	if err != nil {
+		var out []string
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if e.IsDir() {
+				out = append(out, filepath.Join(dir, e.Name()))
+			}
+		}
+		return out
+	}
+	var out []string
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		out = append(out, filepath.Join(dir, strings.TrimSpace(line)))
+	}
+	return out
 }

@@ -1,0 +1,294 @@
+package analyzers
+
+import (
+	"fmt"
+	"net/netip"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/wincni/diag/finding"
+	"github.com/wincni/diag/snapshot"
+)
+
+// Cross-node rules: what no single node's bundle shows, checked on the
+// bundles of several nodes (Windows and Linux) analyzed together.
+
+func init() {
+	register(&Rule{
+		ID: "XN-01", Title: "A VTEP address that another node also holds", Severity: finding.Fail,
+		Checks: "No node's VTEP address (Windows ManagementIP, Linux VXLAN device local address) is also an address of another node or another node's VTEP.",
+		Why:    "Vagrant and some clouds give every VM the same NAT address: VXLAN sent to it stays on the sending node, and two nodes with one VTEP address collide.",
+		Fix:    "Bind each node's overlay to its own underlay address: Calico VXLAN_ADAPTER / IP autodetection, flannel --iface / --public-ip; then recreate the network.",
+		Sources: []string{"https://github.com/flannel-io/flannel/pull/764", "seeds/002"},
+		CheckCluster: checkSharedVTEP,
+	})
+	register(&Rule{
+		ID: "XN-02", Title: "Windows route to a peer that is not the peer's VTEP", Severity: finding.Fail,
+		Checks: "Each Windows node's RemoteSubnetRoute for another node's pod subnet carries that node's VTEP address (its ManagementIP or VXLAN local address as its own bundle shows it, not as annotations claim) and its VTEP MAC.",
+		Why:    "Routes built from stale or wrong published data send the peer's pods' traffic elsewhere or to a MAC the peer drops.",
+		Fix:    "Restart the CNI agent (flanneld / calico-node) on the Windows node after fixing what the peer publishes.",
+		Sources: []string{"reference/hns-model.md invariants OVL-005, OVL-006"},
+		CheckCluster: checkWindowsRoutesAgainstPeers,
+	})
+	register(&Rule{
+		ID: "XN-03", Title: "Linux node sends a Windows node's pods to the wrong VTEP", Severity: finding.Fail,
+		Checks: "On each Linux node, the route, neighbour and FDB entry of the VXLAN device for a Windows node's pod subnet lead to that node's ManagementIP and DR MAC, and not to an address of the Linux node itself.",
+		Why:    "This is the Windows overlay seen from the Linux side: an FDB entry to a wrong address (or the Linux node's own NAT address) loses every packet to the Windows pods.",
+		Fix:    "Fix the Windows node's ManagementIP (OVL-01) and what it publishes (Calico IPv4Address, flannel public-ip), then restart the agent on the Linux node so it rewrites its FDB.",
+		Sources: []string{"seeds/002 (ip route on the control plane)", "reference/failure-modes.md OVL-01"},
+		CheckCluster: checkLinuxFDB,
+	})
+	register(&Rule{
+		ID: "XN-04", Title: "VNI or VXLAN port differs between nodes", Severity: finding.Fail,
+		Checks: "Every node uses the same VNI, and every Linux VXLAN device uses UDP port 4789 when Windows nodes are in the cluster.",
+		Why:    "Windows only speaks VNI 4096+ on port 4789; a Linux node on VNI 1 or port 8472 cannot exchange traffic with it.",
+		Fix:    `Set "VNI": 4096 and "Port": 4789 in flannel's net-conf.json cluster-wide (Calico: VXLAN_VNI, vxlanPort), then restart the agents.`,
+		Sources: []string{"https://github.com/k3s-io/k3s/issues/9295", "https://raw.githubusercontent.com/flannel-io/flannel/v0.28.9/Documentation/backends.md"},
+		CheckCluster: checkVNIAndPort,
+	})
+}
+
+// nodeView is what the cross-node rules need of one node.
+type nodeView struct {
+	s       *snapshot.Snapshot
+	name    string
+	windows bool
+	vtep    netip.Addr
+	vtepOf  string // where the VTEP address was read
+	drMAC   string
+	vni     int64
+	port    int64
+	pods    []netip.Prefix // pod subnets, or /32s of VXLAN device addresses (Calico)
+	addrs   map[netip.Addr]string
+}
+
+func views(snaps []*snapshot.Snapshot) []*nodeView {
+	var out []*nodeView
+	for _, s := range snaps {
+		v := &nodeView{s: s, name: s.NodeName(), addrs: map[netip.Addr]string{}}
+		if v.name == "" {
+			v.name = s.Source
+		}
+		for _, a := range s.Adapters {
+			for _, p := range a.Addresses {
+				v.addrs[p.Addr()] = a.Name
+			}
+		}
+		if n := cniOverlayOf(s); n != nil {
+			v.windows, v.vtep, v.drMAC, v.vni, v.port = true, n.ManagementIP, n.DrMAC, netVSID(n), 4789
+			v.vtepOf = n.ManagementIPFile + " " + n.ManagementIPField
+			if n.VxlanPort != 0 {
+				v.port = int64(n.VxlanPort)
+			}
+			for _, sub := range n.Subnets {
+				if sub.Prefix.IsValid() {
+					v.pods = append(v.pods, sub.Prefix)
+				}
+			}
+		} else if s.Linux != nil {
+			for _, l := range s.Linux.VXLANLinks() {
+				v.vtep, v.drMAC, v.vni, v.port = l.VXLAN.Local, l.MAC, l.VXLAN.VNI, l.VXLAN.Port
+				v.vtepOf = "linux " + l.Name + " local"
+				for _, a := range l.Addresses {
+					v.pods = append(v.pods, netip.PrefixFrom(a.Addr(), a.Addr().BitLen()))
+				}
+				break
+			}
+			for _, l := range s.Linux.Links {
+				for _, a := range l.Addresses {
+					v.addrs[a.Addr()] = l.Name
+				}
+			}
+		} else {
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func cniOverlayOf(s *snapshot.Snapshot) *snapshot.Network {
+	for _, n := range overlayNetworks(s) {
+		return n
+	}
+	return nil
+}
+
+// owner finds the node whose pod subnet holds or overlaps p.
+func owner(vs []*nodeView, not *nodeView, p netip.Prefix) *nodeView {
+	for _, v := range vs {
+		if v == not {
+			continue
+		}
+		for _, q := range v.pods {
+			if q.Overlaps(p) {
+				return v
+			}
+		}
+	}
+	return nil
+}
+
+func checkSharedVTEP(snaps []*snapshot.Snapshot) ([]Issue, error) {
+	vs := views(snaps)
+	var issues []Issue
+	for i, a := range vs {
+		if !a.vtep.IsValid() {
+			continue
+		}
+		for j, b := range vs {
+			if i == j {
+				continue
+			}
+			where, held := b.addrs[a.vtep]
+			if b.vtep == a.vtep {
+				if j < i {
+					continue // reported once per pair
+				}
+				where, held = "its VTEP", true
+			}
+			if !held {
+				continue
+			}
+			issues = append(issues, Issue{
+				Summary: fmt.Sprintf("%s's VTEP address %s is also an address of %s (%s): VXLAN for %s sent there stays on %s",
+					a.name, a.vtep, b.name, where, a.name, b.name),
+				Evidence: []finding.Evidence{
+					{File: a.s.Source, Object: "node " + a.name, Field: a.vtepOf, Value: a.vtep.String()},
+					{File: b.s.Source, Object: "node " + b.name, Field: "address of " + where, Value: a.vtep.String()}},
+				Subjects: []string{"address:" + a.vtep.String(), "node:" + a.name, "node:" + b.name}})
+		}
+	}
+	return issues, nil
+}
+
+func checkWindowsRoutesAgainstPeers(snaps []*snapshot.Snapshot) ([]Issue, error) {
+	vs := views(snaps)
+	var issues []Issue
+	for _, w := range vs {
+		n := cniOverlayOf(w.s)
+		if n == nil {
+			continue
+		}
+		for _, r := range n.RemoteSubnetRoutes {
+			p := owner(vs, w, r.DestinationPrefix)
+			if p == nil || !p.vtep.IsValid() {
+				continue
+			}
+			ev := finding.Evidence{File: w.s.Source + ": " + networkFile(n), Object: networkObject(n), Field: fmt.Sprintf("Policies[%d] RemoteSubnetRoute %s", r.Index, r.DestinationPrefix)}
+			if r.ProviderAddress != p.vtep {
+				e := ev
+				e.Field += " ProviderAddress"
+				e.Value, e.Expected = r.ProviderAddress.String(), p.vtep.String()
+				issues = append(issues, Issue{Summary: fmt.Sprintf("%s sends %s's pods (%s) to %s, but %s's VTEP is %s", w.name, p.name, r.DestinationPrefix, r.ProviderAddress, p.name, p.vtep),
+					Evidence: []finding.Evidence{e, {File: p.s.Source, Object: "node " + p.name, Field: p.vtepOf, Value: p.vtep.String()}},
+					Subjects: []string{"address:" + r.ProviderAddress.String(), "node:" + p.name}})
+			}
+			if p.drMAC != "" && r.DrMAC != "" && r.DrMAC != p.drMAC {
+				e := ev
+				e.Field += " DistributedRouterMacAddress"
+				e.Value, e.Expected = r.DrMAC, p.drMAC
+				issues = append(issues, Issue{Summary: fmt.Sprintf("%s addresses %s's pods to MAC %s, but %s's VTEP MAC is %s", w.name, p.name, r.DrMAC, p.name, p.drMAC),
+					Evidence: []finding.Evidence{e}, Subjects: []string{"node:" + p.name}})
+			}
+		}
+	}
+	return issues, nil
+}
+
+func checkLinuxFDB(snaps []*snapshot.Snapshot) ([]Issue, error) {
+	vs := views(snaps)
+	var issues []Issue
+	for _, l := range vs {
+		if l.windows || l.s.Linux == nil {
+			continue
+		}
+		ln := l.s.Linux
+		vx := map[string]bool{}
+		for _, link := range ln.VXLANLinks() {
+			vx[link.Name] = true
+		}
+		for _, r := range ln.Routes {
+			if !vx[r.Dev] {
+				continue
+			}
+			w := owner(vs, l, r.Prefix())
+			if w == nil || !w.windows {
+				continue
+			}
+			var mac string
+			for _, nb := range ln.Neighbors {
+				if nb.Dev == r.Dev && nb.Dst == r.Gateway {
+					mac = nb.MAC
+				}
+			}
+			var dst netip.Addr
+			for _, f := range ln.FDB {
+				if f.Dev == r.Dev && f.MAC == mac && mac != "" {
+					dst = f.Dst
+				}
+			}
+			routeEv := finding.Evidence{File: l.s.Source, Object: "node " + l.name, Field: "route " + r.Dst + " via " + r.Gateway.String() + " dev " + r.Dev}
+			switch {
+			case mac == "" || !dst.IsValid():
+				issues = append(issues, Issue{Summary: fmt.Sprintf("%s routes %s's pods (%s) into %s, but has no neighbour or FDB entry to reach %s's VTEP", l.name, w.name, r.Dst, r.Dev, w.name),
+					Evidence: []finding.Evidence{routeEv}, Subjects: []string{"node:" + w.name}})
+				continue
+			case l.addrs[dst] != "":
+				issues = append(issues, Issue{Summary: fmt.Sprintf("%s sends VXLAN for %s's pods (%s) to %s, which is %s's own address (%s): the packets never leave %s",
+					l.name, w.name, r.Dst, dst, l.name, l.addrs[dst], l.name),
+					Evidence: []finding.Evidence{routeEv, {File: l.s.Source, Object: "node " + l.name, Field: "fdb " + mac + " dev " + r.Dev, Value: dst.String(), Expected: "a VTEP of " + w.name + " on the underlay"},
+						{File: l.s.Source, Object: "node " + l.name, Field: "address of " + l.addrs[dst], Value: dst.String()}},
+					Subjects: []string{"address:" + dst.String(), "node:" + w.name}})
+			case w.vtep.IsValid() && dst != w.vtep:
+				issues = append(issues, Issue{Summary: fmt.Sprintf("%s sends VXLAN for %s's pods (%s) to %s, but %s's ManagementIP is %s", l.name, w.name, r.Dst, dst, w.name, w.vtep),
+					Evidence: []finding.Evidence{routeEv, {File: l.s.Source, Object: "node " + l.name, Field: "fdb " + mac + " dev " + r.Dev, Value: dst.String(), Expected: w.vtep.String()}},
+					Subjects: []string{"address:" + dst.String(), "node:" + w.name}})
+			}
+			if w.drMAC != "" && mac != "" && mac != w.drMAC {
+				issues = append(issues, Issue{Summary: fmt.Sprintf("%s addresses %s's pods to MAC %s, but %s's DR MAC is %s", l.name, w.name, mac, w.name, w.drMAC),
+					Evidence: []finding.Evidence{{File: l.s.Source, Object: "node " + l.name, Field: "neighbour " + r.Gateway.String() + " dev " + r.Dev, Value: mac, Expected: w.drMAC}},
+					Subjects: []string{"node:" + w.name}})
+			}
+		}
+	}
+	return issues, nil
+}
+
+func checkVNIAndPort(snaps []*snapshot.Snapshot) ([]Issue, error) {
+	vs := views(snaps)
+	byVNI := map[int64][]string{}
+	windows := false
+	var issues []Issue
+	for _, v := range vs {
+		if v.vni != 0 {
+			byVNI[v.vni] = append(byVNI[v.vni], v.name)
+		}
+		windows = windows || v.windows
+	}
+	if len(byVNI) > 1 {
+		var parts []string
+		var ev []finding.Evidence
+		vnis := make([]int64, 0, len(byVNI))
+		for vni := range byVNI {
+			vnis = append(vnis, vni)
+		}
+		sort.Slice(vnis, func(i, j int) bool { return vnis[i] < vnis[j] })
+		for _, vni := range vnis {
+			parts = append(parts, fmt.Sprintf("VNI %d on %s", vni, strings.Join(byVNI[vni], ", ")))
+			ev = append(ev, finding.Evidence{Field: "VNI", Value: strconv.FormatInt(vni, 10), Note: strings.Join(byVNI[vni], ", ")})
+		}
+		issues = append(issues, Issue{Summary: "the nodes use different VNIs: " + strings.Join(parts, "; "), Evidence: ev})
+	}
+	if windows {
+		for _, v := range vs {
+			if !v.windows && v.port != 0 && v.port != 4789 {
+				issues = append(issues, Issue{Summary: fmt.Sprintf("%s's VXLAN device uses UDP port %d; Windows nodes only use 4789", v.name, v.port),
+					Evidence: []finding.Evidence{{File: v.s.Source, Object: "node " + v.name, Field: "VXLAN port", Value: strconv.FormatInt(v.port, 10), Expected: "4789"}},
+					Subjects: []string{"node:" + v.name}})
+			}
+		}
+	}
+	return issues, nil
+}
