@@ -17,34 +17,34 @@ import (
 func init() {
 	register(&Rule{
 		ID: "XN-01", Title: "A VTEP address that another node also holds", Severity: finding.Fail,
-		Checks: "No node's VTEP address (Windows ManagementIP, Linux VXLAN device local address) is also an address of another node or another node's VTEP.",
-		Why:    "Vagrant and some clouds give every VM the same NAT address: VXLAN sent to it stays on the sending node, and two nodes with one VTEP address collide.",
-		Fix:    "Bind each node's overlay to its own underlay address: Calico VXLAN_ADAPTER / IP autodetection, flannel --iface / --public-ip; then recreate the network.",
-		Sources: []string{"https://github.com/flannel-io/flannel/pull/764", "seeds/002"},
+		Checks:       "No node's VTEP address (Windows ManagementIP, Linux VXLAN device local address) is also an address of another node or another node's VTEP.",
+		Why:          "Vagrant and some clouds give every VM the same NAT address: VXLAN sent to it stays on the sending node, and two nodes with one VTEP address collide.",
+		Fix:          "Bind each node's overlay to its own underlay address: Calico VXLAN_ADAPTER / IP autodetection, flannel --iface / --public-ip; then recreate the network.",
+		Sources:      []string{"https://github.com/flannel-io/flannel/pull/764", "seeds/002"},
 		CheckCluster: checkSharedVTEP,
 	})
 	register(&Rule{
 		ID: "XN-02", Title: "Windows route to a peer that is not the peer's VTEP", Severity: finding.Fail,
-		Checks: "Each Windows node's RemoteSubnetRoute for another node's pod subnet carries that node's VTEP address (its ManagementIP or VXLAN local address as its own bundle shows it, not as annotations claim) and its VTEP MAC.",
-		Why:    "Routes built from stale or wrong published data send the peer's pods' traffic elsewhere or to a MAC the peer drops.",
-		Fix:    "Restart the CNI agent (flanneld / calico-node) on the Windows node after fixing what the peer publishes.",
-		Sources: []string{"reference/hns-model.md invariants OVL-005, OVL-006"},
+		Checks:       "Each Windows node's RemoteSubnetRoute for another node's pod subnet carries that node's VTEP address (its ManagementIP or VXLAN local address as its own bundle shows it, not as annotations claim) and its VTEP MAC.",
+		Why:          "Routes built from stale or wrong published data send the peer's pods' traffic elsewhere or to a MAC the peer drops.",
+		Fix:          "Restart the CNI agent (flanneld / calico-node) on the Windows node after fixing what the peer publishes.",
+		Sources:      []string{"reference/hns-model.md invariants OVL-005, OVL-006"},
 		CheckCluster: checkWindowsRoutesAgainstPeers,
 	})
 	register(&Rule{
 		ID: "XN-03", Title: "Linux node sends a Windows node's pods to the wrong VTEP", Severity: finding.Fail,
-		Checks: "On each Linux node, the route, neighbour and FDB entry of the VXLAN device for a Windows node's pod subnet lead to that node's ManagementIP and DR MAC, and not to an address of the Linux node itself.",
-		Why:    "This is the Windows overlay seen from the Linux side: an FDB entry to a wrong address (or the Linux node's own NAT address) loses every packet to the Windows pods.",
-		Fix:    "Fix the Windows node's ManagementIP (OVL-01) and what it publishes (Calico IPv4Address, flannel public-ip), then restart the agent on the Linux node so it rewrites its FDB.",
-		Sources: []string{"seeds/002 (ip route on the control plane)", "reference/failure-modes.md OVL-01"},
+		Checks:       "On each Linux node, the route, neighbour and FDB entry of the VXLAN device for a Windows node's pod subnet lead to that node's ManagementIP and DR MAC, and not to an address of the Linux node itself.",
+		Why:          "This is the Windows overlay seen from the Linux side: an FDB entry to a wrong address (or the Linux node's own NAT address) loses every packet to the Windows pods.",
+		Fix:          "Fix the Windows node's ManagementIP (OVL-01) and what it publishes (Calico IPv4Address, flannel public-ip), then restart the agent on the Linux node so it rewrites its FDB.",
+		Sources:      []string{"seeds/002 (ip route on the control plane)", "reference/failure-modes.md OVL-01"},
 		CheckCluster: checkLinuxFDB,
 	})
 	register(&Rule{
 		ID: "XN-04", Title: "VNI or VXLAN port differs between nodes", Severity: finding.Fail,
-		Checks: "Every node uses the same VNI, and every Linux VXLAN device uses UDP port 4789 when Windows nodes are in the cluster.",
-		Why:    "Windows only speaks VNI 4096+ on port 4789; a Linux node on VNI 1 or port 8472 cannot exchange traffic with it.",
-		Fix:    `Set "VNI": 4096 and "Port": 4789 in flannel's net-conf.json cluster-wide (Calico: VXLAN_VNI, vxlanPort), then restart the agents.`,
-		Sources: []string{"https://github.com/k3s-io/k3s/issues/9295", "https://raw.githubusercontent.com/flannel-io/flannel/v0.28.9/Documentation/backends.md"},
+		Checks:       "Every node uses the same VNI, and every Linux VXLAN device uses UDP port 4789 when Windows nodes are in the cluster.",
+		Why:          "Windows only speaks VNI 4096+ on port 4789; a Linux node on VNI 1 or port 8472 cannot exchange traffic with it.",
+		Fix:          `Set "VNI": 4096 and "Port": 4789 in flannel's net-conf.json cluster-wide (Calico: VXLAN_VNI, vxlanPort), then restart the agents.`,
+		Sources:      []string{"https://github.com/k3s-io/k3s/issues/9295", "https://raw.githubusercontent.com/flannel-io/flannel/v0.28.9/Documentation/backends.md"},
 		CheckCluster: checkVNIAndPort,
 	})
 }

@@ -424,7 +424,9 @@ func TestCaptureDecode(t *testing.T) {
 }
 
 // The seed from both sides: the Windows bundle shows the cause (OVL-01),
-// the capture in the Linux bundle the symptom (CAP-02).
+// the capture in the Linux bundle the symptom (CAP-02), and together they
+// show that the Linux node's FDB sends winw1's pods to its own NAT address
+// (XN-01, XN-03).
 func TestAnalyzeBundleCaptures(t *testing.T) {
 	r := runDiag(t, nil, false, "analyze", "-o", "json", seedBroken, "../../testdata/bundles/seed-linux-controlplane")
 	var doc struct {
@@ -437,7 +439,7 @@ func TestAnalyzeBundleCaptures(t *testing.T) {
 	for _, f := range doc.Findings {
 		got[f.ID] = f.Node
 	}
-	if r.code != 3 || got["OVL-01"] != "winw1" || got["CAP-02"] != "controlplane" || len(doc.Findings) != 2 {
+	if r.code != 3 || got["OVL-01"] != "winw1" || got["CAP-02"] != "controlplane" || got["XN-01"] != "cluster" || got["XN-03"] != "cluster" || len(doc.Findings) != 4 {
 		t.Errorf("exit %d findings %+v", r.code, doc.Findings)
 	}
 	if r := runDiag(t, nil, false, "analyze", "--skip-rules", "CAP", seedBroken, "../../testdata/bundles/seed-linux-controlplane"); strings.Contains(r.stdout, "CAP-02") {
