@@ -2,8 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -138,18 +145,86 @@ func runCaptureDecode(e *env, g *globalOptions, o *captureDecodeOptions, files [
 	return nil
 }
 
-func newCaptureStartCommand(e *env) *cobra.Command {
-	return &cobra.Command{
-		Use:   "start",
-		Short: "Capture VXLAN traffic live (not implemented yet)",
-		Long: `start captures VXLAN traffic live: on Linux through AF_PACKET with a kernel filter on the
-VXLAN port, on Windows by driving pktmon (--pkt-size 0) and converting to pcapng.
+type captureStartOptions struct {
+	duration time.Duration
+	output   string
+	iface    string
+	ports    []uint
+}
 
-This build does not capture live yet; capture with pktmon or tcpdump and decode the file.` + exitStatusCommon,
+func newCaptureStartCommand(e *env) *cobra.Command {
+	o := &captureStartOptions{}
+	c := &cobra.Command{
+		Use:   "start",
+		Short: "Capture VXLAN traffic live into a pcapng file",
+		Long: `start captures VXLAN traffic for --duration and writes it to a pcapng file:
+on Linux through AF_PACKET (no libpcap needed) with a kernel filter on the VXLAN ports, on Windows
+by driving pktmon (a filter per port, whole packets with --pkt-size 0, stop, conversion to
+pcapng). pktmon's existing filters are left alone: start refuses to run when there are some.
+Ctrl-C stops early and keeps what was captured. Needs root / Administrator.` + exitStatusCommon,
 		Example: `  diag capture start --duration 30s -w out.pcapng
-  # meanwhile, by hand: pktmon filter add -p 4789; pktmon start -c --pkt-size 0; pktmon stop; pktmon etl2pcap PktMon.etl`,
-		RunE: func(*cobra.Command, []string) error {
-			return notImplemented("diag capture start", "live capture, issue 5")
-		},
+  diag capture start --duration 1m --interface eth1 --vxlan-port 8472 -w linux.pcapng
+  diag capture decode out.pcapng`,
+		Args: maxArgs(0),
+		RunE: func(c *cobra.Command, _ []string) error { return runCaptureStart(c.Context(), e, o) },
 	}
+	f := c.Flags()
+	f.DurationVar(&o.duration, "duration", 30*time.Second, "how long to capture")
+	f.StringVarP(&o.output, "write", "w", "", "the pcapng file to write (required)")
+	f.StringVar(&o.iface, "interface", "", "Linux: the interface to capture on (default: all)")
+	f.UintSliceVar(&o.ports, "vxlan-port", nil, "VXLAN UDP port(s) besides 4789")
+	return c
+}
+
+func runCaptureStart(ctx context.Context, e *env, o *captureStartOptions) error {
+	if o.output == "" {
+		return usageErrorf("diag capture start needs -w FILE")
+	}
+	if o.duration <= 0 {
+		return usageErrorf("--duration must be positive, not %s", o.duration)
+	}
+	opts := capture.LiveOptions{Duration: o.duration, Interface: o.iface, VXLANPorts: []uint16{4789}}
+	for _, p := range o.ports {
+		if p == 0 || p > 65535 {
+			return usageErrorf("--vxlan-port %d is not a UDP port", p)
+		}
+		opts.VXLANPorts = append(opts.VXLANPorts, uint16(p))
+	}
+	if o.iface != "" {
+		if _, err := net.InterfaceByName(o.iface); err != nil {
+			return usageErrorf("--interface %s: no such network interface", o.iface)
+		}
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	dir := filepath.Dir(o.output)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(o.output)+".tmp-*")
+	if err != nil {
+		return usageErrorf("write %s: %v", o.output, err)
+	}
+	defer os.Remove(tmp.Name())
+	fmt.Fprintf(e.stderr, "capturing VXLAN (UDP %v) for %s...\n", opts.VXLANPorts, o.duration)
+	stats, err := capture.Live(ctx, opts, tmp, o.output)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if errors.Is(err, os.ErrPermission) {
+		return usageErrorf("capture: %v (run as root / Administrator)", err)
+	}
+	if errors.Is(err, capture.ErrLiveUnsupported) {
+		return usageErrorf("capture: %v", err)
+	}
+	if err != nil {
+		return fmt.Errorf("capture: %w", err)
+	}
+	if stats.Tool == "AF_PACKET" {
+		if err := os.Rename(tmp.Name(), o.output); err != nil {
+			return fmt.Errorf("capture: %w", err)
+		}
+	}
+	_, err = fmt.Fprintf(e.stdout, "wrote %s (%s, %d packets); decode it with: diag capture decode %s\n", o.output, stats.Tool, stats.Packets, o.output)
+	return err
 }

@@ -1,0 +1,12 @@
+//go:build !linux && !windows
+
+package capture
+
+import (
+	"context"
+	"io"
+)
+
+func liveCapture(context.Context, LiveOptions, io.Writer, string) (LiveStats, error) {
+	return LiveStats{}, ErrLiveUnsupported
+}
