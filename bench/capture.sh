@@ -4,7 +4,8 @@
 #   raw      pcapgo reading every packet, decoding nothing (the I/O limit)
 #   diag     diag capture decode with every finding, output discarded
 #   tshark   tshark -T fields (VNI, addresses, TCP flags), when installed
-# and the peak memory of diag on 2M packets in 2,000 flows.
+# and the peak memory of diag on 2M packets in 2,000 flows. Times are the
+# best of three runs; peak memory the worst.
 # Usage: bench/capture.sh [packets]   (default 1000000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,8 +19,13 @@ go build -o "$work/capbench" ./bench/capbench
 cat "$work/bench.pcap" > /dev/null # into the page cache
 echo "capture: $N packets, 2000 concurrent flows, $(du -h "$work/bench.pcap" | cut -f1)"
 
-read -r n raw_s < <("$work/capbench" raw "$work/bench.pcap")
-read -r diag_s diag_rss < <("$work/capbench" run "$work/diag" capture decode --vni 4096 "$work/bench.pcap")
+# The machine is shared and noisy: each figure is the best of three runs.
+best() { sort -n | head -1; }
+n=$N
+raw_s=$(for i in 1 2 3; do "$work/capbench" raw "$work/bench.pcap" | cut -d' ' -f2; done | best)
+diag_runs=$(for i in 1 2 3; do "$work/capbench" run "$work/diag" capture decode --vni 4096 "$work/bench.pcap"; done)
+diag_s=$(echo "$diag_runs" | cut -d' ' -f1 | best)
+diag_rss=$(echo "$diag_runs" | cut -d' ' -f2 | sort -n | tail -1)
 pps() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.0f", n / s }'; }
 raw_pps=$(pps "$n" "$raw_s")
 diag_pps=$(pps "$n" "$diag_s")

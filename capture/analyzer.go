@@ -31,26 +31,33 @@ type Tunnel struct {
 
 // Flow is one inner conversation inside the overlay.
 type Flow struct {
+	// Per-packet state first, in a few cache lines: with thousands of
+	// concurrent flows every packet touches a flow that is cold.
+	Packets      int64  `json:"packets"`
+	Bytes        int64  `json:"bytes"`
+	lastID       uint64 // dedup of copies: packet id, or ip id + seq + flags
+	lastIDNano   int64
+	lastNano     int64
+	lastSYN      int64
+	syns         int32
+	synAcks      int32
+	rsts         int32
+	fins         int32
+	lastSYNID    uint16
+	openerFwd    bool // the opener is the lower end of the flow key
+	encapsulated bool
+
 	VNI       uint32     `json:"vni"`
 	Proto     string     `json:"proto"`
 	Src       netip.Addr `json:"src"` // the side that spoke first
 	SrcPort   uint16     `json:"srcPort,omitempty"`
 	Dst       netip.Addr `json:"dst"`
 	DstPort   uint16     `json:"dstPort,omitempty"`
-	Packets   int64      `json:"packets"`
-	Bytes     int64      `json:"bytes"`
 	State     string     `json:"state,omitempty"` // TCP: syn-sent, established, reset, closed, ...
 	TunnelSrc netip.Addr `json:"tunnelSrc"`       // outer addresses of the first packet
 	TunnelDst netip.Addr `json:"tunnelDst"`
 	First     time.Time  `json:"first"`
 	Last      time.Time  `json:"last"`
-
-	syns, synAcks, rsts, fins int
-	lastSYN                   time.Time
-	lastSYNID                 uint16
-	lastID                    uint64 // dedup of copies: packet id, or ip id + seq + flags
-	lastIDTime                time.Time
-	encapsulated              bool
 }
 
 type flowKey struct {
@@ -419,9 +426,11 @@ var protoNames = map[uint8]string{1: "icmp", 6: "tcp", 17: "udp", 58: "icmpv6"}
 // flowPacket updates the inner flow and its TCP state.
 func (a *Analyzer) flowPacket(p *Packet, f *frame, t *Tunnel) {
 	fl, forward := a.flowFor(f)
+	now := p.Time.UnixNano()
 	if fl == nil {
 		fl = &Flow{VNI: f.vni, Proto: protoNames[f.innerProto], Src: addrOf(f.innerSrc), Dst: addrOf(f.innerDst),
-			SrcPort: f.innerSport, DstPort: f.innerDport, TunnelSrc: t.Src, TunnelDst: t.Dst, First: p.Time, encapsulated: true}
+			SrcPort: f.innerSport, DstPort: f.innerDport, TunnelSrc: t.Src, TunnelDst: t.Dst, First: p.Time, encapsulated: true,
+			openerFwd: forward}
 		if fl.Proto == "" {
 			fl.Proto = "ip"
 		}
@@ -437,18 +446,18 @@ func (a *Analyzer) flowPacket(p *Packet, f *frame, t *Tunnel) {
 			id ^= 1 << 47
 		}
 	}
-	if id == fl.lastID && p.Time.Sub(fl.lastIDTime) < 5*time.Millisecond && p.Time.Sub(fl.lastIDTime) > -5*time.Millisecond {
+	if d := now - fl.lastIDNano; id == fl.lastID && d < int64(5*time.Millisecond) && d > -int64(5*time.Millisecond) {
 		a.res.Duplicates++
 		return
 	}
-	fl.lastID, fl.lastIDTime = id, p.Time
+	fl.lastID, fl.lastIDNano = id, now
 	fl.Packets++
 	fl.Bytes += int64(p.Length)
-	fl.Last = p.Time
+	fl.lastNano = now
 	if f.innerProto != 6 {
 		return
 	}
-	fromOpener := addrOf(f.innerSrc) == fl.Src && f.innerSport == fl.SrcPort
+	fromOpener := forward == fl.openerFwd
 	switch {
 	case f.innerFlags&tcpRST != 0:
 		fl.rsts++
@@ -456,10 +465,10 @@ func (a *Analyzer) flowPacket(p *Packet, f *frame, t *Tunnel) {
 	case f.innerFlags&(tcpSYN|tcpACK) == tcpSYN && fromOpener:
 		// A SYN again: a retransmission unless it is the same one (the
 		// IP ID changes between retransmissions on every stack we know).
-		if fl.syns == 0 || f.innerID != fl.lastSYNID || p.Time.Sub(fl.lastSYN) > 200*time.Millisecond {
+		if fl.syns == 0 || f.innerID != fl.lastSYNID || now-fl.lastSYN > int64(200*time.Millisecond) {
 			fl.syns++
 		}
-		fl.lastSYN, fl.lastSYNID = p.Time, f.innerID
+		fl.lastSYN, fl.lastSYNID = now, f.innerID
 	case f.innerFlags&(tcpSYN|tcpACK) == tcpSYN|tcpACK && !fromOpener:
 		fl.synAcks++
 	case f.innerFlags&tcpFIN != 0:
@@ -546,7 +555,7 @@ func (a *Analyzer) plainPacket(p *Packet) {
 	}
 	fl.Packets++
 	fl.Bytes += int64(p.Length)
-	fl.Last = p.Time
+	fl.lastNano = p.Time.UnixNano()
 }
 
 // checkInnerMAC compares the inner destination MAC with the DR MAC the

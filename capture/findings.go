@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/wincni/diag/finding"
 )
@@ -33,6 +34,7 @@ func (a *Analyzer) Finish(node string) *Report {
 	r.Flows = append([]*Flow{}, a.flowOrder...)
 	for _, fl := range r.Flows {
 		fl.State = tcpState(fl)
+		fl.Last = time.Unix(0, fl.lastNano).UTC()
 	}
 	sort.SliceStable(r.Tunnels, func(i, j int) bool { return r.Tunnels[i].Packets > r.Tunnels[j].Packets })
 	sort.SliceStable(r.Flows, func(i, j int) bool { return r.Flows[i].Packets > r.Flows[j].Packets })
@@ -411,7 +413,7 @@ func (a *Analyzer) cap09(r *Report, add func(string, issue)) {
 			if i == 50 {
 				break
 			}
-			ev = append(ev, finding.Evidence{Object: "flow " + flowString(fl), Field: "TCP RST", Value: strconv.Itoa(fl.rsts),
+			ev = append(ev, finding.Evidence{Object: "flow " + flowString(fl), Field: "TCP RST", Value: strconv.Itoa(int(fl.rsts)),
 				Note: "in tunnel " + tunnelString(fl.TunnelSrc, fl.TunnelDst, fl.VNI)})
 		}
 		add("CAP-09", issue{summary: fmt.Sprintf("%d flow(s) reset inside the tunnel: %s", len(resets), listed(resets, flowString)), evidence: ev})

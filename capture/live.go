@@ -59,7 +59,7 @@ func vxlanFilter(ports []uint16) ([]bpf.RawInstruction, error) {
 		bpf.LoadIndirect{Off: 16, Size: 2}, // 7: UDP destination port
 		bpf.Jump{Skip: uint32(skip(8, ports0))},
 		bpf.JumpIf{Cond: bpf.JumpEqual, Val: 0x86dd, SkipFalse: skip(9, drop)}, // 9: IPv6?
-		bpf.LoadAbsolute{Off: 20, Size: 1}, // 10: next header
+		bpf.LoadAbsolute{Off: 20, Size: 1},                                     // 10: next header
 		bpf.JumpIf{Cond: bpf.JumpEqual, Val: 17, SkipFalse: skip(11, drop)},
 		bpf.LoadAbsolute{Off: 56, Size: 2}, // 12: UDP destination port after the fixed header
 	}
