@@ -200,10 +200,17 @@ func endpointOf(o obj, ref Ref) *Endpoint {
 		case "ProviderAddress":
 			e.ProviderAddress = parseAddr(s.str("PA", "ProviderAddress"))
 		case "OutBoundNAT":
-			e.OutboundNAT = &OutboundNAT{
+			nat := &OutboundNAT{
 				VIP:          s.str("VIP", "VirtualIP"),
 				Exceptions:   s.strs("ExceptionList", "Exceptions"),
 				Destinations: s.strs("Destinations"),
+			}
+			// A Destinations-only OutBoundNAT is loopback DSR or DNS SNAT,
+			// not the pod's SNAT policy: keep it apart.
+			if len(nat.Destinations) > 0 && len(nat.Exceptions) == 0 {
+				e.NATDestinations = append(e.NATDestinations, nat.Destinations...)
+			} else {
+				e.OutboundNAT = nat
 			}
 		case "SDNRoute":
 			need, _ := s.boolean("NeedEncap")

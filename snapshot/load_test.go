@@ -30,7 +30,7 @@ func loadSeed(t *testing.T, name string) *Snapshot {
 
 func TestLoadSeedBroken(t *testing.T) {
 	s := loadSeed(t, "seed-broken")
-	if len(s.Networks) != 2 || len(s.Endpoints) != 2 || len(s.KubeNodes) != 2 || len(s.Adapters) != 3 {
+	if len(s.Networks) != 2 || len(s.Endpoints) != 5 || len(s.LoadBalancers) != 3 || len(s.KubeNodes) != 2 || len(s.Adapters) != 3 {
 		t.Fatalf("counts: %d networks %d endpoints %d nodes %d adapters", len(s.Networks), len(s.Endpoints), len(s.KubeNodes), len(s.Adapters))
 	}
 	cni := s.CNINetwork()
@@ -58,13 +58,13 @@ func TestLoadSeedBroken(t *testing.T) {
 			t.Errorf("fact %s = %+v, want %+v", k, got[k], w)
 		}
 	}
-	for _, in := range []Input{InputHNSNetworks, InputHNSEndpoints, InputHostAdapters, InputKubeNodes, InputKubeServices, InputKubeProxy, InputOS} {
+	for _, in := range []Input{InputHNSNetworks, InputHNSEndpoints, InputHNSLoadBalancers, InputHostAdapters, InputKubeNodes, InputKubeServices, InputKubeProxy, InputOS} {
 		if !s.Has(in) {
 			t.Errorf("input %s missing", in)
 		}
 	}
-	if s.Has(InputHNSLoadBalancers) {
-		t.Error("load balancers reported present")
+	if s.Has(InputHNSNamespaces) {
+		t.Error("namespaces reported present")
 	}
 }
 

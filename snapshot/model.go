@@ -179,8 +179,11 @@ type Endpoint struct {
 	State        int64      `json:"state,omitempty"` // V1 state; 0 when unknown
 	// ProviderAddress is the PA policy: on a local overlay endpoint the
 	// node's own management IP, on a remote one the node hosting the IP.
-	ProviderAddress netip.Addr      `json:"providerAddress,omitzero"`
-	OutboundNAT     *OutboundNAT    `json:"outboundNAT,omitempty"`
+	ProviderAddress netip.Addr   `json:"providerAddress,omitzero"`
+	OutboundNAT     *OutboundNAT `json:"outboundNAT,omitempty"`
+	// NATDestinations come from Destinations-only OutBoundNAT policies
+	// (loopback DSR, DNS SNAT).
+	NATDestinations []string        `json:"natDestinations,omitempty"`
 	Routes          []EndpointRoute `json:"routes,omitempty"`
 	DNSServers      []string        `json:"dnsServers,omitempty"`
 	DNSSuffixes     []string        `json:"dnsSuffixes,omitempty"`

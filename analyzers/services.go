@@ -1,0 +1,223 @@
+package analyzers
+
+import (
+	"fmt"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/wincni/diag/finding"
+	"github.com/wincni/diag/snapshot"
+)
+
+func init() {
+	register(&Rule{
+		ID: "SVC-03", Title: "Service or DNS load balancer missing or broken", Severity: finding.Fail,
+		Needs:  []snapshot.Input{snapshot.InputHNSLoadBalancers},
+		Checks: "Load balancers exist when Services do; the kube-dns ClusterIP has UDP and TCP port-53 load balancers; every load balancer's backends are endpoints HNS has; V1 policy lists are in state 2 (IsApplied: False alone is normal).",
+		Why:    "kube-proxy deletes every load balancer at start and after losing the network; a missing DNS load balancer breaks every lookup by name while pod IPs still work.",
+		Fix:    "Restart kube-proxy and read its log for hcnCreateLoadBalancer errors (port already exists, switch-port not found, invalid reference); fix the network name (OVL-09) when it cannot find the network.",
+		Sources: []string{"microsoft/SDN networkhealth.ps1 ValidDNSLoadbalancerPolicy, LoadBalancerPolicyState", "https://github.com/kubernetes/kubernetes/issues/110674",
+			"https://github.com/projectcalico/calico/issues/5762"},
+		Check: checkLoadBalancers,
+	})
+	register(&Rule{
+		ID: "NAT-01", Title: "OutBoundNAT exceptions miss the cluster or service CIDR", Severity: finding.Fail,
+		Needs:  []snapshot.Input{snapshot.InputHNSEndpoints},
+		Checks: "Each local pod endpoint's OutBoundNAT ExceptionList covers the cluster (pod) CIDR and the service CIDR (fail), and none is as broad as a /8 or more (warn: destinations in it are not SNATed and their replies cannot reach pods).",
+		Why:    "Too narrow: pod-to-pod and pod-to-service traffic is SNATed to the node IP, breaking policy and source IPs. Too broad: hosts in the range cannot answer pods.",
+		Fix:    "Set the CNI's ExceptionList to the cluster CIDR, the service CIDR and the node subnet(s), then recreate the pods (exceptions are applied at creation).",
+		Sources: []string{"kubernetes.io Windows debugging tips (ExceptionList)", "https://github.com/Azure/AKS/issues/1367", "https://github.com/Azure/AKS/issues/1859"},
+		Check:   checkOutboundNAT,
+	})
+	register(&Rule{
+		ID: "DNS-01", Title: "Pod DNS server is not the cluster DNS", Severity: finding.Fail,
+		Needs:  []snapshot.Input{snapshot.InputHNSEndpoints, snapshot.InputKubeServices},
+		Checks: "Each local pod endpoint with DNS servers lists the kube-dns Service's ClusterIP first.",
+		Why:    "A pod given another resolver (a default the runtime injected, a public one) cannot resolve cluster names.",
+		Fix:    "Fix the DNS nameservers in the CNI configuration (dns.Nameservers) and recreate the pods.",
+		Sources: []string{"https://github.com/microsoft/hcsshim/issues/2369", "https://github.com/ovn-kubernetes/ovn-kubernetes/issues/336"},
+		Check:   checkPodDNS,
+	})
+}
+
+// localPods are the local endpoints that are pods: not remote, not the
+// host/bridge endpoint (no DNS and no OutBoundNAT), not the source VIP.
+func localPods(s *snapshot.Snapshot) []*snapshot.Endpoint {
+	vip := s.Facts.SourceVIP.Addr()
+	var out []*snapshot.Endpoint
+	for _, e := range s.Endpoints {
+		if e.IsRemote || !e.IP.IsValid() || e.IP == vip || strings.HasSuffix(strings.ToLower(e.Name), "_ep") {
+			continue
+		}
+		if e.OutboundNAT == nil && len(e.DNSServers) == 0 {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func epFile(e *snapshot.Endpoint) string { return e.Refs[len(e.Refs)-1].File }
+
+func checkOutboundNAT(s *snapshot.Snapshot) ([]Issue, error) {
+	cluster, service := s.Facts.ClusterCIDR.Prefix(), s.Facts.ServiceCIDR.Prefix()
+	if !cluster.IsValid() && !service.IsValid() {
+		return nil, Skip("neither the cluster CIDR nor the service CIDR is known (kube-proxy --cluster-cidr, endpoint ROUTE policies)")
+	}
+	var missing, broad []string
+	var ev []finding.Evidence
+	for _, e := range localPods(s) {
+		if e.OutboundNAT == nil || !e.Knows("Policies") {
+			continue
+		}
+		var exc []netip.Prefix
+		for _, x := range e.OutboundNAT.Exceptions {
+			if p, err := netip.ParsePrefix(strings.TrimSpace(x)); err == nil {
+				exc = append(exc, p.Masked())
+			} else if a, err := netip.ParseAddr(strings.TrimSpace(x)); err == nil {
+				exc = append(exc, netip.PrefixFrom(a, a.BitLen()))
+			}
+		}
+		covers := func(want netip.Prefix) bool {
+			return slices.ContainsFunc(exc, func(p netip.Prefix) bool { return p.Bits() <= want.Bits() && p.Contains(want.Addr()) })
+		}
+		var lacks []string
+		for _, want := range []struct {
+			name string
+			p    netip.Prefix
+			fact snapshot.Fact
+		}{{"cluster CIDR", cluster, s.Facts.ClusterCIDR}, {"service CIDR", service, s.Facts.ServiceCIDR}} {
+			if want.p.IsValid() && !covers(want.p) {
+				lacks = append(lacks, want.name+" "+want.p.String())
+			}
+		}
+		if len(lacks) > 0 {
+			missing = append(missing, fmt.Sprintf("%s (%s)", e.IP, strings.Join(lacks, ", ")))
+			if len(ev) < 20 {
+				ev = append(ev, finding.Evidence{File: epFile(e), Object: "endpoint " + e.ID, Field: "Policies[OutBoundNAT].ExceptionList",
+					Value: strings.Join(e.OutboundNAT.Exceptions, ", "), Expected: "to include " + strings.Join(lacks, " and ")})
+			}
+		}
+		for _, p := range exc {
+			if p.Addr().Is4() && p.Bits() <= 8 {
+				broad = append(broad, fmt.Sprintf("%s on %s", p, e.IP))
+			}
+		}
+	}
+	var issues []Issue
+	if len(missing) > 0 {
+		ev = append(ev, finding.Evidence{File: s.Facts.ClusterCIDR.Source, Field: "cluster CIDR", Value: s.Facts.ClusterCIDR.Value},
+			finding.Evidence{File: s.Facts.ServiceCIDR.Source, Field: "service CIDR", Value: s.Facts.ServiceCIDR.Value})
+		issues = append(issues, Issue{Summary: fmt.Sprintf("%d pod endpoint(s) SNAT traffic that must not be: %s", len(missing), strings.Join(firstN(missing, 5), "; ")), Evidence: ev})
+	}
+	if len(broad) > 0 {
+		issues = append(issues, Issue{Severity: finding.Warn,
+			Summary:  fmt.Sprintf("OutBoundNAT exceptions as broad as a /8: %s — hosts in those ranges are reached without SNAT and cannot answer pods", strings.Join(firstN(broad, 5), "; ")),
+			Evidence: []finding.Evidence{{Field: "Policies[OutBoundNAT].ExceptionList", Value: strings.Join(firstN(broad, 20), "; "), Expected: "cluster CIDR, service CIDR, node subnet"}}})
+	}
+	return issues, nil
+}
+
+func firstN(items []string, n int) []string {
+	if len(items) <= n {
+		return items
+	}
+	return append(items[:n:n], fmt.Sprintf("and %d more", len(items)-n))
+}
+
+func checkPodDNS(s *snapshot.Snapshot) ([]Issue, error) {
+	var dns netip.Addr
+	for _, svc := range s.Services {
+		if svc.Namespace == "kube-system" && svc.Name == "kube-dns" && len(svc.ClusterIPs) > 0 {
+			dns, _ = netip.ParseAddr(svc.ClusterIPs[0])
+		}
+	}
+	if !dns.IsValid() {
+		return nil, Skip("no kube-system/kube-dns Service in %s", s.Inputs[snapshot.InputKubeServices])
+	}
+	var wrong []string
+	var ev []finding.Evidence
+	for _, e := range localPods(s) {
+		if len(e.DNSServers) == 0 || !e.Knows("DNSServerList") {
+			continue
+		}
+		if first, err := netip.ParseAddr(e.DNSServers[0]); err == nil && first == dns {
+			continue
+		}
+		wrong = append(wrong, fmt.Sprintf("%s uses %s", e.IP, strings.Join(e.DNSServers, ", ")))
+		if len(ev) < 20 {
+			ev = append(ev, finding.Evidence{File: epFile(e), Object: "endpoint " + e.ID, Field: "DNSServerList", Value: strings.Join(e.DNSServers, ", "), Expected: dns.String() + " first"})
+		}
+	}
+	if len(wrong) == 0 {
+		return nil, nil
+	}
+	ev = append(ev, finding.Evidence{File: s.Inputs[snapshot.InputKubeServices], Object: "service kube-system/kube-dns", Field: "spec.clusterIP", Value: dns.String()})
+	return []Issue{{Summary: fmt.Sprintf("%d pod endpoint(s) do not resolve through the cluster DNS %s: %s", len(wrong), dns, strings.Join(firstN(wrong, 5), "; ")),
+		Evidence: ev, Subjects: []string{"address:" + dns.String()}}}, nil
+}
+
+func checkLoadBalancers(s *snapshot.Snapshot) ([]Issue, error) {
+	var issues []Issue
+	lbFile := s.Inputs[snapshot.InputHNSLoadBalancers]
+	if len(s.LoadBalancers) == 0 {
+		if len(s.Services) > 0 {
+			issues = append(issues, Issue{Summary: fmt.Sprintf("HNS has no load balancers while the cluster has %d Services: kube-proxy is not running or not syncing", len(s.Services)),
+				Evidence: []finding.Evidence{{File: lbFile, Field: "load balancers", Value: "0"}, {File: s.Inputs[snapshot.InputKubeServices], Field: "Services", Value: strconv.Itoa(len(s.Services))}}})
+		}
+		return issues, nil
+	}
+	// DNS: UDP and TCP 53 on the kube-dns ClusterIP.
+	if dns := s.Facts.DNSServiceIP.Value; dns != "" {
+		have := map[int64]bool{}
+		for _, lb := range s.LoadBalancers {
+			if !slices.Contains(lb.FrontendVIPs, dns) {
+				continue
+			}
+			for _, pm := range lb.PortMappings {
+				if pm.ExternalPort == 53 {
+					have[pm.Protocol] = true
+				}
+			}
+		}
+		for _, proto := range []struct {
+			n    int64
+			name string
+		}{{17, "UDP"}, {6, "TCP"}} {
+			if !have[proto.n] {
+				issues = append(issues, Issue{Summary: fmt.Sprintf("no %s/53 load balancer for the cluster DNS %s: lookups by name fail from this node's pods", proto.name, dns),
+					Evidence: []finding.Evidence{{File: lbFile, Field: "FrontendVIPs / PortMappings", Value: "none for " + dns + " " + proto.name + "/53", Expected: "one"},
+						{File: s.Facts.DNSServiceIP.Source, Field: "cluster DNS", Value: dns}},
+					Subjects: []string{"address:" + dns}})
+			}
+		}
+	}
+	// Backends HNS does not have, and V1 policy lists not applied.
+	if s.Has(snapshot.InputHNSEndpoints) {
+		ids := map[string]bool{}
+		for _, e := range s.Endpoints {
+			ids[e.ID] = true
+		}
+		for _, lb := range s.LoadBalancers {
+			var dangling []string
+			for _, id := range lb.EndpointIDs {
+				if !ids[id] {
+					dangling = append(dangling, id)
+				}
+			}
+			if len(dangling) > 0 {
+				issues = append(issues, Issue{Summary: fmt.Sprintf("load balancer %s (%s) points at %d endpoint(s) HNS does not have", lb.ID, strings.Join(lb.FrontendVIPs, ", "), len(dangling)),
+					Evidence: []finding.Evidence{{File: lb.Ref.File, Object: "load balancer " + lb.ID, Field: "HostComputeEndpoints / References", Value: strings.Join(firstN(dangling, 5), ", "), Expected: "endpoints in " + s.Inputs[snapshot.InputHNSEndpoints]}}})
+			}
+		}
+	}
+	for _, lb := range s.LoadBalancers {
+		if lb.State != 0 && lb.State != 2 {
+			issues = append(issues, Issue{Summary: fmt.Sprintf("policy list %s (%s) is in state %d, not 2 (applied)", lb.ID, strings.Join(lb.FrontendVIPs, ", "), lb.State),
+				Evidence: []finding.Evidence{{File: lb.Ref.File, Object: "policy list " + lb.ID, Field: "State", Value: strconv.FormatInt(lb.State, 10), Expected: "2", Note: "IsApplied: False alone is normal"}}})
+		}
+	}
+	return issues, nil
+}
