@@ -43,6 +43,7 @@ const (
 	FileKubeNodes       = "k8s/nodes.json"
 	FileKubeServices    = "k8s/services.json"
 	FileKubeProxyCmd    = "config/kube-proxy/cmdline.txt"
+	FileFlannelNetConf  = "config/flannel/net-conf.json"
 )
 
 // Formats of input that Load recognises.
@@ -135,6 +136,13 @@ func loadDiag(l *loader) {
 		s.KubeProxy, l.err = ParseKubeProxyCmdline(data, FileKubeProxyCmd)
 		s.Inputs[InputKubeProxy] = FileKubeProxyCmd
 		l.wrap(FileKubeProxyCmd)
+	}
+	loadCNIFiles(l, b.Glob("config/cni/*"))
+	if data, ok := l.read(FileFlannelNetConf); ok {
+		if s.Flannel, l.err = ParseFlannelNetConf(data, FileFlannelNetConf); l.err == nil {
+			s.Inputs[InputFlannelConfig] = FileFlannelNetConf
+		}
+		l.wrap(FileFlannelNetConf)
 	}
 	loadLinuxFiles(l, b.Glob("linux/*.json"))
 }

@@ -28,6 +28,8 @@ type Snapshot struct {
 	KubeNodes     []*KubeNode      `json:"kubeNodes,omitempty"`
 	Services      []*Service       `json:"services,omitempty"`
 	KubeProxy     *KubeProxyConfig `json:"kubeProxy,omitempty"`
+	CNIConfigs    []*CNIConfig     `json:"cniConfigs,omitempty"` // in the order the runtime reads them
+	Flannel       *FlannelNetConf  `json:"flannel,omitempty"`
 	VFPPorts      []*VFPPort       `json:"vfpPorts,omitempty"`
 	HNSDiag       []HNSDiagObject  `json:"hnsdiag,omitempty"`
 	Linux         *LinuxNet        `json:"linux,omitempty"`
@@ -57,6 +59,8 @@ const (
 	InputKubeProxy        Input = "kube-proxy-config"
 	InputVFP              Input = "vfp"
 	InputLinux            Input = "linux-net"
+	InputCNIConfig        Input = "cni-config"
+	InputFlannelConfig    Input = "flannel-config"
 )
 
 // InputFiles says what provides each input, for skip reasons.
@@ -73,6 +77,8 @@ var InputFiles = map[Input]string{
 	InputKubeProxy:        "kube-proxy flags (config/kube-proxy/cmdline.txt)",
 	InputVFP:              "VFP ports and rules (vfp/, vfpctrl output)",
 	InputLinux:            "Linux network state (linux/*.json: ip -j, bridge -j)",
+	InputCNIConfig:        "CNI configuration (config/cni/*.conf, *.conflist)",
+	InputFlannelConfig:    "flannel net-conf.json (config/flannel/net-conf.json)",
 }
 
 // Has reports whether an input was present.

@@ -1,0 +1,187 @@
+package snapshot
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+)
+
+// CNIConfig is one file of the node's CNI configuration directory. The
+// runtime (containerd) uses the lexicographically first file, so order
+// matters; rules read the fields below and never the raw JSON.
+type CNIConfig struct {
+	File string `json:"file"`
+	Name string `json:"name,omitempty"` // the CNI network name ("name")
+	// Plugins are the plugin types in the order they run, delegates
+	// included: flannel → win-overlay, calico, sdnbridge, nat.
+	Plugins []string `json:"plugins,omitempty"`
+	// Exceptions are every OutBoundNAT ExceptionList entry of the file (V1
+	// "ExceptionList" or V2 "Settings.Exceptions"), as written.
+	Exceptions  []string `json:"exceptions,omitempty"`
+	Nameservers []string `json:"nameservers,omitempty"`
+	// Invalid says why the file could not be read as JSON; the runtime
+	// cannot read it either.
+	Invalid string `json:"invalid,omitempty"`
+}
+
+// FlannelNetConf is flannel's net-conf.json.
+type FlannelNetConf struct {
+	File        string `json:"file"`
+	Network     string `json:"network,omitempty"`
+	BackendType string `json:"backendType,omitempty"`
+	BackendName string `json:"backendName,omitempty"` // Windows: the HNS network name (vxlan0, cbr0)
+	Port        int    `json:"port,omitempty"`        // 0 when not set (defaults differ per OS)
+	VNI         int    `json:"vni,omitempty"`
+}
+
+// IsNAT reports whether the configuration attaches pods to the Windows
+// "nat" network (containerd's default 0-containerd-nat.json).
+func (c *CNIConfig) IsNAT() bool {
+	return len(c.Plugins) > 0 && strings.EqualFold(c.Plugins[0], "nat")
+}
+
+// ParseCNIConfig reads a .conf, .conflist or .json CNI file. A file that is
+// not JSON is kept with Invalid set rather than failing the whole bundle.
+func ParseCNIConfig(data []byte, file string) *CNIConfig {
+	c := &CNIConfig{File: file}
+	text, err := DecodeText(data)
+	if err != nil {
+		c.Invalid = err.Error()
+		return c
+	}
+	var root map[string]any
+	if err := json.Unmarshal(text, &root); err != nil {
+		c.Invalid = fmt.Sprintf("not a JSON object: %v", err)
+		return c
+	}
+	c.Name, _ = root["name"].(string)
+	if list, ok := root["plugins"].([]any); ok { // .conflist
+		for _, p := range list {
+			if m, ok := p.(map[string]any); ok {
+				c.addPlugin(m)
+			}
+		}
+	} else {
+		c.addPlugin(root)
+	}
+	collectCNIPolicies(root, c, 0)
+	return c
+}
+
+func (c *CNIConfig) addPlugin(m map[string]any) {
+	if t, ok := m["type"].(string); ok && t != "" {
+		c.Plugins = append(c.Plugins, t)
+	}
+	if d, ok := m["delegate"].(map[string]any); ok {
+		c.addPlugin(d)
+	}
+}
+
+// collectCNIPolicies walks the tree for OutBoundNAT exception lists and DNS
+// nameservers: win-overlay, win-bridge, sdnbridge, Calico and Antrea put them
+// at different depths (policies[].Value, delegate.policies, AdditionalArgs).
+func collectCNIPolicies(v any, c *CNIConfig, depth int) {
+	if depth > 32 {
+		return
+	}
+	switch t := v.(type) {
+	case map[string]any:
+		for k, child := range t {
+			switch {
+			case strings.EqualFold(k, "ExceptionList") || strings.EqualFold(k, "Exceptions"):
+				c.Exceptions = append(c.Exceptions, stringList(child)...)
+			case strings.EqualFold(k, "Nameservers"):
+				c.Nameservers = append(c.Nameservers, stringList(child)...)
+			default:
+				collectCNIPolicies(child, c, depth+1)
+			}
+		}
+	case []any:
+		for _, child := range t {
+			collectCNIPolicies(child, c, depth+1)
+		}
+	}
+}
+
+func stringList(v any) []string {
+	var out []string
+	switch t := v.(type) {
+	case []any:
+		for _, x := range t {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+	case string: // a single entry or a comma-separated list
+		for _, s := range strings.Split(t, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// ParseFlannelNetConf reads net-conf.json.
+func ParseFlannelNetConf(data []byte, file string) (*FlannelNetConf, error) {
+	text, err := DecodeText(data)
+	if err != nil {
+		return nil, err
+	}
+	var raw struct {
+		Network string
+		Backend struct {
+			Type string
+			Name string
+			Port json.Number
+			VNI  json.Number
+		}
+	}
+	if err := json.Unmarshal(text, &raw); err != nil {
+		return nil, fmt.Errorf("not flannel's net-conf.json: %w", err)
+	}
+	n := &FlannelNetConf{File: file, Network: raw.Network, BackendType: raw.Backend.Type, BackendName: raw.Backend.Name}
+	if p, err := raw.Backend.Port.Int64(); err == nil && p > 0 && p < 1<<16 {
+		n.Port = int(p)
+	}
+	if v, err := raw.Backend.VNI.Int64(); err == nil && v > 0 && v < 1<<24 {
+		n.VNI = int(v)
+	}
+	return n, nil
+}
+
+// isCNIConfigFile: the extensions libcni loads.
+func isCNIConfigFile(name string) bool {
+	switch strings.ToLower(path.Ext(name)) {
+	case ".conf", ".conflist", ".json":
+		return true
+	}
+	return false
+}
+
+// loadCNIFiles reads config/cni/* in the order the runtime would see them.
+func loadCNIFiles(l *loader, names []string) {
+	var files []string
+	for _, n := range names {
+		if isCNIConfigFile(n) {
+			files = append(files, n)
+		}
+	}
+	sort.Slice(files, func(i, j int) bool { return path.Base(files[i]) < path.Base(files[j]) })
+	for _, f := range files {
+		data, ok := l.read(f)
+		if !ok {
+			continue
+		}
+		c := ParseCNIConfig(data, f)
+		if c.Invalid != "" {
+			l.s.Notes = append(l.s.Notes, fmt.Sprintf("%s: %s", f, c.Invalid))
+		}
+		l.s.CNIConfigs = append(l.s.CNIConfigs, c)
+		if _, seen := l.s.Inputs[InputCNIConfig]; !seen {
+			l.s.Inputs[InputCNIConfig] = f
+		}
+	}
+}
