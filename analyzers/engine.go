@@ -27,6 +27,9 @@ type Rule struct {
 	Fix      string           // default remediation
 	Sources  []string
 	Check    func(*snapshot.Snapshot) ([]Issue, error)
+	// WindowsOnly marks a rule about Windows state that does not need HNS
+	// input (OS builds, Windows CNI files): it is not applicable to Linux nodes.
+	WindowsOnly bool
 	// CheckCluster, set instead of Check, makes a cross-node rule: it runs
 	// once on all inputs, when there are two or more.
 	CheckCluster func([]*snapshot.Snapshot) ([]Issue, error)
@@ -279,6 +282,9 @@ func safeCheck(r *Rule, s *snapshot.Snapshot) (issues []Issue, err error) {
 
 // needsWindows reports a rule that reads HNS state.
 func needsWindows(r *Rule) bool {
+	if r.WindowsOnly {
+		return true
+	}
 	for _, in := range r.Needs {
 		switch in {
 		case snapshot.InputHNSNetworks, snapshot.InputHNSEndpoints, snapshot.InputHNSLoadBalancers, snapshot.InputHNSNamespaces, snapshot.InputVFP:

@@ -24,19 +24,19 @@ func init() {
 	})
 	register(&Rule{
 		ID: "NAT-01", Title: "OutBoundNAT exceptions miss the cluster or service CIDR", Severity: finding.Fail,
-		Needs:  []snapshot.Input{snapshot.InputHNSEndpoints},
-		Checks: "Each local pod endpoint's OutBoundNAT ExceptionList covers the cluster (pod) CIDR and the service CIDR (fail), and none is as broad as a /8 or more (warn: destinations in it are not SNATed and their replies cannot reach pods).",
-		Why:    "Too narrow: pod-to-pod and pod-to-service traffic is SNATed to the node IP, breaking policy and source IPs. Too broad: hosts in the range cannot answer pods.",
-		Fix:    "Set the CNI's ExceptionList to the cluster CIDR, the service CIDR and the node subnet(s), then recreate the pods (exceptions are applied at creation).",
+		Needs:   []snapshot.Input{snapshot.InputHNSEndpoints},
+		Checks:  "Each local pod endpoint's OutBoundNAT ExceptionList covers the cluster (pod) CIDR and the service CIDR (fail), and none is as broad as a /8 or more (warn: destinations in it are not SNATed and their replies cannot reach pods).",
+		Why:     "Too narrow: pod-to-pod and pod-to-service traffic is SNATed to the node IP, breaking policy and source IPs. Too broad: hosts in the range cannot answer pods.",
+		Fix:     "Set the CNI's ExceptionList to the cluster CIDR, the service CIDR and the node subnet(s), then recreate the pods (exceptions are applied at creation).",
 		Sources: []string{"kubernetes.io Windows debugging tips (ExceptionList)", "https://github.com/Azure/AKS/issues/1367", "https://github.com/Azure/AKS/issues/1859"},
 		Check:   checkOutboundNAT,
 	})
 	register(&Rule{
 		ID: "DNS-01", Title: "Pod DNS server is not the cluster DNS", Severity: finding.Fail,
-		Needs:  []snapshot.Input{snapshot.InputHNSEndpoints, snapshot.InputKubeServices},
-		Checks: "Each local pod endpoint with DNS servers lists the kube-dns Service's ClusterIP first.",
-		Why:    "A pod given another resolver (a default the runtime injected, a public one) cannot resolve cluster names.",
-		Fix:    "Fix the DNS nameservers in the CNI configuration (dns.Nameservers) and recreate the pods.",
+		Needs:   []snapshot.Input{snapshot.InputHNSEndpoints, snapshot.InputKubeServices},
+		Checks:  "Each local pod endpoint with DNS servers lists the kube-dns Service's ClusterIP first.",
+		Why:     "A pod given another resolver (a default the runtime injected, a public one) cannot resolve cluster names.",
+		Fix:     "Fix the DNS nameservers in the CNI configuration (dns.Nameservers) and recreate the pods.",
 		Sources: []string{"https://github.com/microsoft/hcsshim/issues/2369", "https://github.com/ovn-kubernetes/ovn-kubernetes/issues/336"},
 		Check:   checkPodDNS,
 	})

@@ -1,0 +1,131 @@
+package analyzers
+
+import (
+	"fmt"
+	"net/netip"
+	"sort"
+	"strings"
+
+	"github.com/wincni/diag/finding"
+	"github.com/wincni/diag/snapshot"
+)
+
+func init() {
+	register(&Rule{
+		ID: "EP-01", Title: "Duplicate endpoint addresses or pod subnet nearly full", Severity: finding.Fail,
+		Needs:  []snapshot.Input{snapshot.InputHNSEndpoints},
+		Checks: "No two local endpoints share an address (a remote endpoint sharing one with a local endpoint is SVC-06's business); the local endpoints of each pod subnet use less than 90% of its addresses (network, gateway and broadcast excluded).",
+		Why:    "A CNI DEL that did not run leaves the endpoint and its IPAM reservation behind: new pods fail with \"The object already exists (0x1392)\", or get an address that another pod still answers for; a subnet full of leaked endpoints leaves new pods Pending.",
+		Fix:    "Delete the orphaned endpoints (Get-HnsEndpoint | ? IPAddress -eq <ip> | Remove-HnsEndpoint) and their host-local IPAM files, then upgrade the CNI if it leaks.",
+		Sources: []string{"https://github.com/Azure/azure-container-networking/issues/218", "https://github.com/containerd/containerd/issues/6135",
+			"Calico for Windows limitations (may leak HNS endpoints)"},
+		Check: checkEndpointAddresses,
+	})
+	register(&Rule{
+		ID: "OVL-08", Title: "Remote pod endpoint points at this node's own address", Severity: finding.Fail,
+		Needs:   []snapshot.Input{snapshot.InputHNSNetworks, snapshot.InputHNSEndpoints},
+		Checks:  "No remote endpoint for a pod address (in the cluster CIDR, outside the service CIDR, the node addresses and this node's pod subnet) has this node's ManagementIP as its ProviderAddress.",
+		Why:     "When no RemoteSubnetRoute covers a backend, kube-proxy logs \"Could not find provider address, assuming it is a public IP\" and programs the remote endpoint with its own node IP: service traffic to that backend never leaves for the right node. Service VIP endpoints legitimately carry the node's own address and are not reported.",
+		Fix:     "Fix the RemoteSubnetRoutes first (OVL-02), then restart kube-proxy so it recreates its remote endpoints.",
+		Sources: []string{"kubernetes pkg/proxy/winkernel/proxier.go (overlay remote endpoint creation)", "https://github.com/kubernetes/enhancements/pull/5112"},
+		Check:   checkSelfProviderAddress,
+	})
+}
+
+func checkEndpointAddresses(s *snapshot.Snapshot) ([]Issue, error) {
+	byIP := map[netip.Addr][]*snapshot.Endpoint{}
+	for _, e := range s.Endpoints {
+		if !e.IsRemote && e.IP.IsValid() {
+			byIP[e.IP] = append(byIP[e.IP], e)
+		}
+	}
+	var dups []netip.Addr
+	for ip, eps := range byIP {
+		if len(eps) > 1 {
+			dups = append(dups, ip)
+		}
+	}
+	sort.Slice(dups, func(i, j int) bool { return dups[i].Less(dups[j]) })
+	var issues []Issue
+	for _, ip := range dups {
+		eps := byIP[ip]
+		var names []string
+		var ev []finding.Evidence
+		for _, e := range eps {
+			names = append(names, fmt.Sprintf("%s (%s, network %s)", e.ID, e.Name, e.NetworkName))
+			ev = append(ev, finding.Evidence{File: epFile(e), Object: "endpoint " + e.ID, Field: "IPAddress", Value: ip.String(), Expected: "unique among local endpoints"})
+		}
+		issues = append(issues, Issue{Summary: fmt.Sprintf("%d local endpoints hold %s: %s — at most one of them is a live pod", len(eps), ip, strings.Join(names, "; ")),
+			Evidence: ev, Subjects: []string{"address:" + ip.String()}})
+	}
+	for _, n := range cniNetworks(s) {
+		for _, sub := range n.Subnets {
+			p := sub.Prefix
+			host := p.Addr().BitLen() - p.Bits()
+			if !p.IsValid() || host < 3 || host > 12 {
+				continue // too small to judge, or too large to fill
+			}
+			usable := 1<<host - 3
+			used := 0
+			for ip := range byIP {
+				if p.Contains(ip) {
+					used++
+				}
+			}
+			if used*10 < usable*9 {
+				continue
+			}
+			issues = append(issues, Issue{Severity: finding.Warn,
+				Summary: fmt.Sprintf("pod subnet %s of network %s has %d local endpoints for %d usable addresses: new pods will soon get no address", p, n.Name, used, usable),
+				Evidence: []finding.Evidence{{File: networkFile(n), Object: networkObject(n), Field: "Subnets", Value: p.String()},
+					{File: s.Inputs[snapshot.InputHNSEndpoints], Field: "local endpoints in " + p.String(), Value: fmt.Sprint(used), Expected: fmt.Sprintf("below 90%% of %d", usable)}},
+				Remediation: "Compare the local endpoints with the pods scheduled on this node (kubectl get pods -A -o wide --field-selector spec.nodeName=<node>) and delete the endpoints no pod owns; raise the node's pod CIDR size if they are all in use.",
+				Subjects:    []string{"network:" + n.Name, "prefix:" + p.String()}})
+		}
+	}
+	return issues, nil
+}
+
+func checkSelfProviderAddress(s *snapshot.Snapshot) ([]Issue, error) {
+	cluster := s.Facts.ClusterCIDR.Prefix()
+	if !cluster.IsValid() {
+		return nil, Skip("the cluster CIDR is not known (kube-proxy --cluster-cidr): service VIP endpoints could not be told from pod endpoints")
+	}
+	service := s.Facts.ServiceCIDR.Prefix()
+	nodeIPs := map[netip.Addr]bool{}
+	for _, k := range s.KubeNodes {
+		for _, a := range append(append([]netip.Addr{}, k.InternalIPs...), k.ExternalIPs...) {
+			nodeIPs[a] = true
+		}
+	}
+	var issues []Issue
+	for _, n := range overlayNetworks(s) {
+		if !n.ManagementIP.IsValid() {
+			continue
+		}
+		var bad []string
+		var ev []finding.Evidence
+		for _, e := range s.Endpoints {
+			if !e.IsRemote || e.ProviderAddress != n.ManagementIP || !e.IP.IsValid() ||
+				!cluster.Contains(e.IP) || (service.IsValid() && service.Contains(e.IP)) || nodeIPs[e.IP] || n.ContainsAddr(e.IP) {
+				continue
+			}
+			if e.NetworkID != "" && n.ID != "" && !strings.EqualFold(e.NetworkID, n.ID) {
+				continue
+			}
+			bad = append(bad, e.IP.String())
+			if len(ev) < 20 {
+				ev = append(ev, finding.Evidence{File: epFile(e), Object: "endpoint " + e.ID, Field: "Policies[PA]", Value: e.ProviderAddress.String(),
+					Expected: "the ProviderAddress of the node that hosts " + e.IP.String(), Note: "MAC " + e.MAC})
+			}
+		}
+		if len(bad) == 0 {
+			continue
+		}
+		ev = append(ev, finding.Evidence{File: n.ManagementIPFile, Object: networkObject(n), Field: n.ManagementIPField, Value: n.ManagementIP.String()},
+			finding.Evidence{File: networkFile(n), Object: networkObject(n), Field: "RemoteSubnetRoutes", Value: describeRoutes(n)})
+		issues = append(issues, Issue{Summary: fmt.Sprintf("%d remote pod endpoint(s) on %s are sent to this node's own address %s instead of their node: %s — no RemoteSubnetRoute covered them when kube-proxy programmed them",
+			len(bad), n.Name, n.ManagementIP, strings.Join(firstN(bad, 5), ", ")), Evidence: ev, Subjects: []string{"network:" + n.Name, "address:" + n.ManagementIP.String()}})
+	}
+	return issues, nil
+}
