@@ -3,6 +3,7 @@ package analyzers
 import (
 	"fmt"
 	"net/netip"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,7 +35,7 @@ func init() {
 	register(&Rule{
 		ID: "DNS-01", Title: "Pod DNS server is not the cluster DNS", Severity: finding.Fail,
 		Needs:   []snapshot.Input{snapshot.InputHNSEndpoints, snapshot.InputKubeServices},
-		Checks:  "Each local pod endpoint with DNS servers lists the kube-dns Service's ClusterIP first.",
+		Checks:  "Each local pod endpoint with DNS servers, and each CNI configuration file with dns.Nameservers, lists the kube-dns Service's ClusterIP first.",
 		Why:     "A pod given another resolver (a default the runtime injected, a public one) cannot resolve cluster names.",
 		Fix:     "Fix the DNS nameservers in the CNI configuration (dns.Nameservers) and recreate the pods.",
 		Sources: []string{"https://github.com/microsoft/hcsshim/issues/2369", "https://github.com/ovn-kubernetes/ovn-kubernetes/issues/336"},
@@ -151,11 +152,23 @@ func checkPodDNS(s *snapshot.Snapshot) ([]Issue, error) {
 			ev = append(ev, finding.Evidence{File: epFile(e), Object: "endpoint " + e.ID, Field: "DNSServerList", Value: strings.Join(e.DNSServers, ", "), Expected: dns.String() + " first"})
 		}
 	}
+	// The CNI file is where new pods get their resolver: a wrong one there
+	// breaks every pod created from now on, even when none runs yet.
+	for _, c := range s.CNIConfigs {
+		if len(c.Nameservers) == 0 || c.IsNAT() {
+			continue
+		}
+		if first, err := netip.ParseAddr(strings.TrimSpace(c.Nameservers[0])); err == nil && first == dns {
+			continue
+		}
+		wrong = append(wrong, fmt.Sprintf("%s gives new pods %s", path.Base(c.File), strings.Join(c.Nameservers, ", ")))
+		ev = append(ev, finding.Evidence{File: c.File, Object: "CNI network " + c.Name, Field: "dns.Nameservers", Value: strings.Join(c.Nameservers, ", "), Expected: dns.String() + " first"})
+	}
 	if len(wrong) == 0 {
 		return nil, nil
 	}
 	ev = append(ev, finding.Evidence{File: s.Inputs[snapshot.InputKubeServices], Object: "service kube-system/kube-dns", Field: "spec.clusterIP", Value: dns.String()})
-	return []Issue{{Summary: fmt.Sprintf("%d pod endpoint(s) do not resolve through the cluster DNS %s: %s", len(wrong), dns, strings.Join(firstN(wrong, 5), "; ")),
+	return []Issue{{Summary: fmt.Sprintf("%d pod endpoint(s) or CNI file(s) do not resolve through the cluster DNS %s: %s", len(wrong), dns, strings.Join(firstN(wrong, 5), "; ")),
 		Evidence: ev, Subjects: []string{"address:" + dns.String()}}}, nil
 }
 
