@@ -26,10 +26,10 @@ func init() {
 	})
 	register(&Rule{
 		ID: "SVC-01", Title: "Source VIP missing, invalid or colliding", Severity: finding.Fail,
-		Needs:  []snapshot.Input{snapshot.InputHNSNetworks, snapshot.InputHNSEndpoints, snapshot.InputKubeProxy},
-		Checks: "On an overlay network kube-proxy has --source-vip; it lies in the network's pod subnet and is not its network, gateway or broadcast address; an HNS endpoint holds it; no pod endpoint also holds it.",
-		Why:    "Overlay service traffic is SNATed to the source VIP; without a valid one kube-proxy does not start (\"source-vip flag not set\") or loops on \"An address provided is invalid or reserved (0x803b002f)\", and a pod given the same address breaks both.",
-		Fix:    "Give kube-proxy a source VIP reserved from this node's pod subnet: flannel, delete the stale c:\\sourcevip\\sourceVip.json so start.ps1 reserves a new one through host-local IPAM; Calico, use the address of the Calico_ep endpoint. Restart kube-proxy.",
+		Needs:   []snapshot.Input{snapshot.InputHNSNetworks, snapshot.InputHNSEndpoints, snapshot.InputKubeProxy},
+		Checks:  "On an overlay network kube-proxy has --source-vip; it lies in the network's pod subnet and is not its network, gateway or broadcast address; an HNS endpoint holds it; no pod endpoint also holds it.",
+		Why:     "Overlay service traffic is SNATed to the source VIP; without a valid one kube-proxy does not start (\"source-vip flag not set\") or loops on \"An address provided is invalid or reserved (0x803b002f)\", and a pod given the same address breaks both.",
+		Fix:     "Give kube-proxy a source VIP reserved from this node's pod subnet: flannel, delete the stale c:\\sourcevip\\sourceVip.json so start.ps1 reserves a new one through host-local IPAM; Calico, use the address of the Calico_ep endpoint. Restart kube-proxy.",
 		Sources: []string{"https://github.com/kubernetes/kubernetes/issues/100962", "https://github.com/kubernetes-sigs/sig-windows-tools/issues/71", "https://github.com/rancher/rke2/issues/5704"},
 		Check:   checkSourceVIP,
 	})
