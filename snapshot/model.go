@@ -354,3 +354,6 @@ func (s *Snapshot) IsLinuxNode() bool {
 	}
 	return s.Linux != nil && len(s.Networks) == 0 && len(s.Endpoints) == 0
 }
+
+// Knows reports whether a field's value was fully visible in the source.
+func (lb *LoadBalancer) Knows(field string) bool { return knows(lb.Unknown, field) }

@@ -1,0 +1,208 @@
+package analyzers
+
+import (
+	"fmt"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/wincni/diag/finding"
+	"github.com/wincni/diag/snapshot"
+)
+
+// Backend limits of a VFP load balancer rule: older builds refuse more
+// than 64 destinations without DSR; 1024 per Service is the documented cap.
+const (
+	maxBackendsNonDSR = 64
+	maxBackends       = 1024
+	lbFlagDSR         = 1
+)
+
+func init() {
+	register(&Rule{
+		ID: "SVC-04", Title: "Too many backends for one load balancer", Severity: finding.Fail,
+		Needs:  []snapshot.Input{snapshot.InputHNSLoadBalancers},
+		Checks: "No load balancer has more than 1024 backends, and none without DSR has more than 64.",
+		Why:    "VFP cannot program more destinations than that: kube-proxy fails with \"Unable to initialize VFP LB rule: invalid number of destinations\" and the Service stops working on the node, typically when a Deployment scales past 64 pods.",
+		Fix:    "Enable DSR (kube-proxy --enable-dsr=true with the WinDSR feature gate), or split the Service; stay under 1024 backends per Service.",
+		Sources: []string{"https://github.com/kubernetes/kubernetes/issues/98680", "https://github.com/microsoft/Windows-Containers/issues/93",
+			"kubernetes.io Networking on Windows (more than 1024 backend pods)"},
+		Check: checkBackendCount,
+	})
+	register(&Rule{
+		ID: "SVC-05", Title: "DSR enabled in kube-proxy but not on its load balancers", Severity: finding.Fail,
+		Needs:  []snapshot.Input{snapshot.InputHNSLoadBalancers, snapshot.InputKubeProxy},
+		Checks: "When kube-proxy runs with --enable-dsr=true, its ClusterIP load balancers have the DSR flag (the check of networkhealth.ps1's ClusterIPServiceDSR).",
+		Why:    "kube-proxy silently falls back to non-DSR when HNS lacks DSR support; client source IPs are lost and externalTrafficPolicy: Local Services do not work.",
+		Fix:    "Check that the OS build supports DSR (WS2019 with recent updates or later), that the WinDSR feature gate is on, then restart kube-proxy and read its log for DSR errors.",
+		Sources: []string{"microsoft/SDN networkhealth.ps1 ClusterIPServiceDSR", "kubernetes.io Networking on Windows (DSR)", "https://github.com/kubernetes/kubernetes/pull/93080"},
+		Check:   checkDSR,
+	})
+	register(&Rule{
+		ID: "SVC-06", Title: "Stale or duplicate load balancers and remote endpoints", Severity: finding.Fail,
+		Needs:  []snapshot.Input{snapshot.InputHNSLoadBalancers, snapshot.InputHNSEndpoints},
+		Checks: "No two load balancers share frontend VIP, protocol and port (fail); every load balancer has port mappings (fail); no address has both a local and a remote endpoint (fail); every remote endpoint is a backend of some load balancer, the source VIP and VTEP endpoints excepted (warn).",
+		Why:    "Duplicate load balancers hang HNS or send traffic to old backends; a remote endpoint left on a pod's address makes creating that pod fail or steals its traffic; stale remote endpoints accumulate after pod churn.",
+		Fix:    "Restart kube-proxy (it removes and recreates its load balancers and remote endpoints); remove single stale endpoints with Get-HnsEndpoint | ? IPAddress -eq <ip> | Remove-HnsEndpoint; upgrade kube-proxy if it recurs.",
+		Sources: []string{"microsoft/SDN networkhealth.ps1 StaleRemoteEndpoints", "https://github.com/microsoft/Windows-Containers/issues/631",
+			"https://github.com/kubernetes/kubernetes/issues/130963", "https://github.com/kubernetes/kubernetes/issues/131466"},
+		Check: checkStaleLoadBalancers,
+	})
+}
+
+func lbObject(lb *snapshot.LoadBalancer) string {
+	return "load balancer " + lb.ID + " (" + strings.Join(lb.FrontendVIPs, ", ") + ")"
+}
+
+func checkBackendCount(s *snapshot.Snapshot) ([]Issue, error) {
+	var issues []Issue
+	for _, lb := range s.LoadBalancers {
+		n := len(lb.EndpointIDs)
+		dsr := lb.Flags&lbFlagDSR != 0
+		switch {
+		case n > maxBackends:
+			issues = append(issues, Issue{Summary: fmt.Sprintf("%s has %d backends, more than the %d a Service may have on Windows", lbObject(lb), n, maxBackends),
+				Evidence: []finding.Evidence{{File: lb.Ref.File, Object: lbObject(lb), Field: "backends", Value: strconv.Itoa(n), Expected: "at most 1024"}}})
+		case n > maxBackendsNonDSR && !dsr && lb.Knows("Flags"):
+			issues = append(issues, Issue{Summary: fmt.Sprintf("%s has %d backends without DSR: VFP refuses more than %d destinations on many builds", lbObject(lb), n, maxBackendsNonDSR),
+				Evidence: []finding.Evidence{{File: lb.Ref.File, Object: lbObject(lb), Field: "backends", Value: strconv.Itoa(n), Expected: "at most 64 without DSR"},
+					{File: lb.Ref.File, Object: lbObject(lb), Field: "Flags", Value: strconv.FormatInt(lb.Flags, 10), Expected: "1 (DSR)"}}})
+		}
+	}
+	return issues, nil
+}
+
+func checkDSR(s *snapshot.Snapshot) ([]Issue, error) {
+	if !s.KubeProxy.EnableDSR {
+		return nil, nil
+	}
+	service := s.Facts.ServiceCIDR.Prefix()
+	var off []string
+	var ev []finding.Evidence
+	for _, lb := range s.LoadBalancers {
+		if lb.Flags&lbFlagDSR != 0 || !lb.Knows("Flags") {
+			continue
+		}
+		clusterIP := service.IsValid() && slices.ContainsFunc(lb.FrontendVIPs, func(v string) bool { return containsAddr(service, v) })
+		if !clusterIP {
+			continue
+		}
+		off = append(off, strings.Join(lb.FrontendVIPs, ","))
+		if len(ev) < 20 {
+			ev = append(ev, finding.Evidence{File: lb.Ref.File, Object: lbObject(lb), Field: "Flags", Value: strconv.FormatInt(lb.Flags, 10), Expected: "DSR bit (1) set"})
+		}
+	}
+	if len(off) == 0 {
+		return nil, nil
+	}
+	ev = append([]finding.Evidence{{File: s.KubeProxy.Source, Field: "--enable-dsr", Value: "true"}}, ev...)
+	return []Issue{{Summary: fmt.Sprintf("kube-proxy asks for DSR but %d ClusterIP load balancer(s) are not DSR: %s", len(off), strings.Join(firstN(off, 5), "; ")), Evidence: ev}}, nil
+}
+
+func checkStaleLoadBalancers(s *snapshot.Snapshot) ([]Issue, error) {
+	var issues []Issue
+	type frontend struct {
+		vip        string
+		proto, ext int64
+	}
+	seen := map[frontend]*snapshot.LoadBalancer{}
+	for _, lb := range s.LoadBalancers {
+		if len(lb.PortMappings) == 0 && lb.Knows("PortMappings") {
+			issues = append(issues, Issue{Summary: fmt.Sprintf("%s has no port mappings: kube-proxy versions before the fix panic on it", lbObject(lb)),
+				Evidence: []finding.Evidence{{File: lb.Ref.File, Object: lbObject(lb), Field: "PortMappings", Value: "none"}}})
+		}
+		for _, vip := range lb.FrontendVIPs {
+			for _, pm := range lb.PortMappings {
+				k := frontend{vip, pm.Protocol, pm.ExternalPort}
+				first, dup := seen[k]
+				if !dup {
+					seen[k] = lb
+					continue
+				}
+				if first == lb {
+					continue
+				}
+				issues = append(issues, Issue{Summary: fmt.Sprintf("two load balancers serve %s %s/%d: %s and %s", vip, protoName(pm.Protocol), pm.ExternalPort, first.ID, lb.ID),
+					Evidence: []finding.Evidence{{File: first.Ref.File, Object: lbObject(first), Field: "PortMappings", Value: fmt.Sprintf("%s/%d", protoName(pm.Protocol), pm.ExternalPort)},
+						{File: lb.Ref.File, Object: lbObject(lb), Field: "PortMappings", Value: fmt.Sprintf("%s/%d", protoName(pm.Protocol), pm.ExternalPort), Expected: "one load balancer per frontend"}},
+					Subjects: []string{"address:" + vip}})
+			}
+		}
+	}
+	local := map[string]*snapshot.Endpoint{}
+	for _, e := range s.Endpoints {
+		if !e.IsRemote && e.IP.IsValid() {
+			local[e.IP.String()] = e
+		}
+	}
+	backends := map[string]bool{}
+	for _, lb := range s.LoadBalancers {
+		for _, id := range lb.EndpointIDs {
+			backends[strings.ToUpper(id)] = true
+		}
+	}
+	if len(s.LoadBalancers) == 0 {
+		return issues, nil // SVC-03 reports a node without load balancers
+	}
+	vip := s.Facts.SourceVIP.Addr()
+	var stale []string
+	var staleEv []finding.Evidence
+	for _, e := range s.Endpoints {
+		if !e.IsRemote || !e.IP.IsValid() {
+			continue
+		}
+		if l := local[e.IP.String()]; l != nil {
+			issues = append(issues, Issue{Summary: fmt.Sprintf("%s has both a local endpoint (%s) and a remote one (%s): pod creation on that address fails or its traffic goes to the remote node", e.IP, l.ID, e.ID),
+				Evidence: []finding.Evidence{{File: epFile(l), Object: "endpoint " + l.ID, Field: "IPAddress", Value: e.IP.String(), Note: "local"},
+					{File: epFile(e), Object: "endpoint " + e.ID, Field: "IPAddress", Value: e.IP.String(), Note: "remote, PA " + addrOrNone(e.ProviderAddress)}},
+				Subjects: []string{"address:" + e.IP.String()}})
+			continue
+		}
+		if backends[strings.ToUpper(e.ID)] || e.IP == vip || strings.HasSuffix(strings.ToLower(e.Name), "_ep") || isVTEPEndpoint(s, e) {
+			continue
+		}
+		stale = append(stale, e.IP.String())
+		if len(staleEv) < 20 {
+			staleEv = append(staleEv, finding.Evidence{File: epFile(e), Object: "endpoint " + e.ID, Field: "IPAddress", Value: e.IP.String(), Expected: "a backend of some load balancer"})
+		}
+	}
+	if len(stale) > 0 {
+		issues = append(issues, Issue{Severity: finding.Warn,
+			Summary:  fmt.Sprintf("%d remote endpoint(s) are no load balancer's backend: left over from deleted pods (%s)", len(stale), strings.Join(firstN(stale, 5), ", ")),
+			Evidence: staleEv})
+	}
+	return issues, nil
+}
+
+// isVTEPEndpoint: the remote endpoints for peer nodes' own addresses (HNS
+// host-to-host traffic, Calico's tunnel addresses) are not service backends.
+func isVTEPEndpoint(s *snapshot.Snapshot, e *snapshot.Endpoint) bool {
+	if e.IP == e.ProviderAddress {
+		return true
+	}
+	for _, k := range s.KubeNodes {
+		if slices.Contains(k.InternalIPs, e.IP) || k.Annotations[snapshot.AnnotationCalicoVXLANAddr] == e.IP.String() {
+			return true
+		}
+	}
+	return false
+}
+
+func protoName(p int64) string {
+	switch p {
+	case 6:
+		return "TCP"
+	case 17:
+		return "UDP"
+	case 132:
+		return "SCTP"
+	}
+	return strconv.FormatInt(p, 10)
+}
+
+// containsAddr: a textual address inside a prefix.
+func containsAddr(p netip.Prefix, addr string) bool {
+	a, err := netip.ParseAddr(strings.TrimSpace(addr))
+	return err == nil && p.Contains(a)
+}
