@@ -32,10 +32,10 @@ func init() {
 	})
 	register(&Rule{
 		ID: "SVC-05", Title: "DSR enabled in kube-proxy but not on its load balancers", Severity: finding.Fail,
-		Needs:  []snapshot.Input{snapshot.InputHNSLoadBalancers, snapshot.InputKubeProxy},
-		Checks: "When kube-proxy runs with --enable-dsr=true, its ClusterIP load balancers have the DSR flag (the check of networkhealth.ps1's ClusterIPServiceDSR).",
-		Why:    "kube-proxy silently falls back to non-DSR when HNS lacks DSR support; client source IPs are lost and externalTrafficPolicy: Local Services do not work.",
-		Fix:    "Check that the OS build supports DSR (WS2019 with recent updates or later), that the WinDSR feature gate is on, then restart kube-proxy and read its log for DSR errors.",
+		Needs:   []snapshot.Input{snapshot.InputHNSLoadBalancers, snapshot.InputKubeProxy},
+		Checks:  "When kube-proxy runs with --enable-dsr=true, its ClusterIP load balancers have the DSR flag (the check of networkhealth.ps1's ClusterIPServiceDSR).",
+		Why:     "kube-proxy silently falls back to non-DSR when HNS lacks DSR support; client source IPs are lost and externalTrafficPolicy: Local Services do not work.",
+		Fix:     "Check that the OS build supports DSR (WS2019 with recent updates or later), that the WinDSR feature gate is on, then restart kube-proxy and read its log for DSR errors.",
 		Sources: []string{"microsoft/SDN networkhealth.ps1 ClusterIPServiceDSR", "kubernetes.io Networking on Windows (DSR)", "https://github.com/kubernetes/kubernetes/pull/93080"},
 		Check:   checkDSR,
 	})
