@@ -129,3 +129,63 @@ func checkSelfProviderAddress(s *snapshot.Snapshot) ([]Issue, error) {
 	}
 	return issues, nil
 }
+
+func init() {
+	register(&Rule{
+		ID: "NAT-03", Title: "Pod endpoint without OutBoundNAT", Severity: finding.Fail,
+		Needs:   []snapshot.Input{snapshot.InputHNSEndpoints},
+		Checks:  "When some local pod endpoints of a network have an OutBoundNAT policy, all of them do.",
+		Why:     "A pod created without OutBoundNAT (a CNI race, often the first pods after a large image pull) reaches nothing outside the cluster while its neighbours work; deleting the pod fixes it.",
+		Fix:     "Delete the affected pods so the CNI recreates their endpoints; upgrade the CNI plugin if it recurs (Calico fixed a race that skipped the policy).",
+		Sources: []string{"https://github.com/projectcalico/calico/issues/12862", "https://github.com/projectcalico/cni-plugin/pull/1069", "https://github.com/rancher/rke2/issues/2362"},
+		Check:   checkMissingOutboundNAT,
+	})
+}
+
+func checkMissingOutboundNAT(s *snapshot.Snapshot) ([]Issue, error) {
+	type group struct{ with, without []*snapshot.Endpoint }
+	byNet := map[string]*group{}
+	var order []string
+	for _, e := range localPods(s) {
+		if !e.Knows("Policies") {
+			continue
+		}
+		g := byNet[e.NetworkName]
+		if g == nil {
+			g = &group{}
+			byNet[e.NetworkName] = g
+			order = append(order, e.NetworkName)
+		}
+		if e.OutboundNAT != nil && len(e.OutboundNAT.Destinations) == 0 {
+			g.with = append(g.with, e)
+		} else {
+			g.without = append(g.without, e)
+		}
+	}
+	var issues []Issue
+	for _, name := range order {
+		g := byNet[name]
+		if len(g.with) == 0 || len(g.without) == 0 {
+			continue
+		}
+		var ips []string
+		var ev []finding.Evidence
+		for _, e := range g.without {
+			ips = append(ips, e.IP.String())
+			if len(ev) < 20 {
+				ev = append(ev, finding.Evidence{File: epFile(e), Object: "endpoint " + e.ID, Field: "Policies", Value: policyTypes(e), Expected: "an OutBoundNAT policy like " + g.with[0].IP.String() + "'s"})
+			}
+		}
+		issues = append(issues, Issue{Summary: fmt.Sprintf("%d of %d pod endpoints on network %s have no OutBoundNAT and cannot reach outside the cluster: %s",
+			len(g.without), len(g.with)+len(g.without), name, strings.Join(firstN(ips, 5), ", ")), Evidence: ev, Subjects: []string{"network:" + name}})
+	}
+	return issues, nil
+}
+
+func policyTypes(e *snapshot.Endpoint) string {
+	var out []string
+	for _, p := range e.Policies {
+		out = append(out, p.Type)
+	}
+	return orNone(out)
+}
