@@ -288,8 +288,8 @@ func routeOwnedByAddress(s *snapshot.Snapshot, n *snapshot.Network, r snapshot.R
 func checkManagementIPPresent(s *snapshot.Snapshot) ([]Issue, error) {
 	var issues []Issue
 	for _, n := range cniNetworks(s) {
-		if !n.Knows("ManagementIP") {
-			continue
+		if !n.Knows("ManagementIP") || (strings.EqualFold(n.Type, snapshot.TypeL2Bridge) && onlyV2(n)) {
+			continue // HNS V2 carries no ProviderAddress for L2Bridge: absence proves nothing
 		}
 		if !n.ManagementIP.IsValid() {
 			issues = append(issues, Issue{Summary: fmt.Sprintf("%s network %s has no ManagementIP: the vSwitch has no address to encapsulate from", strings.ToLower(n.Type), n.Name),
@@ -316,4 +316,14 @@ func adapterAddresses(s *snapshot.Snapshot) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// onlyV2 reports a network seen only through HNS V2 JSON.
+func onlyV2(n *snapshot.Network) bool {
+	for _, r := range n.Refs {
+		if !strings.Contains(r.File, "v2/") {
+			return false
+		}
+	}
+	return len(n.Refs) > 0
 }

@@ -34,6 +34,10 @@ type FlannelNetConf struct {
 	BackendName string `json:"backendName,omitempty"` // Windows: the HNS network name (vxlan0, cbr0)
 	Port        int    `json:"port,omitempty"`        // 0 when not set (defaults differ per OS)
 	VNI         int    `json:"vni,omitempty"`
+	// Settings flannel refuses on Windows.
+	DirectRouting bool   `json:"directRouting,omitempty"`
+	GBP           bool   `json:"gbp,omitempty"`
+	MacPrefix     string `json:"macPrefix,omitempty"`
 }
 
 // IsNAT reports whether the configuration attaches pods to the Windows
@@ -133,16 +137,20 @@ func ParseFlannelNetConf(data []byte, file string) (*FlannelNetConf, error) {
 	var raw struct {
 		Network string
 		Backend struct {
-			Type string
-			Name string
-			Port json.Number
-			VNI  json.Number
+			Type          string
+			Name          string
+			Port          json.Number
+			VNI           json.Number
+			DirectRouting bool
+			GBP           bool
+			MacPrefix     string
 		}
 	}
 	if err := json.Unmarshal(text, &raw); err != nil {
 		return nil, fmt.Errorf("not flannel's net-conf.json: %w", err)
 	}
-	n := &FlannelNetConf{File: file, Network: raw.Network, BackendType: raw.Backend.Type, BackendName: raw.Backend.Name}
+	n := &FlannelNetConf{File: file, Network: raw.Network, BackendType: raw.Backend.Type, BackendName: raw.Backend.Name,
+		DirectRouting: raw.Backend.DirectRouting, GBP: raw.Backend.GBP, MacPrefix: raw.Backend.MacPrefix}
 	if p, err := raw.Backend.Port.Int64(); err == nil && p > 0 && p < 1<<16 {
 		n.Port = int(p)
 	}
