@@ -68,3 +68,20 @@ func networkFile(n *snapshot.Network) string {
 	}
 	return n.Refs[0].File
 }
+
+// nodeFlavor is the network plugin of a node as its configuration and CNI
+// network show it; cniUnknown when they do not say or disagree.
+func nodeFlavor(s *snapshot.Snapshot) cniFlavor {
+	if s.Flannel != nil {
+		return cniFlannel
+	}
+	found := cniUnknown
+	for _, n := range cniNetworks(s) {
+		f := flavorOf(s, n)
+		if f == cniUnknown || (found != cniUnknown && f != found) {
+			return cniUnknown
+		}
+		found = f
+	}
+	return found
+}

@@ -30,6 +30,9 @@ type Rule struct {
 	// WindowsOnly marks a rule about Windows state that does not need HNS
 	// input (OS builds, Windows CNI files): it is not applicable to Linux nodes.
 	WindowsOnly bool
+	// OnlyFor names the network plugin a rule is about (flannel's rules);
+	// it is not applicable to a node known to run another one.
+	OnlyFor cniFlavor
 	// CheckCluster, set instead of Check, makes a cross-node rule: it runs
 	// once on all inputs, when there are two or more.
 	CheckCluster func([]*snapshot.Snapshot) ([]Issue, error)
@@ -186,6 +189,11 @@ func runRule(r *Rule, s *snapshot.Snapshot, res *Result) {
 	}
 	if s.IsLinuxNode() && needsWindows(r) {
 		return // not applicable, not skipped: a Linux node has no HNS
+	}
+	if r.OnlyFor != cniUnknown {
+		if f := nodeFlavor(s); f != cniUnknown && f != r.OnlyFor {
+			return // not applicable: the node runs another network plugin
+		}
 	}
 	var missing []string
 	for _, in := range r.Needs {

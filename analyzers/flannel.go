@@ -20,7 +20,7 @@ var flannelMacPrefix = regexp.MustCompile(`^[0-9A-Fa-f]{2}-[0-9A-Fa-f]{2}$`)
 
 func init() {
 	register(&Rule{
-		ID: "FLN-01", Title: "flannel configuration that Windows refuses or that names differ", Severity: finding.Fail, WindowsOnly: true,
+		ID: "FLN-01", Title: "flannel configuration that Windows refuses or that names differ", Severity: finding.Fail, WindowsOnly: true, OnlyFor: cniFlannel,
 		Needs:   []snapshot.Input{snapshot.InputFlannelConfig},
 		Checks:  "For the vxlan backend: VNI unset or at least 4096, no DirectRouting, no GBP, MacPrefix of the form xx-xx; and the HNS network name flannel creates (Backend.Name, default vxlan0/cbr0), the flannel CNI file's name and kube-proxy's --network-name agree.",
 		Why:     "flanneld on Windows exits on each of those settings (\"VNI must be greater than or equal to 4096 on Windows\", \"DirectRouting is not supported on Windows\"); with names that differ, the CNI plugin or kube-proxy look for a network that does not exist.",
@@ -29,7 +29,7 @@ func init() {
 		Check:   checkFlannelConfig,
 	})
 	register(&Rule{
-		ID: "FLN-02", Title: "flannel host-gw routes or bridge endpoint missing", Severity: finding.Fail,
+		ID: "FLN-02", Title: "flannel host-gw routes or bridge endpoint missing", Severity: finding.Fail, OnlyFor: cniFlannel,
 		Needs:   []snapshot.Input{snapshot.InputHNSNetworks, snapshot.InputHostRoutes, snapshot.InputKubeNodes},
 		Checks:  "On a flannel host-gw (L2Bridge) node, every other host-gw node's pod CIDR has a host route via that node's InternalIP; the <network>_ep bridge endpoint exists once (warn).",
 		Why:     "host-gw sends pod traffic to peers by plain routing: a peer's pod subnet without a route is unreachable, and after a flanneld restart the routes or the bridge endpoint are often not re-added (\"failed to hot attach bridge HNSEndpoint cbr0_ep\").",

@@ -86,7 +86,7 @@ func WriteTable(w io.Writer, r *Report, opts TableOptions) error {
 	}
 	ew.printf("\n%s\n", summaryLine(r, pal))
 	for _, s := range r.Skipped {
-		ew.printf("  skipped %s on %s: %s\n", s.ID, s.Node, s.Reason)
+		ew.printf("%s\n", hangingWrap(fmt.Sprintf("skipped %s on %s: %s", s.ID, s.Node, s.Reason), "  ", "    ", opts.Width))
 	}
 	for _, in := range r.Inputs {
 		for _, c := range in.CollectorsFailed {
