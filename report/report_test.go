@@ -220,3 +220,21 @@ func TestWorst(t *testing.T) {
 		t.Errorf("worst %v summary %+v", r.Worst(), r.Summary)
 	}
 }
+
+// Longer rule IDs (HOST-04, SVC-06) must show whole and keep the width.
+func TestTableLongRuleIDs(t *testing.T) {
+	r := &Report{Inputs: []Input{{Node: "a", Path: "a.zip"}}, Findings: []finding.Finding{
+		{ID: "HOST-04", Severity: finding.Fail, Input: "a.zip", Node: "a", Summary: "kube-proxy runs as node \"win-x\" but this host is Node \"winw1\""},
+		{ID: "OVL-01", Severity: finding.Fail, Input: "a.zip", Node: "a", Summary: "ManagementIP on the NAT adapter"},
+	}}
+	var out bytes.Buffer
+	WriteTable(&out, r, TableOptions{Width: 80})
+	if !strings.Contains(out.String(), "| HOST-04 |") {
+		t.Errorf("rule ID cut:\n%s", out.String())
+	}
+	for _, line := range strings.Split(out.String(), "\n") {
+		if n := len([]rune(line)); n > 80 {
+			t.Errorf("line of %d columns at width 80: %q", n, line)
+		}
+	}
+}

@@ -101,6 +101,10 @@ func findingsTable(w io.Writer, fs []finding.Finding, pal palette, opts TableOpt
 	if opts.Color {
 		style = tw.StyleLight
 	}
+	idw := 8 // fits the usual IDs (OVL-01) with padding
+	for _, f := range fs {
+		idw = max(idw, len(f.ID)+2)
+	}
 	t := tablewriter.NewTable(w,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(style)})),
 		tablewriter.WithHeaderAutoFormat(tw.Off),
@@ -110,7 +114,7 @@ func findingsTable(w io.Writer, fs []finding.Finding, pal palette, opts TableOpt
 		tablewriter.WithTrimSpace(tw.Off),
 		// Fixed widths (padding included): SEVERITY and RULE never wrap;
 		// FINDING takes the rest but the four borders.
-		tablewriter.WithColumnWidths(tw.NewMapper[int, int]().Set(0, 10).Set(1, 8).Set(2, max(opts.Width-22, 30))),
+		tablewriter.WithColumnWidths(tw.NewMapper[int, int]().Set(0, 10).Set(1, idw).Set(2, max(opts.Width-14-idw, 30))),
 	)
 	t.Header("SEVERITY", "RULE", "FINDING")
 	for _, f := range fs {
