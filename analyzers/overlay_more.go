@@ -148,6 +148,7 @@ func checkDrMAC(s *snapshot.Snapshot) ([]Issue, error) {
 					Subjects: []string{"network:" + n.Name, "node:" + self.Name}})
 			}
 		}
+		peers := newPeerIndex(s, n)
 		for _, r := range n.RemoteSubnetRoutes {
 			if r.DrMAC == "" {
 				issues = append(issues, Issue{Summary: fmt.Sprintf("RemoteSubnetRoute %s on network %s has no DR MAC", r.DestinationPrefix, n.Name),
@@ -155,7 +156,7 @@ func checkDrMAC(s *snapshot.Snapshot) ([]Issue, error) {
 					Subjects: []string{"network:" + n.Name, "prefix:" + r.DestinationPrefix.String()}})
 				continue
 			}
-			peer := peerForRoute(s, n, r)
+			peer := peers.peer(r)
 			if peer == nil {
 				continue
 			}
@@ -172,19 +173,38 @@ func checkDrMAC(s *snapshot.Snapshot) ([]Issue, error) {
 	return issues, nil
 }
 
-// peerForRoute finds the Kubernetes Node a route is for: by pod CIDR
-// (flannel), by VXLAN tunnel address (Calico), else by address.
-func peerForRoute(s *snapshot.Snapshot, n *snapshot.Network, r snapshot.RemoteSubnetRoute) *snapshot.KubeNode {
+// peerIndex finds the Kubernetes Node a route is for: by pod CIDR
+// (flannel), by VXLAN tunnel address (Calico). Built once per network so
+// that a 1,000-route network is not matched against 1,000 nodes per route.
+type peerIndex struct {
+	byCIDR map[netip.Prefix]*snapshot.KubeNode
+	calico []*snapshot.KubeNode // nodes with a VXLAN tunnel address, in order
+}
+
+func newPeerIndex(s *snapshot.Snapshot, n *snapshot.Network) *peerIndex {
+	idx := &peerIndex{byCIDR: map[netip.Prefix]*snapshot.KubeNode{}}
 	for _, k := range s.KubeNodes {
 		if isSelfNode(s, n, k) {
 			continue
 		}
 		for _, p := range k.PodCIDRs {
-			if p == r.DestinationPrefix {
-				return k
+			if _, seen := idx.byCIDR[p]; !seen {
+				idx.byCIDR[p] = k
 			}
 		}
-		if t := k.CalicoVXLANTunnelAddr(); t.IsValid() && r.DestinationPrefix.Contains(t) {
+		if t := k.CalicoVXLANTunnelAddr(); t.IsValid() {
+			idx.calico = append(idx.calico, k)
+		}
+	}
+	return idx
+}
+
+func (idx *peerIndex) peer(r snapshot.RemoteSubnetRoute) *snapshot.KubeNode {
+	if k := idx.byCIDR[r.DestinationPrefix]; k != nil {
+		return k
+	}
+	for _, k := range idx.calico {
+		if r.DestinationPrefix.Contains(k.CalicoVXLANTunnelAddr()) {
 			return k
 		}
 	}
@@ -245,6 +265,7 @@ func checkStaleRoutes(s *snapshot.Snapshot) ([]Issue, error) {
 	var issues []Issue
 	for _, n := range overlayNetworks(s) {
 		rs := n.RemoteSubnetRoutes
+		peers := newPeerIndex(s, n)
 		for i, r := range rs {
 			if !r.DestinationPrefix.IsValid() {
 				continue
@@ -267,7 +288,7 @@ func checkStaleRoutes(s *snapshot.Snapshot) ([]Issue, error) {
 						Subjects: []string{"network:" + n.Name, "prefix:" + r.DestinationPrefix.String()}})
 				}
 			}
-			if s.Has(snapshot.InputKubeNodes) && peerForRoute(s, n, r) == nil && !routeOwnedByAddress(s, n, r) {
+			if s.Has(snapshot.InputKubeNodes) && peers.peer(r) == nil && !routeOwnedByAddress(s, n, r) {
 				issues = append(issues, Issue{Summary: fmt.Sprintf("RemoteSubnetRoute %s (to %s) on network %s belongs to no current node: a stale route", r.DestinationPrefix, r.ProviderAddress, n.Name),
 					Evidence: []finding.Evidence{{File: networkFile(n), Object: networkObject(n), Field: fmt.Sprintf("Policies[%d] DestinationPrefix", r.Index), Value: r.DestinationPrefix.String(),
 						Expected: "a pod subnet of a node in " + s.Inputs[snapshot.InputKubeNodes]}},

@@ -79,6 +79,19 @@ func (s *Snapshot) CNINetwork() *Network {
 
 // SelfKubeNode is this node's Kubernetes Node object, if the bundle has it.
 func (s *Snapshot) SelfKubeNode() *KubeNode {
+	if s.selfIndexed {
+		return s.self
+	}
+	return s.findSelfKubeNode()
+}
+
+// indexSelf remembers SelfKubeNode once the facts are final: rules ask for
+// it per peer, and a 1,000-node cluster made that a quadratic scan.
+func (s *Snapshot) indexSelf() {
+	s.self, s.selfIndexed = s.findSelfKubeNode(), true
+}
+
+func (s *Snapshot) findSelfKubeNode() *KubeNode {
 	name := s.Facts.Name.Value
 	for _, n := range s.KubeNodes {
 		if name != "" && strings.EqualFold(n.Name, name) {

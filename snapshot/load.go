@@ -87,6 +87,7 @@ func Load(b *bundle.Bundle) (*Snapshot, error) {
 	linkEndpoints(s)
 	linkVFPPorts(s)
 	s.deriveFacts()
+	s.indexSelf()
 	return s, nil
 }
 

@@ -40,6 +40,9 @@ type Snapshot struct {
 	// Notes are things the parsers noticed but could not act on (a V1/V2
 	// disagreement, an object without an ID); reports show them.
 	Notes []string `json:"notes,omitempty"`
+
+	self        *KubeNode // SelfKubeNode, indexed by Load
+	selfIndexed bool
 }
 
 // Input names a kind of data a rule can need.

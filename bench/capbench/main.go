@@ -1,6 +1,7 @@
-// Command capbench is the helper of bench/capture.sh: it writes the
-// benchmark capture, measures the raw read rate (the I/O limit), and runs a
-// command measuring its wall time and peak memory. It is not part of diag.
+// Command capbench is the helper of bench/capture.sh and bench/scale.sh: it
+// writes the benchmark capture or the bundle of a node in an N-node cluster,
+// measures the raw read rate (the I/O limit), and runs a command measuring
+// its wall time and peak memory. It is not part of diag.
 package main
 
 import (
@@ -19,13 +20,15 @@ import (
 
 func main() {
 	if len(os.Args) < 3 {
-		fmt.Fprintln(os.Stderr, "usage: capbench gen N FLOWS FILE | raw FILE | run CMD ARGS...")
+		fmt.Fprintln(os.Stderr, "usage: capbench gen N FLOWS FILE | node NODES INDEX DIR | raw FILE | run CMD ARGS...")
 		os.Exit(2)
 	}
 	var err error
 	switch os.Args[1] {
 	case "gen":
 		err = genCapture(os.Args[2:])
+	case "node":
+		err = genNode(os.Args[2:])
 	case "raw":
 		err = raw(os.Args[2])
 	case "run":
@@ -101,4 +104,16 @@ func run(args []string) error {
 	}
 	fmt.Printf("%.6f %d\n", elapsed.Seconds(), maxRSS(cmd.ProcessState))
 	return nil
+}
+
+func genNode(args []string) error {
+	if len(args) != 3 {
+		return fmt.Errorf("node NODES INDEX DIR")
+	}
+	n, err1 := strconv.Atoi(args[0])
+	i, err2 := strconv.Atoi(args[1])
+	if err1 != nil || err2 != nil || n < 2 || i < 0 || i >= n {
+		return fmt.Errorf("node NODES INDEX DIR: want 0 <= INDEX < NODES, NODES >= 2")
+	}
+	return gen.WriteClusterNode(args[2], gen.ClusterNode{Nodes: n, Index: i})
 }

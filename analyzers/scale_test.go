@@ -1,0 +1,120 @@
+package analyzers
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/wincni/diag/bundle"
+	"github.com/wincni/diag/finding"
+	"github.com/wincni/diag/gen"
+	"github.com/wincni/diag/snapshot"
+)
+
+func writeClusterNode(tb testing.TB, dir string, nodes, index int) string {
+	tb.Helper()
+	d := filepath.Join(dir, fmt.Sprintf("node-%d", index))
+	if err := gen.WriteClusterNode(d, gen.ClusterNode{Nodes: nodes, Index: index}); err != nil {
+		tb.Fatal(err)
+	}
+	return d
+}
+
+func loadDir(tb testing.TB, dir string) *snapshot.Snapshot {
+	tb.Helper()
+	b, err := bundle.Open(dir, bundle.DefaultLimits)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer b.Close()
+	s, err := snapshot.Load(b)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+// The generated node is healthy: at scale, the rules must stay silent.
+func TestGeneratedClusterNodeIsHealthy(t *testing.T) {
+	dir := t.TempDir()
+	var snaps []*snapshot.Snapshot
+	for i := range 3 {
+		snaps = append(snaps, loadDir(t, writeClusterNode(t, dir, 40, i)))
+	}
+	s := snaps[0]
+	if len(s.Networks) != 1 || len(s.Networks[0].RemoteSubnetRoutes) != 39 || len(s.LoadBalancers) != 201 || len(s.KubeNodes) != 40 {
+		t.Fatalf("generated sizes: %d networks, %d routes, %d load balancers, %d nodes", len(s.Networks), len(s.Networks[0].RemoteSubnetRoutes), len(s.LoadBalancers), len(s.KubeNodes))
+	}
+	res := Run(snaps[:1], Selection{})
+	for _, f := range res.Findings {
+		if f.Severity >= finding.Warn {
+			t.Errorf("%s %s: %s", f.Severity, f.ID, f.Summary)
+		}
+	}
+	for _, sk := range res.Skipped {
+		t.Errorf("skipped %s: %s", sk.ID, sk.Reason)
+	}
+	// Across three nodes the cross-node rules hold too (peers missing from
+	// the input are not faults).
+	for _, f := range Run(snaps, Selection{}).Findings {
+		if f.Severity >= finding.Warn {
+			t.Errorf("cluster: %s %s: %s", f.Severity, f.ID, f.Summary)
+		}
+	}
+}
+
+// scaleNodes is the cluster size of the scale benchmarks (the issue's
+// 1,000-node cluster); DIAG_SCALE_NODES overrides it.
+func scaleNodes() int {
+	if v := os.Getenv("DIAG_SCALE_NODES"); v != "" {
+		var n int
+		fmt.Sscan(v, &n)
+		if n > 1 {
+			return n
+		}
+	}
+	return 1000
+}
+
+// BenchmarkScaleDecode only decodes the node's JSON into the model;
+// BenchmarkScaleAnalyze decodes and runs every rule. Run side by side:
+//
+//	go test -run '^$' -bench 'Scale(Decode|Analyze)$' -benchmem ./analyzers
+func BenchmarkScaleDecode(b *testing.B) {
+	dir := writeClusterNode(b, b.TempDir(), scaleNodes(), 1)
+	for b.Loop() {
+		loadDir(b, dir)
+	}
+}
+
+func BenchmarkScaleAnalyze(b *testing.B) {
+	dir := writeClusterNode(b, b.TempDir(), scaleNodes(), 1)
+	for b.Loop() {
+		s := loadDir(b, dir)
+		if res := Run([]*snapshot.Snapshot{s}, Selection{}); len(res.Findings) != 0 {
+			b.Fatalf("healthy node: %v", summaries(res.Findings))
+		}
+	}
+}
+
+// BenchmarkScaleCluster runs the cross-node analysis of K already decoded
+// bundles of one cluster, K = 10, 25, 50: the time per bundle should stay flat.
+func BenchmarkScaleCluster(b *testing.B) {
+	n := scaleNodes()
+	dir := b.TempDir()
+	var all []*snapshot.Snapshot
+	for i := range 50 {
+		all = append(all, loadDir(b, writeClusterNode(b, dir, n, i)))
+	}
+	runtime.GC()
+	for _, k := range []int{10, 25, 50} {
+		b.Run(fmt.Sprintf("bundles=%d", k), func(b *testing.B) {
+			for b.Loop() {
+				Run(all[:k], Selection{})
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(k)/1e6, "ms/bundle")
+		})
+	}
+}

@@ -1,0 +1,183 @@
+package gen
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// ClusterNode sizes the bundle of one Windows node in an N-node flannel
+// VXLAN cluster (the scale the rule-catalog issue names): N-1
+// RemoteSubnetRoutes, LocalPods local and 20·N remote endpoints, 5·N load
+// balancers with up to 50 backends, N Kubernetes Nodes and 5·N Services.
+type ClusterNode struct {
+	Nodes     int // cluster size N
+	Index     int // which node this bundle is, 0 ≤ Index < Nodes
+	LocalPods int // 100 when zero
+}
+
+// Node i owns pod subnet 10.<i/256+1>.<i%256>.0/24... spread over 10.64.0.0/10
+// so that 1,000+ nodes fit, and underlay address 172.16.<i/250>.<i%250+1>.
+func podSubnet(i int) (string, string) {
+	a, b := 64+i/256, i%256
+	return fmt.Sprintf("10.%d.%d.0/24", a, b), fmt.Sprintf("10.%d.%d.", a, b)
+}
+
+func underlayIP(i int) string { return fmt.Sprintf("172.16.%d.%d", i/250, i%250+1) }
+
+func nodeName(i int) string { return fmt.Sprintf("node-%04d", i) }
+
+// WriteClusterNode writes the bundle directory of one node; it is a
+// healthy node, so analysis of it should report nothing.
+func WriteClusterNode(dir string, c ClusterNode) error {
+	if c.LocalPods == 0 {
+		c.LocalPods = 100
+	}
+	n, self := c.Nodes, c.Index
+	mySubnet, myPrefix := podSubnet(self)
+	myIP := underlayIP(self)
+	networkID := guid(1, self)
+	netName := "flannel.4096"
+
+	// Network with N-1 RemoteSubnetRoutes.
+	policies := []map[string]any{
+		{"Type": "NetAdapterName", "Settings": map[string]any{"NetworkAdapterName": "Ethernet"}},
+		{"Type": "ProviderAddress", "Settings": map[string]any{"ProviderAddress": myIP}},
+		{"Type": "DrMacAddress", "Settings": map[string]any{"Address": mac("00-15", self)}},
+		{"Type": "HostRoute", "Settings": map[string]any{}},
+	}
+	for i := range n {
+		if i == self {
+			continue
+		}
+		sub, _ := podSubnet(i)
+		policies = append(policies, map[string]any{"Type": "RemoteSubnetRoute", "Settings": map[string]any{
+			"DestinationPrefix": sub, "IsolationId": 4096, "ProviderAddress": underlayIP(i), "DistributedRouterMacAddress": mac("00-15", i)}})
+	}
+	networks := []map[string]any{{
+		"ID": networkID, "Name": netName, "Type": "Overlay", "Flags": 0, "Policies": policies,
+		"Ipams": []map[string]any{{"Type": "Static", "Subnets": []map[string]any{{
+			"IpAddressPrefix": mySubnet,
+			"Policies":        []map[string]any{{"Type": "VSID", "Settings": map[string]any{"IsolationId": 4096}}},
+			"Routes":          []map[string]any{{"NextHop": myPrefix + "1", "DestinationPrefix": "0.0.0.0/0"}},
+		}}}},
+	}}
+
+	// Endpoints: the source VIP (.2), local pods from .3, 20·N remote pods.
+	var endpoints []map[string]any
+	var localIDs, remoteIDs []string
+	sourceVIP := myPrefix + "2"
+	endpoints = append(endpoints, map[string]any{"ID": guid(2, 0), "Name": "sourceVip", "HostComputeNetwork": networkID, "Flags": 1,
+		"IpConfigurations": []map[string]any{{"IpAddress": sourceVIP, "PrefixLength": 24}}, "MacAddress": mac("02-11", 2),
+		"Policies": []map[string]any{{"Type": "ProviderAddress", "Settings": map[string]any{"ProviderAddress": myIP}}}})
+	for p := range c.LocalPods {
+		id := guid(3, p)
+		localIDs = append(localIDs, id)
+		endpoints = append(endpoints, map[string]any{"ID": id, "Name": fmt.Sprintf("%012x_%s", p, netName), "HostComputeNetwork": networkID, "Flags": 0,
+			"IpConfigurations": []map[string]any{{"IpAddress": fmt.Sprintf("%s%d", myPrefix, 3+p%250), "PrefixLength": 24}},
+			"MacAddress":       mac("0E-2A", p),
+			"Dns":              map[string]any{"Search": []string{"default.svc.cluster.local", "svc.cluster.local", "cluster.local"}, "ServerList": []string{"10.96.0.10"}},
+			"Policies": []map[string]any{
+				{"Type": "OutBoundNAT", "Settings": map[string]any{"Exceptions": []string{"10.64.0.0/10", "10.96.0.0/12", "172.16.0.0/16"}}},
+				{"Type": "SDNRoute", "Settings": map[string]any{"DestinationPrefix": "10.96.0.0/12", "NeedEncap": true}},
+				{"Type": "ProviderAddress", "Settings": map[string]any{"ProviderAddress": myIP}},
+			}})
+	}
+	for r := range 20 * n {
+		peer := (self + 1 + r%max(n-1, 1)) % n
+		if peer == self {
+			continue
+		}
+		_, prefix := podSubnet(peer)
+		id := guid(4, r)
+		remoteIDs = append(remoteIDs, id)
+		endpoints = append(endpoints, map[string]any{"ID": id, "HostComputeNetwork": networkID, "Flags": 1,
+			"IpConfigurations": []map[string]any{{"IpAddress": fmt.Sprintf("%s%d", prefix, 3+(r/max(n-1, 1))%250), "PrefixLength": 32}},
+			"MacAddress":       mac("02-11", 1000+r),
+			"Policies":         []map[string]any{{"Type": "ProviderAddress", "Settings": map[string]any{"ProviderAddress": underlayIP(peer)}}}})
+	}
+	// Every remote endpoint is some load balancer's backend, as kube-proxy
+	// leaves them.
+	backends := append(append([]string{}, remoteIDs...), localIDs...)
+	var lbs []map[string]any
+	var services []map[string]any
+	cursor := 0
+	for s := range 5 * n {
+		// kube-dns is 10.96.0.10; the others from 10.96.1.1 on, 250 per /24.
+		vip := "10.96.0.10"
+		if s > 0 {
+			vip = fmt.Sprintf("10.%d.%d.%d", 96+(s/250+1)/256, (s/250+1)%256, s%250+1)
+		}
+		count := 1 + s%50
+		var ids []string
+		for range count {
+			ids = append(ids, backends[cursor%len(backends)])
+			cursor++
+		}
+		ports := []map[string]any{{"Protocol": 6, "InternalPort": 8080, "ExternalPort": 80}}
+		svcPorts := []map[string]any{{"name": "http", "protocol": "TCP", "port": 80, "targetPort": 8080}}
+		name, ns := fmt.Sprintf("svc-%05d", s), "default"
+		if s == 0 {
+			ports = []map[string]any{{"Protocol": 17, "InternalPort": 53, "ExternalPort": 53}}
+			lbs = append(lbs, map[string]any{"ID": guid(5, 100000), "FrontendVIPs": []string{vip}, "SourceVIP": sourceVIP, "HostComputeEndpoints": ids,
+				"PortMappings": []map[string]any{{"Protocol": 6, "InternalPort": 53, "ExternalPort": 53}}})
+			svcPorts = []map[string]any{{"name": "dns", "protocol": "UDP", "port": 53, "targetPort": "53"}, {"name": "dns-tcp", "protocol": "TCP", "port": 53, "targetPort": "53"}}
+			name, ns = "kube-dns", "kube-system"
+		}
+		lbs = append(lbs, map[string]any{"ID": guid(5, s), "FrontendVIPs": []string{vip}, "SourceVIP": sourceVIP, "HostComputeEndpoints": ids, "PortMappings": ports})
+		services = append(services, map[string]any{"metadata": map[string]any{"name": name, "namespace": ns},
+			"spec": map[string]any{"type": "ClusterIP", "clusterIP": vip, "clusterIPs": []string{vip}, "ports": svcPorts}})
+	}
+	var nodes []map[string]any
+	for i := range n {
+		sub, _ := podSubnet(i)
+		os := "linux"
+		if i%2 == 0 || i == self {
+			os = "windows"
+		}
+		nodes = append(nodes, map[string]any{
+			"metadata": map[string]any{"name": nodeName(i), "labels": map[string]string{"kubernetes.io/os": os},
+				"annotations": map[string]string{"flannel.alpha.coreos.com/backend-type": "vxlan", "flannel.alpha.coreos.com/public-ip": underlayIP(i),
+					"flannel.alpha.coreos.com/backend-data": fmt.Sprintf(`{"VNI":4096,"VtepMAC":"%s"}`, mac("00-15", i))}},
+			"spec":   map[string]any{"podCIDR": sub, "podCIDRs": []string{sub}},
+			"status": map[string]any{"addresses": []map[string]string{{"type": "InternalIP", "address": underlayIP(i)}}, "conditions": []map[string]string{{"type": "Ready", "status": "True"}}},
+		})
+	}
+	files := map[string]any{
+		"manifest.json":             map[string]any{"format": "diag-bundle", "version": 1, "node": nodeName(self), "os": "windows", "description": fmt.Sprintf("generated: node %d of a %d-node flannel VXLAN cluster", self, n)},
+		"hns/v2/networks.json":      networks,
+		"hns/v2/endpoints.json":     endpoints,
+		"hns/v2/loadbalancers.json": lbs,
+		"host/adapters.json": []map[string]any{{"Name": "vEthernet (Ethernet)", "InterfaceDescription": "Hyper-V Virtual Ethernet Adapter", "ifIndex": 12, "MacAddress": mac("00-15", self), "MtuSize": 1500, "Status": "Up",
+			"IPAddresses": []map[string]any{{"IPAddress": myIP, "PrefixLength": 16}}, "Gateways": []string{"172.16.255.254"}}},
+		"config/flannel/net-conf.json": map[string]any{"Network": "10.64.0.0/10", "Backend": map[string]any{"Type": "vxlan", "Name": netName, "VNI": 4096, "Port": 4789}},
+		"host/routes.json":             []map[string]any{{"DestinationPrefix": "0.0.0.0/0", "NextHop": "172.16.255.254", "ifIndex": 12, "InterfaceAlias": "vEthernet (Ethernet)", "RouteMetric": 0}},
+		"host/os.json":                 map[string]any{"Hostname": nodeName(self), "ProductName": "Windows Server 2022 Datacenter", "CurrentBuild": 20348, "UBR": 2849},
+		"k8s/nodes.json":               map[string]any{"apiVersion": "v1", "kind": "List", "items": nodes},
+		"k8s/services.json":            map[string]any{"apiVersion": "v1", "kind": "List", "items": services},
+	}
+	for name, v := range files {
+		if err := writeJSON(filepath.Join(dir, filepath.FromSlash(name)), v); err != nil {
+			return err
+		}
+	}
+	cmd := fmt.Sprintf(`C:\k\kube-proxy.exe --proxy-mode=kernelspace --hostname-override=%s --network-name=%s --source-vip=%s --cluster-cidr=10.64.0.0/10 --feature-gates=WinOverlay=true`,
+		nodeName(self), netName, sourceVIP)
+	return writeFile(filepath.Join(dir, "config", "kube-proxy", "cmdline.txt"), []byte(cmd))
+}
+
+func writeJSON(path string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return writeFile(path, data)
+}
+
+func writeFile(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}
