@@ -256,6 +256,9 @@ func (o obj) strs(keys ...string) []string {
 // parseEach decodes a document and builds one model object per JSON object
 // in it (see objects); build may return nil to drop an object.
 func parseEach[T any](data []byte, build func(o obj, index int) *T) ([]*T, error) {
+	if out, ok, err := parseArrayStream(data, build); ok {
+		return out, err
+	}
 	v, err := parseJSON(data)
 	if err != nil {
 		return nil, err
@@ -268,4 +271,45 @@ func parseEach[T any](data []byte, build func(o obj, index int) *T) ([]*T, error
 		}
 	}
 	return out, nil
+}
+
+// parseArrayStream decodes a top-level JSON array one element at a time, so
+// that only one element's generic tree is alive at once: the bundle of a
+// node in a large cluster holds tens of megabytes of endpoints and load
+// balancers. ok is false when the input is not an array (envelopes, single
+// objects, Kubernetes lists), which parseJSON handles.
+func parseArrayStream[T any](data []byte, build func(o obj, index int) *T) (out []*T, ok bool, err error) {
+	text, err := DecodeText(data)
+	if err != nil {
+		return nil, true, err
+	}
+	text = bytes.TrimSpace(text)
+	if len(text) == 0 || text[0] != '[' {
+		return nil, false, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.UseNumber()
+	if _, err := dec.Token(); err != nil {
+		return nil, true, jsonSyntaxError(text, err)
+	}
+	i := 0
+	for dec.More() {
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return nil, true, jsonSyntaxError(text, err)
+		}
+		if m, isObj := expandPSStrings(v, 1).(map[string]any); isObj {
+			if t := build(m, i); t != nil {
+				out = append(out, t)
+			}
+			i++
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, true, jsonSyntaxError(text, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, true, fmt.Errorf("invalid JSON at %s: unexpected data after the top-level value", position(text, dec.InputOffset()))
+	}
+	return out, true, nil
 }
