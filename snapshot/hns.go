@@ -217,6 +217,16 @@ func endpointOf(o obj, ref Ref) *Endpoint {
 			e.Routes = append(e.Routes, EndpointRoute{DestinationPrefix: s.str("DestinationPrefix"), NeedEncap: need})
 		}
 	}
+	// A remote endpoint's only policy is its ProviderAddress, now a typed
+	// field: dropping the generic copy keeps the tens of thousands of remote
+	// endpoints of a large cluster from holding a JSON tree each.
+	if e.IsRemote {
+		for i := range e.Policies {
+			if e.Policies[i].Kind() == "ProviderAddress" {
+				e.Policies[i].Settings = nil
+			}
+		}
+	}
 	return e
 }
 
