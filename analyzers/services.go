@@ -234,3 +234,52 @@ func checkLoadBalancers(s *snapshot.Snapshot) ([]Issue, error) {
 	}
 	return issues, nil
 }
+
+func init() {
+	register(&Rule{
+		ID: "DNS-02", Title: "Pod DNS suffix list missing or not the pod's namespace first", Severity: finding.Warn,
+		Needs:   []snapshot.Input{snapshot.InputHNSEndpoints},
+		Checks:  "Each local pod endpoint with DNS servers has a DNS suffix list whose first entry is <namespace>.svc.<cluster domain>.",
+		Why:     "Windows resolves short names only through the suffix list and treats any name with a dot as fully qualified: without the namespace suffix first, \"my-svc\" and \"kubernetes\" do not resolve, and \"my-svc.other-ns\" never does on Windows.",
+		Fix:     "Let the runtime pass the pod's DNS search list to the CNI (containerd with the dns capability in the CNI configuration), recreate the pods, and use names of the form svc or svc.ns.svc.cluster.local from Windows pods.",
+		Sources: []string{"kubernetes.io DNS for Services and Pods (DNS resolution on Windows nodes)", "https://github.com/microsoft/Windows-Containers/issues/59"},
+		Check:   checkDNSSuffix,
+	})
+}
+
+func checkDNSSuffix(s *snapshot.Snapshot) ([]Issue, error) {
+	var none, wrong []string
+	var ev []finding.Evidence
+	for _, e := range localPods(s) {
+		if len(e.DNSServers) == 0 || !e.Knows("DNSSuffix") {
+			continue
+		}
+		first := ""
+		if len(e.DNSSuffixes) > 0 {
+			first = strings.ToLower(strings.TrimSpace(e.DNSSuffixes[0]))
+		}
+		ns, rest, _ := strings.Cut(first, ".")
+		switch {
+		case first == "":
+			none = append(none, e.IP.String())
+		case ns == "" || !strings.HasPrefix(rest, "svc."):
+			wrong = append(wrong, fmt.Sprintf("%s starts with %s", e.IP, first))
+		default:
+			continue
+		}
+		if len(ev) < 20 {
+			ev = append(ev, finding.Evidence{File: epFile(e), Object: "endpoint " + e.ID, Field: "DNSSuffix", Value: orNone(e.DNSSuffixes), Expected: "<namespace>.svc.<cluster domain> first"})
+		}
+	}
+	var parts []string
+	if len(none) > 0 {
+		parts = append(parts, fmt.Sprintf("%d without any DNS suffix (%s)", len(none), strings.Join(firstN(none, 5), ", ")))
+	}
+	if len(wrong) > 0 {
+		parts = append(parts, fmt.Sprintf("%d whose first suffix is not a namespace's (%s)", len(wrong), strings.Join(firstN(wrong, 5), "; ")))
+	}
+	if len(parts) == 0 {
+		return nil, nil
+	}
+	return []Issue{{Summary: "pod endpoints that cannot resolve short Service names: " + strings.Join(parts, "; "), Evidence: ev}}, nil
+}
