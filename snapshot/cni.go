@@ -95,9 +95,9 @@ func collectCNIPolicies(v any, c *CNIConfig, depth int) {
 		for k, child := range t {
 			switch {
 			case strings.EqualFold(k, "ExceptionList") || strings.EqualFold(k, "Exceptions"):
-				c.Exceptions = append(c.Exceptions, stringList(child)...)
+				c.Exceptions = append(c.Exceptions, stringsOf(child)...)
 			case strings.EqualFold(k, "Nameservers"):
-				c.Nameservers = append(c.Nameservers, stringList(child)...)
+				c.Nameservers = append(c.Nameservers, stringsOf(child)...)
 			default:
 				collectCNIPolicies(child, c, depth+1)
 			}
@@ -107,25 +107,6 @@ func collectCNIPolicies(v any, c *CNIConfig, depth int) {
 			collectCNIPolicies(child, c, depth+1)
 		}
 	}
-}
-
-func stringList(v any) []string {
-	var out []string
-	switch t := v.(type) {
-	case []any:
-		for _, x := range t {
-			if s, ok := x.(string); ok {
-				out = append(out, s)
-			}
-		}
-	case string: // a single entry or a comma-separated list
-		for _, s := range strings.Split(t, ",") {
-			if s = strings.TrimSpace(s); s != "" {
-				out = append(out, s)
-			}
-		}
-	}
-	return out
 }
 
 // ParseFlannelNetConf reads net-conf.json.

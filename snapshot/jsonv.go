@@ -22,24 +22,50 @@ type obj map[string]any
 // parseJSON decodes a whole document (after UTF-16/BOM handling). Syntax
 // errors are reported with line and column.
 func parseJSON(data []byte) (any, error) {
+	text, err := jsonText(data)
+	if err != nil {
+		return nil, err
+	}
+	return parseJSONText(text)
+}
+
+// jsonText is a document's text as JSON: UTF-16 and BOMs decoded, space
+// trimmed.
+func jsonText(data []byte) ([]byte, error) {
 	text, err := DecodeText(data)
 	if err != nil {
 		return nil, err
 	}
-	text = bytes.TrimSpace(text)
+	return bytes.TrimSpace(text), nil
+}
+
+func parseJSONText(text []byte) (any, error) {
 	if len(text) == 0 {
 		return nil, nil // an empty file: a collector that found nothing
 	}
-	dec := json.NewDecoder(bytes.NewReader(text))
-	dec.UseNumber()
+	dec := jsonDecoder(text)
 	var v any
 	if err := dec.Decode(&v); err != nil {
 		return nil, jsonSyntaxError(text, err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("invalid JSON at %s: unexpected data after the top-level value", position(text, dec.InputOffset()))
+	if err := jsonEnd(dec, text); err != nil {
+		return nil, err
 	}
 	return expandPSStrings(v, 0), nil
+}
+
+func jsonDecoder(text []byte) *json.Decoder {
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.UseNumber()
+	return dec
+}
+
+// jsonEnd checks that nothing follows the top-level value.
+func jsonEnd(dec *json.Decoder, text []byte) error {
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("invalid JSON at %s: unexpected data after the top-level value", position(text, dec.InputOffset()))
+	}
+	return nil
 }
 
 // expandPSStrings undoes what ConvertTo-Json does past its -Depth (default
@@ -234,6 +260,11 @@ func (o obj) list(keys ...string) []obj {
 // comma-separated string (HNS v1 DNSServerList, DNSSuffix).
 func (o obj) strs(keys ...string) []string {
 	v, _ := o.first(keys...)
+	return stringsOf(v)
+}
+
+// stringsOf reads a value as strings the way obj.strs does.
+func stringsOf(v any) []string {
 	var out []string
 	add := func(s string) {
 		for _, part := range strings.Split(s, ",") {
@@ -256,10 +287,14 @@ func (o obj) strs(keys ...string) []string {
 // parseEach decodes a document and builds one model object per JSON object
 // in it (see objects); build may return nil to drop an object.
 func parseEach[T any](data []byte, build func(o obj, index int) *T) ([]*T, error) {
-	if out, ok, err := parseArrayStream(data, build); ok {
-		return out, err
+	text, err := jsonText(data)
+	if err != nil {
+		return nil, err
 	}
-	v, err := parseJSON(data)
+	if len(text) > 0 && text[0] == '[' {
+		return parseArrayStream(text, build)
+	}
+	v, err := parseJSONText(text)
 	if err != nil {
 		return nil, err
 	}
@@ -276,27 +311,19 @@ func parseEach[T any](data []byte, build func(o obj, index int) *T) ([]*T, error
 // parseArrayStream decodes a top-level JSON array one element at a time, so
 // that only one element's generic tree is alive at once: the bundle of a
 // node in a large cluster holds tens of megabytes of endpoints and load
-// balancers. ok is false when the input is not an array (envelopes, single
-// objects, Kubernetes lists), which parseJSON handles.
-func parseArrayStream[T any](data []byte, build func(o obj, index int) *T) (out []*T, ok bool, err error) {
-	text, err := DecodeText(data)
-	if err != nil {
-		return nil, true, err
-	}
-	text = bytes.TrimSpace(text)
-	if len(text) == 0 || text[0] != '[' {
-		return nil, false, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(text))
-	dec.UseNumber()
+// balancers. Other documents (envelopes, single objects, Kubernetes lists)
+// go through parseJSONText.
+func parseArrayStream[T any](text []byte, build func(o obj, index int) *T) ([]*T, error) {
+	dec := jsonDecoder(text)
 	if _, err := dec.Token(); err != nil {
-		return nil, true, jsonSyntaxError(text, err)
+		return nil, jsonSyntaxError(text, err)
 	}
+	var out []*T
 	i := 0
 	for dec.More() {
 		var v any
 		if err := dec.Decode(&v); err != nil {
-			return nil, true, jsonSyntaxError(text, err)
+			return nil, jsonSyntaxError(text, err)
 		}
 		if m, isObj := expandPSStrings(v, 1).(map[string]any); isObj {
 			if t := build(m, i); t != nil {
@@ -306,10 +333,10 @@ func parseArrayStream[T any](data []byte, build func(o obj, index int) *T) (out 
 		}
 	}
 	if _, err := dec.Token(); err != nil {
-		return nil, true, jsonSyntaxError(text, err)
+		return nil, jsonSyntaxError(text, err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, true, fmt.Errorf("invalid JSON at %s: unexpected data after the top-level value", position(text, dec.InputOffset()))
+	if err := jsonEnd(dec, text); err != nil {
+		return nil, err
 	}
-	return out, true, nil
+	return out, nil
 }
