@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -51,8 +52,8 @@ func nonCanonical(entry string) string {
 }
 
 func checkCanonicalExceptions(s *snapshot.Snapshot) ([]Issue, error) {
-	if !s.Has(snapshot.InputCNIConfig) && !s.Has(snapshot.InputHNSEndpoints) {
-		return nil, Skip("no %s and no %s", snapshot.InputFiles[snapshot.InputCNIConfig], snapshot.InputFiles[snapshot.InputHNSEndpoints])
+	if err := needCNIConfigOrEndpoints(s); err != nil {
+		return nil, err
 	}
 	var bad []string
 	var ev []finding.Evidence
@@ -91,8 +92,8 @@ func checkCanonicalExceptions(s *snapshot.Snapshot) ([]Issue, error) {
 }
 
 func checkNATNetworkPods(s *snapshot.Snapshot) ([]Issue, error) {
-	if !s.Has(snapshot.InputCNIConfig) && !s.Has(snapshot.InputHNSEndpoints) {
-		return nil, Skip("no %s and no %s", snapshot.InputFiles[snapshot.InputCNIConfig], snapshot.InputFiles[snapshot.InputHNSEndpoints])
+	if err := needCNIConfigOrEndpoints(s); err != nil {
+		return nil, err
 	}
 	var issues []Issue
 	if len(s.CNIConfigs) > 0 {
@@ -168,7 +169,7 @@ func checkVXLANPort(s *snapshot.Snapshot) ([]Issue, error) {
 				Subjects:    []string{"network:" + n.Name}})
 		}
 	}
-	if s.Linux != nil && !linuxOnly && hasWindowsNode(s) {
+	if s.Linux != nil && hasWindowsNode(s) {
 		for _, l := range s.Linux.Links {
 			if l.VXLAN != nil && l.VXLAN.Port != 0 && l.VXLAN.Port != 4789 {
 				issues = append(issues, Issue{Summary: fmt.Sprintf("VXLAN device %s sends to UDP %d while the cluster has Windows nodes, which only receive on 4789", l.Name, l.VXLAN.Port),
@@ -180,10 +181,13 @@ func checkVXLANPort(s *snapshot.Snapshot) ([]Issue, error) {
 }
 
 func hasWindowsNode(s *snapshot.Snapshot) bool {
-	for _, k := range s.KubeNodes {
-		if strings.EqualFold(k.OS, "windows") {
-			return true
-		}
+	return slices.ContainsFunc(s.KubeNodes, (*snapshot.KubeNode).IsWindows)
+}
+
+// needCNIConfigOrEndpoints skips a rule that can read either input.
+func needCNIConfigOrEndpoints(s *snapshot.Snapshot) error {
+	if !s.Has(snapshot.InputCNIConfig) && !s.Has(snapshot.InputHNSEndpoints) {
+		return Skip("no %s and no %s", snapshot.InputFiles[snapshot.InputCNIConfig], snapshot.InputFiles[snapshot.InputHNSEndpoints])
 	}
-	return false
+	return nil
 }

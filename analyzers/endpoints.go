@@ -92,12 +92,7 @@ func checkSelfProviderAddress(s *snapshot.Snapshot) ([]Issue, error) {
 		return nil, Skip("the cluster CIDR is not known (kube-proxy --cluster-cidr): service VIP endpoints could not be told from pod endpoints")
 	}
 	service := s.Facts.ServiceCIDR.Prefix()
-	nodeIPs := map[netip.Addr]bool{}
-	for _, k := range s.KubeNodes {
-		for _, a := range append(append([]netip.Addr{}, k.InternalIPs...), k.ExternalIPs...) {
-			nodeIPs[a] = true
-		}
-	}
+	nodeIPs := nodeAddresses(s)
 	var issues []Issue
 	for _, n := range overlayNetworks(s) {
 		if !n.ManagementIP.IsValid() {
@@ -107,7 +102,7 @@ func checkSelfProviderAddress(s *snapshot.Snapshot) ([]Issue, error) {
 		var ev []finding.Evidence
 		for _, e := range s.Endpoints {
 			if !e.IsRemote || e.ProviderAddress != n.ManagementIP || !e.IP.IsValid() ||
-				!cluster.Contains(e.IP) || (service.IsValid() && service.Contains(e.IP)) || nodeIPs[e.IP] || n.ContainsAddr(e.IP) {
+				!cluster.Contains(e.IP) || (service.IsValid() && service.Contains(e.IP)) || nodeIPs[e.IP] != "" || n.ContainsAddr(e.IP) {
 				continue
 			}
 			if e.NetworkID != "" && n.ID != "" && !strings.EqualFold(e.NetworkID, n.ID) {

@@ -146,6 +146,7 @@ func checkStaleLoadBalancers(s *snapshot.Snapshot) ([]Issue, error) {
 		return issues, nil // SVC-03 reports a node without load balancers
 	}
 	vip := s.Facts.SourceVIP.Addr()
+	vteps := vtepAddresses(s)
 	var stale []string
 	var staleEv []finding.Evidence
 	for _, e := range s.Endpoints {
@@ -159,7 +160,7 @@ func checkStaleLoadBalancers(s *snapshot.Snapshot) ([]Issue, error) {
 				Subjects: []string{"address:" + e.IP.String()}})
 			continue
 		}
-		if backends[strings.ToUpper(e.ID)] || e.IP == vip || strings.HasSuffix(strings.ToLower(e.Name), "_ep") || isVTEPEndpoint(s, e) {
+		if backends[strings.ToUpper(e.ID)] || e.IP == vip || strings.HasSuffix(strings.ToLower(e.Name), "_ep") || e.IP == e.ProviderAddress || vteps[e.IP] {
 			continue
 		}
 		stale = append(stale, e.IP.String())
@@ -175,18 +176,20 @@ func checkStaleLoadBalancers(s *snapshot.Snapshot) ([]Issue, error) {
 	return issues, nil
 }
 
-// isVTEPEndpoint: the remote endpoints for peer nodes' own addresses (HNS
-// host-to-host traffic, Calico's tunnel addresses) are not service backends.
-func isVTEPEndpoint(s *snapshot.Snapshot, e *snapshot.Endpoint) bool {
-	if e.IP == e.ProviderAddress {
-		return true
-	}
+// vtepAddresses are the nodes' own addresses that remote endpoints exist
+// for without being service backends (HNS host-to-host traffic, Calico's
+// tunnel addresses); an endpoint whose IP is its own PA is one as well.
+func vtepAddresses(s *snapshot.Snapshot) map[netip.Addr]bool {
+	out := map[netip.Addr]bool{}
 	for _, k := range s.KubeNodes {
-		if slices.Contains(k.InternalIPs, e.IP) || k.Annotations[snapshot.AnnotationCalicoVXLANAddr] == e.IP.String() {
-			return true
+		for _, a := range k.InternalIPs {
+			out[a] = true
+		}
+		if t := k.CalicoVXLANTunnelAddr(); t.IsValid() {
+			out[t] = true
 		}
 	}
-	return false
+	return out
 }
 
 func protoName(p int64) string {
