@@ -206,56 +206,40 @@ func runRule(r *Rule, s *snapshot.Snapshot, res *Result) {
 		return
 	}
 	issues, err := safeCheck(r, s)
+	res.record(r, node, s.Source, "with the bundle (or the snapshot from `diag snapshot`)", issues, err)
+}
+
+func runClusterRule(r *Rule, snaps []*snapshot.Snapshot, res *Result) {
+	issues, err := safeCall(func() ([]Issue, error) { return r.CheckCluster(snaps) })
+	res.record(r, "cluster", "", "with the bundles", issues, err)
+}
+
+// record turns what a rule's check returned into a skip, an error finding
+// (the check failed or panicked: a bug in diag, reported with what to send
+// along) or its findings.
+func (res *Result) record(r *Rule, node, input, sendAlong string, issues []Issue, err error) {
+	docs := DocsBase + strings.ToLower(r.ID)
 	var skip skipError
 	switch {
 	case errors.As(err, &skip):
-		res.Skipped = append(res.Skipped, finding.Skipped{ID: r.ID, Node: node, Input: s.Source, Reason: skip.reason})
+		res.Skipped = append(res.Skipped, finding.Skipped{ID: r.ID, Node: node, Input: input, Reason: skip.reason})
 		return
 	case err != nil:
 		res.Findings = append(res.Findings, finding.Finding{
-			ID: r.ID, Title: r.Title, Severity: finding.Error, Node: node, Input: s.Source,
+			ID: r.ID, Title: r.Title, Severity: finding.Error, Node: node, Input: input,
 			Summary:     fmt.Sprintf("rule %s could not complete: %v", r.ID, err),
 			Evidence:    []finding.Evidence{},
-			Remediation: "This is a bug in diag: please report it with the bundle (or the snapshot from `diag snapshot`).",
-			DocsURL:     DocsBase + strings.ToLower(r.ID),
+			Remediation: "This is a bug in diag: please report it " + sendAlong + ".",
+			DocsURL:     docs,
 		})
 		return
 	}
 	for _, is := range issues {
 		f := finding.Finding{
-			ID: r.ID, Title: r.Title, Severity: is.Severity, Node: node, Input: s.Source,
+			ID: r.ID, Title: r.Title, Severity: is.Severity, Node: node, Input: input,
 			Summary: is.Summary, Evidence: is.Evidence, Subjects: is.Subjects, Remediation: is.Remediation,
-			DocsURL: DocsBase + strings.ToLower(r.ID),
+			DocsURL: docs,
 		}
-		if f.Severity == finding.Skip {
-			f.Severity = r.Severity
-		}
-		if f.Remediation == "" {
-			f.Remediation = r.Fix
-		}
-		if f.Evidence == nil {
-			f.Evidence = []finding.Evidence{}
-		}
-		res.Findings = append(res.Findings, f)
-	}
-}
-
-func runClusterRule(r *Rule, snaps []*snapshot.Snapshot, res *Result) {
-	issues, err := safeCall(func() ([]Issue, error) { return r.CheckCluster(snaps) })
-	var skip skipError
-	switch {
-	case errors.As(err, &skip):
-		res.Skipped = append(res.Skipped, finding.Skipped{ID: r.ID, Node: "cluster", Reason: skip.reason})
-		return
-	case err != nil:
-		res.Findings = append(res.Findings, finding.Finding{ID: r.ID, Title: r.Title, Severity: finding.Error, Node: "cluster",
-			Summary: fmt.Sprintf("rule %s could not complete: %v", r.ID, err), Evidence: []finding.Evidence{},
-			Remediation: "This is a bug in diag: please report it with the bundles.", DocsURL: DocsBase + strings.ToLower(r.ID)})
-		return
-	}
-	for _, is := range issues {
-		f := finding.Finding{ID: r.ID, Title: r.Title, Severity: is.Severity, Node: "cluster", Summary: is.Summary,
-			Evidence: is.Evidence, Subjects: is.Subjects, Remediation: is.Remediation, DocsURL: DocsBase + strings.ToLower(r.ID)}
 		if f.Severity == finding.Skip {
 			f.Severity = r.Severity
 		}
