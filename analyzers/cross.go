@@ -204,30 +204,11 @@ func checkLinuxFDB(snaps []*snapshot.Snapshot) ([]Issue, error) {
 		if l.windows || l.s.Linux == nil {
 			continue
 		}
-		ln := l.s.Linux
-		vx := map[string]bool{}
-		for _, link := range ln.VXLANLinks() {
-			vx[link.Name] = true
-		}
-		for _, r := range ln.Routes {
-			if !vx[r.Dev] {
-				continue
-			}
+		for _, vr := range l.s.Linux.VXLANRoutes() {
+			r, mac, dst := vr.LinuxRoute, vr.MAC, vr.VTEP
 			w := owner(vs, l, r.Prefix())
 			if w == nil || !w.windows {
 				continue
-			}
-			var mac string
-			for _, nb := range ln.Neighbors {
-				if nb.Dev == r.Dev && nb.Dst == r.Gateway {
-					mac = nb.MAC
-				}
-			}
-			var dst netip.Addr
-			for _, f := range ln.FDB {
-				if f.Dev == r.Dev && f.MAC == mac && mac != "" {
-					dst = f.Dst
-				}
 			}
 			routeEv := finding.Evidence{File: l.s.Source, Object: "node " + l.name, Field: "route " + r.Dst + " via " + r.Gateway.String() + " dev " + r.Dev}
 			switch {

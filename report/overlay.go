@@ -266,30 +266,12 @@ func (b *overlayBuilder) windowsTunnels(self *OverlayNode, n *snapshot.Network) 
 	}
 }
 
-// linuxTunnels follows route → neighbour MAC → FDB destination for every
-// route through a VXLAN device.
+// linuxTunnels draws every route through a VXLAN device to the VTEP its
+// neighbour and FDB entries lead to (snapshot.VXLANRoutes).
 func (b *overlayBuilder) linuxTunnels(self *OverlayNode, ln *snapshot.LinuxNet) {
-	vx := map[string]bool{}
-	for _, l := range ln.VXLANLinks() {
-		vx[l.Name] = true
-	}
-	for _, r := range ln.Routes {
-		if !vx[r.Dev] {
-			continue
-		}
-		var mac string
-		for _, nb := range ln.Neighbors {
-			if nb.Dev == r.Dev && nb.Dst == r.Gateway {
-				mac = nb.MAC
-			}
-		}
-		var via netip.Addr
-		for _, f := range ln.FDB {
-			if f.Dev == r.Dev && f.MAC == mac && mac != "" {
-				via = f.Dst
-			}
-		}
-		prefix := r.Prefix()
+	for _, vr := range ln.VXLANRoutes() {
+		via := vr.VTEP
+		prefix := vr.Prefix()
 		if !via.IsValid() {
 			b.o.Tunnels = append(b.o.Tunnels, &OverlayTunnel{From: self.Key, To: b.peerFor(self, via, prefix).Key, Prefix: prefix.String(),
 				Status: TunnelMissing, Note: "no FDB entry for the next hop's MAC"})

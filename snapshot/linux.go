@@ -175,6 +175,45 @@ func (ln *LinuxNet) VXLANLinks() []*LinuxLink {
 	return out
 }
 
+// VXLANRoute is a route through a VXLAN device, followed the way the kernel
+// does: the gateway's neighbour entry gives the inner destination MAC, and
+// the device's FDB entry for that MAC the remote VTEP.
+type VXLANRoute struct {
+	*LinuxRoute
+	MAC  string     // "" when no neighbour entry matches
+	VTEP netip.Addr // invalid when no FDB entry matches
+}
+
+// VXLANRoutes are the node's routes through its VXLAN devices, resolved.
+func (ln *LinuxNet) VXLANRoutes() []VXLANRoute {
+	vx := map[string]bool{}
+	for _, l := range ln.VXLANLinks() {
+		vx[l.Name] = true
+	}
+	type devKey struct{ dev, key string }
+	// The last matching entry wins, as the scans this replaces had it.
+	neighbour := map[devKey]string{}
+	for _, nb := range ln.Neighbors {
+		neighbour[devKey{nb.Dev, nb.Dst.String()}] = nb.MAC
+	}
+	fdb := map[devKey]netip.Addr{}
+	for _, f := range ln.FDB {
+		fdb[devKey{f.Dev, f.MAC}] = f.Dst
+	}
+	var out []VXLANRoute
+	for _, r := range ln.Routes {
+		if !vx[r.Dev] {
+			continue
+		}
+		vr := VXLANRoute{LinuxRoute: r, MAC: neighbour[devKey{r.Dev, r.Gateway.String()}]}
+		if vr.MAC != "" {
+			vr.VTEP = fdb[devKey{r.Dev, vr.MAC}]
+		}
+		out = append(out, vr)
+	}
+	return out
+}
+
 // adapters presents the Linux links with addresses as host adapters, so
 // that rules can find a node's underlay address the same way on both OSes.
 func (ln *LinuxNet) adapters() []*HostAdapter {
