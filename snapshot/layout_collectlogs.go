@@ -53,12 +53,7 @@ func loadCollectlogs(l *loader) {
 		if !ok {
 			continue
 		}
-		data, ok := l.read(name)
-		if !ok {
-			return
-		}
-		if _, err := set.addArtifact(data, name); err != nil {
-			l.err = &ParseError{Bundle: l.b.Path(), File: name, Err: err}
+		if _, ok := l.readArtifact(&set, name); !ok {
 			return
 		}
 	}

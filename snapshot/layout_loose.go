@@ -12,13 +12,8 @@ func loadLoose(l *loader) {
 	var set objectSet
 	var unrecognised []string
 	for _, name := range l.b.Names() {
-		data, ok := l.read(name)
+		n, ok := l.readArtifact(&set, name)
 		if !ok {
-			return
-		}
-		n, err := set.addArtifact(data, name)
-		if err != nil {
-			l.err = &ParseError{Bundle: l.b.Path(), File: name, Err: err}
 			return
 		}
 		if n == 0 {
@@ -37,6 +32,21 @@ func loadLoose(l *loader) {
 		l.s.Notes = append(l.s.Notes, "not recognised, ignored: "+name)
 	}
 	set.into(l.s)
+}
+
+// readArtifact reads one file into set and says how many objects it added;
+// ok is false when the load must stop (l.err says why, if anything).
+func (l *loader) readArtifact(set *objectSet, name string) (n int, ok bool) {
+	data, ok := l.read(name)
+	if !ok {
+		return 0, false
+	}
+	n, err := set.addArtifact(data, name)
+	if err != nil {
+		l.err = &ParseError{Bundle: l.b.Path(), File: name, Err: err}
+		return 0, false
+	}
+	return n, true
 }
 
 // addArtifact identifies one file by content and adds its objects.

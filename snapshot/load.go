@@ -339,12 +339,7 @@ func loadLinuxFiles(l *loader, files []string) {
 	var set objectSet
 	set.init()
 	for _, name := range files {
-		data, ok := l.read(name)
-		if !ok {
-			return
-		}
-		if _, err := set.addArtifact(data, name); err != nil {
-			l.err = &ParseError{Bundle: l.b.Path(), File: name, Err: err}
+		if _, ok := l.readArtifact(&set, name); !ok {
 			return
 		}
 	}
