@@ -139,7 +139,7 @@ func checkStaleLoadBalancers(s *snapshot.Snapshot) ([]Issue, error) {
 	backends := map[string]bool{}
 	for _, lb := range s.LoadBalancers {
 		for _, id := range lb.EndpointIDs {
-			backends[strings.ToUpper(id)] = true
+			backends[id] = true
 		}
 	}
 	if len(s.LoadBalancers) == 0 {
@@ -160,7 +160,7 @@ func checkStaleLoadBalancers(s *snapshot.Snapshot) ([]Issue, error) {
 				Subjects: []string{"address:" + e.IP.String()}})
 			continue
 		}
-		if backends[strings.ToUpper(e.ID)] || e.IP == vip || strings.HasSuffix(strings.ToLower(e.Name), "_ep") || e.IP == e.ProviderAddress || vteps[e.IP] {
+		if backends[e.ID] || e.IP == vip || strings.HasSuffix(strings.ToLower(e.Name), "_ep") || e.IP == e.ProviderAddress || vteps[e.IP] {
 			continue
 		}
 		stale = append(stale, e.IP.String())
