@@ -98,6 +98,13 @@ func checkHostGW(s *snapshot.Snapshot) ([]Issue, error) {
 	if bridge == nil {
 		return nil, nil // not a host-gw node: no routes to miss
 	}
+	// Next hops per destination, so that 1,000 peers are not each matched
+	// against every route.
+	via := map[netip.Prefix][]netip.Addr{}
+	for _, r := range s.Routes {
+		d := r.Destination.Masked()
+		via[d] = append(via[d], r.NextHop)
+	}
 	var issues []Issue
 	for _, node := range s.KubeNodes {
 		if isSelfNode(s, bridge, node) || len(node.InternalIPs) == 0 {
@@ -107,7 +114,7 @@ func checkHostGW(s *snapshot.Snapshot) ([]Issue, error) {
 			continue // only host-gw peers are reached by plain routes
 		}
 		for _, p := range node.PodCIDRs {
-			if hasRouteVia(s, p, node.InternalIPs) {
+			if slices.ContainsFunc(via[p.Masked()], func(hop netip.Addr) bool { return slices.Contains(node.InternalIPs, hop) }) {
 				continue
 			}
 			issues = append(issues, Issue{Summary: fmt.Sprintf("no host route for node %s's pod subnet %s via %s: pods there are unreachable from this node's pods", node.Name, p, joinAddrs(node.InternalIPs)),
@@ -132,10 +139,4 @@ func checkHostGW(s *snapshot.Snapshot) ([]Issue, error) {
 		}
 	}
 	return issues, nil
-}
-
-func hasRouteVia(s *snapshot.Snapshot, p netip.Prefix, via []netip.Addr) bool {
-	return slices.ContainsFunc(s.Routes, func(r *snapshot.HostRoute) bool {
-		return r.Destination.Masked() == p.Masked() && slices.Contains(via, r.NextHop)
-	})
 }

@@ -132,12 +132,12 @@ func WriteClusterNode(dir string, c ClusterNode) error {
 	var nodes []map[string]any
 	for i := range n {
 		sub, _ := podSubnet(i)
-		os := "linux"
+		nodeOS := "linux"
 		if i%2 == 0 || i == self {
-			os = "windows"
+			nodeOS = "windows"
 		}
 		nodes = append(nodes, map[string]any{
-			"metadata": map[string]any{"name": nodeName(i), "labels": map[string]string{"kubernetes.io/os": os},
+			"metadata": map[string]any{"name": nodeName(i), "labels": map[string]string{"kubernetes.io/os": nodeOS},
 				"annotations": map[string]string{"flannel.alpha.coreos.com/backend-type": "vxlan", "flannel.alpha.coreos.com/public-ip": underlayIP(i),
 					"flannel.alpha.coreos.com/backend-data": fmt.Sprintf(`{"VNI":4096,"VtepMAC":"%s"}`, mac("00-15", i))}},
 			"spec":   map[string]any{"podCIDR": sub, "podCIDRs": []string{sub}},
