@@ -1,0 +1,117 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+)
+
+// Each case plants a secret, marked S3CR3T..., in one format; the secret
+// must go, the evidence around it (addresses, names, paths) must stay.
+func TestTextRemovesSecrets(t *testing.T) {
+	cases := []struct {
+		name, in string
+		kind     string
+		keep     []string
+	}{
+		{"kubeconfig token", "users:\n- name: calico-windows\n  user:\n    token: S3CR3TeyJhbGciOi\n", KindToken, []string{"calico-windows", "token: REDACTED"}},
+		{"kubeconfig client key", "    client-certificate-data: LS0tQ2VydA==\n    client-key-data: S3CR3TLS0tLS1CRUdJTg==\n", KindPrivateKey, []string{"client-certificate-data: LS0tQ2VydA=="}},
+		{"PEM key", "cert ok\n-----BEGIN RSA PRIVATE KEY-----\nS3CR3TMIIEowIBAAKCAQEA\nabc\n-----END RSA PRIVATE KEY-----\nafter\n", KindPrivateKey, []string{"cert ok", "after", "BEGIN RSA PRIVATE KEY"}},
+		{"PEM key cut by a log tail", "x\n-----BEGIN PRIVATE KEY-----\nS3CR3TMIIEvQIBADANBg\n", KindPrivateKey, []string{"x\n"}},
+		{"PEM key in JSON", `{"private_key": "-----BEGIN PRIVATE KEY-----\nS3CR3TMIIE\n-----END PRIVATE KEY-----\n", "client_email": "sa@p.iam"}`, KindPrivateKey, []string{"sa@p.iam"}},
+		{"bearer header in a log", "I1122 GET https://10.96.0.1:443/api/v1/nodes Authorization: Bearer S3CR3Tabcdefgh123\n", KindToken, []string{"https://10.96.0.1:443/api/v1/nodes"}},
+		{"JWT in a log", "token=x using eyJhbGciOiJSUzI1NiIs.eyJpc3MiOiJrdWJlcm5ldGVz.sigS3CR3T_part\n", KindToken, []string{"using"}},
+		{"password flag", "kube-proxy.exe --hostname-override=win-1 --password=S3CR3Tpw --source-vip=10.244.1.2\n", KindPassword, []string{"--source-vip=10.244.1.2", "--hostname-override=win-1"}},
+		{"token flag with space", "flanneld --kube-api-url https://10.0.0.1 --token S3CR3Ttok --iface 10.0.0.4\n", KindToken, []string{"--iface 10.0.0.4"}},
+		{"PowerShell parameter", "New-Thing -Name x -Password 'S3CR3T pw with space' -Force\n", KindPassword, []string{"-Name x", "-Force"}},
+		{"PowerShell variable", "$env:CALICO_DATASTORE_TYPE = \"kubernetes\"\n$env:ETCD_PASSWORD = \"S3CR3Tetcd\"\n$env:KUBE_NETWORK = \"Calico.*\"\n", KindPassword, []string{"kubernetes", "Calico.*"}},
+		{"JSON client secret", `{"cloud":"AzurePublicCloud","aadClientId":"abc","aadClientSecret":"S3CR3T\"quoted\"","vnetName":"v"}`, KindSecret, []string{`"aadClientId":"abc"`, `"vnetName":"v"`}},
+		{"YAML secret key", "apiVersion: v1\nkind: Config\nsecretKey: S3CR3Tkey\n", KindSecret, []string{"kind: Config"}},
+		{"URL password", "etcd endpoints: https://root:S3CR3Tpass@10.0.0.5:2379\n", KindPassword, []string{"https://root:", "@10.0.0.5:2379"}},
+		{"AWS access key", "aws_access_key_id = AKIAS3CR3TABCDEFGHIJ\n", KindSecret, nil},
+		{"AWS key ID alone", "found AKIAIOSFODNNS3CR3TAB in env\n", KindCloudCred, []string{"found", "in env"}},
+		{"Azure account key", "DefaultEndpointsProtocol=https;AccountName=diag;AccountKey=S3CR3Tk3y==;EndpointSuffix=core.windows.net\n", KindCloudCred, []string{"AccountName=diag", "EndpointSuffix"}},
+		{"SAS signature", "upload https://acct.blob.core.windows.net/c/b.zip?sv=2020&sig=S3CR3TsigXYZ%3D&se=1\n", KindCloudCred, []string{"sv=2020", "&se=1"}},
+		{"INI password", "[db]\nhost=10.0.0.9\npassword=S3CR3Tini\n", KindPassword, []string{"host=10.0.0.9"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, counts := Text([]byte(c.in))
+			if strings.Contains(string(out), "S3CR3T") {
+				t.Fatalf("secret left in:\n%s", out)
+			}
+			found := false
+			for _, n := range counts {
+				if n.Kind == c.kind && n.Count > 0 {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("counts %v, want a %s", counts, c.kind)
+			}
+			for _, k := range c.keep {
+				if !strings.Contains(string(out), k) {
+					t.Errorf("lost %q:\n%s", k, out)
+				}
+			}
+		})
+	}
+}
+
+// Evidence that looks a little like a secret must stay: HNS JSON, a
+// kube-proxy command line, file paths of tokens, nulls.
+func TestTextKeepsEvidence(t *testing.T) {
+	for _, in := range []string{
+		`{"ID":"5A2F","Name":"Calico","Type":"Overlay","ManagementIP":"10.0.2.15","DrMacAddress":"66-a5-cc-c1-86-97","Policies":[{"Type":"ProviderAddress","Settings":{"ProviderAddress":"10.20.30.11"}}]}`,
+		"kube-proxy.exe --network-name=Calico --source-vip=100.244.206.65 --feature-gates=WinOverlay=true --enable-dsr=false\n",
+		"tokenFile: /var/run/secrets/kubernetes.io/serviceaccount/token\nsecretName: calico-node\npassword: null\n",
+		"The token is expired and will be refreshed\n",
+		"Get-HnsNetwork | ConvertTo-Json -Depth 20\n",
+	} {
+		out, counts := Text([]byte(in))
+		if string(out) != in || len(counts) != 0 {
+			t.Errorf("changed %q\nto %q (%v)", in, out, counts)
+		}
+	}
+}
+
+func TestTextCountsEachValue(t *testing.T) {
+	_, counts := Text([]byte("password: a1234\npassword: b1234\ntoken: c1234\n"))
+	want := map[string]int{KindPassword: 2, KindToken: 1}
+	if len(counts) != len(want) {
+		t.Fatalf("counts %v", counts)
+	}
+	for _, c := range counts {
+		if want[c.Kind] != c.Count {
+			t.Errorf("%s: %d, want %d", c.Kind, c.Count, want[c.Kind])
+		}
+	}
+}
+
+func TestIsBinary(t *testing.T) {
+	for in, want := range map[string]bool{
+		"plain text\n":              false,
+		"\x1f\x8b\x08\x00gzip":      true,
+		"PK\x03\x04zip":             true,
+		"\x0a\x0d\x0d\x0apcapng":    true,
+		"t\x00e\x00x\x00t\x00":      true,
+		"{\"json\": \"é ünicode\"}": false,
+	} {
+		if got := IsBinary([]byte(in)); got != want {
+			t.Errorf("IsBinary(%q) = %v", in, got)
+		}
+	}
+}
+
+func FuzzText(f *testing.F) {
+	for _, s := range []string{"token: abc", "-----BEGIN PRIVATE KEY-----\nx", "https://a:b@c", "--password=x", `{"aadClientSecret":"x\"y"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		out, _ := Text(in)
+		// Redaction is idempotent: a second pass finds nothing more.
+		again, counts := Text(out)
+		if string(again) != string(out) {
+			t.Errorf("second pass changed %q to %q (%v)", out, again, counts)
+		}
+	})
+}
