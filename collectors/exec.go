@@ -1,0 +1,68 @@
+package collectors
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// Runner runs one command with an argument list, never through a shell
+// string, and returns its standard output. A failure's error carries the
+// first line of standard error.
+type Runner interface {
+	Run(ctx context.Context, name string, args ...string) ([]byte, error)
+}
+
+// ExecRunner runs commands with os/exec.
+type ExecRunner struct{}
+
+// Run runs name with args until it exits or ctx ends.
+func (ExecRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &limitedBuffer{max: 64 << 10, buf: &stderr}
+	// A child that leaves a grandchild holding the pipes must not hang us.
+	cmd.WaitDelay = 2 * time.Second
+	err := cmd.Run()
+	if err != nil {
+		if ctx.Err() != nil {
+			return stdout.Bytes(), fmt.Errorf("%s: %w", name, ctx.Err())
+		}
+		if line := firstLine(stderr.String()); line != "" {
+			return stdout.Bytes(), fmt.Errorf("%s: %w: %s", name, err, line)
+		}
+		return stdout.Bytes(), fmt.Errorf("%s: %w", name, err)
+	}
+	return stdout.Bytes(), nil
+}
+
+type limitedBuffer struct {
+	max int
+	buf *bytes.Buffer
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	if room := l.max - l.buf.Len(); room > 0 {
+		if len(p) > room {
+			l.buf.Write(p[:room])
+		} else {
+			l.buf.Write(p)
+		}
+	}
+	return len(p), nil
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return s
+}
