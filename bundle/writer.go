@@ -157,6 +157,13 @@ func (w *Writer) MarkEntry(name string, truncated bool, redacted []Redaction) er
 	return nil
 }
 
+// SetFinished records when collection ended.
+func (w *Writer) SetFinished(t time.Time) {
+	w.mu.Lock()
+	w.manifest.Finished = &t
+	w.mu.Unlock()
+}
+
 // AddCollector records a collector's outcome in the manifest.
 func (w *Writer) AddCollector(r CollectorResult) {
 	w.mu.Lock()

@@ -18,6 +18,8 @@ type env struct {
 	// isTerminal and termWidth describe stdout.
 	isTerminal func() bool
 	termWidth  func() int
+	// stderrTerminal says whether stderr is a terminal (live progress).
+	stderrTerminal func() bool
 }
 
 func newEnv() *env {
@@ -28,6 +30,10 @@ func newEnv() *env {
 		now:    time.Now,
 		isTerminal: func() bool {
 			fd := os.Stdout.Fd()
+			return isatty.IsTerminal(fd) || isatty.IsCygwinTerminal(fd)
+		},
+		stderrTerminal: func() bool {
+			fd := os.Stderr.Fd()
 			return isatty.IsTerminal(fd) || isatty.IsCygwinTerminal(fd)
 		},
 		termWidth: func() int {

@@ -54,7 +54,7 @@ rule ID, a severity, the evidence it rests on and the fix.` + exitStatusCommon,
 	}
 	root.AddCommand(
 		newAnalyzeCommand(e, g),
-		newCollectCommand(),
+		newCollectCommand(e),
 		newCaptureCommand(e, g),
 		newRulesCommand(e),
 		newSnapshotCommand(e),
@@ -80,11 +80,6 @@ func documentCompletion(root *cobra.Command) {
 			}
 		}
 	}
-}
-
-// notImplemented is the honest answer of a command whose issue is not done.
-func notImplemented(what, issue string) error {
-	return usageErrorf("%s is not implemented yet (%s)", what, issue)
 }
 
 // exactArgs and minArgs report wrong argument counts as usage errors.

@@ -1,0 +1,282 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wincni/diag/bundle"
+	"github.com/wincni/diag/collectors"
+)
+
+type collectOptions struct {
+	output      string
+	timeout     time.Duration
+	only, skip  []string
+	kubeconfig  string
+	capture     time.Duration
+	parallel    int
+	maxLogBytes int64
+}
+
+func newCollectCommand(e *env) *cobra.Command {
+	var o collectOptions
+	cmd := &cobra.Command{
+		Use:   "collect",
+		Short: "Snapshot this node's networking state into a bundle",
+		Long: `collect runs on a Windows node (as Administrator, or in a HostProcess pod) and writes HNS
+(v2 and v1, as HNS returns it), VFP ports and rules, adapters, routes, firewall, OS build, port
+ranges, CNI/flannel/Calico/kube-proxy configuration, log tails and the node's Kubernetes context
+into one bundle zip. On a Linux node it collects the Linux side of the overlay (links with VXLAN
+details, routes, neighbours, bridge FDB) and the same configuration.
+
+It only reads: HNS is queried, never changed, and commands (vfpctrl, PowerShell Get-* cmdlets,
+netsh show, ip, bridge) run with argument lists. The one exception is --capture, which adds pktmon
+filters for the capture's length and removes them. Secrets (tokens, private keys, passwords, cloud
+credentials) are removed from every text file; the manifest says what was removed, never the value.
+
+Collectors run in parallel, each with its own timeout inside --timeout. One that hangs, fails or
+panics is recorded in manifest.json and the others go on; Ctrl-C writes what was collected so far.
+Progress goes to stderr, the bundle's path to stdout.` + exitStatusCommon + `
+  3  the bundle is partial: some collectors failed or timed out (see manifest.json in the bundle)`,
+		Example: `  diag collect
+  diag collect --output C:\temp\win-1.zip --timeout 5m
+  diag collect --capture 30s            # also capture VXLAN traffic while you retry the failing request
+  diag collect --only hns-v2,hns-v1,vfp  # just HNS and VFP
+  diag collect --skip logs --kubeconfig C:\k\config`,
+		Args: maxArgs(0),
+		RunE: func(c *cobra.Command, _ []string) error { return runCollect(c.Context(), e, o) },
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.output, "output", "o", "", "bundle to write (default diag-<node>-<UTC time>.zip in the current directory)")
+	f.DurationVar(&o.timeout, "timeout", 5*time.Minute, "deadline for the whole collection")
+	f.StringSliceVar(&o.only, "only", nil, "run only these collectors (IDs, comma-separated)")
+	f.StringSliceVar(&o.skip, "skip", nil, "do not run these collectors")
+	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for the Kubernetes context (default: in-cluster, KUBECONFIG, ~/.kube/config, C:\\k\\config)")
+	f.DurationVar(&o.capture, "capture", 0, "also capture VXLAN traffic for this long (e.g. 30s) into capture/diag.pcapng")
+	f.IntVar(&o.parallel, "parallel", 4, "collectors to run at once")
+	f.Int64Var(&o.maxLogBytes, "max-log-bytes", collectors.DefaultMaxLogBytes, "keep at most this many bytes of each log (its tail)")
+	return cmd
+}
+
+func runCollect(ctx context.Context, e *env, o collectOptions) error {
+	if o.timeout <= 0 {
+		return usageErrorf("--timeout must be positive, not %s", o.timeout)
+	}
+	if o.capture < 0 || o.parallel <= 0 {
+		return usageErrorf("--capture must not be negative and --parallel must be positive")
+	}
+	node := nodeName(e)
+	cenv := &collectors.Env{
+		Runner:      collectors.ExecRunner{},
+		FS:          rootFS(),
+		NodeName:    node,
+		Capture:     o.capture,
+		TempDir:     os.TempDir(),
+		MaxLogBytes: o.maxLogBytes,
+	}
+	kube, from, kerr := collectors.NewKubeSource(o.kubeconfig)
+	if kerr != nil && o.kubeconfig != "" {
+		return usageErrorf("%v", kerr)
+	}
+	cenv.Kube = kube
+	if runtime.GOOS == "windows" {
+		if hns, err := collectors.NewHNSSource(); err == nil {
+			cenv.HNS = hns
+		}
+	}
+	plan, err := collectors.Plan(runtime.GOOS, true, o.capture, o.only, o.skip)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	out := o.output
+	if out == "" {
+		out = fmt.Sprintf("diag-%s-%s.zip", safeFileName(node), e.now().UTC().Format("20060102T150405Z"))
+	}
+	if dir := filepath.Dir(out); dir != "." {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return usageErrorf("--output %s: directory %s does not exist", out, dir)
+		}
+	}
+
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	view := newCollectView(e.stderr, e.stderrTerminal(), plan)
+	defer view.close()
+	if kerr != nil {
+		view.line(fmt.Sprintf("kubernetes: %v", kerr))
+	} else if from != "" {
+		view.line("kubernetes: credentials from " + from)
+	}
+	m := bundle.Manifest{
+		Node: node,
+		OS:   runtime.GOOS,
+		Tool: &bundle.ToolInfo{Name: "diag", Version: toolVersion()},
+		Options: map[string]string{
+			"timeout": o.timeout.String(), "only": strings.Join(o.only, ","), "skip": strings.Join(o.skip, ","),
+			"capture": o.capture.String(), "parallel": fmt.Sprint(o.parallel), "max-log-bytes": fmt.Sprint(o.maxLogBytes),
+		},
+	}
+	res, err := collectors.Collect(ctx, out, m, cenv, plan, collectors.RunOptions{
+		Parallel: o.parallel, Deadline: o.timeout, Progress: view.event,
+	})
+	view.close()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, res.Path)
+	if !res.Complete {
+		return &exitError{code: exitFindings, err: fmt.Errorf("the bundle %s is partial: some collectors failed or timed out (manifest.json has each one's error)", res.Path)}
+	}
+	return nil
+}
+
+// nodeName is the Kubernetes node name: NODE_NAME (set by the HostProcess
+// manifest from the downward API), else the host name in lower case, as
+// the kubelet registers it by default.
+func nodeName(e *env) string {
+	if n := e.getenv("NODE_NAME"); n != "" {
+		return n
+	}
+	if h, err := os.Hostname(); err == nil && h != "" {
+		return strings.ToLower(h)
+	}
+	return "node"
+}
+
+func safeFileName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' || r == '_' {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// rootFS is the node's file system: / on Linux, the system drive on Windows.
+func rootFS() fs.FS {
+	if runtime.GOOS == "windows" {
+		drive := os.Getenv("SystemDrive")
+		if drive == "" {
+			drive = "C:"
+		}
+		return os.DirFS(drive + `\`)
+	}
+	return os.DirFS("/")
+}
+
+// collectView shows progress on stderr: on a terminal one live line per
+// collector, otherwise a plain line per event.
+type collectView struct {
+	mu      sync.Mutex
+	w       io.Writer
+	live    bool
+	order   []string
+	state   map[string]string
+	started map[string]time.Time
+	drawn   int
+	stop    chan struct{}
+	done    sync.WaitGroup
+	closed  bool
+}
+
+func newCollectView(w io.Writer, live bool, plan []collectors.Collector) *collectView {
+	v := &collectView{w: w, live: live, state: map[string]string{}, started: map[string]time.Time{}, stop: make(chan struct{})}
+	for _, c := range plan {
+		v.order = append(v.order, c.ID)
+		v.state[c.ID] = "waiting"
+	}
+	if live {
+		v.done.Add(1)
+		go func() {
+			defer v.done.Done()
+			t := time.NewTicker(250 * time.Millisecond)
+			defer t.Stop()
+			for {
+				select {
+				case <-t.C:
+					v.mu.Lock()
+					v.redraw()
+					v.mu.Unlock()
+				case <-v.stop:
+					return
+				}
+			}
+		}()
+	}
+	return v
+}
+
+func (v *collectView) event(ev collectors.Event) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if !ev.Done {
+		v.started[ev.ID] = time.Now()
+		v.state[ev.ID] = "running"
+		if !v.live {
+			fmt.Fprintf(v.w, "collect: %s started\n", ev.ID)
+		}
+	} else {
+		s := fmt.Sprintf("%s in %s, %d files", ev.Status, ev.Duration.Round(time.Millisecond), ev.Files)
+		if ev.Err != "" {
+			s = fmt.Sprintf("%s in %s: %s", ev.Status, ev.Duration.Round(time.Millisecond), ev.Err)
+		}
+		v.state[ev.ID] = s
+		if !v.live {
+			fmt.Fprintf(v.w, "collect: %s %s\n", ev.ID, s)
+		}
+	}
+	v.redraw()
+}
+
+// line prints a message above the live lines.
+func (v *collectView) line(s string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.live && v.drawn > 0 {
+		fmt.Fprintf(v.w, "\x1b[%dA\x1b[J", v.drawn)
+		v.drawn = 0
+	}
+	fmt.Fprintln(v.w, "collect: "+s)
+	v.redraw()
+}
+
+func (v *collectView) redraw() {
+	if !v.live || v.closed {
+		return
+	}
+	if v.drawn > 0 {
+		fmt.Fprintf(v.w, "\x1b[%dA", v.drawn)
+	}
+	for _, id := range v.order {
+		s := v.state[id]
+		if s == "running" {
+			s = fmt.Sprintf("running %s", time.Since(v.started[id]).Round(100*time.Millisecond))
+		}
+		fmt.Fprintf(v.w, "\x1b[2K  %-15s %s\n", id, s)
+	}
+	v.drawn = len(v.order)
+}
+
+func (v *collectView) close() {
+	v.mu.Lock()
+	if v.closed {
+		v.mu.Unlock()
+		return
+	}
+	v.redraw()
+	v.closed = true
+	v.mu.Unlock()
+	close(v.stop)
+	v.done.Wait()
+}

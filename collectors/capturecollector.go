@@ -1,0 +1,59 @@
+package collectors
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/wincni/diag/capture"
+)
+
+// CaptureCollector captures VXLAN traffic for d into capture/diag.pcapng:
+// AF_PACKET on Linux, pktmon on Windows (the one collector that touches
+// node state: it adds pktmon filters for the capture and removes them).
+func CaptureCollector(d time.Duration) Collector {
+	return Collector{ID: "capture", Description: fmt.Sprintf("VXLAN packet capture for %s", d), Timeout: d + 90*time.Second,
+		Run: func(ctx context.Context, e *Env, out *Output) error { return collectCapture(ctx, e, out, d) }}
+}
+
+// captureRunner gives capture's pktmon driver the collectors' runner.
+type captureRunner struct{ r Runner }
+
+func (c captureRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
+	return c.r.Run(ctx, name, args...)
+}
+
+func collectCapture(ctx context.Context, e *Env, out *Output, d time.Duration) error {
+	dir := e.TempDir
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	tmp, err := os.MkdirTemp(dir, "diag-capture-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	path := filepath.Join(tmp, "diag.pcapng")
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	opts := capture.LiveOptions{Duration: d, Runner: captureRunner{e.Runner}, TempDir: tmp}
+	stats, err := capture.Live(ctx, opts, f, path)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("capture (%s): %w", stats.Tool, err)
+	}
+	// pktmon converted into path itself; AF_PACKET wrote through f.
+	r, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	out.Logf("captured %d packets with %s", stats.Packets, stats.Tool)
+	return out.WriteBinary("capture/diag.pcapng", r)
+}

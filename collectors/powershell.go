@@ -1,0 +1,69 @@
+package collectors
+
+import (
+	"context"
+	"fmt"
+)
+
+// PowerShell scripts the Windows collectors run. They are constants: no
+// value from outside is ever spliced into them, and they only read (Get-*
+// cmdlets, the registry, CIM queries). Each prints one JSON document; arrays
+// are forced with -InputObject @(...) so that one adapter is still a list.
+// Output is UTF-8 so that localized adapter names survive the pipe.
+const psPrelude = `$ErrorActionPreference = 'Stop'; $ProgressPreference = 'SilentlyContinue'; [Console]::OutputEncoding = [Text.Encoding]::UTF8; `
+
+const psAdapters = `ConvertTo-Json -Depth 5 -InputObject @(Get-NetAdapter -IncludeHidden | ForEach-Object {
+  $a = $_
+  $ips = @(Get-NetIPAddress -InterfaceIndex $a.ifIndex -ErrorAction SilentlyContinue | ForEach-Object { [ordered]@{ IPAddress = $_.IPAddress; PrefixLength = $_.PrefixLength; AddressFamily = "$($_.AddressFamily)" } })
+  $ipif = Get-NetIPInterface -InterfaceIndex $a.ifIndex -AddressFamily IPv4 -ErrorAction SilentlyContinue
+  $gws = @(Get-NetRoute -InterfaceIndex $a.ifIndex -DestinationPrefix '0.0.0.0/0' -ErrorAction SilentlyContinue | ForEach-Object { $_.NextHop })
+  [ordered]@{ Name = $a.Name; InterfaceDescription = $a.InterfaceDescription; ifIndex = $a.ifIndex; MacAddress = $a.MacAddress;
+    Status = "$($a.Status)"; MtuSize = $a.MtuSize; NlMtu = $ipif.NlMtu; Forwarding = "$($ipif.Forwarding)"; Dhcp = "$($ipif.Dhcp)";
+    IPAddresses = $ips; Gateways = $gws }
+})`
+
+const psRoutes = `ConvertTo-Json -Depth 3 -InputObject @(Get-NetRoute -ErrorAction SilentlyContinue | ForEach-Object {
+  [ordered]@{ DestinationPrefix = $_.DestinationPrefix; NextHop = $_.NextHop; InterfaceAlias = $_.InterfaceAlias; ifIndex = $_.ifIndex;
+    RouteMetric = $_.RouteMetric; InterfaceMetric = $_.InterfaceMetric; AddressFamily = "$($_.AddressFamily)"; Protocol = "$($_.Protocol)"; Store = "$($_.Store)" }
+})`
+
+const psFirewall = `$profiles = @(Get-NetFirewallProfile | ForEach-Object { [ordered]@{ Name = $_.Name; Enabled = "$($_.Enabled)"; DefaultInboundAction = "$($_.DefaultInboundAction)"; DefaultOutboundAction = "$($_.DefaultOutboundAction)" } })
+$rules = @(Get-NetFirewallPortFilter -Protocol UDP -ErrorAction SilentlyContinue | Where-Object { @($_.LocalPort) -contains '4789' -or @($_.LocalPort) -contains '8472' -or @($_.RemotePort) -contains '4789' } | ForEach-Object {
+  $r = $_ | Get-NetFirewallRule
+  [ordered]@{ Name = $r.Name; DisplayName = $r.DisplayName; Enabled = "$($r.Enabled)"; Direction = "$($r.Direction)"; Action = "$($r.Action)"; Profile = "$($r.Profile)"; Protocol = $_.Protocol; LocalPort = @($_.LocalPort); RemotePort = @($_.RemotePort) }
+})
+ConvertTo-Json -Depth 4 -InputObject ([ordered]@{ Profiles = $profiles; Rules = $rules })`
+
+const psOS = `$cv = Get-ItemProperty 'HKLM:\SOFTWARE\Microsoft\Windows NT\CurrentVersion'
+$hf = @(Get-HotFix -ErrorAction SilentlyContinue | ForEach-Object { [ordered]@{ HotFixID = $_.HotFixID; InstalledOn = "$($_.InstalledOn)" } })
+ConvertTo-Json -Depth 3 -InputObject ([ordered]@{ Hostname = $env:COMPUTERNAME; ProductName = $cv.ProductName; DisplayVersion = $cv.DisplayVersion;
+  EditionID = $cv.EditionID; InstallationType = $cv.InstallationType; CurrentBuild = [int]$cv.CurrentBuild; UBR = [int]$cv.UBR; Hotfixes = $hf })`
+
+// kube-proxy's command line from the running process, else from the
+// service's parameters (nssm keeps them in AppParameters).
+const psKubeProxy = `$p = @(Get-CimInstance Win32_Process -Filter "Name='kube-proxy.exe'" | ForEach-Object { $_.CommandLine })
+if ($p.Count -gt 0) { $p; exit 0 }
+$s = Get-ItemProperty 'HKLM:\SYSTEM\CurrentControlSet\Services\kube-proxy\Parameters' -ErrorAction SilentlyContinue
+if ($s -and $s.AppParameters) { 'kube-proxy.exe ' + $s.AppParameters }`
+
+// psScripts lists every script, for the read-only test.
+var psScripts = map[string]string{"adapters": psAdapters, "routes": psRoutes, "firewall": psFirewall, "os": psOS, "kube-proxy": psKubeProxy}
+
+// psArgs is the argument list that runs one script.
+func psArgs(script string) []string {
+	return []string{"-NoLogo", "-NoProfile", "-NonInteractive", "-Command", psPrelude + script}
+}
+
+// psCollector runs a script and stores its JSON.
+func psCollector(file, script string) func(context.Context, *Env, *Output) error {
+	return func(ctx context.Context, e *Env, out *Output) error {
+		data, err := e.Runner.Run(ctx, "powershell.exe", psArgs(script)...)
+		if err != nil {
+			return fmt.Errorf("powershell: %w", err)
+		}
+		if !isJSON(data) {
+			return fmt.Errorf("powershell printed no JSON for %s: %s", file, firstLine(string(data)))
+		}
+		return out.WriteText(file, data)
+	}
+}
