@@ -44,6 +44,11 @@ var (
 	// --token VALUE, --token=VALUE, -Password VALUE (PowerShell parameters)
 	flag = regexp.MustCompile(`(^|\s)(--?)(` + keyName + `)(=|[ \t]+)(` + value + `)`)
 
+	// Kubernetes env entries: {"name": "DB_PASSWORD", "value": "..."} and
+	// the YAML "- name: DB_PASSWORD\n  value: ...".
+	envPairJSON = regexp.MustCompile(`("name"\s*:\s*"(` + keyName + `)"\s*,\s*"value"\s*:\s*)("(?:[^"\\\n]|\\.)*")`)
+	envPairYAML = regexp.MustCompile(`(name:[ \t]*["']?(` + keyName + `)["']?[ \t]*\r?\n[ \t]*value:[ \t]*)(` + value + `)`)
+
 	bearer   = regexp.MustCompile(`(?i)(\b(?:bearer|basic)[ \t]+)([A-Za-z0-9\-._~+/]{8,}=*)`)
 	jwt      = regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]+`)
 	urlCreds = regexp.MustCompile(`(\b[A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@"']+:)([^/\s@"']+)(@)`)
@@ -64,6 +69,8 @@ func Text(data []byte) ([]byte, []Count) {
 		label := string(sub[1]) + "PRIVATE KEY"
 		return []byte("-----BEGIN " + label + "-----" + Placeholder + "-----END " + label + "-----")
 	})
+	out = replaceEnvPairs(out, envPairJSON, counts)
+	out = replaceEnvPairs(out, envPairYAML, counts)
 	out = replaceKeyed(out, assignment, counts)
 	out = replaceKeyed(out, flag, counts)
 	out = replaceGroup(out, urlCreds, 2, KindPassword, counts)
@@ -93,6 +100,21 @@ func replaceKeyed(data []byte, re *regexp.Regexp, counts map[string]int) []byte 
 		}
 		counts[kind]++
 		return concat(m[:sub[10]], quoted(val), m[sub[11]:])
+	})
+}
+
+// replaceEnvPairs redacts group 3 (the value) when group 2 (the variable's
+// name) names a secret.
+func replaceEnvPairs(data []byte, re *regexp.Regexp, counts map[string]int) []byte {
+	return re.ReplaceAllFunc(data, func(m []byte) []byte {
+		sub := re.FindSubmatchIndex(m)
+		kind := kindOf(string(m[sub[4]:sub[5]]))
+		val := m[sub[6]:sub[7]]
+		if kind == "" || !secretValue(val) {
+			return m
+		}
+		counts[kind]++
+		return concat(m[:sub[6]], quoted(val), m[sub[7]:])
 	})
 }
 

@@ -31,6 +31,8 @@ func TestTextRemovesSecrets(t *testing.T) {
 		{"AWS key ID alone", "found AKIAIOSFODNNS3CR3TAB in env\n", KindCloudCred, []string{"found", "in env"}},
 		{"Azure account key", "DefaultEndpointsProtocol=https;AccountName=diag;AccountKey=S3CR3Tk3y==;EndpointSuffix=core.windows.net\n", KindCloudCred, []string{"AccountName=diag", "EndpointSuffix"}},
 		{"SAS signature", "upload https://acct.blob.core.windows.net/c/b.zip?sv=2020&sig=S3CR3TsigXYZ%3D&se=1\n", KindCloudCred, []string{"sv=2020", "&se=1"}},
+		{"pod env in JSON", `{"env":[{"name":"KUBE_NETWORK","value":"Calico.*"},{"name":"DB_PASSWORD","value":"S3CR3Tdb"}]}`, KindPassword, []string{`"value":"Calico.*"`}},
+		{"pod env in YAML", "env:\n- name: API_TOKEN\n  value: S3CR3Tapi\n- name: NODE\n  value: win-1\n", KindToken, []string{"value: win-1"}},
 		{"INI password", "[db]\nhost=10.0.0.9\npassword=S3CR3Tini\n", KindPassword, []string{"host=10.0.0.9"}},
 	}
 	for _, c := range cases {
