@@ -2,12 +2,15 @@
 GO      ?= go
 BIN     ?= bin/diag
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -X main.version=$(VERSION)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+# make dist: static binaries for the platforms diag runs on.
+DIST_PLATFORMS := windows/amd64 linux/amd64 darwin/arm64
 # The race detector needs cgo; use it where the toolchain has it.
 RACE    := $(if $(filter 1,$(shell $(GO) env CGO_ENABLED)),-race,)
 FUZZTIME ?= 10s
 
-.PHONY: build test demo bench fuzz cross vet clean
+.PHONY: build test demo bench fuzz cross vet clean dist
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/diag
@@ -42,5 +45,15 @@ fuzz:
 	  done; \
 	done
 
+# diag.exe for Windows nodes, diag for Linux nodes and Mac laptops; static
+# (no cgo), stamped with the version and commit (diag version prints them).
+dist:
+	@set -e; for p in $(DIST_PLATFORMS); do \
+	  os=$${p%/*}; arch=$${p#*/}; ext=; [ $$os = windows ] && ext=.exe; \
+	  out=dist/$$os-$$arch/diag$$ext; \
+	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $$out ./cmd/diag; \
+	  echo "$$out"; \
+	done
+
 clean:
-	rm -rf bin test-output
+	rm -rf bin test-output dist

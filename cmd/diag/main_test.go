@@ -324,7 +324,7 @@ func TestHelpHasExamplesAndExitStatus(t *testing.T) {
 	if r := runDiag(t, nil, false, "completion", "bash"); r.code != 0 || !strings.Contains(r.stdout, "bash completion") {
 		t.Errorf("completion: %d", r.code)
 	}
-	if r := runDiag(t, nil, false, "version"); r.code != 0 || !strings.HasPrefix(r.stdout, "diag ") {
+	if r := runDiag(t, nil, false, "version"); r.code != 0 || !strings.HasPrefix(r.stdout, "diag ") || !strings.Contains(r.stdout, "(commit ") {
 		t.Errorf("version: %d %q", r.code, r.stdout)
 	}
 }

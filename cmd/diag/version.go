@@ -8,8 +8,27 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// version is set at build time: -ldflags "-X main.version=v0.1.0".
-var version = "dev"
+// version and commit are set at build time (make build, make dist):
+// -ldflags "-X main.version=v0.1.0 -X main.commit=<git revision>".
+var (
+	version = "dev"
+	commit  = ""
+)
+
+// toolCommit is the stamped commit, else the VCS revision Go recorded.
+func toolCommit() string {
+	if commit != "" {
+		return commit
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				return s.Value
+			}
+		}
+	}
+	return "unknown"
+}
 
 // toolVersion is the release version, else the module version and VCS
 // revision the binary was built from.
@@ -34,11 +53,11 @@ func newVersionCommand(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use:     "version",
 		Short:   "Print diag's version",
-		Long:    "version prints diag's version, the Go version it was built with and the platform." + exitStatusCommon,
+		Long:    "version prints diag's version, the commit it was built from, the Go version it was built with and the platform." + exitStatusCommon,
 		Example: "  diag version",
 		Args:    maxArgs(0),
 		RunE: func(*cobra.Command, []string) error {
-			_, err := fmt.Fprintf(e.stdout, "diag %s (%s, %s/%s)\n", toolVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			_, err := fmt.Fprintf(e.stdout, "diag %s (commit %s, %s, %s/%s)\n", toolVersion(), toolCommit(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 			return err
 		},
 	}
