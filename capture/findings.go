@@ -154,7 +154,11 @@ func (a *Analyzer) cap01(r *Report, add func(string, issue), skip func(string, s
 		}
 	}
 	if len(prefixes) == 0 {
-		skip("CAP-01", "no pod subnets known: the capture has no VXLAN traffic and no --bundle was given")
+		if a.opts.Context == nil {
+			skip("CAP-01", "no pod subnets known: the capture has no VXLAN traffic and no --bundle was given")
+		} else {
+			skip("CAP-01", "no pod subnets known: the capture has no VXLAN traffic and the bundle names none (no HNS network, no Kubernetes Nodes)")
+		}
 		return
 	}
 	// Most specific first: a node's pod subnet before the cluster CIDR.
@@ -303,8 +307,12 @@ func (a *Analyzer) cap03(r *Report, add func(string, issue), skip func(string, s
 // CAP-04: outer addresses that are no node's.
 func (a *Analyzer) cap04(r *Report, add func(string, issue), skip func(string, string)) {
 	c := a.opts.Context
-	if c == nil || len(c.NodeAddrs) == 0 {
+	if c == nil {
 		skip("CAP-04", "no bundle: give --bundle to compare tunnel endpoints with the nodes' addresses")
+		return
+	}
+	if len(c.NodeAddrs) == 0 {
+		skip("CAP-04", "the bundle knows no node addresses (no HNS network, no Kubernetes Nodes)")
 		return
 	}
 	unknown := map[netip.Addr]int64{}
@@ -362,8 +370,12 @@ func (a *Analyzer) cap06(r *Report, add func(string, issue)) {
 // CAP-07: wrong inner destination MACs.
 func (a *Analyzer) cap07(r *Report, add func(string, issue), skip func(string, string)) {
 	c := a.opts.Context
-	if c == nil || len(c.DrMACs) == 0 {
+	if c == nil {
 		skip("CAP-07", "no bundle with DR MACs: give --bundle")
+		return
+	}
+	if len(c.DrMACs) == 0 {
+		skip("CAP-07", "the bundle has no DR MACs (no overlay HNS network)")
 		return
 	}
 	for _, t := range a.tunnelOrder {

@@ -47,7 +47,9 @@ credentials) are removed from every text file; the manifest says what was remove
 
 Collectors run in parallel, each with its own timeout inside --timeout. One that hangs, fails or
 panics is recorded in manifest.json and the others go on; Ctrl-C writes what was collected so far.
-Progress goes to stderr, the bundle's path to stdout.` + exitStatusCommon + `
+Progress goes to stderr, the bundle's path to stdout.
+
+` + collectorList() + exitStatusCommon + `
   3  the bundle is partial: some collectors failed or timed out (see manifest.json in the bundle)`,
 		Example: `  diag collect
   diag collect --output C:\temp\win-1.zip --timeout 5m
@@ -139,6 +141,28 @@ func runCollect(ctx context.Context, e *env, o collectOptions) error {
 		return &exitError{code: exitFindings, err: fmt.Errorf("the bundle %s is partial: some collectors failed or timed out (manifest.json has each one's error)", res.Path)}
 	}
 	return nil
+}
+
+// collectorList documents the collector IDs for --only and --skip.
+func collectorList() string {
+	var b strings.Builder
+	for _, set := range []struct {
+		os   string
+		list []collectors.Collector
+	}{{"windows", collectors.WindowsCollectors()}, {"linux", collectors.LinuxCollectors()}} {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "COLLECTORS ON %s\n", strings.ToUpper(set.os))
+		for _, c := range append(set.list, collectors.KubeCollector(), collectors.CaptureCollector(30*time.Second)) {
+			desc := c.Description
+			if c.ID == "capture" {
+				desc = "with --capture: VXLAN packet capture (pktmon on Windows, AF_PACKET on Linux)"
+			}
+			fmt.Fprintf(&b, "  %-15s %s\n", c.ID, desc)
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
 
 // nodeName is the Kubernetes node name: NODE_NAME (set by the HostProcess

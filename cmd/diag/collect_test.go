@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/wincni/diag/collectors"
 )
 
 // diag collect on this Linux machine writes a bundle that bundle verify
@@ -40,5 +43,73 @@ func TestCollectOnThisLinuxNode(t *testing.T) {
 	a := runDiag(t, nil, false, "analyze", "-o", "json", out)
 	if a.code != 0 && a.code != 3 {
 		t.Fatalf("analyze: exit %d\n%s", a.code, a.stderr)
+	}
+}
+
+// Nothing is written outside the output path and the temporary directory,
+// and the temporary directory is left as it was.
+func TestCollectWritesOnlyItsOutput(t *testing.T) {
+	cwd, tmp, outDir := t.TempDir(), t.TempDir(), t.TempDir()
+	t.Chdir(cwd)
+	t.Setenv("TMPDIR", tmp)
+	out := filepath.Join(outDir, "b.zip")
+	r := runDiag(t, nil, false, "collect", "-o", out, "--only", "os,linux-net")
+	if r.code != 0 && r.code != 3 {
+		t.Fatalf("collect: exit %d %s", r.code, r.stderr)
+	}
+	for dir, want := range map[string]int{cwd: 0, tmp: 0, outDir: 2} {
+		entries, _ := os.ReadDir(dir)
+		if len(entries) != want {
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			t.Errorf("%s holds %v, want %d entries", dir, names, want)
+		}
+	}
+}
+
+// The default name is diag-<node>-<UTC time>.zip in the current directory.
+func TestCollectDefaultName(t *testing.T) {
+	t.Chdir(t.TempDir())
+	r := runDiag(t, map[string]string{"NODE_NAME": "win-1"}, false, "collect", "--only", "os")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "diag-win-1-20261122T050000Z.zip" {
+		t.Fatalf("exit %d, stdout %q, stderr %s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat("diag-win-1-20261122T050000Z.zip"); err != nil {
+		t.Error(err)
+	}
+}
+
+// On a terminal, progress is one live line per collector, redrawn in place.
+func TestCollectLiveProgress(t *testing.T) {
+	var buf strings.Builder
+	plan := []collectors.Collector{{ID: "hns-v2"}, {ID: "vfp"}}
+	v := newCollectView(&buf, true, plan)
+	v.event(collectors.Event{ID: "hns-v2"})
+	v.event(collectors.Event{ID: "hns-v2", Done: true, Status: "ok", Duration: 1200 * time.Millisecond, Files: 11})
+	v.event(collectors.Event{ID: "vfp", Done: true, Status: "timeout", Err: "no answer within its 3m0s timeout"})
+	v.close()
+	got := buf.String()
+	for _, want := range []string{"\x1b[2A", "\x1b[2K  hns-v2          running", "hns-v2          ok in 1.2s, 11 files", "vfp             timeout in 0s: no answer"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("live output lacks %q:\n%q", want, got)
+		}
+	}
+}
+
+// With --capture (root only: AF_PACKET), the bundle holds the capture.
+func TestCollectCapture(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("live capture needs root")
+	}
+	out := filepath.Join(t.TempDir(), "b.zip")
+	r := runDiag(t, nil, false, "collect", "-o", out, "--only", "capture", "--capture", "500ms")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	a := runDiag(t, nil, false, "analyze", "-o", "json", out)
+	if a.code != 0 || !strings.Contains(a.stdout, `"CAP-04"`) {
+		t.Errorf("analyze did not see the capture: exit %d\n%s", a.code, a.stdout)
 	}
 }
