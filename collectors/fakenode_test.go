@@ -125,13 +125,16 @@ func (f *fakeWindowsNode) Run(ctx context.Context, name string, args ...string) 
 		case strings.Contains(script, psOS):
 			return os.ReadFile(filepath.Join(f.hnsDir, "host", "os.json"))
 		case strings.Contains(script, psFirewall):
-			return []byte(`{"Profiles":[{"Name":"Domain","Enabled":"True","DefaultInboundAction":"NotConfigured"}],"Rules":[{"Name":"OverlayTraffic4789UDP","Enabled":"True","Direction":"Inbound","Action":"Allow","Protocol":"UDP","LocalPort":["4789"]}]}`), nil
+			return os.ReadFile(filepath.Join(f.hnsDir, "host", "firewall.json"))
 		case strings.Contains(script, psKubeProxy):
 			cmd, err := os.ReadFile(filepath.Join(f.hnsDir, "config", "kube-proxy", "cmdline.txt"))
 			return append(cmd, []byte(" --kubeconfig=C:\\k\\config --password="+secretMarker+"\n")...), err
 		}
 		return nil, fmt.Errorf("unexpected script")
 	case "netsh":
+		if args[3] == "excludedportrange" && strings.HasSuffix(args[4], "udp") {
+			return []byte("\nProtocol udp Port Exclusion Ranges\n\nStart Port    End Port\n----------    --------\n\n* - Administered port exclusions.\n"), nil
+		}
 		if args[3] == "excludedportrange" {
 			return []byte("\nProtocol tcp Port Exclusion Ranges\n\nStart Port    End Port\n----------    --------\n      1080        1179\n     50000       50059     *\n\n* - Administered port exclusions.\n"), nil
 		}

@@ -27,12 +27,20 @@ const psRoutes = `ConvertTo-Json -Depth 3 -InputObject @(Get-NetRoute -ErrorActi
     RouteMetric = $_.RouteMetric; InterfaceMetric = $_.InterfaceMetric; AddressFamily = "$($_.AddressFamily)"; Protocol = "$($_.Protocol)"; Store = "$($_.Store)" }
 })`
 
+// Rules for the VXLAN ports, and UDP rules open to every port and program
+// (they allow 4789 too); the application filter says whether a rule is
+// limited to a program.
 const psFirewall = `$profiles = @(Get-NetFirewallProfile | ForEach-Object { [ordered]@{ Name = $_.Name; Enabled = "$($_.Enabled)"; DefaultInboundAction = "$($_.DefaultInboundAction)"; DefaultOutboundAction = "$($_.DefaultOutboundAction)" } })
-$rules = @(Get-NetFirewallPortFilter -Protocol UDP -ErrorAction SilentlyContinue | Where-Object { @($_.LocalPort) -contains '4789' -or @($_.LocalPort) -contains '8472' -or @($_.RemotePort) -contains '4789' } | ForEach-Object {
+$rules = @(Get-NetFirewallPortFilter -Protocol UDP -ErrorAction SilentlyContinue | Where-Object { $lp = @($_.LocalPort); $lp -contains '4789' -or $lp -contains '8472' -or $lp -contains 'Any' -or ($lp -match '-') } | ForEach-Object {
   $r = $_ | Get-NetFirewallRule
-  [ordered]@{ Name = $r.Name; DisplayName = $r.DisplayName; Enabled = "$($r.Enabled)"; Direction = "$($r.Direction)"; Action = "$($r.Action)"; Profile = "$($r.Profile)"; Protocol = $_.Protocol; LocalPort = @($_.LocalPort); RemotePort = @($_.RemotePort) }
+  if ($r.Enabled -ne 'True' -and @($_.LocalPort) -contains 'Any') { return }
+  $app = $r | Get-NetFirewallApplicationFilter
+  if (@($_.LocalPort) -contains 'Any' -and $app.Program -ne 'Any') { return }
+  [ordered]@{ Name = $r.Name; DisplayName = $r.DisplayName; Enabled = "$($r.Enabled)"; Direction = "$($r.Direction)"; Action = "$($r.Action)"; Profile = "$($r.Profile)";
+    Protocol = $_.Protocol; LocalPort = @($_.LocalPort); RemotePort = @($_.RemotePort); Program = $app.Program }
 })
-ConvertTo-Json -Depth 4 -InputObject ([ordered]@{ Profiles = $profiles; Rules = $rules })`
+$networks = @(Get-NetConnectionProfile -ErrorAction SilentlyContinue | ForEach-Object { [ordered]@{ InterfaceAlias = $_.InterfaceAlias; NetworkCategory = "$($_.NetworkCategory)" } })
+ConvertTo-Json -Depth 4 -InputObject ([ordered]@{ Profiles = $profiles; Rules = $rules; ConnectionProfiles = $networks })`
 
 const psOS = `$cv = Get-ItemProperty 'HKLM:\SOFTWARE\Microsoft\Windows NT\CurrentVersion'
 $hf = @(Get-HotFix -ErrorAction SilentlyContinue | ForEach-Object { [ordered]@{ HotFixID = $_.HotFixID; InstalledOn = "$($_.InstalledOn)" } })

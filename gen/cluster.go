@@ -154,8 +154,18 @@ func WriteClusterNode(dir string, c ClusterNode) error {
 		"config/flannel/net-conf.json": map[string]any{"Network": "10.64.0.0/10", "Backend": map[string]any{"Type": "vxlan", "Name": netName, "VNI": 4096, "Port": 4789}},
 		"host/routes.json":             []map[string]any{{"DestinationPrefix": "0.0.0.0/0", "NextHop": "172.16.255.254", "ifIndex": 12, "InterfaceAlias": "vEthernet (Ethernet)", "RouteMetric": 0}},
 		"host/os.json":                 map[string]any{"Hostname": nodeName(self), "ProductName": "Windows Server 2022 Datacenter", "CurrentBuild": 20348, "UBR": 2849},
-		"k8s/nodes.json":               map[string]any{"apiVersion": "v1", "kind": "List", "items": nodes},
-		"k8s/services.json":            map[string]any{"apiVersion": "v1", "kind": "List", "items": services},
+		"host/firewall.json": map[string]any{
+			"Profiles": []map[string]any{{"Name": "Domain", "Enabled": "True"}, {"Name": "Private", "Enabled": "True"}, {"Name": "Public", "Enabled": "True"}},
+			"Rules": []map[string]any{{"Name": "OverlayTraffic4789UDP", "Enabled": "True", "Direction": "Inbound", "Action": "Allow", "Profile": "Any",
+				"Protocol": "UDP", "LocalPort": []string{"4789"}, "Program": "Any"}},
+			"ConnectionProfiles": []map[string]any{{"InterfaceAlias": "vEthernet (Ethernet)", "NetworkCategory": "DomainAuthenticated"}},
+		},
+		"host/portranges.json": map[string]any{
+			"excluded": map[string]any{"tcp": []map[string]any{{"start": 50000, "end": 50059, "administered": true}}, "udp": []map[string]any{}},
+			"dynamic":  map[string]any{"tcp": map[string]any{"start": 49152, "count": 16384}, "udp": map[string]any{"start": 49152, "count": 16384}},
+		},
+		"k8s/nodes.json":    map[string]any{"apiVersion": "v1", "kind": "List", "items": nodes},
+		"k8s/services.json": map[string]any{"apiVersion": "v1", "kind": "List", "items": services},
 	}
 	for name, v := range files {
 		if err := writeJSON(filepath.Join(dir, filepath.FromSlash(name)), v); err != nil {

@@ -43,8 +43,22 @@ func FuzzParseHostAndKube(f *testing.F) {
 	seed := filepath.Join("..", "testdata", "bundles", "seed-broken")
 	addSeeds(f, filepath.Join(seed, "host", "adapters.json"), filepath.Join(seed, "host", "routes.json"),
 		filepath.Join(seed, "host", "os.json"), filepath.Join(seed, "k8s", "nodes.json"), filepath.Join(seed, "k8s", "services.json"),
-		filepath.Join(seed, "config", "kube-proxy", "cmdline.txt"))
+		filepath.Join(seed, "config", "kube-proxy", "cmdline.txt"),
+		filepath.Join(seed, "host", "firewall.json"), filepath.Join(seed, "host", "portranges.json"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if fw, err := ParseFirewall(data, "f"); err == nil && fw != nil {
+			for _, r := range fw.Rules {
+				r.CoversUDPPort(4789)
+				r.AppliesTo("Public")
+			}
+		}
+		if pr, err := ParsePortRanges(data, "f"); err == nil && pr != nil {
+			for _, proto := range []string{"tcp", "udp"} {
+				if free, total, _ := pr.FreeBlocks(proto); free > total || total > 1024 {
+					t.Errorf("%s: %d free of %d blocks", proto, free, total)
+				}
+			}
+		}
 		ParseAdapters(data)
 		ParseRoutes(data)
 		ParseOS(data)

@@ -44,6 +44,8 @@ const (
 	FileKubeServices    = "k8s/services.json"
 	FileKubeProxyCmd    = "config/kube-proxy/cmdline.txt"
 	FileFlannelNetConf  = "config/flannel/net-conf.json"
+	FileFirewall        = "host/firewall.json"
+	FilePortRanges      = "host/portranges.json"
 )
 
 // Formats of input that Load recognises.
@@ -133,6 +135,18 @@ func loadDiag(l *loader) {
 			s.Inputs[InputOS] = FileOS
 		}
 		l.wrap(FileOS)
+	}
+	if data, ok := l.read(FileFirewall); ok {
+		if s.Firewall, l.err = ParseFirewall(data, FileFirewall); l.err == nil && s.Firewall != nil {
+			s.Inputs[InputFirewall] = FileFirewall
+		}
+		l.wrap(FileFirewall)
+	}
+	if data, ok := l.read(FilePortRanges); ok {
+		if s.PortRanges, l.err = ParsePortRanges(data, FilePortRanges); l.err == nil && s.PortRanges != nil {
+			s.Inputs[InputPortRanges] = FilePortRanges
+		}
+		l.wrap(FilePortRanges)
 	}
 	if data, ok := l.read(FileKubeProxyCmd); ok {
 		s.KubeProxy, l.err = ParseKubeProxyCmdline(data, FileKubeProxyCmd)

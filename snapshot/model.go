@@ -25,6 +25,8 @@ type Snapshot struct {
 	Adapters      []*HostAdapter   `json:"adapters,omitempty"`
 	Routes        []*HostRoute     `json:"routes,omitempty"`
 	OS            *OSInfo          `json:"os,omitempty"`
+	Firewall      *HostFirewall    `json:"firewall,omitempty"`
+	PortRanges    *PortRanges      `json:"portRanges,omitempty"`
 	KubeNodes     []*KubeNode      `json:"kubeNodes,omitempty"`
 	Services      []*Service       `json:"services,omitempty"`
 	KubeProxy     *KubeProxyConfig `json:"kubeProxy,omitempty"`
@@ -64,6 +66,8 @@ const (
 	InputLinux            Input = "linux-net"
 	InputCNIConfig        Input = "cni-config"
 	InputFlannelConfig    Input = "flannel-config"
+	InputFirewall         Input = "host-firewall"
+	InputPortRanges       Input = "host-portranges"
 )
 
 // InputFiles says what provides each input, for skip reasons.
@@ -82,6 +86,8 @@ var InputFiles = map[Input]string{
 	InputLinux:            "Linux network state (linux/*.json: ip -j, bridge -j)",
 	InputCNIConfig:        "CNI configuration (config/cni/*.conf, *.conflist)",
 	InputFlannelConfig:    "flannel net-conf.json (config/flannel/net-conf.json)",
+	InputFirewall:         "Windows Firewall profiles and rules (host/firewall.json)",
+	InputPortRanges:       "excluded and dynamic port ranges (host/portranges.json)",
 }
 
 // Has reports whether an input was present.

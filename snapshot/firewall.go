@@ -1,0 +1,121 @@
+package snapshot
+
+import (
+	"strconv"
+	"strings"
+)
+
+// HostFirewall is host/firewall.json: the Windows Firewall profiles, the
+// rules that concern the VXLAN ports, and which profile each interface's
+// network is in. diag's collector writes it from Get-NetFirewallProfile,
+// Get-NetFirewallPortFilter/Get-NetFirewallRule and Get-NetConnectionProfile.
+type HostFirewall struct {
+	Source   string               `json:"source,omitempty"`
+	Profiles []FirewallProfile    `json:"profiles,omitempty"`
+	Rules    []FirewallRule       `json:"rules,omitempty"`
+	Networks []ConnectionCategory `json:"networks,omitempty"`
+}
+
+// FirewallProfile is one of Domain, Private and Public.
+type FirewallProfile struct {
+	Name                 string `json:"name"`
+	Enabled              bool   `json:"enabled"`
+	DefaultInboundAction string `json:"defaultInboundAction,omitempty"` // Block, Allow or NotConfigured (= Block)
+}
+
+// FirewallRule is a rule with its UDP port filter.
+type FirewallRule struct {
+	Name        string   `json:"name,omitempty"`
+	DisplayName string   `json:"displayName,omitempty"`
+	Enabled     bool     `json:"enabled"`
+	Direction   string   `json:"direction,omitempty"` // Inbound, Outbound
+	Action      string   `json:"action,omitempty"`    // Allow, Block
+	Profile     string   `json:"profile,omitempty"`   // "Any" or "Domain, Private", ...
+	Protocol    string   `json:"protocol,omitempty"`  // UDP, Any
+	LocalPorts  []string `json:"localPorts,omitempty"`
+	Program     string   `json:"program,omitempty"` // "Any" when not limited to a program
+}
+
+// ConnectionCategory is the firewall profile an interface's network is in.
+type ConnectionCategory struct {
+	InterfaceAlias string `json:"interfaceAlias"`
+	Category       string `json:"category"` // DomainAuthenticated, Private, Public
+}
+
+// ParseFirewall parses host/firewall.json.
+func ParseFirewall(data []byte, file string) (*HostFirewall, error) {
+	v, err := parseJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	objs := objects(v)
+	if len(objs) == 0 {
+		return nil, nil
+	}
+	o := objs[0]
+	fw := &HostFirewall{Source: file}
+	for _, p := range o.list("Profiles") {
+		enabled, _ := p.boolean("Enabled")
+		fw.Profiles = append(fw.Profiles, FirewallProfile{Name: p.str("Name"), Enabled: enabled, DefaultInboundAction: p.str("DefaultInboundAction")})
+	}
+	for _, r := range o.list("Rules") {
+		enabled, _ := r.boolean("Enabled")
+		fw.Rules = append(fw.Rules, FirewallRule{
+			Name: r.str("Name"), DisplayName: r.str("DisplayName"), Enabled: enabled,
+			Direction: r.str("Direction"), Action: r.str("Action"), Profile: r.str("Profile"),
+			Protocol: r.str("Protocol"), LocalPorts: r.strs("LocalPort", "LocalPorts"), Program: r.str("Program"),
+		})
+	}
+	for _, c := range o.list("ConnectionProfiles", "Networks") {
+		fw.Networks = append(fw.Networks, ConnectionCategory{InterfaceAlias: c.str("InterfaceAlias"), Category: c.str("NetworkCategory", "Category")})
+	}
+	return fw, nil
+}
+
+// ProfileFor names the firewall profile of a connection category.
+func ProfileFor(category string) string {
+	if strings.HasPrefix(strings.ToLower(category), "domain") {
+		return "Domain"
+	}
+	return category
+}
+
+// CoversUDPPort says whether the rule's protocol and local ports include
+// UDP port p, for every program.
+func (r FirewallRule) CoversUDPPort(p int) bool {
+	if proto := strings.ToUpper(r.Protocol); proto != "UDP" && proto != "ANY" && proto != "17" {
+		return false
+	}
+	if r.Program != "" && !strings.EqualFold(r.Program, "Any") {
+		return false
+	}
+	for _, lp := range r.LocalPorts {
+		if strings.EqualFold(lp, "Any") {
+			return true
+		}
+		lo, hi, isRange := strings.Cut(lp, "-")
+		a, err1 := strconv.Atoi(strings.TrimSpace(lo))
+		b := a
+		var err2 error
+		if isRange {
+			b, err2 = strconv.Atoi(strings.TrimSpace(hi))
+		}
+		if err1 == nil && err2 == nil && a <= p && p <= b {
+			return true
+		}
+	}
+	return false
+}
+
+// AppliesTo says whether the rule is active in a profile.
+func (r FirewallRule) AppliesTo(profile string) bool {
+	if r.Profile == "" || strings.EqualFold(r.Profile, "Any") {
+		return true
+	}
+	for _, p := range strings.Split(r.Profile, ",") {
+		if strings.EqualFold(strings.TrimSpace(p), profile) {
+			return true
+		}
+	}
+	return false
+}
