@@ -180,9 +180,12 @@ func TestSeedBundles(t *testing.T) {
 		t.Errorf("finding: %+v", f)
 	}
 	fixed := Run([]*snapshot.Snapshot{loadScenario(t, "../testdata/bundles/seed-fixed")}, Selection{})
-	// Every rule finds its input in the bundle (the flannel rules are not
-	// applicable to this Calico node, so they are not skipped either).
-	if len(fixed.Findings) != 0 || len(fixed.Skipped) != 0 {
+	// The overlay is fixed. What remains is the Vagrant topology's own
+	// limit: the overlay adapter has no default gateway, so pods reach the
+	// overlay but not the internet (sig-windows-dev-tools#276). Every rule
+	// finds its input in the bundle (the flannel rules are not applicable
+	// to this Calico node, so they are not skipped either).
+	if len(fixed.Findings) != 1 || fixed.Findings[0].ID != "HOST-05" || len(fixed.Skipped) != 0 {
 		t.Errorf("seed-fixed: %v skipped %v", summaries(fixed.Findings), fixed.Skipped)
 	}
 }

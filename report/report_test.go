@@ -24,7 +24,11 @@ func buildReport(t testing.TB, names ...string) *Report {
 	t.Helper()
 	var snaps []*snapshot.Snapshot
 	for _, name := range names {
-		b, err := bundle.Open(filepath.Join("..", "testdata", "bundles", name), bundle.DefaultLimits)
+		dir := filepath.Join("..", "testdata", "bundles", name)
+		if strings.Contains(name, "/") {
+			dir = filepath.FromSlash(name)
+		}
+		b, err := bundle.Open(dir, bundle.DefaultLimits)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -33,7 +37,7 @@ func buildReport(t testing.TB, names ...string) *Report {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.Source = name // stable across machines
+		s.Source = filepath.Base(name) // stable across machines
 		snaps = append(snaps, s)
 	}
 	now := time.Date(2026, 11, 22, 5, 0, 0, 0, time.UTC)
@@ -73,7 +77,7 @@ var goldenCases = []struct {
 }{
 	{"seed-broken", []string{"seed-broken"}},
 	{"cluster", []string{"seed-broken", "seed-linux-controlplane"}},
-	{"healthy", []string{"seed-fixed"}},
+	{"healthy", []string{"../analyzers/testdata/scenarios/calico-healthy"}},
 }
 
 func render(t *testing.T, r *Report, format string) []byte {

@@ -56,7 +56,7 @@ func TestAnalyzeSeed(t *testing.T) {
 	}
 
 	fixed := runDiag(t, nil, false, "analyze", seedFixed)
-	if fixed.code != 0 || !strings.Contains(fixed.stdout, "no findings") {
+	if fixed.code != 3 || !strings.Contains(fixed.stdout, "HOST-05") || strings.Contains(fixed.stdout, "OVL-01") {
 		t.Errorf("fixed: exit %d\n%s%s", fixed.code, fixed.stdout, fixed.stderr)
 	}
 	both := runDiag(t, nil, false, "analyze", seedFixed, seedBroken)
@@ -71,7 +71,8 @@ func TestFailOn(t *testing.T) {
 		code int
 	}{
 		{[]string{"--fail-on", "warn", seedBroken}, 3},
-		{[]string{"--fail-on", "info", seedFixed}, 0},
+		{[]string{"--fail-on", "info", "--skip-rules", "HOST-05", seedFixed}, 0},
+		{[]string{"--fail-on", "fail", seedFixed}, 3},
 		{[]string{"--skip-rules", "OVL-01", seedBroken}, 0},
 		{[]string{"--rules", "ovl-02", seedBroken}, 0},
 		{[]string{"--rules", "OVL", seedBroken}, 3},
