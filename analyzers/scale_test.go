@@ -14,9 +14,14 @@ import (
 )
 
 func writeClusterNode(tb testing.TB, dir string, nodes, index int) string {
+	return writeClusterNodeVFP(tb, dir, nodes, index, 0)
+}
+
+// writeClusterNodeVFP also writes vfpctrl dumps of vfpPorts local endpoints.
+func writeClusterNodeVFP(tb testing.TB, dir string, nodes, index, vfpPorts int) string {
 	tb.Helper()
 	d := filepath.Join(dir, fmt.Sprintf("node-%d", index))
-	if err := gen.WriteClusterNode(d, gen.ClusterNode{Nodes: nodes, Index: index}); err != nil {
+	if err := gen.WriteClusterNode(d, gen.ClusterNode{Nodes: nodes, Index: index, VFPPorts: vfpPorts}); err != nil {
 		tb.Fatal(err)
 	}
 	return d
@@ -41,10 +46,10 @@ func TestGeneratedClusterNodeIsHealthy(t *testing.T) {
 	dir := t.TempDir()
 	var snaps []*snapshot.Snapshot
 	for i := range 3 {
-		snaps = append(snaps, loadDir(t, writeClusterNode(t, dir, 40, i)))
+		snaps = append(snaps, loadDir(t, writeClusterNodeVFP(t, dir, 40, i, 5)))
 	}
 	s := snaps[0]
-	if len(s.Networks) != 1 || len(s.Networks[0].RemoteSubnetRoutes) != 39 || len(s.LoadBalancers) != 201 || len(s.KubeNodes) != 40 {
+	if len(s.Networks) != 1 || len(s.Networks[0].RemoteSubnetRoutes) != 39 || len(s.LoadBalancers) != 201 || len(s.KubeNodes) != 40 || len(s.VFPPorts) != 5 || s.VFPPorts[0].EndpointID == "" {
 		t.Fatalf("generated sizes: %d networks, %d routes, %d load balancers, %d nodes", len(s.Networks), len(s.Networks[0].RemoteSubnetRoutes), len(s.LoadBalancers), len(s.KubeNodes))
 	}
 	res := Run(snaps[:1], Selection{})

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // ClusterNode sizes the bundle of one Windows node in an N-node flannel
@@ -15,6 +16,10 @@ type ClusterNode struct {
 	Nodes     int // cluster size N
 	Index     int // which node this bundle is, 0 ≤ Index < Nodes
 	LocalPods int // 100 when zero
+	// VFPPorts is how many local endpoints get a vfpctrl dump (vfp/): their
+	// encap rule for every RemoteSubnetRoute, outbound NAT and port state.
+	// Zero writes none (the scale benchmarks decode HNS JSON only).
+	VFPPorts int
 }
 
 // Node i owns pod subnet 10.<i/256+1>.<i%256>.0/24... spread over 10.64.0.0/10
@@ -174,7 +179,46 @@ func WriteClusterNode(dir string, c ClusterNode) error {
 	}
 	cmd := fmt.Sprintf(`C:\k\kube-proxy.exe --proxy-mode=kernelspace --hostname-override=%s --network-name=%s --source-vip=%s --cluster-cidr=10.64.0.0/10 --feature-gates=WinOverlay=true`,
 		nodeName(self), netName, sourceVIP)
-	return writeFile(filepath.Join(dir, "config", "kube-proxy", "cmdline.txt"), []byte(cmd))
+	if err := writeFile(filepath.Join(dir, "config", "kube-proxy", "cmdline.txt"), []byte(cmd)); err != nil {
+		return err
+	}
+	return writeVFP(dir, c, myIP, netName)
+}
+
+// writeVFP writes vfpctrl dumps for the first c.VFPPorts local endpoints, as
+// HNS programs a healthy flannel VXLAN node.
+func writeVFP(dir string, c ClusterNode, myIP, netName string) error {
+	if c.VFPPorts <= 0 {
+		return nil
+	}
+	var list strings.Builder
+	list.WriteString("\nITEM LIST\n===========\n\n")
+	for p := range min(c.VFPPorts, c.LocalPods) {
+		name := guid(6, p)
+		fmt.Fprintf(&list, "  Port name              : %s\n  Port Friendly name     : Container NIC %08x\n  Switch name            : %s\n  Switch Friendly name   : %s\n  PortId                 : %d\n  MAC address            : %s\n  Port is Enabled.\n\n",
+			name, p, guid(7, 0), netName, p+3, mac("0E-2A", p))
+		var b strings.Builder
+		b.WriteString("ITEM LIST\n===========\n\n    LAYER : VNET_ENCAP_LAYER\n        Friendly name : VNET_ENCAP_LAYER\n        Flags : 0x1 Stateless\n        Priority : 100\n")
+		b.WriteString("        GROUP : VNET_GROUP_ENCAP_IPV4_OUT\n            Friendly name : VNET_GROUP_ENCAP_IPV4_OUT\n            Priority : 100\n            Direction : OUT\n            Type : IPv4\n")
+		for i := range c.Nodes {
+			if i == c.Index {
+				continue
+			}
+			sub, prefix := podSubnet(i)
+			fmt.Fprintf(&b, "            RULE : \n                Friendly name : ENCAP_%s\n                Priority : 100\n                Flags : 1 terminating\n                Type : encap\n"+
+				"                Conditions:\n                    Destination IP : %s0-%s255\n                Flow TTL: 0\n                Encap Type: VXLAN\n"+
+				"                Encap Destination(s):\n                    { DIP=%s, VSID=4096, DMAC=%s }\n                Encap source IP : %s\n                FlagsEx : 0\n",
+				strings.ReplaceAll(sub, "/", "_"), prefix, prefix, underlayIP(i), mac("00-15", i), myIP)
+		}
+		b.WriteString("    LAYER : SLB_NAT_LAYER\n        Friendly name : SLB_NAT_LAYER\n        Priority : 200\n        GROUP : SLB_GROUP_NAT_IPv4_OUT\n            Friendly name : SLB_GROUP_NAT_IPv4_OUT\n            Priority : 100\n            Direction : OUT\n            Type : IPv4\n")
+		fmt.Fprintf(&b, "            RULE : \n                Friendly name : SNAT_TCP_OUTBOUNDNAT_%s\n                Priority : 100\n                Flags : 3 terminating stateful\n                Type : dynnat\n                Conditions:\n                    Protocols : 6\n", myIP)
+		b.WriteString("Command list-rule succeeded!\n\nITEM LIST\n===========\n\n  Port State\n    Enabled : TRUE\n    Blocked : FALSE\n\nCommand get-port-state succeeded!\n")
+		if err := writeFile(filepath.Join(dir, "vfp", "port-"+name+".txt"), []byte(b.String())); err != nil {
+			return err
+		}
+	}
+	list.WriteString("Command list-vmswitch-port succeeded!\n")
+	return writeFile(filepath.Join(dir, "vfp", "ports.txt"), []byte(list.String()))
 }
 
 func writeJSON(path string, v any) error {
