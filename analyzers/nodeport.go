@@ -81,3 +81,55 @@ func checkWS2022NodePort(s *snapshot.Snapshot) ([]Issue, error) {
 	}
 	return issues, nil
 }
+
+func init() {
+	register(&Rule{
+		ID: "SVC-08", Title: "externalTrafficPolicy Local Service without its ClusterIP load balancer", Severity: finding.Fail,
+		Needs: []snapshot.Input{snapshot.InputHNSLoadBalancers, snapshot.InputKubeServices, snapshot.InputEndpointSlices},
+		Checks: "Every Service with externalTrafficPolicy Local that has ready endpoints (anywhere in the cluster, by its EndpointSlices) has a load balancer for each of its " +
+			"ClusterIPs on this node. A missing load balancer for its node port or ingress IP when no backend is local is expected and not reported.",
+		Why: "kube-proxy versions around 1.26 skipped the ClusterIP load balancer of such Services on nodes without a local backend ('all endpoints are terminating'): " +
+			"pods on this node cannot reach the Service by its ClusterIP, though it works from other nodes.",
+		Fix:     "Upgrade kube-proxy to a release with kubernetes/kubernetes#115919 (or its backports), then restart it.",
+		Sources: []string{"https://github.com/kubernetes/kubernetes/issues/115783", "https://github.com/kubernetes/kubernetes/pull/115919", "https://github.com/kubernetes/kubernetes/issues/109780"},
+		Check:   checkETPLocalClusterIP,
+	})
+}
+
+func checkETPLocalClusterIP(s *snapshot.Snapshot) ([]Issue, error) {
+	vips := map[string]bool{}
+	for _, lb := range s.LoadBalancers {
+		for _, v := range lb.FrontendVIPs {
+			vips[v] = true
+		}
+	}
+	var issues []Issue
+	for _, svc := range s.Services {
+		if !strings.EqualFold(svc.ExternalTrafficPolicy, "Local") {
+			continue
+		}
+		ready, nodes := snapshot.ReadyEndpoints(s.EndpointSlices, svc.Namespace, svc.Name)
+		if ready == 0 {
+			continue
+		}
+		for _, ip := range svc.ClusterIPs {
+			if ip == "" || strings.EqualFold(ip, "None") || vips[ip] {
+				continue
+			}
+			where := "on other nodes"
+			if len(nodes) > 0 {
+				where = "on " + listSome(nodes, 3)
+			}
+			issues = append(issues, Issue{
+				Summary: fmt.Sprintf("Service %s/%s (externalTrafficPolicy Local) has %d ready endpoints %s but no load balancer for its ClusterIP %s on this node: its pods cannot reach it by ClusterIP",
+					svc.Namespace, svc.Name, ready, where, ip),
+				Evidence: []finding.Evidence{
+					{File: snapshot.FileKubeServices, Object: "Service " + svc.Namespace + "/" + svc.Name, Field: "spec.clusterIPs", Value: ip, Expected: "a load balancer with this VIP"},
+					{File: snapshot.FileEndpointSlices, Object: "EndpointSlices of " + svc.Namespace + "/" + svc.Name, Field: "ready endpoints", Value: fmt.Sprint(ready)},
+				},
+				Subjects: []string{"service:" + svc.Namespace + "/" + svc.Name, "vip:" + ip},
+			})
+		}
+	}
+	return issues, nil
+}

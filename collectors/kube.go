@@ -20,9 +20,10 @@ import (
 
 // KubeCollector reads this node's Kubernetes context: every Node, every
 // Service and the Pods scheduled on this node, as the API server returns
-// them. No kubeconfig or an unreachable API server makes it skipped.
+// them, and the EndpointSlices (which backends are ready, on which node).
+// No kubeconfig or an unreachable API server makes it skipped.
 func KubeCollector() Collector {
-	return Collector{ID: "kubernetes", Description: "nodes, services and this node's pods from the API server", Timeout: 45 * time.Second, Run: collectKube}
+	return Collector{ID: "kubernetes", Description: "nodes, services, endpoint slices and this node's pods from the API server", Timeout: 45 * time.Second, Run: collectKube}
 }
 
 func collectKube(ctx context.Context, e *Env, out *Output) error {
@@ -32,6 +33,7 @@ func collectKube(ctx context.Context, e *Env, out *Output) error {
 	queries := []struct{ file, path string }{
 		{"k8s/nodes.json", "/api/v1/nodes"},
 		{"k8s/services.json", "/api/v1/services"},
+		{"k8s/endpointslices.json", "/apis/discovery.k8s.io/v1/endpointslices"},
 	}
 	if e.NodeName != "" {
 		queries = append(queries, struct{ file, path string }{"k8s/pods.json",

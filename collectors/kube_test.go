@@ -38,6 +38,8 @@ func TestKubeCollector(t *testing.T) {
 			fmt.Fprint(w, `{"kind":"NodeList","apiVersion":"v1","items":[{"metadata":{"name":"win-1","annotations":{"flannel.alpha.coreos.com/public-ip":"10.20.30.11"}},"spec":{"podCIDR":"100.244.206.64/26"}}]}`)
 		case "/api/v1/services":
 			fmt.Fprint(w, `{"kind":"ServiceList","apiVersion":"v1","items":[]}`)
+		case "/apis/discovery.k8s.io/v1/endpointslices":
+			fmt.Fprint(w, `{"kind":"EndpointSliceList","apiVersion":"discovery.k8s.io/v1","items":[]}`)
 		case "/api/v1/pods":
 			fmt.Fprint(w, `{"kind":"PodList","apiVersion":"v1","items":[{"metadata":{"name":"p"},"spec":{"containers":[{"env":[{"name":"DB_PASSWORD","value":"hunter2-secret"}]}]}}]}`)
 		default:
@@ -65,7 +67,7 @@ func TestKubeCollector(t *testing.T) {
 	if strings.Contains(string(pods), "hunter2-secret") {
 		t.Error("a pod's secret env value reached the bundle")
 	}
-	want := []string{"GET /api/v1/nodes Bearer test-token-123", "GET /api/v1/services Bearer test-token-123", "GET /api/v1/pods?fieldSelector=spec.nodeName%3Dwin-1 Bearer test-token-123"}
+	want := []string{"GET /api/v1/nodes Bearer test-token-123", "GET /api/v1/services Bearer test-token-123", "GET /apis/discovery.k8s.io/v1/endpointslices Bearer test-token-123", "GET /api/v1/pods?fieldSelector=spec.nodeName%3Dwin-1 Bearer test-token-123"}
 	if strings.Join(seen, "\n") != strings.Join(want, "\n") {
 		t.Errorf("requests:\n%s\nwant:\n%s", strings.Join(seen, "\n"), strings.Join(want, "\n"))
 	}

@@ -171,6 +171,11 @@ func WriteClusterNode(dir string, c ClusterNode) error {
 		},
 		"k8s/nodes.json":    map[string]any{"apiVersion": "v1", "kind": "List", "items": nodes},
 		"k8s/services.json": map[string]any{"apiVersion": "v1", "kind": "List", "items": services},
+		// Only kube-dns's slice: the scale benchmarks measure the HNS side.
+		"k8s/endpointslices.json": map[string]any{"apiVersion": "v1", "kind": "List", "items": []map[string]any{{
+			"metadata":    map[string]any{"name": "kube-dns-1", "namespace": "kube-system", "labels": map[string]string{"kubernetes.io/service-name": "kube-dns"}},
+			"addressType": "IPv4", "endpoints": []map[string]any{{"addresses": []string{myPrefix + "3"}, "conditions": map[string]bool{"ready": true}, "nodeName": nodeName(self)}},
+		}}},
 	}
 	for name, v := range files {
 		if err := writeJSON(filepath.Join(dir, filepath.FromSlash(name)), v); err != nil {

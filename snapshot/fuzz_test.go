@@ -68,6 +68,9 @@ func FuzzParseHostAndKube(f *testing.F) {
 			}
 		}
 		ParseServices(data)
+		if slices, err := ParseEndpointSlices(data); err == nil {
+			ReadyEndpoints(slices, "default", "web")
+		}
 		ParseKubeProxyCmdline(data, "f")
 		DecodeText(data)
 	})

@@ -133,3 +133,65 @@ func (n *KubeNode) CalicoNodeIP() netip.Addr {
 
 // IsWindows reports a Windows node.
 func (n *KubeNode) IsWindows() bool { return strings.EqualFold(n.OS, "windows") }
+
+// EndpointSlice is the part of a discovery.k8s.io/v1 EndpointSlice the
+// rules use: which Service it serves and its endpoints' readiness.
+type EndpointSlice struct {
+	Namespace string          `json:"namespace,omitempty"`
+	Service   string          `json:"service,omitempty"` // label kubernetes.io/service-name
+	Endpoints []SliceEndpoint `json:"endpoints,omitempty"`
+}
+
+// SliceEndpoint is one backend of an EndpointSlice.
+type SliceEndpoint struct {
+	Addresses []netip.Addr `json:"addresses,omitempty"`
+	Ready     bool         `json:"ready"`
+	NodeName  string       `json:"nodeName,omitempty"`
+}
+
+// ParseEndpointSlices parses an EndpointSliceList (kubectl get
+// endpointslices -A -o json).
+func ParseEndpointSlices(data []byte) ([]*EndpointSlice, error) {
+	return parseEach(data, func(o obj, _ int) *EndpointSlice {
+		meta := o.child("metadata")
+		es := &EndpointSlice{Namespace: meta.str("namespace"), Service: meta.child("labels").str("kubernetes.io/service-name")}
+		if es.Service == "" {
+			return nil
+		}
+		for _, e := range o.list("endpoints") {
+			se := SliceEndpoint{NodeName: e.str("nodeName"), Ready: true}
+			// A missing ready condition means ready (the API's convention).
+			if ready, ok := e.child("conditions").boolean("ready"); ok {
+				se.Ready = ready
+			}
+			for _, a := range e.strs("addresses") {
+				if addr := parseAddr(a); addr.IsValid() {
+					se.Addresses = append(se.Addresses, addr)
+				}
+			}
+			es.Endpoints = append(es.Endpoints, se)
+		}
+		return es
+	})
+}
+
+// ReadyEndpoints counts the ready backends of a Service in the slices.
+func ReadyEndpoints(slices []*EndpointSlice, namespace, service string) (ready int, nodes []string) {
+	seen := map[string]bool{}
+	for _, es := range slices {
+		if es.Namespace != namespace || es.Service != service {
+			continue
+		}
+		for _, e := range es.Endpoints {
+			if !e.Ready {
+				continue
+			}
+			ready++
+			if e.NodeName != "" && !seen[e.NodeName] {
+				seen[e.NodeName] = true
+				nodes = append(nodes, e.NodeName)
+			}
+		}
+	}
+	return ready, nodes
+}

@@ -42,6 +42,7 @@ const (
 	FileOS              = "host/os.json"
 	FileKubeNodes       = "k8s/nodes.json"
 	FileKubeServices    = "k8s/services.json"
+	FileEndpointSlices  = "k8s/endpointslices.json"
 	FileKubeProxyCmd    = "config/kube-proxy/cmdline.txt"
 	FileFlannelNetConf  = "config/flannel/net-conf.json"
 	FileFirewall        = "host/firewall.json"
@@ -130,6 +131,7 @@ func loadDiag(l *loader) {
 	s.Routes = loadList(l, FileRoutes, InputHostRoutes, func(d []byte, _ string) ([]*HostRoute, error) { return ParseRoutes(d) })
 	s.KubeNodes = loadList(l, FileKubeNodes, InputKubeNodes, func(d []byte, _ string) ([]*KubeNode, error) { return ParseKubeNodes(d) })
 	s.Services = loadList(l, FileKubeServices, InputKubeServices, func(d []byte, _ string) ([]*Service, error) { return ParseServices(d) })
+	s.EndpointSlices = loadList(l, FileEndpointSlices, InputEndpointSlices, func(d []byte, _ string) ([]*EndpointSlice, error) { return ParseEndpointSlices(d) })
 	if data, ok := l.read(FileOS); ok {
 		if s.OS, l.err = ParseOS(data); l.err == nil && s.OS != nil {
 			s.Inputs[InputOS] = FileOS

@@ -18,23 +18,24 @@ type Snapshot struct {
 	Manifest   *bundle.Manifest `json:"manifest,omitempty"`   // nil for hand-assembled bundles without one
 	Facts      NodeFacts        `json:"facts"`
 
-	Networks      []*Network       `json:"networks,omitempty"`
-	Endpoints     []*Endpoint      `json:"endpoints,omitempty"`
-	LoadBalancers []*LoadBalancer  `json:"loadBalancers,omitempty"`
-	Namespaces    []*Namespace     `json:"namespaces,omitempty"`
-	Adapters      []*HostAdapter   `json:"adapters,omitempty"`
-	Routes        []*HostRoute     `json:"routes,omitempty"`
-	OS            *OSInfo          `json:"os,omitempty"`
-	Firewall      *HostFirewall    `json:"firewall,omitempty"`
-	PortRanges    *PortRanges      `json:"portRanges,omitempty"`
-	KubeNodes     []*KubeNode      `json:"kubeNodes,omitempty"`
-	Services      []*Service       `json:"services,omitempty"`
-	KubeProxy     *KubeProxyConfig `json:"kubeProxy,omitempty"`
-	CNIConfigs    []*CNIConfig     `json:"cniConfigs,omitempty"` // in the order the runtime reads them
-	Flannel       *FlannelNetConf  `json:"flannel,omitempty"`
-	VFPPorts      []*VFPPort       `json:"vfpPorts,omitempty"`
-	HNSDiag       []HNSDiagObject  `json:"hnsdiag,omitempty"`
-	Linux         *LinuxNet        `json:"linux,omitempty"`
+	Networks       []*Network       `json:"networks,omitempty"`
+	Endpoints      []*Endpoint      `json:"endpoints,omitempty"`
+	LoadBalancers  []*LoadBalancer  `json:"loadBalancers,omitempty"`
+	Namespaces     []*Namespace     `json:"namespaces,omitempty"`
+	Adapters       []*HostAdapter   `json:"adapters,omitempty"`
+	Routes         []*HostRoute     `json:"routes,omitempty"`
+	OS             *OSInfo          `json:"os,omitempty"`
+	Firewall       *HostFirewall    `json:"firewall,omitempty"`
+	PortRanges     *PortRanges      `json:"portRanges,omitempty"`
+	KubeNodes      []*KubeNode      `json:"kubeNodes,omitempty"`
+	Services       []*Service       `json:"services,omitempty"`
+	EndpointSlices []*EndpointSlice `json:"endpointSlices,omitempty"`
+	KubeProxy      *KubeProxyConfig `json:"kubeProxy,omitempty"`
+	CNIConfigs     []*CNIConfig     `json:"cniConfigs,omitempty"` // in the order the runtime reads them
+	Flannel        *FlannelNetConf  `json:"flannel,omitempty"`
+	VFPPorts       []*VFPPort       `json:"vfpPorts,omitempty"`
+	HNSDiag        []HNSDiagObject  `json:"hnsdiag,omitempty"`
+	Linux          *LinuxNet        `json:"linux,omitempty"`
 
 	// Inputs maps each input that was present to the file it came from;
 	// rules declare the inputs they need and are skipped without them.
@@ -68,6 +69,7 @@ const (
 	InputFlannelConfig    Input = "flannel-config"
 	InputFirewall         Input = "host-firewall"
 	InputPortRanges       Input = "host-portranges"
+	InputEndpointSlices   Input = "k8s-endpointslices"
 )
 
 // InputFiles says what provides each input, for skip reasons.
@@ -88,6 +90,7 @@ var InputFiles = map[Input]string{
 	InputFlannelConfig:    "flannel net-conf.json (config/flannel/net-conf.json)",
 	InputFirewall:         "Windows Firewall profiles and rules (host/firewall.json)",
 	InputPortRanges:       "excluded and dynamic port ranges (host/portranges.json)",
+	InputEndpointSlices:   "Kubernetes EndpointSlices (k8s/endpointslices.json)",
 }
 
 // Has reports whether an input was present.
