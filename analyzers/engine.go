@@ -90,6 +90,9 @@ type Selection struct {
 func (sel Selection) Validate() error {
 	for _, s := range append(append([]string{}, sel.Only...), sel.Skip...) {
 		if !matchesAny(s) {
+			if err := uncheckedError(s); err != nil {
+				return err
+			}
 			return fmt.Errorf("no rule matches %q (see diag rules)", s)
 		}
 	}

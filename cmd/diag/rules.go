@@ -61,22 +61,36 @@ func init() {
 type ruleDoc struct {
 	ID, Title, Severity, Needs, Checks, Why, Fix string
 	Sources                                      []string
+	// Unchecked marks a catalog mode no bundle can reveal; Needs says
+	// what data would.
+	Unchecked bool
 }
 
 func allRules() []ruleDoc {
 	var out []ruleDoc
 	for _, r := range analyzers.Rules() {
-		out = append(out, ruleDoc{r.ID, r.Title, r.Severity.String(), needs(r), r.Checks, r.Why, r.Fix, r.Sources})
+		out = append(out, ruleDoc{ID: r.ID, Title: r.Title, Severity: r.Severity.String(), Needs: needs(r), Checks: r.Checks, Why: r.Why, Fix: r.Fix, Sources: r.Sources})
 	}
 	for _, r := range capture.Rules {
-		out = append(out, ruleDoc{r.ID, r.Title, r.Severity.String(), r.Needs, r.Checks, r.Why, r.Fix, r.Sources})
+		out = append(out, ruleDoc{ID: r.ID, Title: r.Title, Severity: r.Severity.String(), Needs: r.Needs, Checks: r.Checks, Why: r.Why, Fix: r.Fix, Sources: r.Sources})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// uncheckedRules are the catalog modes diag does not check.
+func uncheckedRules() []ruleDoc {
+	var out []ruleDoc
+	for _, u := range analyzers.UncheckedModes() {
+		out = append(out, ruleDoc{ID: u.ID, Title: u.Title, Severity: u.Severity.String(), Needs: u.Needs,
+			Checks: "Nothing: no bundle holds the data this mode shows in.", Why: u.Why, Fix: u.Fix, Sources: u.Sources, Unchecked: true})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
 }
 
 func lookupRule(id string) (ruleDoc, bool) {
-	for _, r := range allRules() {
+	for _, r := range append(allRules(), uncheckedRules()...) {
 		if strings.EqualFold(r.ID, id) {
 			return r, true
 		}
@@ -107,11 +121,44 @@ func listRules(e *env) error {
 			return err
 		}
 	}
-	return t.Render()
+	if err := t.Render(); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "\nNot checked: these modes of the catalog show in data no bundle holds.\n")
+	u := tablewriter.NewTable(e.stdout,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignment(tw.AlignLeft),
+		tablewriter.WithRowAutoWrap(tw.WrapNormal),
+		tablewriter.WithMaxWidth(e.width()),
+	)
+	u.Header("ID", "TITLE", "WOULD NEED")
+	for _, r := range uncheckedRules() {
+		if err := u.Append(r.ID, r.Title, r.Needs); err != nil {
+			return err
+		}
+	}
+	return u.Render()
 }
 
 func explainRule(e *env, r ruleDoc) error {
 	var b strings.Builder
+	if r.Unchecked {
+		fmt.Fprintf(&b, "%s  %s  (not checked: %s if it were)\n\n", r.ID, r.Title, r.Severity)
+		fmt.Fprintf(&b, "NOT CHECKED\n%s\n\n", indentWrap("diag does not check this mode: the data it shows in is in no bundle. It would need "+r.Needs, e.width()-2))
+		section := func(title, text string) {
+			fmt.Fprintf(&b, "%s\n%s\n\n", title, indentWrap(text, e.width()-2))
+		}
+		section("WHY IT MATTERS", r.Why)
+		section("HOW TO FIX", r.Fix)
+		b.WriteString("SOURCES\n")
+		for _, s := range r.Sources {
+			fmt.Fprintf(&b, "  %s\n", s)
+		}
+		_, err := fmt.Fprint(e.stdout, b.String())
+		return err
+	}
 	fmt.Fprintf(&b, "%s  %s  (%s)\n\n", r.ID, r.Title, r.Severity)
 	section := func(title, text string) {
 		fmt.Fprintf(&b, "%s\n%s\n\n", title, indentWrap(text, e.width()-2))

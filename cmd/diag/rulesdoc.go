@@ -28,6 +28,20 @@ func writeRulesMarkdown(w io.Writer) error {
 			ew.printf("- %s\n", s)
 		}
 	}
+	unchecked := uncheckedRules()
+	ew.printf("\n## Not checked\n\nThese modes of the catalog show in data no bundle holds; diag lists them so that a report's\nsilence about them is not read as a clean bill.\n\n")
+	ew.printf("| ID | Title | Would need |\n|---|---|---|\n")
+	for _, r := range unchecked {
+		ew.printf("| [%s](#%s) | %s | %s |\n", r.ID, strings.ToLower(r.ID), r.Title, r.Needs)
+	}
+	for _, r := range unchecked {
+		ew.printf("\n### %s\n\n**%s** (not checked; %s if it were)\n\n", r.ID, r.Title, r.Severity)
+		ew.printf("**Would need:** %s\n\n**Why it matters.** %s\n\n**How to fix.** %s\n\n", r.Needs, r.Why, r.Fix)
+		ew.printf("**Sources:**\n")
+		for _, s := range r.Sources {
+			ew.printf("- %s\n", s)
+		}
+	}
 	return ew.err
 }
 

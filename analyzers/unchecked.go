@@ -1,0 +1,89 @@
+package analyzers
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/wincni/diag/finding"
+)
+
+// Unchecked is a mode of the failure catalog that no bundle can reveal:
+// the data it needs is not on the node, or not in any state diag collects.
+// diag rules lists these with the data each would need, so that a user
+// knows what diag did not look at.
+type Unchecked struct {
+	ID, Title string
+	Severity  finding.Severity // the catalog's, were it checked
+	Needs     string           // the data that would reveal it
+	Why       string
+	Fix       string
+	Sources   []string
+}
+
+var unchecked = []Unchecked{
+	{
+		ID: "CAL-01", Title: "Calico IPAM incompatible with Windows (strict affinity, borrowed IPs, several blocks)", Severity: finding.Fail,
+		Needs: "Calico's IPAM state: the IPAMConfig's strictAffinity, the block affinities and which node each allocated IP is on (calicoctl ipam show --show-blocks --show-borrowed, " +
+			"or the ipamconfigs, blockaffinities and ipamblocks custom resources). diag collect reads Nodes, Services, EndpointSlices and Pods only.",
+		Why: "Windows cannot borrow IPs from another node's block: with strictAffinity false, Linux nodes hand out addresses from a Windows node's block and cross-node routing to them breaks; " +
+			"kube-proxy on Windows supports one block per node, and Calico reserves 4 addresses of each Windows block.",
+		Fix:     "calicoctl ipam configure --strictaffinity=true before Windows nodes join; choose a block size that fits the node's pods.",
+		Sources: []string{"https://docs.tigera.io/calico/latest/getting-started/kubernetes/windows-calico/limitations", "https://github.com/projectcalico/calico/issues/4404", "https://github.com/projectcalico/calico/issues/5762"},
+	},
+	{
+		ID: "HOST-06", Title: "MAC address spoofing disabled on the VM's NIC (Hyper-V) or forged transmits refused (VMware)", Severity: finding.Fail,
+		Needs: "the hypervisor's view of the node's NIC: Get-VMNetworkAdapter -VMName <node> | Select MacAddressSpoofing on the Hyper-V host, or the vSphere port group's " +
+			"promiscuous mode and forged transmits. A VM cannot read its hypervisor's settings.",
+		Why: "The hypervisor drops frames whose source MAC is not the VM's own: with l2bridge (and transparent) networks every pod frame carries the pod's MAC, so pods have no connectivity while the host works.",
+		Fix: "Hyper-V: Set-VMNetworkAdapter -VMName <node> -MacAddressSpoofing On. VMware: allow promiscuous mode and forged transmits on the port group. Azure VMs do not support it: use overlay there.",
+		Sources: []string{"https://kubernetes.io/docs/tasks/debug/debug-cluster/windows/", "https://github.com/MicrosoftDocs/Virtualization-Documentation/pull/678",
+			"https://github.com/MicrosoftDocs/Virtualization-Documentation/issues/802"},
+	},
+	{
+		ID: "HOST-07", Title: "The underlay drops or corrupts VXLAN (NSX on 4789, VMXNET3 offloads)", Severity: finding.Fail,
+		Needs: "captures of the same flows taken at the same time on the sending and the receiving node (a packet that leaves one and never reaches the other), " +
+			"and the NICs' offload settings (Get-NetAdapterAdvancedProperty). diag capture decodes each capture on its own; it does not correlate two.",
+		Why: "vSphere NSX uses or filters UDP 4789 and VMXNET3's VXLAN and checksum offloads can emit bad checksums: encapsulated packets leave one node and never arrive, while everything works on other hypervisors. " +
+			"Calico for Windows cannot move off port 4789.",
+		Fix:     "Disable VXLAN/TX checksum offload on the VMXNET3 adapters, keep NSX off the overlay's port, or use a custom VXLAN port where the CNI supports it.",
+		Sources: []string{"https://github.com/projectcalico/calico/issues/4727", "https://github.com/flannel-io/flannel/issues/2388", "https://github.com/projectcalico/calico/issues/7040"},
+	},
+	{
+		ID: "NAT-04", Title: "ping to external addresses fails from Windows pods, by design", Severity: finding.Info,
+		Needs: "the failing test itself: nothing in a node's state says that someone is pinging. A capture shows it as ICMP echo requests from pods to addresses outside the " +
+			"OutBoundNAT exceptions with no reply, while TCP to the same address works.",
+		Why: "VFP does not translate ICMP through OutBoundNAT (win-overlay, win-bridge, Azure CNI): ping 8.8.8.8 fails from a pod while curl works, and people conclude that egress is broken.",
+		Fix: "Test with TCP instead: curl.exe, or Test-NetConnection <host> -Port 443. Ping between pods works.",
+		Sources: []string{"https://kubernetes.io/docs/concepts/services-networking/windows-networking/", "https://github.com/microsoft/SDN/issues/170",
+			"https://github.com/kubernetes-sigs/sig-windows-tools/issues/137"},
+	},
+}
+
+// UncheckedModes lists the catalog modes diag does not check, in ID order.
+func UncheckedModes() []Unchecked { return unchecked }
+
+// UncheckedMode finds one by ID.
+func UncheckedMode(id string) (Unchecked, bool) {
+	for _, u := range unchecked {
+		if strings.EqualFold(u.ID, id) {
+			return u, true
+		}
+	}
+	return Unchecked{}, false
+}
+
+func uncheckedError(sel string) error {
+	for _, u := range unchecked {
+		if selects(sel, u.ID) {
+			return fmt.Errorf("%s is not checked from a bundle: it needs %s (diag rules %s)", u.ID, firstClause(u.Needs), u.ID)
+		}
+	}
+	return nil
+}
+
+func firstClause(s string) string {
+	if i := strings.IndexAny(s, ":."); i > 0 {
+		return s[:i]
+	}
+	return s
+}
