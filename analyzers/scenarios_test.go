@@ -210,3 +210,19 @@ func clusterBundles(t *testing.T, dir string) []string {
 	}
 	return out
 }
+
+// The healthy fixtures of each kind (a flannel VXLAN node, a Calico VXLAN
+// node, an l2bridge node) raise no fail and no warn. flannel-healthy is a
+// small fixture; the complete flannel VXLAN node, with every input and no
+// rule skipped, is the generated one (TestGeneratedClusterNodeIsHealthy).
+func TestHealthyNodes(t *testing.T) {
+	for _, dir := range []string{"flannel-healthy", "calico-healthy", "l2bridge-healthy"} {
+		res := Run([]*snapshot.Snapshot{loadScenario(t, filepath.Join("testdata", "scenarios", dir))}, Selection{})
+		for _, f := range res.Findings {
+			if f.Severity >= finding.Warn {
+				t.Errorf("%s: %s %s: %s", dir, f.Severity, f.ID, f.Summary)
+			}
+		}
+		t.Logf("%s: %d findings below warn, %d rules skipped", dir, len(res.Findings), len(res.Skipped))
+	}
+}
