@@ -45,33 +45,23 @@ func checkSourceVIPs(s *snapshot.Snapshot) ([]Issue, error) {
 	if len(self) == 0 {
 		return nil, nil
 	}
-	var pods []netip.Prefix
+	var pods prefixSet
 	for _, net := range s.Networks {
 		for _, sub := range net.Subnets {
-			pods = append(pods, sub.Prefix)
+			pods.add(sub.Prefix)
 		}
 		for _, r := range net.RemoteSubnetRoutes {
-			pods = append(pods, r.DestinationPrefix)
+			pods.add(r.DestinationPrefix)
 			nodeAddrs[r.ProviderAddress] = true
 		}
 	}
 	if p, err := netip.ParsePrefix(s.Facts.ClusterCIDR.Value); err == nil {
-		pods = append(pods, p)
+		pods.add(p)
 	}
-	if len(pods) == 0 {
+	if pods.empty() {
 		return nil, Skip("the pod address space is unknown (no network subnets, no cluster CIDR)")
 	}
-	isPod := func(a netip.Addr) bool {
-		if nodeAddrs[a] {
-			return false
-		}
-		for _, p := range pods {
-			if p.IsValid() && p.Contains(a) {
-				return true
-			}
-		}
-		return false
-	}
+	isPod := func(a netip.Addr) bool { return !nodeAddrs[a] && pods.contains(a) }
 	byID := make(map[string]*snapshot.Endpoint, len(s.Endpoints))
 	for _, e := range s.Endpoints {
 		byID[e.ID] = e
@@ -135,4 +125,41 @@ func sortedAddrs(set map[netip.Addr]bool) []netip.Addr {
 	}
 	slices.SortFunc(out, netip.Addr.Compare)
 	return out
+}
+
+// prefixSet answers "is this address in any of these prefixes" with one map
+// lookup per distinct prefix length, not a scan of every prefix: a node of a
+// 1,000-node cluster has a thousand pod subnets and a quarter of a million
+// load balancer backends.
+type prefixSet struct {
+	lengths []int
+	set     map[netip.Prefix]bool
+}
+
+func (p *prefixSet) add(pr netip.Prefix) {
+	if !pr.IsValid() {
+		return
+	}
+	if p.set == nil {
+		p.set = map[netip.Prefix]bool{}
+	}
+	pr = pr.Masked()
+	if p.set[pr] {
+		return
+	}
+	p.set[pr] = true
+	if !slices.Contains(p.lengths, pr.Bits()) {
+		p.lengths = append(p.lengths, pr.Bits())
+	}
+}
+
+func (p *prefixSet) empty() bool { return len(p.set) == 0 }
+
+func (p *prefixSet) contains(a netip.Addr) bool {
+	for _, bits := range p.lengths {
+		if q, err := a.Prefix(bits); err == nil && p.set[q] {
+			return true
+		}
+	}
+	return false
 }
