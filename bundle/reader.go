@@ -270,6 +270,17 @@ func (b *Bundle) Has(name string) bool {
 	return ok
 }
 
+// TotalSize is the declared uncompressed size of every entry together.
+func (b *Bundle) TotalSize() int64 {
+	var n int64
+	for _, e := range b.entries {
+		if e.size > 0 {
+			n += e.size
+		}
+	}
+	return n
+}
+
 // Size is the declared uncompressed size of an entry.
 func (b *Bundle) Size(name string) int64 {
 	if e, ok := b.index[name]; ok {

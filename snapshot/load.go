@@ -113,24 +113,26 @@ func isDiagLayout(b *bundle.Bundle) bool {
 func loadDiag(l *loader) {
 	s, b := l.s, l.b
 	loadVFPFiles(l, append([]string{"vfp/ports.txt"}, b.Glob("vfp/port-*.txt")...))
-	v2nets := loadList(l, FileV2Networks, InputHNSNetworks, ParseNetworks)
-	v1nets := loadList(l, FileV1Networks, InputHNSNetworks, ParseNetworks)
+	v2nets := loadStream(l, FileV2Networks, InputHNSNetworks, networkOf, ParseNetworks)
+	v1nets := loadStream(l, FileV1Networks, InputHNSNetworks, networkOf, ParseNetworks)
 	s.Networks = mergeNetworks(s, v2nets, v1nets)
 
-	v2eps := loadList(l, FileV2Endpoints, InputHNSEndpoints, ParseEndpoints)
-	v1eps := loadList(l, FileV1Endpoints, InputHNSEndpoints, ParseEndpoints)
+	v2eps := loadStream(l, FileV2Endpoints, InputHNSEndpoints, endpointOf, ParseEndpoints)
+	v1eps := loadStream(l, FileV1Endpoints, InputHNSEndpoints, endpointOf, ParseEndpoints)
 	s.Endpoints = mergeEndpoints(v2eps, v1eps)
 
-	s.LoadBalancers = loadList(l, FileV2LoadBalancers, InputHNSLoadBalancers, ParseLoadBalancers)
+	s.LoadBalancers = loadStream(l, FileV2LoadBalancers, InputHNSLoadBalancers, loadBalancerOf, ParseLoadBalancers)
 	if !b.Has(FileV2LoadBalancers) {
-		s.LoadBalancers = loadList(l, FileV1PolicyLists, InputHNSLoadBalancers, ParsePolicyLists)
+		s.LoadBalancers = loadStream(l, FileV1PolicyLists, InputHNSLoadBalancers, policyListOf, ParsePolicyLists)
 	}
-	s.Namespaces = loadList(l, FileV2Namespaces, InputHNSNamespaces, ParseNamespaces)
+	s.Namespaces = loadStream(l, FileV2Namespaces, InputHNSNamespaces, namespaceOf, ParseNamespaces)
 
 	s.Adapters = loadList(l, FileAdapters, InputHostAdapters, func(d []byte, _ string) ([]*HostAdapter, error) { return ParseAdapters(d) })
 	s.Routes = loadList(l, FileRoutes, InputHostRoutes, func(d []byte, _ string) ([]*HostRoute, error) { return ParseRoutes(d) })
-	s.KubeNodes = loadList(l, FileKubeNodes, InputKubeNodes, func(d []byte, _ string) ([]*KubeNode, error) { return ParseKubeNodes(d) })
-	s.Services = loadList(l, FileKubeServices, InputKubeServices, func(d []byte, _ string) ([]*Service, error) { return ParseServices(d) })
+	s.KubeNodes = loadStream(l, FileKubeNodes, InputKubeNodes, func(o obj, _ Ref) *KubeNode { return kubeNodeOf(o) },
+		func(d []byte, _ string) ([]*KubeNode, error) { return ParseKubeNodes(d) })
+	s.Services = loadStream(l, FileKubeServices, InputKubeServices, func(o obj, _ Ref) *Service { return serviceOf(o) },
+		func(d []byte, _ string) ([]*Service, error) { return ParseServices(d) })
 	s.EndpointSlices = loadList(l, FileEndpointSlices, InputEndpointSlices, func(d []byte, _ string) ([]*EndpointSlice, error) { return ParseEndpointSlices(d) })
 	if data, ok := l.read(FileOS); ok {
 		if s.OS, l.err = ParseOS(data); l.err == nil && s.OS != nil {
@@ -195,6 +197,30 @@ func (l *loader) wrap(name string) {
 			l.err = &ParseError{Bundle: l.b.Path(), File: name, Err: l.err}
 		}
 	}
+}
+
+// loadStream reads a list file straight from the bundle, one element at a
+// time (parseEachReader): the endpoints and load balancers of a node in a
+// large cluster are tens of megabytes. UTF-16 files, other shapes and
+// malformed ones go through parse on the whole file, which also words the
+// error.
+func loadStream[T any](l *loader, name string, in Input, build func(obj, Ref) *T, parse func([]byte, string) ([]*T, error)) []*T {
+	if l.err != nil || !l.b.Has(name) {
+		return nil
+	}
+	rc, err := l.b.Open(name)
+	if err != nil {
+		return loadList(l, name, in, parse)
+	}
+	out, err := parseEachReader(rc, func(o obj, i int) *T { return build(o, Ref{File: name, Index: i}) })
+	rc.Close()
+	if err != nil {
+		return loadList(l, name, in, parse)
+	}
+	if _, seen := l.s.Inputs[in]; !seen {
+		l.s.Inputs[in] = name
+	}
+	return out
 }
 
 func loadList[T any](l *loader, name string, in Input, parse func([]byte, string) ([]T, error)) []T {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gopacket/gopacket/pcapgo"
@@ -95,14 +96,44 @@ func run(args []string) error {
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
 	start := time.Now()
-	err := cmd.Run()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	// Sample the anonymous part of the resident set (heap, stacks, runtime
+	// data) apart from the file-backed part (the binary's pages), on Linux.
+	var peakAnon int64
+	done := make(chan struct{})
+	go func() {
+		status := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
+		t := time.NewTicker(2 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if data, err := os.ReadFile(status); err == nil {
+					for _, line := range strings.Split(string(data), "\n") {
+						if v, ok := strings.CutPrefix(line, "RssAnon:"); ok {
+							if kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64); err == nil && kb > peakAnon {
+								peakAnon = kb
+							}
+						}
+					}
+				}
+			}
+		}
+	}()
+	err := cmd.Wait()
+	close(done)
 	elapsed := time.Since(start)
 	if err != nil {
 		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() > 3 {
 			return err
 		}
 	}
-	fmt.Printf("%.6f %d\n", elapsed.Seconds(), maxRSS(cmd.ProcessState))
+	// seconds, peak RSS (KiB), peak anonymous RSS sampled every 2 ms (KiB)
+	fmt.Printf("%.6f %d %d\n", elapsed.Seconds(), maxRSS(cmd.ProcessState), peakAnon)
 	return nil
 }
 

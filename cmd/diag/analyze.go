@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -72,8 +73,10 @@ func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) err
 	}
 
 	snaps := make([]*snapshot.Snapshot, 0, len(paths))
+	budget := newMemoryBudget(e.getenv("GOMEMLIMIT") != "")
+	defer budget.restore()
 	for _, p := range paths {
-		s, err := loadBundle(p)
+		s, err := loadBundle(p, budget)
 		if err != nil {
 			return err
 		}
@@ -106,13 +109,54 @@ func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) err
 	return analyzeExit(rep, failOn)
 }
 
-func loadBundle(path string) (*snapshot.Snapshot, error) {
+func loadBundle(path string, budget *memoryBudget) (*snapshot.Snapshot, error) {
 	b, err := bundle.Open(path, bundle.DefaultLimits)
 	if err != nil {
 		return nil, err
 	}
 	defer b.Close()
+	budget.add(b.TotalSize())
 	return snapshot.Load(b)
+}
+
+// memoryBudget keeps analysis within a few times the size of its input: a
+// soft memory limit (debug.SetMemoryLimit) of memoryPerInputByte times the
+// bytes of the bundles loaded so far, never below minMemoryLimit. The
+// garbage collector then works harder instead of letting the heap double,
+// trading a little time for memory. Measured on the bundle of a node in a
+// 1,000-node cluster (13.8 MB): anonymous memory 5.1x the input without
+// it, 3.8x with it, at about 1.2x the time (3x the input would give 3.1x at
+// 2x the time: the heap's live peak is 27 MB). GOMEMLIMIT, when set, wins.
+type memoryBudget struct {
+	off   bool
+	bytes int64
+	prev  int64
+}
+
+const (
+	memoryPerInputByte = 4
+	minMemoryLimit     = 32 << 20
+)
+
+func newMemoryBudget(userLimit bool) *memoryBudget {
+	return &memoryBudget{off: userLimit, prev: -1}
+}
+
+func (m *memoryBudget) add(n int64) {
+	if m == nil || m.off {
+		return
+	}
+	m.bytes += n
+	limit := max(int64(minMemoryLimit), memoryPerInputByte*m.bytes)
+	if old := debug.SetMemoryLimit(limit); m.prev < 0 {
+		m.prev = old
+	}
+}
+
+func (m *memoryBudget) restore() {
+	if m != nil && m.prev >= 0 {
+		debug.SetMemoryLimit(m.prev)
+	}
 }
 
 // analyzeExit: 3 when a finding reaches the threshold, else 1 when a rule

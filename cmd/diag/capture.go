@@ -97,7 +97,7 @@ func runCaptureDecode(e *env, g *globalOptions, o *captureDecodeOptions, files [
 	}
 	var snaps []*snapshot.Snapshot
 	for _, b := range o.bundles {
-		s, err := loadBundle(b)
+		s, err := loadBundle(b, nil)
 		if err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -111,5 +112,29 @@ func TestCollectCapture(t *testing.T) {
 	a := runDiag(t, nil, false, "analyze", "-o", "json", out)
 	if a.code != 0 || !strings.Contains(a.stdout, `"CAP-04"`) {
 		t.Errorf("analyze did not see the capture: exit %d\n%s", a.code, a.stdout)
+	}
+}
+
+// The analysis memory budget raises the soft limit with each bundle and
+// gives it back; a GOMEMLIMIT set by the user is left alone.
+func TestMemoryBudget(t *testing.T) {
+	orig := debug.SetMemoryLimit(-1)
+	m := newMemoryBudget(false)
+	m.add(1 << 20)
+	if got := debug.SetMemoryLimit(-1); got != minMemoryLimit {
+		t.Errorf("small input: limit %d, want the floor %d", got, minMemoryLimit)
+	}
+	m.add(100 << 20)
+	if got := debug.SetMemoryLimit(-1); got != memoryPerInputByte*(101<<20) {
+		t.Errorf("limit %d, want %d", got, memoryPerInputByte*(101<<20))
+	}
+	m.restore()
+	if got := debug.SetMemoryLimit(-1); got != orig {
+		t.Errorf("restored %d, want %d", got, orig)
+	}
+	user := newMemoryBudget(true)
+	user.add(1 << 30)
+	if got := debug.SetMemoryLimit(-1); got != orig {
+		t.Errorf("a user's GOMEMLIMIT was overridden: %d", got)
 	}
 }

@@ -23,7 +23,7 @@ Use it to check what diag understood.` + exitStatusCommon,
 			if output != "json" {
 				return usageErrorf("--output must be json, not %q", output)
 			}
-			s, err := loadBundle(args[0])
+			s, err := loadBundle(args[0], nil)
 			if err != nil {
 				return err
 			}
