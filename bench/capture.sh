@@ -33,7 +33,7 @@ printf "%-8s %12s packets/s\n" raw "$raw_pps"
 printf "%-8s %12s packets/s   %.0f%% of raw   peak RSS %d MiB\n" diag "$diag_pps" "$(awk -v a="$diag_pps" -v b="$raw_pps" 'BEGIN{print 100*a/b}')" $((diag_rss / 1024))
 
 if command -v tshark >/dev/null 2>&1; then
-  read -r ts_s ts_rss < <("$work/capbench" run tshark -n -r "$work/bench.pcap" -T fields -e frame.number -e vxlan.vni -e ip.src -e ip.dst -e tcp.flags)
+  read -r ts_s ts_rss _ < <("$work/capbench" run tshark -n -r "$work/bench.pcap" -T fields -e frame.number -e vxlan.vni -e ip.src -e ip.dst -e tcp.flags)
   ts_pps=$(pps "$n" "$ts_s")
   printf "%-8s %12s packets/s   diag is %.0fx faster   peak RSS %d MiB\n" tshark "$ts_pps" "$(awk -v a="$diag_pps" -v b="$ts_pps" 'BEGIN{print a/b}')" $((ts_rss / 1024))
 else
@@ -41,5 +41,5 @@ else
 fi
 
 "$work/capbench" gen 2000000 2000 "$work/big.pcap"
-read -r big_s big_rss < <("$work/capbench" run "$work/diag" capture decode --vni 4096 -o json "$work/big.pcap")
+read -r big_s big_rss _ < <("$work/capbench" run "$work/diag" capture decode --vni 4096 -o json "$work/big.pcap")
 echo "memory   2,000,000 packets in 2,000 flows: peak RSS $((big_rss / 1024)) MiB"

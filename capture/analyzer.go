@@ -222,7 +222,11 @@ func (a *Analyzer) readPipelined(src *Source) (int64, error) {
 				return
 			}
 			b.pkts, b.slab, b.err = b.pkts[:0], b.slab[:0], nil
-			for len(b.pkts) < batchPackets && len(b.slab)+65536 <= cap(b.slab) {
+			if src.blocks != nil {
+				// Classic pcap: the block is read straight into the slab.
+				b.err = src.blocks.fill(b)
+			}
+			for src.blocks == nil && len(b.pkts) < batchPackets && len(b.slab)+65536 <= cap(b.slab) {
 				err := src.Next(&p)
 				if err != nil {
 					if !errors.Is(err, io.EOF) {

@@ -33,6 +33,7 @@ type Source struct {
 	path   string
 	f      *os.File
 	pcap   *pcapgo.Reader
+	blocks *pcapBlocks // classic uncompressed pcap, read in blocks
 	ng     *pcapgo.NgReader
 	Format string // "pcap" or "pcapng"
 }
@@ -92,7 +93,13 @@ func NewSource(r io.Reader, name string) (*Source, error) {
 			return nil, &InputError{Path: name, Err: fmt.Errorf("pcapng: %w", err)}
 		}
 		s.ng, s.Format = ng, "pcapng"
-	case isPcapMagic(m) || m[0] == magicGzip[0] && m[1] == magicGzip[1]:
+	case isPcapMagic(m):
+		pb, err := newPcapBlocks(br, name)
+		if err != nil {
+			return nil, err
+		}
+		s.blocks, s.Format = pb, "pcap"
+	case m[0] == magicGzip[0] && m[1] == magicGzip[1]:
 		pr, err := pcapgo.NewReader(br)
 		if err != nil {
 			return nil, &InputError{Path: name, Err: fmt.Errorf("pcap: %w", err)}
@@ -141,6 +148,10 @@ func (s *Source) Next(p *Packet) error {
 			}
 		}
 		return nil
+	}
+	if s.blocks != nil {
+		p.Interface, p.PacketID, p.Outbound = 0, 0, 0
+		return s.blocks.next(p)
 	}
 	data, ci, err := s.pcap.ZeroCopyReadPacketData()
 	if err != nil {
