@@ -44,15 +44,10 @@ type ConnectionCategory struct {
 
 // ParseFirewall parses host/firewall.json.
 func ParseFirewall(data []byte, file string) (*HostFirewall, error) {
-	v, err := parseJSON(data)
-	if err != nil {
+	o, err := firstObject(data)
+	if o == nil || err != nil {
 		return nil, err
 	}
-	objs := objects(v)
-	if len(objs) == 0 {
-		return nil, nil
-	}
-	o := objs[0]
 	fw := &HostFirewall{Source: file}
 	for _, p := range o.list("Profiles") {
 		enabled, _ := p.boolean("Enabled")

@@ -59,15 +59,10 @@ func ParseRoutes(data []byte) ([]*HostRoute, error) {
 
 // ParseOS parses host/os.json.
 func ParseOS(data []byte) (*OSInfo, error) {
-	v, err := parseJSON(data)
-	if err != nil {
+	o, err := firstObject(data)
+	if o == nil || err != nil {
 		return nil, err
 	}
-	objs := objects(v)
-	if len(objs) == 0 {
-		return nil, nil
-	}
-	o := objs[0]
 	info := &OSInfo{
 		Hostname:     o.str("Hostname", "CSName", "ComputerName"),
 		HostnameFrom: FileOS + " hostname",
@@ -99,4 +94,18 @@ func (s *Snapshot) AdapterWithAddr(a netip.Addr) *HostAdapter {
 		}
 	}
 	return nil
+}
+
+// firstObject parses a document that describes one thing (host/os.json,
+// host/firewall.json, host/portranges.json): its first object, or nil when
+// it has none.
+func firstObject(data []byte) (obj, error) {
+	v, err := parseJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	if objs := objects(v); len(objs) > 0 {
+		return objs[0], nil
+	}
+	return nil, nil
 }

@@ -23,15 +23,10 @@ type DynamicPortRange struct {
 
 // ParsePortRanges parses host/portranges.json.
 func ParsePortRanges(data []byte, file string) (*PortRanges, error) {
-	v, err := parseJSON(data)
-	if err != nil {
+	o, err := firstObject(data)
+	if o == nil || err != nil {
 		return nil, err
 	}
-	objs := objects(v)
-	if len(objs) == 0 {
-		return nil, nil
-	}
-	o := objs[0]
 	pr := &PortRanges{Source: file, Excluded: map[string][]PortRange{}, Dynamic: map[string]DynamicPortRange{}}
 	for _, proto := range []string{"tcp", "udp"} {
 		for _, r := range o.child("excluded", "Excluded").list(proto) {

@@ -144,29 +144,21 @@ func listRules(e *env) error {
 
 func explainRule(e *env, r ruleDoc) error {
 	var b strings.Builder
-	if r.Unchecked {
-		fmt.Fprintf(&b, "%s  %s  (not checked: %s if it were)\n\n", r.ID, r.Title, r.Severity)
-		fmt.Fprintf(&b, "NOT CHECKED\n%s\n\n", indentWrap("diag does not check this mode: the data it shows in is in no bundle. It would need "+r.Needs, e.width()-2))
-		section := func(title, text string) {
-			fmt.Fprintf(&b, "%s\n%s\n\n", title, indentWrap(text, e.width()-2))
-		}
-		section("WHY IT MATTERS", r.Why)
-		section("HOW TO FIX", r.Fix)
-		b.WriteString("SOURCES\n")
-		for _, s := range r.Sources {
-			fmt.Fprintf(&b, "  %s\n", s)
-		}
-		_, err := fmt.Fprint(e.stdout, b.String())
-		return err
-	}
-	fmt.Fprintf(&b, "%s  %s  (%s)\n\n", r.ID, r.Title, r.Severity)
 	section := func(title, text string) {
 		fmt.Fprintf(&b, "%s\n%s\n\n", title, indentWrap(text, e.width()-2))
 	}
-	section("WHAT IT CHECKS", r.Checks)
+	if r.Unchecked {
+		fmt.Fprintf(&b, "%s  %s  (not checked: %s if it were)\n\n", r.ID, r.Title, r.Severity)
+		section("NOT CHECKED", "diag does not check this mode: the data it shows in is in no bundle. It would need "+r.Needs)
+	} else {
+		fmt.Fprintf(&b, "%s  %s  (%s)\n\n", r.ID, r.Title, r.Severity)
+		section("WHAT IT CHECKS", r.Checks)
+	}
 	section("WHY IT MATTERS", r.Why)
 	section("HOW TO FIX", r.Fix)
-	section("NEEDS", r.Needs)
+	if !r.Unchecked {
+		section("NEEDS", r.Needs)
+	}
 	b.WriteString("SOURCES\n")
 	for _, s := range r.Sources {
 		fmt.Fprintf(&b, "  %s\n", s)
