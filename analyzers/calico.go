@@ -15,6 +15,21 @@ const aclWarnThreshold = 1000
 
 func init() {
 	register(&Rule{
+		ID: "CAL-01", Title: "Calico IPAM incompatible with Windows nodes", Severity: finding.Fail,
+		Needs: []snapshot.Input{snapshot.InputCalicoIPAM, snapshot.InputKubeNodes},
+		Checks: "In a cluster with Windows nodes, Calico's default IPAMConfig has strictAffinity true; no address of a block affine to a Windows node went to a pod on " +
+			"another node (borrowing); a Windows node has one affine block (a warning otherwise) and its block keeps room beyond the 4 addresses Calico reserves on Windows " +
+			"(a warning when full). A Windows bundle checks its own node's blocks, a Linux bundle every Windows node's.",
+		Why: "Windows cannot borrow addresses from another node's block: with strictAffinity false, Linux nodes hand out addresses from a Windows node's block and traffic " +
+			"to those pods is routed to the wrong node. kube-proxy on Windows supports one block per node, and a full block leaves new Windows pods Pending.",
+		Fix: "calicoctl ipam configure --strictaffinity=true (before Windows nodes join; then release the borrowed addresses by recreating those pods); " +
+			"choose a block size that fits a Windows node's pods (blockSize of the IPPool).",
+		Sources: []string{"https://docs.tigera.io/calico/latest/getting-started/kubernetes/windows-calico/limitations", "https://github.com/projectcalico/calico/issues/4404",
+			"https://github.com/projectcalico/calicoctl/pull/2119", "https://github.com/projectcalico/calico/issues/5762"},
+		OnlyFor: cniCalico,
+		Check:   checkCalicoIPAM,
+	})
+	register(&Rule{
 		ID: "CAL-02", Title: "Calico policy so large that reprogramming resets connections", Severity: finding.Warn,
 		Needs: []snapshot.Input{snapshot.InputHNSEndpoints},
 		Checks: fmt.Sprintf("On a Calico node, no local endpoint carries more than %d ACL policies. (Correlating TCP reset bursts with Felix updates needs a capture and Felix logs.)",
@@ -57,6 +72,92 @@ func checkCalicoACLs(s *snapshot.Snapshot) ([]Issue, error) {
 			Evidence: []finding.Evidence{{File: h.e.Refs[len(h.e.Refs)-1].File, Object: "endpoint " + h.e.ID, Field: "Policies[Type=ACL]", Value: fmt.Sprint(h.n), Expected: fmt.Sprintf("at most %d", aclWarnThreshold)}},
 			Subjects: []string{"address:" + addrOrNone(h.e.IP)},
 		})
+	}
+	return issues, nil
+}
+
+// calicoReservedOnWindows is how many addresses of each Windows block Calico
+// keeps for itself (network, gateway, broadcast and one more).
+const calicoReservedOnWindows = 4
+
+func checkCalicoIPAM(s *snapshot.Snapshot) ([]Issue, error) {
+	ipam := s.CalicoIPAM
+	windows := map[string]bool{}
+	for _, k := range s.KubeNodes {
+		if k.IsWindows() {
+			windows[k.Name] = true
+		}
+	}
+	if len(windows) == 0 {
+		return nil, nil
+	}
+	var issues []Issue
+	if ipam.StrictAffinity == nil || !*ipam.StrictAffinity {
+		ev := finding.Evidence{File: ipam.ConfigFile, Object: "IPAMConfig default", Field: "spec.strictAffinity", Value: "false", Expected: "true"}
+		if ipam.StrictAffinity == nil {
+			ev.File, ev.Value = snapshot.FileCalicoIPAMConfigs, "no IPAMConfig (the default, false)"
+		}
+		issues = append(issues, Issue{
+			Summary:  fmt.Sprintf("Calico IPAM strictAffinity is false in a cluster with %d Windows nodes: other nodes may take addresses from a Windows node's block, and traffic to those pods goes to the Windows node", len(windows)),
+			Evidence: []finding.Evidence{ev},
+		})
+	}
+	// Which Windows nodes this bundle speaks for.
+	mine := windows
+	if self := s.SelfKubeNode(); self != nil && self.IsWindows() {
+		mine = map[string]bool{self.Name: true}
+	}
+	perNode := map[string][]*snapshot.CalicoBlock{}
+	for _, b := range ipam.Blocks {
+		if mine[b.Node] {
+			perNode[b.Node] = append(perNode[b.Node], b)
+		}
+	}
+	nodes := make([]string, 0, len(perNode))
+	for n := range perNode {
+		nodes = append(nodes, n)
+	}
+	sort.Strings(nodes)
+	for _, node := range nodes {
+		blocks := perNode[node]
+		for _, b := range blocks {
+			var borrowers []string
+			for other, n := range b.PodNodes {
+				if other != node {
+					borrowers = append(borrowers, fmt.Sprintf("%s (%d)", other, n))
+				}
+			}
+			sort.Strings(borrowers)
+			if len(borrowers) > 0 {
+				issues = append(issues, Issue{
+					Summary: fmt.Sprintf("block %s is affine to Windows node %s, but pods on %s have addresses from it: traffic to them is routed to %s",
+						b.CIDR, node, strings.Join(borrowers, ", "), node),
+					Evidence: []finding.Evidence{{File: snapshot.FileCalicoIPAMBlocks, Object: "IPAMBlock " + b.CIDR.String(), Field: "spec.attributes[].secondary.node",
+						Value: strings.Join(borrowers, ", "), Expected: "only " + node}},
+					Subjects: []string{"subnet:" + b.CIDR.String()},
+				})
+			}
+			if free := b.Size() - calicoReservedOnWindows - b.Allocated; len(blocks) == 1 && free <= 0 {
+				issues = append(issues, Issue{Severity: finding.Warn,
+					Summary: fmt.Sprintf("block %s of Windows node %s is full (%d of %d addresses allocated, %d reserved by Calico on Windows): new pods there stay Pending",
+						b.CIDR, node, b.Allocated, b.Size(), calicoReservedOnWindows),
+					Evidence: []finding.Evidence{{File: snapshot.FileCalicoIPAMBlocks, Object: "IPAMBlock " + b.CIDR.String(), Field: "allocations", Value: fmt.Sprint(b.Allocated),
+						Expected: fmt.Sprintf("fewer than %d", b.Size()-calicoReservedOnWindows)}},
+					Subjects: []string{"subnet:" + b.CIDR.String()},
+				})
+			}
+		}
+		if len(blocks) > 1 {
+			var cidrs []string
+			for _, b := range blocks {
+				cidrs = append(cidrs, b.CIDR.String())
+			}
+			issues = append(issues, Issue{Severity: finding.Warn,
+				Summary: fmt.Sprintf("Windows node %s has %d Calico blocks (%s): kube-proxy and the Windows dataplane use one, so pods from the others are not reachable",
+					node, len(blocks), strings.Join(cidrs, ", ")),
+				Evidence: []finding.Evidence{{File: snapshot.FileCalicoIPAMBlocks, Object: "IPAMBlocks affine to " + node, Field: "count", Value: fmt.Sprint(len(blocks)), Expected: "1"}},
+			})
+		}
 	}
 	return issues, nil
 }

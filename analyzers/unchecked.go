@@ -22,15 +22,6 @@ type Unchecked struct {
 
 var unchecked = []Unchecked{
 	{
-		ID: "CAL-01", Title: "Calico IPAM incompatible with Windows (strict affinity, borrowed IPs, several blocks)", Severity: finding.Fail,
-		Needs: "Calico's IPAM state: the IPAMConfig's strictAffinity, the block affinities and which node each allocated IP is on (calicoctl ipam show --show-blocks --show-borrowed, " +
-			"or the ipamconfigs, blockaffinities and ipamblocks custom resources). diag collect reads Nodes, Services, EndpointSlices and Pods only.",
-		Why: "Windows cannot borrow IPs from another node's block: with strictAffinity false, Linux nodes hand out addresses from a Windows node's block and cross-node routing to them breaks; " +
-			"kube-proxy on Windows supports one block per node, and Calico reserves 4 addresses of each Windows block.",
-		Fix:     "calicoctl ipam configure --strictaffinity=true before Windows nodes join; choose a block size that fits the node's pods.",
-		Sources: []string{"https://docs.tigera.io/calico/latest/getting-started/kubernetes/windows-calico/limitations", "https://github.com/projectcalico/calico/issues/4404", "https://github.com/projectcalico/calico/issues/5762"},
-	},
-	{
 		ID: "HOST-06", Title: "MAC address spoofing disabled on the VM's NIC (Hyper-V) or forged transmits refused (VMware)", Severity: finding.Fail,
 		Needs: "the hypervisor's view of the node's NIC: Get-VMNetworkAdapter -VMName <node> | Select MacAddressSpoofing on the Hyper-V host, or the vSphere port group's " +
 			"promiscuous mode and forged transmits. A VM cannot read its hypervisor's settings.",

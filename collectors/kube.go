@@ -20,7 +20,8 @@ import (
 
 // KubeCollector reads this node's Kubernetes context: every Node, every
 // Service and the Pods scheduled on this node, as the API server returns
-// them, and the EndpointSlices (which backends are ready, on which node).
+// them, the EndpointSlices (which backends are ready, on which node) and,
+// on Calico clusters, Calico's IPAM configuration, block affinities and blocks.
 // No kubeconfig or an unreachable API server makes it skipped.
 func KubeCollector() Collector {
 	return Collector{ID: "kubernetes", Description: "nodes, services, endpoint slices and this node's pods from the API server", Timeout: 45 * time.Second, Run: collectKube}
@@ -30,20 +31,30 @@ func collectKube(ctx context.Context, e *Env, out *Output) error {
 	if e.Kube == nil {
 		return Skip("no kubeconfig and not in a pod: Kubernetes context not collected (--kubeconfig)")
 	}
-	queries := []struct{ file, path string }{
-		{"k8s/nodes.json", "/api/v1/nodes"},
-		{"k8s/services.json", "/api/v1/services"},
-		{"k8s/endpointslices.json", "/apis/discovery.k8s.io/v1/endpointslices"},
+	type query struct {
+		file, path string
+		optional   bool // a 404 means the resource does not exist here
+	}
+	queries := []query{
+		{"k8s/nodes.json", "/api/v1/nodes", false},
+		{"k8s/services.json", "/api/v1/services", false},
+		{"k8s/endpointslices.json", "/apis/discovery.k8s.io/v1/endpointslices", false},
+		// Calico's IPAM (Kubernetes datastore): absent on other clusters.
+		{"k8s/calico-ipamconfigs.json", "/apis/crd.projectcalico.org/v1/ipamconfigs", true},
+		{"k8s/calico-blockaffinities.json", "/apis/crd.projectcalico.org/v1/blockaffinities", true},
+		{"k8s/calico-ipamblocks.json", "/apis/crd.projectcalico.org/v1/ipamblocks", true},
 	}
 	if e.NodeName != "" {
-		queries = append(queries, struct{ file, path string }{"k8s/pods.json",
-			"/api/v1/pods?fieldSelector=" + url.QueryEscape("spec.nodeName="+e.NodeName)})
+		queries = append(queries, query{"k8s/pods.json", "/api/v1/pods?fieldSelector=" + url.QueryEscape("spec.nodeName="+e.NodeName), false})
 	}
 	unreachable := 0
 	var first error
 	for _, q := range queries {
 		data, err := e.Kube.Get(ctx, q.path)
 		if err != nil {
+			if q.optional && errors.Is(err, errNotFound) {
+				continue
+			}
 			if first == nil {
 				first = err
 			}
@@ -75,6 +86,9 @@ func isUnreachable(err error) bool {
 	var ue *url.Error
 	return errors.As(err, &oe) || errors.As(err, &ne) || errors.As(err, &ue) || errors.Is(err, context.DeadlineExceeded)
 }
+
+// errNotFound is a 404: the resource type does not exist in this cluster.
+var errNotFound = errors.New("404 Not Found")
 
 // restKube is a KubeSource over client-go's authenticated HTTP client: it
 // only ever sends GET.
@@ -165,6 +179,9 @@ func (k *restKube) Get(ctx context.Context, path string) ([]byte, error) {
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
 	if err != nil {
 		return nil, err
+	}
+	if resp.StatusCode == http.StatusNotFound {
+		return nil, fmt.Errorf("%s: %w", path, errNotFound)
 	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("%s: %s", resp.Status, firstLine(string(body)))

@@ -133,6 +133,7 @@ func loadDiag(l *loader) {
 		func(d []byte, _ string) ([]*KubeNode, error) { return ParseKubeNodes(d) })
 	s.Services = loadStream(l, FileKubeServices, InputKubeServices, func(o obj, _ Ref) *Service { return serviceOf(o) },
 		func(d []byte, _ string) ([]*Service, error) { return ParseServices(d) })
+	loadCalicoIPAM(l)
 	s.EndpointSlices = loadList(l, FileEndpointSlices, InputEndpointSlices, func(d []byte, _ string) ([]*EndpointSlice, error) { return ParseEndpointSlices(d) })
 	if data, ok := l.read(FileOS); ok {
 		if s.OS, l.err = ParseOS(data); l.err == nil && s.OS != nil {
@@ -405,4 +406,32 @@ func shareEndpointIDs(s *Snapshot) {
 			}
 		}
 	}
+}
+
+// The Calico IPAM files (custom resources, Kubernetes datastore).
+const (
+	FileCalicoIPAMConfigs     = "k8s/calico-ipamconfigs.json"
+	FileCalicoBlockAffinities = "k8s/calico-blockaffinities.json"
+	FileCalicoIPAMBlocks      = "k8s/calico-ipamblocks.json"
+)
+
+// loadCalicoIPAM reads Calico's IPAM state: the blocks are what a rule
+// needs; the configuration and affinities complete it when present.
+func loadCalicoIPAM(l *loader) {
+	blocks := loadStream(l, FileCalicoIPAMBlocks, InputCalicoIPAM, func(o obj, _ Ref) *CalicoBlock { return calicoBlockOf(o) },
+		func(d []byte, _ string) ([]*CalicoBlock, error) { return ParseCalicoIPAMBlocks(d) })
+	if l.err != nil || !l.b.Has(FileCalicoIPAMBlocks) {
+		return
+	}
+	ipam := &CalicoIPAM{Blocks: blocks}
+	if data, ok := l.read(FileCalicoIPAMConfigs); ok {
+		ipam.StrictAffinity, l.err = ParseCalicoIPAMConfigs(data)
+		ipam.ConfigFile = FileCalicoIPAMConfigs
+		l.wrap(FileCalicoIPAMConfigs)
+	}
+	if data, ok := l.read(FileCalicoBlockAffinities); ok {
+		ipam.Affinities, l.err = ParseCalicoBlockAffinities(data)
+		l.wrap(FileCalicoBlockAffinities)
+	}
+	l.s.CalicoIPAM = ipam
 }

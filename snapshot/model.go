@@ -30,6 +30,7 @@ type Snapshot struct {
 	KubeNodes      []*KubeNode      `json:"kubeNodes,omitempty"`
 	Services       []*Service       `json:"services,omitempty"`
 	EndpointSlices []*EndpointSlice `json:"endpointSlices,omitempty"`
+	CalicoIPAM     *CalicoIPAM      `json:"calicoIPAM,omitempty"`
 	KubeProxy      *KubeProxyConfig `json:"kubeProxy,omitempty"`
 	CNIConfigs     []*CNIConfig     `json:"cniConfigs,omitempty"` // in the order the runtime reads them
 	Flannel        *FlannelNetConf  `json:"flannel,omitempty"`
@@ -70,6 +71,7 @@ const (
 	InputFirewall         Input = "host-firewall"
 	InputPortRanges       Input = "host-portranges"
 	InputEndpointSlices   Input = "k8s-endpointslices"
+	InputCalicoIPAM       Input = "calico-ipam"
 )
 
 // InputFiles says what provides each input, for skip reasons.
@@ -91,6 +93,7 @@ var InputFiles = map[Input]string{
 	InputFirewall:         "Windows Firewall profiles and rules (host/firewall.json)",
 	InputPortRanges:       "excluded and dynamic port ranges (host/portranges.json)",
 	InputEndpointSlices:   "Kubernetes EndpointSlices (k8s/endpointslices.json)",
+	InputCalicoIPAM:       "Calico IPAM blocks and configuration (k8s/calico-ipamblocks.json, k8s/calico-ipamconfigs.json)",
 }
 
 // Has reports whether an input was present.
