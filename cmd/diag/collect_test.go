@@ -138,3 +138,25 @@ func TestMemoryBudget(t *testing.T) {
 		t.Errorf("a user's GOMEMLIMIT was overridden: %d", got)
 	}
 }
+
+// A collector that cannot do all its work makes the bundle partial: exit 3,
+// and the bundle is still written and verifiable.
+func TestCollectPartialExit3(t *testing.T) {
+	ip, err := exec.LookPath("ip")
+	if err != nil {
+		t.Skip("iproute2 is not installed")
+	}
+	bin := t.TempDir()
+	if err := os.Symlink(ip, filepath.Join(bin, "ip")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin) // ip, but no bridge
+	out := filepath.Join(t.TempDir(), "b.zip")
+	r := runDiag(t, nil, false, "collect", "-o", out, "--only", "linux-net")
+	if r.code != 3 || !strings.Contains(r.stderr, "partial") || !strings.Contains(r.stderr, "bridge") {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if v := runDiag(t, nil, false, "bundle", "verify", out); v.code != 0 {
+		t.Errorf("verify: exit %d %s", v.code, v.stderr)
+	}
+}
