@@ -41,10 +41,12 @@ func init() {
 	})
 	register(&Rule{
 		ID: "SVC-06", Title: "Stale or duplicate load balancers and remote endpoints", Severity: finding.Fail,
-		Needs:  []snapshot.Input{snapshot.InputHNSLoadBalancers, snapshot.InputHNSEndpoints},
-		Checks: "No two load balancers share frontend VIP, protocol and port (fail); every load balancer has port mappings (fail); no address has both a local and a remote endpoint (fail); every remote endpoint is a backend of some load balancer, the source VIP and VTEP endpoints excepted (warn).",
-		Why:    "Duplicate load balancers hang HNS or send traffic to old backends; a remote endpoint left on a pod's address makes creating that pod fail or steals its traffic; stale remote endpoints accumulate after pod churn.",
-		Fix:    "Restart kube-proxy (it removes and recreates its load balancers and remote endpoints); remove single stale endpoints with Get-HnsEndpoint | ? IPAddress -eq <ip> | Remove-HnsEndpoint; upgrade kube-proxy if it recurs.",
+		Needs: []snapshot.Input{snapshot.InputHNSLoadBalancers, snapshot.InputHNSEndpoints},
+		Checks: "No two load balancers share frontend VIP, protocol and port (fail); every load balancer has port mappings (fail); no address has both a local and a remote endpoint (fail); " +
+			"with the Services and their EndpointSlices in the bundle, no ClusterIP load balancer sends to an address that is not a ready endpoint of its Service (fail; Services with " +
+			"internalTrafficPolicy Local, topology hints or no ready endpoint are not judged); every remote endpoint is a backend of some load balancer, the source VIP and VTEP endpoints excepted (warn).",
+		Why: "Duplicate load balancers hang HNS or send traffic to old backends; a remote endpoint left on a pod's address makes creating that pod fail or steals its traffic; stale remote endpoints accumulate after pod churn.",
+		Fix: "Restart kube-proxy (it removes and recreates its load balancers and remote endpoints); remove single stale endpoints with Get-HnsEndpoint | ? IPAddress -eq <ip> | Remove-HnsEndpoint; upgrade kube-proxy if it recurs.",
 		Sources: []string{"microsoft/SDN networkhealth.ps1 StaleRemoteEndpoints", "https://github.com/microsoft/Windows-Containers/issues/631",
 			"https://github.com/kubernetes/kubernetes/issues/130963", "https://github.com/kubernetes/kubernetes/issues/131466"},
 		Check: checkStaleLoadBalancers,
@@ -173,7 +175,60 @@ func checkStaleLoadBalancers(s *snapshot.Snapshot) ([]Issue, error) {
 			Summary:  fmt.Sprintf("%d remote endpoint(s) are no load balancer's backend: left over from deleted pods (%s)", len(stale), strings.Join(firstN(stale, 5), ", ")),
 			Evidence: staleEv})
 	}
-	return issues, nil
+	return append(issues, staleBackends(s)...), nil
+}
+
+// staleBackends compares each ClusterIP load balancer's backends with the
+// ready endpoints of its Service (EndpointSlices): an address kube-proxy
+// no longer has is a load balancer HNS did not update (Windows Server 2025
+// ModifyLoadBalancer) or kube-proxy did not resync.
+func staleBackends(s *snapshot.Snapshot) []Issue {
+	if !s.Has(snapshot.InputEndpointSlices) || !s.Has(snapshot.InputKubeServices) {
+		return nil
+	}
+	byVIP := map[string][]*snapshot.LoadBalancer{}
+	for _, lb := range s.LoadBalancers {
+		for _, v := range lb.FrontendVIPs {
+			byVIP[v] = append(byVIP[v], lb)
+		}
+	}
+	byID := make(map[string]*snapshot.Endpoint, len(s.Endpoints))
+	for _, e := range s.Endpoints {
+		byID[e.ID] = e
+	}
+	var issues []Issue
+	for _, svc := range s.Services {
+		if strings.EqualFold(svc.InternalTrafficPolicy, "Local") {
+			continue
+		}
+		ready, hinted := snapshot.ReadyAddresses(s.EndpointSlices, svc.Namespace, svc.Name)
+		if len(ready) == 0 || hinted {
+			continue
+		}
+		for _, ip := range svc.ClusterIPs {
+			for _, lb := range byVIP[ip] {
+				var gone []string
+				for _, id := range lb.EndpointIDs {
+					if e := byID[id]; e != nil && e.IP.IsValid() && !ready[e.IP] {
+						gone = append(gone, e.IP.String())
+					}
+				}
+				if len(gone) == 0 {
+					continue
+				}
+				issues = append(issues, Issue{
+					Summary: fmt.Sprintf("%s for Service %s/%s still sends to %d address(es) that are not ready endpoints of the Service (%s): traffic to them fails",
+						lbObject(lb), svc.Namespace, svc.Name, len(gone), strings.Join(firstN(gone, 5), ", ")),
+					Evidence: []finding.Evidence{
+						{File: lb.Ref.File, Object: lbObject(lb), Field: "backends", Value: strings.Join(firstN(gone, 5), ", "), Expected: "the Service's ready endpoints"},
+						{File: snapshot.FileEndpointSlices, Object: "EndpointSlices of " + svc.Namespace + "/" + svc.Name, Field: "ready addresses", Value: fmt.Sprint(len(ready))},
+					},
+					Subjects: []string{"service:" + svc.Namespace + "/" + svc.Name, "vip:" + ip},
+				})
+			}
+		}
+	}
+	return issues
 }
 
 // vtepAddresses are the nodes' own addresses that remote endpoints exist

@@ -108,6 +108,7 @@ func WriteClusterNode(dir string, c ClusterNode) error {
 	var lbs []map[string]any
 	var services []map[string]any
 	cursor := 0
+	var dnsIDs []string
 	for s := range 5 * n {
 		// kube-dns is 10.96.0.10; the others from 10.96.1.1 on, 250 per /24.
 		vip := "10.96.0.10"
@@ -124,6 +125,7 @@ func WriteClusterNode(dir string, c ClusterNode) error {
 		svcPorts := []map[string]any{{"name": "http", "protocol": "TCP", "port": 80, "targetPort": 8080}}
 		name, ns := fmt.Sprintf("svc-%05d", s), "default"
 		if s == 0 {
+			dnsIDs = ids
 			ports = []map[string]any{{"Protocol": 17, "InternalPort": 53, "ExternalPort": 53}}
 			lbs = append(lbs, map[string]any{"ID": guid(5, 100000), "FrontendVIPs": []string{vip}, "SourceVIP": sourceVIP, "HostComputeEndpoints": ids,
 				"PortMappings": []map[string]any{{"Protocol": 6, "InternalPort": 53, "ExternalPort": 53}}})
@@ -174,7 +176,7 @@ func WriteClusterNode(dir string, c ClusterNode) error {
 		// Only kube-dns's slice: the scale benchmarks measure the HNS side.
 		"k8s/endpointslices.json": map[string]any{"apiVersion": "v1", "kind": "List", "items": []map[string]any{{
 			"metadata":    map[string]any{"name": "kube-dns-1", "namespace": "kube-system", "labels": map[string]string{"kubernetes.io/service-name": "kube-dns"}},
-			"addressType": "IPv4", "endpoints": []map[string]any{{"addresses": []string{myPrefix + "3"}, "conditions": map[string]bool{"ready": true}, "nodeName": nodeName(self)}},
+			"addressType": "IPv4", "endpoints": sliceEndpoints(endpoints, dnsIDs),
 		}}},
 	}
 	for name, v := range files {
@@ -239,4 +241,22 @@ func writeFile(path string, data []byte) error {
 		return err
 	}
 	return os.WriteFile(path, data, 0o644)
+}
+
+// sliceEndpoints lists the generated endpoints with these IDs as ready
+// EndpointSlice endpoints.
+func sliceEndpoints(endpoints []map[string]any, ids []string) []map[string]any {
+	want := map[string]bool{}
+	for _, id := range ids {
+		want[id] = true
+	}
+	var out []map[string]any
+	for _, e := range endpoints {
+		if !want[e["ID"].(string)] {
+			continue
+		}
+		ip := e["IpConfigurations"].([]map[string]any)[0]["IpAddress"].(string)
+		out = append(out, map[string]any{"addresses": []string{ip}, "conditions": map[string]bool{"ready": true}})
+	}
+	return out
 }

@@ -62,6 +62,7 @@ func serviceOf(o obj) *Service {
 		Name:                  meta.str("name"),
 		Type:                  spec.str("type"),
 		ExternalTrafficPolicy: spec.str("externalTrafficPolicy"),
+		InternalTrafficPolicy: spec.str("internalTrafficPolicy"),
 	}
 	s.ClusterIPs = spec.strs("clusterIPs")
 	if len(s.ClusterIPs) == 0 {
@@ -147,6 +148,7 @@ type SliceEndpoint struct {
 	Addresses []netip.Addr `json:"addresses,omitempty"`
 	Ready     bool         `json:"ready"`
 	NodeName  string       `json:"nodeName,omitempty"`
+	Hinted    bool         `json:"hinted,omitempty"` // topology hints: proxies may use a subset
 }
 
 // ParseEndpointSlices parses an EndpointSliceList (kubectl get
@@ -159,7 +161,7 @@ func ParseEndpointSlices(data []byte) ([]*EndpointSlice, error) {
 			return nil
 		}
 		for _, e := range o.list("endpoints") {
-			se := SliceEndpoint{NodeName: e.str("nodeName"), Ready: true}
+			se := SliceEndpoint{NodeName: e.str("nodeName"), Ready: true, Hinted: e.child("hints") != nil}
 			// A missing ready condition means ready (the API's convention).
 			if ready, ok := e.child("conditions").boolean("ready"); ok {
 				se.Ready = ready
@@ -194,4 +196,24 @@ func ReadyEndpoints(slices []*EndpointSlice, namespace, service string) (ready i
 		}
 	}
 	return ready, nodes
+}
+
+// ReadyAddresses is the set of ready backend addresses of a Service, and
+// whether any of its endpoints carries topology hints.
+func ReadyAddresses(slices []*EndpointSlice, namespace, service string) (ready map[netip.Addr]bool, hinted bool) {
+	ready = map[netip.Addr]bool{}
+	for _, es := range slices {
+		if es.Namespace != namespace || es.Service != service {
+			continue
+		}
+		for _, e := range es.Endpoints {
+			hinted = hinted || e.Hinted
+			if e.Ready {
+				for _, a := range e.Addresses {
+					ready[a] = true
+				}
+			}
+		}
+	}
+	return ready, hinted
 }

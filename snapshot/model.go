@@ -322,6 +322,7 @@ type Service struct {
 	ClusterIPs            []string      `json:"clusterIPs,omitempty"`
 	Ports                 []ServicePort `json:"ports,omitempty"`
 	ExternalTrafficPolicy string        `json:"externalTrafficPolicy,omitempty"`
+	InternalTrafficPolicy string        `json:"internalTrafficPolicy,omitempty"`
 }
 
 // ServicePort is one port of a Service.
