@@ -15,7 +15,8 @@ func init() {
 		ID: "HOST-05", Title: "Overlay adapter has no default gateway while another adapter has it", Severity: finding.Fail,
 		Needs: []snapshot.Input{snapshot.InputHNSNetworks, snapshot.InputHostAdapters},
 		Checks: "For each Overlay, L2Bridge and L2Tunnel network, the adapter holding its ManagementIP has a default gateway (a gateway on the adapter or a 0.0.0.0/0 route through it) " +
-			"whenever another adapter has one. Nodes where no adapter shows a default route are not judged.",
+			"whenever another adapter has one (nodes where no adapter shows a default route are not judged). No Service external or load balancer ingress IP that has an HNS load balancer " +
+			"is also an address of a host adapter or routed as a /32 to a local interface.",
 		Why: "Pods' outbound NAT traffic leaves through the vSwitch's adapter. When the vSwitch was built on a NIC without a default gateway (a second NIC, a Vagrant private network) " +
 			"while the default route uses another NIC, pods reach their subnet and the overlay but nothing beyond: no internet, no cloud services, no API server outside the subnet.",
 		Fix: "Bind the vSwitch to the NIC that has the default route (flannel: --iface; Calico: VXLAN_ADAPTER; l2bridge: the CNI's InterfaceName), or give the overlay adapter a gateway " +
@@ -101,7 +102,49 @@ func checkManagementGateway(s *snapshot.Snapshot) ([]Issue, error) {
 			Subjects: []string{"network:" + n.Name, "address:" + n.ManagementIP.String()},
 		})
 	}
-	return issues, nil
+	return append(issues, ingressOnHost(s)...), nil
+}
+
+// ingressOnHost finds Service external IPs that the host itself claims
+// (the GCE guest agent programs forwarded load balancer IPs on the NIC):
+// the host answers them and kube-proxy's load balancer is bypassed.
+func ingressOnHost(s *snapshot.Snapshot) []Issue {
+	vips := map[string]bool{}
+	for _, lb := range s.LoadBalancers {
+		for _, v := range lb.FrontendVIPs {
+			vips[v] = true
+		}
+	}
+	var issues []Issue
+	for _, svc := range s.Services {
+		for _, ipText := range svc.ExternalIPs {
+			ip, err := netip.ParseAddr(ipText)
+			if err != nil || !vips[ipText] {
+				continue
+			}
+			where := ""
+			if ad := s.AdapterWithAddr(ip); ad != nil {
+				where = "an address of adapter '" + ad.Name + "'"
+			}
+			for _, r := range s.Routes {
+				if where == "" && r.Destination.IsSingleIP() && r.Destination.Addr() == ip && (!r.NextHop.IsValid() || r.NextHop.IsUnspecified()) {
+					where = "routed as a /32 to local interface '" + r.Interface + "'"
+				}
+			}
+			if where == "" {
+				continue
+			}
+			issues = append(issues, Issue{
+				Summary: fmt.Sprintf("Service %s/%s's external IP %s is %s: the host answers it itself and kube-proxy's load balancer for it is bypassed, so it works only sometimes",
+					svc.Namespace, svc.Name, ip, where),
+				Evidence: []finding.Evidence{{File: snapshot.FileKubeServices, Object: "Service " + svc.Namespace + "/" + svc.Name, Field: "external/ingress IP", Value: ip.String(),
+					Expected: "not configured on the host", Note: where}},
+				Subjects:    []string{"service:" + svc.Namespace + "/" + svc.Name, "vip:" + ip.String()},
+				Remediation: "Stop the host from claiming load balancer IPs (GCE: disable the guest agent's IP forwarding for them, or remove the address/route), then restart kube-proxy.",
+			})
+		}
+	}
+	return issues
 }
 
 func checkNetworkAdapters(s *snapshot.Snapshot) ([]Issue, error) {

@@ -64,6 +64,12 @@ func serviceOf(o obj) *Service {
 		ExternalTrafficPolicy: spec.str("externalTrafficPolicy"),
 		InternalTrafficPolicy: spec.str("internalTrafficPolicy"),
 	}
+	s.ExternalIPs = spec.strs("externalIPs")
+	for _, in := range o.child("status").child("loadBalancer").list("ingress") {
+		if ip := in.str("ip"); ip != "" {
+			s.ExternalIPs = append(s.ExternalIPs, ip)
+		}
+	}
 	s.ClusterIPs = spec.strs("clusterIPs")
 	if len(s.ClusterIPs) == 0 {
 		s.ClusterIPs = spec.strs("clusterIP")

@@ -323,6 +323,8 @@ type Service struct {
 	Ports                 []ServicePort `json:"ports,omitempty"`
 	ExternalTrafficPolicy string        `json:"externalTrafficPolicy,omitempty"`
 	InternalTrafficPolicy string        `json:"internalTrafficPolicy,omitempty"`
+	// ExternalIPs are spec.externalIPs and the load balancer ingress IPs.
+	ExternalIPs []string `json:"externalIPs,omitempty"`
 }
 
 // ServicePort is one port of a Service.
