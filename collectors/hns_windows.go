@@ -83,6 +83,13 @@ func (rawHNS) ListV2(ctx context.Context, kind HNSKind, detailed bool) ([]byte, 
 	if !ok {
 		return nil, fmt.Errorf("unknown HNS kind %q", kind)
 	}
+	// LazyProc.Call panics on an entry point this build lacks (older
+	// builds have no SDN routes): find them first.
+	for _, p := range []*windows.LazyProc{procs.enumerate, procs.open, procs.query, procs.close} {
+		if err := p.Find(); err != nil {
+			return nil, fmt.Errorf("HNS %s: %w", kind, err)
+		}
+	}
 	flags := 0
 	if detailed {
 		flags = 1

@@ -134,7 +134,7 @@ func collectVFP(ctx context.Context, e *Env, out *Output) error {
 		go func() {
 			defer wg.Done()
 			for port := range work {
-				dumpVFPPort(ctx, e, out, port)
+				dumpVFPPortSafely(ctx, e, out, port)
 			}
 		}()
 	}
@@ -150,6 +150,17 @@ func collectVFP(ctx context.Context, e *Env, out *Output) error {
 	close(work)
 	wg.Wait()
 	return ctx.Err()
+}
+
+// dumpVFPPortSafely keeps a panic in one port's dump from ending the
+// program: the runner recovers only the collector's own goroutine.
+func dumpVFPPortSafely(ctx context.Context, e *Env, out *Output, port string) {
+	defer func() {
+		if p := recover(); p != nil {
+			out.Problem(fmt.Errorf("port %s: panic: %v", port, p))
+		}
+	}()
+	dumpVFPPort(ctx, e, out, port)
 }
 
 func dumpVFPPort(ctx context.Context, e *Env, out *Output, port string) {

@@ -3,6 +3,7 @@ package collectors
 import (
 	"archive/zip"
 	"context"
+	"errors"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -229,4 +230,37 @@ func newTestWriterTB(t testing.TB) (*bundle.Writer, string) {
 		t.Fatal(err)
 	}
 	return w, path
+}
+
+// panicky answers vfpctrl, and panics on one port's dump.
+type panicky struct{}
+
+func (panicky) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
+	if len(args) == 1 && args[0] == "/list-vmswitch-port" {
+		return []byte("  Port name : AAAA\n  Port name : BBBB\nCommand list-vmswitch-port succeeded!\n"), nil
+	}
+	if len(args) == 3 && args[1] == "BBBB" {
+		panic("vfpctrl wrapper bug")
+	}
+	if len(args) == 3 {
+		return []byte("Command " + args[2][1:] + " succeeded!\n"), nil
+	}
+	return nil, errors.New("unexpected")
+}
+
+// A panic while dumping one VFP port (in the collector's worker goroutines,
+// out of the runner's reach) makes the collector partial, not the program
+// crash.
+func TestVFPWorkerPanic(t *testing.T) {
+	w, path := newTestWriter(t)
+	vfp := WindowsCollectors()[2]
+	if vfp.ID != "vfp" {
+		t.Fatalf("collector 2 is %s", vfp.ID)
+	}
+	Run(context.Background(), w, &Env{Runner: panicky{}}, []Collector{vfp}, RunOptions{})
+	b := closeAndVerify(t, w, path)
+	r := result(t, b, "vfp")
+	if r.Status != "partial" || !strings.Contains(r.Error, "BBBB: panic") || !b.Has("vfp/port-AAAA.txt") {
+		t.Errorf("vfp: %+v, files %v", r, b.Names())
+	}
 }
