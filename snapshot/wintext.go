@@ -134,6 +134,9 @@ func ParseIPConfig(text string) (adapters []*HostAdapter, hostname string) {
 }
 
 func maskBits(mask netip.Addr) int {
+	if !mask.Is4() {
+		return 32
+	}
 	b := mask.As4()
 	bits := 0
 	for _, x := range b {
@@ -175,6 +178,9 @@ func ParseRoutePrint(text string, adapters []*HostAdapter) []*HostRoute {
 			continue
 		}
 		dest, mask := parseAddr(m[1]), parseAddr(m[2])
+		if !dest.Is4() || !mask.Is4() {
+			continue // "010.0.0.1": leading zeros are not an address
+		}
 		r := &HostRoute{Destination: netip.PrefixFrom(dest, maskBits(mask)).Masked()}
 		if gw := parseAddr(m[3]); gw.IsValid() {
 			r.NextHop = gw
