@@ -109,17 +109,12 @@ func checkManagementGateway(s *snapshot.Snapshot) ([]Issue, error) {
 // (the GCE guest agent programs forwarded load balancer IPs on the NIC):
 // the host answers them and kube-proxy's load balancer is bypassed.
 func ingressOnHost(s *snapshot.Snapshot) []Issue {
-	vips := map[string]bool{}
-	for _, lb := range s.LoadBalancers {
-		for _, v := range lb.FrontendVIPs {
-			vips[v] = true
-		}
-	}
+	byVIP := loadBalancersByVIP(s)
 	var issues []Issue
 	for _, svc := range s.Services {
 		for _, ipText := range svc.ExternalIPs {
 			ip, err := netip.ParseAddr(ipText)
-			if err != nil || !vips[ipText] {
+			if err != nil || len(byVIP[ipText]) == 0 {
 				continue
 			}
 			where := ""

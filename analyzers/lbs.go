@@ -186,16 +186,7 @@ func staleBackends(s *snapshot.Snapshot) []Issue {
 	if !s.Has(snapshot.InputEndpointSlices) || !s.Has(snapshot.InputKubeServices) {
 		return nil
 	}
-	byVIP := map[string][]*snapshot.LoadBalancer{}
-	for _, lb := range s.LoadBalancers {
-		for _, v := range lb.FrontendVIPs {
-			byVIP[v] = append(byVIP[v], lb)
-		}
-	}
-	byID := make(map[string]*snapshot.Endpoint, len(s.Endpoints))
-	for _, e := range s.Endpoints {
-		byID[e.ID] = e
-	}
+	byVIP, byID := loadBalancersByVIP(s), endpointsByID(s)
 	var issues []Issue
 	for _, svc := range s.Services {
 		if strings.EqualFold(svc.InternalTrafficPolicy, "Local") {

@@ -34,12 +34,7 @@ func checkWS2022NodePort(s *snapshot.Snapshot) ([]Issue, error) {
 			local[e.ID] = true
 		}
 	}
-	lbByVIP := map[string][]*snapshot.LoadBalancer{}
-	for _, lb := range s.LoadBalancers {
-		for _, v := range lb.FrontendVIPs {
-			lbByVIP[v] = append(lbByVIP[v], lb)
-		}
-	}
+	lbByVIP := loadBalancersByVIP(s)
 	var issues []Issue
 	for _, svc := range s.Services {
 		if (svc.Type != "NodePort" && svc.Type != "LoadBalancer") || strings.EqualFold(svc.ExternalTrafficPolicy, "Local") {
@@ -97,12 +92,7 @@ func init() {
 }
 
 func checkETPLocalClusterIP(s *snapshot.Snapshot) ([]Issue, error) {
-	vips := map[string]bool{}
-	for _, lb := range s.LoadBalancers {
-		for _, v := range lb.FrontendVIPs {
-			vips[v] = true
-		}
-	}
+	byVIP := loadBalancersByVIP(s)
 	var issues []Issue
 	for _, svc := range s.Services {
 		if !strings.EqualFold(svc.ExternalTrafficPolicy, "Local") {
@@ -113,7 +103,7 @@ func checkETPLocalClusterIP(s *snapshot.Snapshot) ([]Issue, error) {
 			continue
 		}
 		for _, ip := range svc.ClusterIPs {
-			if ip == "" || strings.EqualFold(ip, "None") || vips[ip] {
+			if ip == "" || strings.EqualFold(ip, "None") || len(byVIP[ip]) > 0 {
 				continue
 			}
 			where := "on other nodes"

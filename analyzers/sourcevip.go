@@ -62,10 +62,7 @@ func checkSourceVIPs(s *snapshot.Snapshot) ([]Issue, error) {
 		return nil, Skip("the pod address space is unknown (no network subnets, no cluster CIDR)")
 	}
 	isPod := func(a netip.Addr) bool { return !nodeAddrs[a] && pods.contains(a) }
-	byID := make(map[string]*snapshot.Endpoint, len(s.Endpoints))
-	for _, e := range s.Endpoints {
-		byID[e.ID] = e
-	}
+	byID := endpointsByID(s)
 	var issues []Issue
 	for _, lb := range s.LoadBalancers {
 		src, err := netip.ParseAddr(lb.SourceVIP)

@@ -111,10 +111,7 @@ func hasOutboundNATRule(p *snapshot.VFPPort) bool {
 }
 
 func checkVFPDivergence(s *snapshot.Snapshot) ([]Issue, error) {
-	byID := map[string]*snapshot.Endpoint{}
-	for _, e := range s.Endpoints {
-		byID[e.ID] = e
-	}
+	byID := endpointsByID(s)
 	var issues []Issue
 	judged := 0
 	for _, n := range overlayNetworks(s) {

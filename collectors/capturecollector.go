@@ -18,13 +18,6 @@ func CaptureCollector(d time.Duration) Collector {
 		Run: func(ctx context.Context, e *Env, out *Output) error { return collectCapture(ctx, e, out, d) }}
 }
 
-// captureRunner gives capture's pktmon driver the collectors' runner.
-type captureRunner struct{ r Runner }
-
-func (c captureRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
-	return c.r.Run(ctx, name, args...)
-}
-
 func collectCapture(ctx context.Context, e *Env, out *Output, d time.Duration) error {
 	dir := e.TempDir
 	if dir == "" {
@@ -40,7 +33,7 @@ func collectCapture(ctx context.Context, e *Env, out *Output, d time.Duration) e
 	if err != nil {
 		return err
 	}
-	opts := capture.LiveOptions{Duration: d, Runner: captureRunner{e.Runner}, TempDir: tmp}
+	opts := capture.LiveOptions{Duration: d, Runner: e.Runner, TempDir: tmp}
 	stats, err := capture.Live(ctx, opts, f, path)
 	if cerr := f.Close(); err == nil {
 		err = cerr

@@ -162,7 +162,7 @@ func (e *Env) maxLog() int64 {
 	return DefaultMaxLogBytes
 }
 
-// trimJSON reports whether command output is JSON worth keeping.
+// isJSON reports whether command output is JSON worth keeping.
 func isJSON(data []byte) bool {
 	return json.Valid(bytes.TrimSpace(data)) && len(bytes.TrimSpace(data)) > 0
 }

@@ -318,21 +318,8 @@ func parseArrayStream[T any](text []byte, build func(o obj, index int) *T) ([]*T
 	if _, err := dec.Token(); err != nil {
 		return nil, jsonSyntaxError(text, err)
 	}
-	var out []*T
-	i := 0
-	for dec.More() {
-		var v any
-		if err := dec.Decode(&v); err != nil {
-			return nil, jsonSyntaxError(text, err)
-		}
-		if m, isObj := expandPSStrings(v, 1).(map[string]any); isObj {
-			if t := build(m, i); t != nil {
-				out = append(out, t)
-			}
-			i++
-		}
-	}
-	if _, err := dec.Token(); err != nil {
+	out, err := streamElements(dec, build, 1)
+	if err != nil {
 		return nil, jsonSyntaxError(text, err)
 	}
 	if err := jsonEnd(dec, text); err != nil {
