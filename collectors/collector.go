@@ -31,6 +31,8 @@ type Env struct {
 	FS     fs.FS      // the node's file system, rooted at / (or C:\)
 	HNS    HNSSource  // HNS queries (Windows); nil elsewhere
 	Kube   KubeSource // the API server, read-only; nil when not configured
+	// KubeErr says why Kube is nil when a kubeconfig was found but not usable.
+	KubeErr error
 	// NodeName is this node's Kubernetes name (NODE_NAME, else the host name).
 	NodeName string
 	// Capture, when positive, asks for a packet capture of that length.

@@ -28,6 +28,9 @@ func KubeCollector() Collector {
 }
 
 func collectKube(ctx context.Context, e *Env, out *Output) error {
+	if e.Kube == nil && e.KubeErr != nil {
+		return Skip("Kubernetes context not collected: " + e.KubeErr.Error())
+	}
 	if e.Kube == nil {
 		return Skip("no kubeconfig and not in a pod: Kubernetes context not collected (--kubeconfig)")
 	}

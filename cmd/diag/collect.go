@@ -91,7 +91,7 @@ func runCollect(ctx context.Context, e *env, o collectOptions) error {
 	if kerr != nil && o.kubeconfig != "" {
 		return usageErrorf("%v", kerr)
 	}
-	cenv.Kube = kube
+	cenv.Kube, cenv.KubeErr = kube, kerr
 	if runtime.GOOS == "windows" {
 		if hns, err := collectors.NewHNSSource(); err == nil {
 			cenv.HNS = hns
