@@ -142,3 +142,30 @@ func TestGuardSyntheticRemoteMACs(t *testing.T) {
 		t.Errorf("%s on synthetic remote MACs: %s", f.ID, f.Summary)
 	}
 }
+
+// SVC-02 follows kube-proxy's own rule: a remote backend that no remote
+// subnet route covers counts as external, so the node's address is the
+// right SourceVIP even for a pod address (the missing route is OVL-02's
+// finding, not a wrong SourceVIP).
+func TestSourceVIPFollowsKubeProxy(t *testing.T) {
+	s := loadScenario(t, healthy)
+	n := s.CNINetwork()
+	if len(n.RemoteSubnetRoutes) == 0 || len(s.LoadBalancers) == 0 {
+		t.Fatal("fixture has no route or load balancer")
+	}
+	n.RemoteSubnetRoutes = nil
+	for _, lb := range s.LoadBalancers {
+		lb.SourceVIP = n.ManagementIP.String()
+	}
+	if fs := findingsFor(Run([]*snapshot.Snapshot{s}, Selection{Only: []string{"SVC-02"}}), "SVC-02"); len(fs) > 0 {
+		t.Errorf("SVC-02 without routes: %v", summaries(fs))
+	}
+	// With the routes back, the same SourceVIP on pod backends is wrong.
+	s = loadScenario(t, healthy)
+	for _, lb := range s.LoadBalancers {
+		lb.SourceVIP = s.CNINetwork().ManagementIP.String()
+	}
+	if fs := findingsFor(Run([]*snapshot.Snapshot{s}, Selection{Only: []string{"SVC-02"}}), "SVC-02"); len(fs) != 2 {
+		t.Errorf("SVC-02 on node SourceVIP for kube-dns: %v", summaries(fs))
+	}
+}

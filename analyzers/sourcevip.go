@@ -14,9 +14,10 @@ func init() {
 	register(&Rule{
 		ID: "SVC-02", Title: "Load balancer source VIP does not fit its backends", Severity: finding.Fail,
 		Needs: []snapshot.Input{snapshot.InputHNSNetworks, snapshot.InputHNSEndpoints, snapshot.InputHNSLoadBalancers},
-		Checks: "On an overlay node, a load balancer with a backend outside the pod address space (a node IP: the API server, hostNetwork pods, external endpoints) has the node's address " +
-			"(ManagementIP or InternalIP) as SourceVIP, and one whose backends are all pods has the pod source VIP, not the node's address. Load balancers without a SourceVIP, " +
-			"with backends that are not in the bundle, or on nodes whose pod address space is unknown are not judged.",
+		Checks: "On an overlay node, each load balancer's SourceVIP follows the rule kube-proxy applies: the node's address (ManagementIP or InternalIP) when a remote backend " +
+			"is a node IP (its address is the ProviderAddress of the RemoteSubnetRoute that covers it) or outside every RemoteSubnetRoute (the API server, external endpoints); " +
+			"otherwise (local pods, remote pods, this node's own address) the configured pod source VIP. Load balancers without a SourceVIP or with backends that are not in " +
+			"the bundle are not judged.",
 		Why: "kube-proxy must SNAT to the node's address to reach a node-IP backend (the kubernetes Service, hostNetwork backends) and to the source VIP to reach pods through the overlay. " +
 			"When it classifies a backend wrongly, pod→Service traffic fails only for those Services, typically when two Services share a node-IP backend.",
 		Fix: "Upgrade kube-proxy (kubernetes/kubernetes#91886, #87792), then restart it so that it reprograms the load balancers.",
@@ -31,37 +32,29 @@ func checkSourceVIPs(s *snapshot.Snapshot) ([]Issue, error) {
 	if n == nil || n.Type != snapshot.TypeOverlay {
 		return nil, nil
 	}
-	nodeAddrs := map[netip.Addr]bool{}
-	for a := range nodeAddresses(s) {
-		nodeAddrs[a] = true
-	}
 	self := map[netip.Addr]bool{}
 	for _, a := range []netip.Addr{n.ManagementIP, parseFactAddr(s.Facts.NodeIP.Value)} {
 		if a.IsValid() {
 			self[a] = true
-			nodeAddrs[a] = true
 		}
 	}
 	if len(self) == 0 {
 		return nil, nil
 	}
-	var pods prefixSet
-	for _, net := range s.Networks {
-		for _, sub := range net.Subnets {
-			pods.add(sub.Prefix)
+	var routes prefixMap
+	for _, r := range n.RemoteSubnetRoutes {
+		routes.add(r.DestinationPrefix, r.ProviderAddress)
+	}
+	// needsNodeSource is kube-proxy's test (winkernel proxier): a remote
+	// backend that is a remote node's own address, or that no remote
+	// subnet route covers ("public"), makes it SNAT to the node's address.
+	needsNodeSource := func(e *snapshot.Endpoint) bool {
+		if !e.IsRemote {
+			return false
 		}
-		for _, r := range net.RemoteSubnetRoutes {
-			pods.add(r.DestinationPrefix)
-			nodeAddrs[r.ProviderAddress] = true
-		}
+		pa, covered := routes.lookup(e.IP)
+		return !covered || pa == e.IP
 	}
-	if p, err := netip.ParsePrefix(s.Facts.ClusterCIDR.Value); err == nil {
-		pods.add(p)
-	}
-	if pods.empty() {
-		return nil, Skip("the pod address space is unknown (no network subnets, no cluster CIDR)")
-	}
-	isPod := func(a netip.Addr) bool { return !nodeAddrs[a] && pods.contains(a) }
 	byID := endpointsByID(s)
 	var issues []Issue
 	for _, lb := range s.LoadBalancers {
@@ -77,10 +70,10 @@ func checkSourceVIPs(s *snapshot.Snapshot) ([]Issue, error) {
 				resolved = false
 				break
 			}
-			if isPod(e.IP) {
-				podBackends = append(podBackends, e.IP.String())
-			} else {
+			if needsNodeSource(e) {
 				nodeBackends = append(nodeBackends, e.IP.String())
+			} else {
+				podBackends = append(podBackends, e.IP.String())
 			}
 		}
 		if !resolved {
@@ -93,7 +86,7 @@ func checkSourceVIPs(s *snapshot.Snapshot) ([]Issue, error) {
 		switch {
 		case len(nodeBackends) > 0 && !self[src]:
 			issues = append(issues, Issue{
-				Summary: fmt.Sprintf("load balancer %s for %s has node-address backends (%s) but SourceVIP %s, a pod address: pods cannot reach this Service through it",
+				Summary: fmt.Sprintf("load balancer %s for %s has node-address or external backends (%s) but SourceVIP %s, the pod source VIP: pods cannot reach this Service through it",
 					lb.ID, vips, strings.Join(nodeBackends, ", "), src),
 				Evidence: []finding.Evidence{{File: lb.Ref.File, Object: "load balancer " + lb.ID, Field: "SourceVIP", Value: src.String(), Expected: "the node's address " + joinAddrs(sortedAddrs(self))}},
 				Subjects: []string{"vip:" + vips},
@@ -124,39 +117,41 @@ func sortedAddrs(set map[netip.Addr]bool) []netip.Addr {
 	return out
 }
 
-// prefixSet answers "is this address in any of these prefixes" with one map
-// lookup per distinct prefix length, not a scan of every prefix: a node of a
-// 1,000-node cluster has a thousand pod subnets and a quarter of a million
-// load balancer backends.
-type prefixSet struct {
+// prefixMap answers "which of these prefixes holds this address, and what
+// is its value" with one map lookup per distinct prefix length, not a scan
+// of every prefix: a node of a 1,000-node cluster has a thousand remote
+// subnet routes and a quarter of a million load balancer backends.
+type prefixMap struct {
 	lengths []int
-	set     map[netip.Prefix]bool
+	m       map[netip.Prefix]netip.Addr
 }
 
-func (p *prefixSet) add(pr netip.Prefix) {
+func (p *prefixMap) add(pr netip.Prefix, v netip.Addr) {
 	if !pr.IsValid() {
 		return
 	}
-	if p.set == nil {
-		p.set = map[netip.Prefix]bool{}
+	if p.m == nil {
+		p.m = map[netip.Prefix]netip.Addr{}
 	}
 	pr = pr.Masked()
-	if p.set[pr] {
+	if _, seen := p.m[pr]; seen {
 		return
 	}
-	p.set[pr] = true
+	p.m[pr] = v
 	if !slices.Contains(p.lengths, pr.Bits()) {
 		p.lengths = append(p.lengths, pr.Bits())
 	}
 }
 
-func (p *prefixSet) empty() bool { return len(p.set) == 0 }
-
-func (p *prefixSet) contains(a netip.Addr) bool {
+// lookup finds the most specific prefix holding a.
+func (p *prefixMap) lookup(a netip.Addr) (netip.Addr, bool) {
+	best, found := -1, netip.Addr{}
 	for _, bits := range p.lengths {
-		if q, err := a.Prefix(bits); err == nil && p.set[q] {
-			return true
+		if q, err := a.Prefix(bits); err == nil && bits > best {
+			if v, ok := p.m[q]; ok {
+				best, found = bits, v
+			}
 		}
 	}
-	return false
+	return found, best >= 0
 }
