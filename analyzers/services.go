@@ -15,10 +15,12 @@ import (
 func init() {
 	register(&Rule{
 		ID: "SVC-03", Title: "Service or DNS load balancer missing or broken", Severity: finding.Fail,
-		Needs:  []snapshot.Input{snapshot.InputHNSLoadBalancers},
-		Checks: "Load balancers exist when Services do; the kube-dns ClusterIP has UDP and TCP port-53 load balancers; every load balancer's backends are endpoints HNS has; V1 policy lists are in state 2 (IsApplied: False alone is normal).",
-		Why:    "kube-proxy deletes every load balancer at start and after losing the network; a missing DNS load balancer breaks every lookup by name while pod IPs still work.",
-		Fix:    "Restart kube-proxy and read its log for hcnCreateLoadBalancer errors (port already exists, switch-port not found, invalid reference); fix the network name (OVL-09) when it cannot find the network.",
+		Needs: []snapshot.Input{snapshot.InputHNSLoadBalancers},
+		Checks: "Load balancers exist when Services do; the kube-dns ClusterIP has UDP and TCP port-53 load balancers; with EndpointSlices in the bundle, every TCP/UDP port of a " +
+			"Service with ready endpoints has a load balancer on its ClusterIP (traffic-policy Local and headless Services excepted); every load balancer's backends are endpoints " +
+			"HNS has; V1 policy lists are in state 2 (IsApplied: False alone is normal).",
+		Why: "kube-proxy deletes every load balancer at start and after losing the network; a missing DNS load balancer breaks every lookup by name while pod IPs still work.",
+		Fix: "Restart kube-proxy and read its log for hcnCreateLoadBalancer errors (port already exists, switch-port not found, invalid reference); fix the network name (OVL-09) when it cannot find the network.",
 		Sources: []string{"microsoft/SDN networkhealth.ps1 ValidDNSLoadbalancerPolicy, LoadBalancerPolicyState", "https://github.com/kubernetes/kubernetes/issues/110674",
 			"https://github.com/projectcalico/calico/issues/5762"},
 		Check: checkLoadBalancers,
@@ -232,7 +234,64 @@ func checkLoadBalancers(s *snapshot.Snapshot) ([]Issue, error) {
 				Evidence: []finding.Evidence{{File: lb.Ref.File, Object: "policy list " + lb.ID, Field: "State", Value: strconv.FormatInt(lb.State, 10), Expected: "2", Note: "IsApplied: False alone is normal"}}})
 		}
 	}
-	return issues, nil
+	return append(issues, missingServiceLBs(s)...), nil
+}
+
+// missingServiceLBs: with the Services and their EndpointSlices in the
+// bundle, every port of a Service with ready endpoints has a load balancer
+// on its ClusterIP. Services whose traffic policies let kube-proxy leave
+// the ClusterIP out (internalTrafficPolicy Local; externalTrafficPolicy
+// Local is SVC-08's), headless Services and the DNS ports judged above are
+// not judged here.
+func missingServiceLBs(s *snapshot.Snapshot) []Issue {
+	if !s.Has(snapshot.InputEndpointSlices) || !s.Has(snapshot.InputKubeServices) {
+		return nil
+	}
+	protoNums := map[string]int64{"TCP": 6, "UDP": 17}
+	byVIP := loadBalancersByVIP(s)
+	dns := s.Facts.DNSServiceIP.Value
+	var issues []Issue
+	for _, svc := range s.Services {
+		if svc.Type == "ExternalName" || strings.EqualFold(svc.InternalTrafficPolicy, "Local") || strings.EqualFold(svc.ExternalTrafficPolicy, "Local") {
+			continue
+		}
+		if ready, _ := snapshot.ReadyEndpoints(s.EndpointSlices, svc.Namespace, svc.Name); ready == 0 {
+			continue
+		}
+		for _, ipText := range svc.ClusterIPs {
+			ip, err := netip.ParseAddr(ipText)
+			if err != nil || !ip.Is4() {
+				continue // headless ("None"); IPv6 on a single-stack node
+			}
+			var missing []string
+			for _, p := range svc.Ports {
+				proto, ok := protoNums[strings.ToUpper(p.Protocol)]
+				if !ok || ipText == dns && p.Port == 53 {
+					continue
+				}
+				found := false
+				for _, lb := range byVIP[ipText] {
+					for _, pm := range lb.PortMappings {
+						found = found || pm.ExternalPort == p.Port && pm.Protocol == proto
+					}
+				}
+				if !found {
+					missing = append(missing, fmt.Sprintf("%s/%d", strings.ToUpper(p.Protocol), p.Port))
+				}
+			}
+			if len(missing) == 0 {
+				continue
+			}
+			issues = append(issues, Issue{
+				Summary: fmt.Sprintf("Service %s/%s has ready endpoints but no load balancer for %s %s on this node: its pods cannot reach it by ClusterIP",
+					svc.Namespace, svc.Name, ipText, strings.Join(missing, ", ")),
+				Evidence: []finding.Evidence{{File: snapshot.FileKubeServices, Object: "Service " + svc.Namespace + "/" + svc.Name, Field: "spec.clusterIPs, ports",
+					Value: ipText + " " + strings.Join(missing, ", "), Expected: "a load balancer for each, as kube-proxy programs them"}},
+				Subjects: []string{"service:" + svc.Namespace + "/" + svc.Name, "vip:" + ipText},
+			})
+		}
+	}
+	return issues
 }
 
 func init() {
