@@ -192,7 +192,7 @@ func staleBackends(s *snapshot.Snapshot) []Issue {
 		if strings.EqualFold(svc.InternalTrafficPolicy, "Local") {
 			continue
 		}
-		ready, hinted := snapshot.ReadyAddresses(s.EndpointSlices, svc.Namespace, svc.Name)
+		ready, hinted := snapshot.ReadyAddresses(s.SlicesOf(svc.Namespace, svc.Name))
 		if len(ready) == 0 || hinted {
 			continue
 		}

@@ -98,7 +98,7 @@ func checkETPLocalClusterIP(s *snapshot.Snapshot) ([]Issue, error) {
 		if !strings.EqualFold(svc.ExternalTrafficPolicy, "Local") {
 			continue
 		}
-		ready, nodes := snapshot.ReadyEndpoints(s.EndpointSlices, svc.Namespace, svc.Name)
+		ready, nodes := snapshot.ReadyEndpoints(s.SlicesOf(svc.Namespace, svc.Name))
 		if ready == 0 {
 			continue
 		}

@@ -255,7 +255,7 @@ func missingServiceLBs(s *snapshot.Snapshot) []Issue {
 		if svc.Type == "ExternalName" || strings.EqualFold(svc.InternalTrafficPolicy, "Local") || strings.EqualFold(svc.ExternalTrafficPolicy, "Local") {
 			continue
 		}
-		if ready, _ := snapshot.ReadyEndpoints(s.EndpointSlices, svc.Namespace, svc.Name); ready == 0 {
+		if ready, _ := snapshot.ReadyEndpoints(s.SlicesOf(svc.Namespace, svc.Name)); ready == 0 {
 			continue
 		}
 		for _, ipText := range svc.ClusterIPs {

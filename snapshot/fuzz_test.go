@@ -69,7 +69,8 @@ func FuzzParseHostAndKube(f *testing.F) {
 		}
 		ParseServices(data)
 		if slices, err := ParseEndpointSlices(data); err == nil {
-			ReadyEndpoints(slices, "default", "web")
+			ReadyEndpoints(slices)
+			ReadyAddresses(slices)
 		}
 		ParseKubeProxyCmdline(data, "f")
 		DecodeText(data)

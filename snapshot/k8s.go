@@ -183,13 +183,25 @@ func ParseEndpointSlices(data []byte) ([]*EndpointSlice, error) {
 	})
 }
 
-// ReadyEndpoints counts the ready backends of a Service in the slices.
-func ReadyEndpoints(slices []*EndpointSlice, namespace, service string) (ready int, nodes []string) {
+// SlicesOf returns the EndpointSlices of one Service, through an index
+// built on first use: rules look up every Service's slices, and a large
+// cluster has thousands of each.
+func (s *Snapshot) SlicesOf(namespace, service string) []*EndpointSlice {
+	if s.slicesByService == nil {
+		s.slicesByService = make(map[string][]*EndpointSlice, len(s.EndpointSlices))
+		for _, es := range s.EndpointSlices {
+			k := es.Namespace + "/" + es.Service
+			s.slicesByService[k] = append(s.slicesByService[k], es)
+		}
+	}
+	return s.slicesByService[namespace+"/"+service]
+}
+
+// ReadyEndpoints counts the ready backends in one Service's slices and
+// names the nodes they run on.
+func ReadyEndpoints(slices []*EndpointSlice) (ready int, nodes []string) {
 	seen := map[string]bool{}
 	for _, es := range slices {
-		if es.Namespace != namespace || es.Service != service {
-			continue
-		}
 		for _, e := range es.Endpoints {
 			if !e.Ready {
 				continue
@@ -204,14 +216,11 @@ func ReadyEndpoints(slices []*EndpointSlice, namespace, service string) (ready i
 	return ready, nodes
 }
 
-// ReadyAddresses is the set of ready backend addresses of a Service, and
-// whether any of its endpoints carries topology hints.
-func ReadyAddresses(slices []*EndpointSlice, namespace, service string) (ready map[netip.Addr]bool, hinted bool) {
+// ReadyAddresses is the set of ready backend addresses in one Service's
+// slices, and whether any of its endpoints carries topology hints.
+func ReadyAddresses(slices []*EndpointSlice) (ready map[netip.Addr]bool, hinted bool) {
 	ready = map[netip.Addr]bool{}
 	for _, es := range slices {
-		if es.Namespace != namespace || es.Service != service {
-			continue
-		}
 		for _, e := range es.Endpoints {
 			hinted = hinted || e.Hinted
 			if e.Ready {

@@ -45,8 +45,10 @@ type Snapshot struct {
 	// disagreement, an object without an ID); reports show them.
 	Notes []string `json:"notes,omitempty"`
 
-	self        *KubeNode // SelfKubeNode, indexed by Load
-	selfIndexed bool
+	self *KubeNode // SelfKubeNode, indexed by Load
+	// slicesByService indexes EndpointSlices by "namespace/service" (SlicesOf).
+	slicesByService map[string][]*EndpointSlice
+	selfIndexed     bool
 }
 
 // Input names a kind of data a rule can need.
