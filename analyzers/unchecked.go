@@ -39,15 +39,6 @@ var unchecked = []Unchecked{
 		Fix:     "Disable VXLAN/TX checksum offload on the VMXNET3 adapters, keep NSX off the overlay's port, or use a custom VXLAN port where the CNI supports it.",
 		Sources: []string{"https://github.com/projectcalico/calico/issues/4727", "https://github.com/flannel-io/flannel/issues/2388", "https://github.com/projectcalico/calico/issues/7040"},
 	},
-	{
-		ID: "NAT-04", Title: "ping to external addresses fails from Windows pods, by design", Severity: finding.Info,
-		Needs: "the failing test itself: nothing in a node's state says that someone is pinging. A capture shows it as ICMP echo requests from pods to addresses outside the " +
-			"OutBoundNAT exceptions with no reply, while TCP to the same address works.",
-		Why: "VFP does not translate ICMP through OutBoundNAT (win-overlay, win-bridge, Azure CNI): ping 8.8.8.8 fails from a pod while curl works, and people conclude that egress is broken.",
-		Fix: "Test with TCP instead: curl.exe, or Test-NetConnection <host> -Port 443. Ping between pods works.",
-		Sources: []string{"https://kubernetes.io/docs/concepts/services-networking/windows-networking/", "https://github.com/microsoft/SDN/issues/170",
-			"https://github.com/kubernetes-sigs/sig-windows-tools/issues/137"},
-	},
 }
 
 // UncheckedModes lists the catalog modes diag does not check, in ID order.

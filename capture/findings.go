@@ -64,6 +64,7 @@ func (a *Analyzer) Finish(node string) *Report {
 	a.cap07(r, add, skip)
 	a.cap08(add)
 	a.cap09(r, add)
+	a.nat04(add, skip)
 	a.notes(r)
 	sort.SliceStable(r.Findings, func(i, j int) bool {
 		if r.Findings[i].Severity != r.Findings[j].Severity {
@@ -132,13 +133,14 @@ func listed[T any](items []T, f func(T) string) string {
 
 // CAP-01: pod-to-pod traffic without encapsulation and without an
 // encapsulated twin (pktmon also logs decapsulated copies; those have one).
-func (a *Analyzer) cap01(r *Report, add func(string, issue), skip func(string, string)) {
+// podPrefixes are the pod subnets: the bundles', else those the tunnels
+// carry, as /24s (IPv4) and /64s; most specific first.
+func (a *Analyzer) podPrefixes() []netip.Prefix {
 	var prefixes []netip.Prefix
 	if c := a.opts.Context; c != nil {
 		prefixes = append(prefixes, c.PodPrefixes...)
 	}
 	if len(prefixes) == 0 {
-		// The pod subnets the tunnels carry, as /24s (IPv4) and /64s.
 		seen := map[netip.Prefix]bool{}
 		for _, fl := range a.flowOrder {
 			for _, ad := range []netip.Addr{fl.Src, fl.Dst} {
@@ -153,24 +155,35 @@ func (a *Analyzer) cap01(r *Report, add func(string, issue), skip func(string, s
 			}
 		}
 	}
-	if len(prefixes) == 0 {
-		if a.opts.Context == nil {
-			skip("CAP-01", "no pod subnets known: the capture has no VXLAN traffic and no --bundle was given")
-		} else {
-			skip("CAP-01", "no pod subnets known: the capture has no VXLAN traffic and the bundle names none (no HNS network, no Kubernetes Nodes)")
-		}
-		return
-	}
 	// Most specific first: a node's pod subnet before the cluster CIDR.
 	sort.SliceStable(prefixes, func(i, j int) bool { return prefixes[i].Bits() > prefixes[j].Bits() })
-	subnet := func(ad netip.Addr) (netip.Prefix, bool) {
-		for _, p := range prefixes {
-			if p.Contains(ad) {
-				return p, true
-			}
-		}
-		return netip.Prefix{}, false
+	return prefixes
+}
+
+func (a *Analyzer) noPodPrefixes(id string, skip func(string, string)) {
+	if a.opts.Context == nil {
+		skip(id, "no pod subnets known: the capture has no VXLAN traffic and no --bundle was given")
+	} else {
+		skip(id, "no pod subnets known: the capture has no VXLAN traffic and the bundle names none (no HNS network, no Kubernetes Nodes)")
 	}
+}
+
+func subnetOf(prefixes []netip.Prefix, ad netip.Addr) (netip.Prefix, bool) {
+	for _, p := range prefixes {
+		if p.Contains(ad) {
+			return p, true
+		}
+	}
+	return netip.Prefix{}, false
+}
+
+func (a *Analyzer) cap01(r *Report, add func(string, issue), skip func(string, string)) {
+	prefixes := a.podPrefixes()
+	if len(prefixes) == 0 {
+		a.noPodPrefixes("CAP-01", skip)
+		return
+	}
+	subnet := func(ad netip.Addr) (netip.Prefix, bool) { return subnetOf(prefixes, ad) }
 	encap := map[[2]netip.AddrPort]bool{}
 	for _, fl := range a.flowOrder {
 		encap[[2]netip.AddrPort{netip.AddrPortFrom(fl.Src, fl.SrcPort), netip.AddrPortFrom(fl.Dst, fl.DstPort)}] = true
@@ -204,6 +217,49 @@ func (a *Analyzer) cap01(r *Report, add func(string, issue), skip func(string, s
 	}
 	add("CAP-01", issue{summary: fmt.Sprintf("%d pod-to-pod flow(s) cross the underlay without VXLAN: %s", len(leaks), listed(leaks, flowString)),
 		evidence: ev, subjects: subjects})
+}
+
+// NAT-04: ICMP between a pod and an address outside the cluster, on the
+// wire with the pod's own address: VFP does not NAT ICMP, by design.
+func (a *Analyzer) nat04(add func(string, issue), skip func(string, string)) {
+	prefixes := a.podPrefixes()
+	if len(prefixes) == 0 {
+		a.noPodPrefixes("NAT-04", skip)
+		return
+	}
+	var pings []*Flow
+	for _, fl := range a.plain {
+		if fl.Proto != "icmp" {
+			continue
+		}
+		_, srcPod := subnetOf(prefixes, fl.Src)
+		_, dstPod := subnetOf(prefixes, fl.Dst)
+		if srcPod == dstPod || a.nodeAddress(fl.Src) || a.nodeAddress(fl.Dst) {
+			continue // pod to pod is CAP-01's; a node's own address is not NATed anyway
+		}
+		pings = append(pings, fl)
+	}
+	if len(pings) == 0 {
+		return
+	}
+	sort.Slice(pings, func(i, j int) bool { return pings[i].Packets > pings[j].Packets })
+	var ev []finding.Evidence
+	for i, fl := range pings {
+		if i < 20 {
+			ev = append(ev, finding.Evidence{Object: "flow " + flowString(fl), Field: "source address", Value: "a pod address (" + strconv.FormatInt(fl.Packets, 10) + " packets)",
+				Expected: "by design on Windows: ICMP is not translated by OutBoundNAT"})
+		}
+	}
+	add("NAT-04", issue{summary: fmt.Sprintf("%d ICMP flow(s) between pods and addresses outside the cluster leave without NAT (%s): ping to external addresses does not work from Windows pods, by design; TCP and UDP are translated",
+		len(pings), listed(pings, flowString)), evidence: ev})
+}
+
+func (a *Analyzer) nodeAddress(ad netip.Addr) bool {
+	if c := a.opts.Context; c != nil {
+		_, ok := c.NodeAddrs[ad]
+		return ok
+	}
+	return false
 }
 
 // CAP-02: SYNs retransmitted, never answered; grouped by tunnel.

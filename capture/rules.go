@@ -70,4 +70,11 @@ var Rules = []Rule{
 		Why:     "Resets point at policy (Calico reprogramming, CAL-02) or a closed port; fragmentation-needed points at the MTU.",
 		Fix:     "For resets, check network policy and the service's endpoints; for fragmentation needed, see CAP-05 and MTU-01.",
 		Sources: []string{"reference/failure-modes.md CAL-02, MTU-01"}},
+	{ID: "NAT-04", Title: "ping to external addresses fails from Windows pods, by design", Severity: finding.Info,
+		Needs:  "a capture with VXLAN traffic, or --bundle for the pod subnets",
+		Checks: "ICMP between a pod address and an address outside the pod subnets (and no node's) seen on the wire without NAT: the pod's own address reached the underlay.",
+		Why:    "VFP does not translate ICMP through OutBoundNAT (win-overlay, win-bridge, Azure CNI): ping 8.8.8.8 fails from a pod while curl works, and people conclude that egress is broken.",
+		Fix:    "Nothing to fix: test with TCP instead (curl.exe, or Test-NetConnection <host> -Port 443). Ping between pods works.",
+		Sources: []string{"https://kubernetes.io/docs/concepts/services-networking/windows-networking/", "https://github.com/microsoft/SDN/issues/170",
+			"https://github.com/kubernetes-sigs/sig-windows-tools/issues/137"}},
 }

@@ -100,6 +100,15 @@ var faultScenarios = []struct {
 		p.Sport, p.Dport, p.TCPFlags = 44836, 80, "R"
 		return with(healthy(), p)
 	}, "CAP-09"},
+	{"nat04-ping-external", func() []gen.Pkt {
+		var out []gen.Pkt
+		for i := range 3 {
+			p := fwd(time.Duration(20+i) * time.Millisecond)
+			p.Plain, p.InnerSrc, p.InnerDst, p.Proto, p.ICMPType, p.Payload, p.IPID = true, winPod, "8.8.8.8", "icmp", 8, 32, uint16(300+i)
+			out = append(out, p)
+		}
+		return with(healthy(), out...)
+	}, "NAT-04"},
 	{"cap09-frag-needed", func() []gen.Pkt {
 		p := fwd(20 * time.Millisecond)
 		p.Proto, p.ICMPType, p.ICMPCode, p.Payload = "icmp", 3, 4, 28
