@@ -136,6 +136,7 @@ func runCollect(ctx context.Context, e *env, o collectOptions) error {
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(e.stderr, "collect: wrote %s (collectors: %s)\n", res.Path, view.summary())
 	fmt.Fprintln(e.stdout, res.Path)
 	if !res.Complete {
 		return &exitError{code: exitFindings, err: fmt.Errorf("the bundle %s is partial: some collectors failed or timed out (manifest.json has each one's error)", res.Path)}
@@ -208,6 +209,7 @@ type collectView struct {
 	order   []string
 	state   map[string]string
 	started map[string]time.Time
+	counts  map[string]int // collectors ended, by status
 	drawn   int
 	stop    chan struct{}
 	done    sync.WaitGroup
@@ -215,7 +217,7 @@ type collectView struct {
 }
 
 func newCollectView(w io.Writer, live bool, plan []collectors.Collector) *collectView {
-	v := &collectView{w: w, live: live, state: map[string]string{}, started: map[string]time.Time{}, stop: make(chan struct{})}
+	v := &collectView{w: w, live: live, state: map[string]string{}, started: map[string]time.Time{}, counts: map[string]int{}, stop: make(chan struct{})}
 	for _, c := range plan {
 		v.order = append(v.order, c.ID)
 		v.state[c.ID] = "waiting"
@@ -256,6 +258,7 @@ func (v *collectView) event(ev collectors.Event) {
 			s = fmt.Sprintf("%s in %s: %s", ev.Status, ev.Duration.Round(time.Millisecond), ev.Err)
 		}
 		v.state[ev.ID] = s
+		v.counts[ev.Status]++
 		if !v.live {
 			fmt.Fprintf(v.w, "collect: %s %s\n", ev.ID, s)
 		}
@@ -290,6 +293,19 @@ func (v *collectView) redraw() {
 		fmt.Fprintf(v.w, "\x1b[2K  %-15s %s\n", id, s)
 	}
 	v.drawn = len(v.order)
+}
+
+// summary counts the collectors by how they ended.
+func (v *collectView) summary() string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	var parts []string
+	for _, st := range []string{bundle.StatusOK, bundle.StatusPartial, bundle.StatusFailed, bundle.StatusTimeout, bundle.StatusSkipped, bundle.StatusUnsupported} {
+		if n := v.counts[st]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, st))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 func (v *collectView) close() {

@@ -26,7 +26,7 @@ func TestCollectOnThisLinuxNode(t *testing.T) {
 	if strings.TrimSpace(r.stdout) != out {
 		t.Errorf("stdout %q, want the bundle's path", r.stdout)
 	}
-	for _, want := range []string{"collect: linux-net started", "collect: linux-net ok", "collect: os ok"} {
+	for _, want := range []string{"collect: linux-net started", "collect: linux-net ok", "collect: os ok", "collect: wrote " + out + " (collectors: "} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("progress lacks %q:\n%s", want, r.stderr)
 		}
