@@ -27,6 +27,24 @@ func KubeCollector() Collector {
 	return Collector{ID: "kubernetes", Description: "nodes, services, endpoint slices and this node's pods from the API server", Timeout: 45 * time.Second, Run: collectKube}
 }
 
+// kubeQuery is one list the Kubernetes collector reads.
+type kubeQuery struct {
+	file, path string
+	optional   bool // a 404 means the resource does not exist here
+}
+
+// kubeQueries are the cluster-wide lists (the node's own Pods are added
+// with its name). deploy/'s RBAC must allow each: a test holds it to that.
+var kubeQueries = []kubeQuery{
+	{"k8s/nodes.json", "/api/v1/nodes", false},
+	{"k8s/services.json", "/api/v1/services", false},
+	{"k8s/endpointslices.json", "/apis/discovery.k8s.io/v1/endpointslices", false},
+	// Calico's IPAM (Kubernetes datastore): absent on other clusters.
+	{"k8s/calico-ipamconfigs.json", "/apis/crd.projectcalico.org/v1/ipamconfigs", true},
+	{"k8s/calico-blockaffinities.json", "/apis/crd.projectcalico.org/v1/blockaffinities", true},
+	{"k8s/calico-ipamblocks.json", "/apis/crd.projectcalico.org/v1/ipamblocks", true},
+}
+
 func collectKube(ctx context.Context, e *Env, out *Output) error {
 	if e.Kube == nil && e.KubeErr != nil {
 		return Skip("Kubernetes context not collected: " + e.KubeErr.Error())
@@ -34,21 +52,9 @@ func collectKube(ctx context.Context, e *Env, out *Output) error {
 	if e.Kube == nil {
 		return Skip("no kubeconfig and not in a pod: Kubernetes context not collected (--kubeconfig)")
 	}
-	type query struct {
-		file, path string
-		optional   bool // a 404 means the resource does not exist here
-	}
-	queries := []query{
-		{"k8s/nodes.json", "/api/v1/nodes", false},
-		{"k8s/services.json", "/api/v1/services", false},
-		{"k8s/endpointslices.json", "/apis/discovery.k8s.io/v1/endpointslices", false},
-		// Calico's IPAM (Kubernetes datastore): absent on other clusters.
-		{"k8s/calico-ipamconfigs.json", "/apis/crd.projectcalico.org/v1/ipamconfigs", true},
-		{"k8s/calico-blockaffinities.json", "/apis/crd.projectcalico.org/v1/blockaffinities", true},
-		{"k8s/calico-ipamblocks.json", "/apis/crd.projectcalico.org/v1/ipamblocks", true},
-	}
+	queries := append([]kubeQuery{}, kubeQueries...)
 	if e.NodeName != "" {
-		queries = append(queries, query{"k8s/pods.json", "/api/v1/pods?fieldSelector=" + url.QueryEscape("spec.nodeName="+e.NodeName), false})
+		queries = append(queries, kubeQuery{"k8s/pods.json", "/api/v1/pods?fieldSelector=" + url.QueryEscape("spec.nodeName="+e.NodeName), false})
 	}
 	unreachable := 0
 	var first error
