@@ -99,7 +99,13 @@ func checkDSR(s *snapshot.Snapshot) ([]Issue, error) {
 		return nil, nil
 	}
 	ev = append([]finding.Evidence{{File: s.KubeProxy.Source, Field: "--enable-dsr", Value: "true"}}, ev...)
-	return []Issue{{Summary: fmt.Sprintf("kube-proxy asks for DSR but %d ClusterIP load balancer(s) are not DSR: %s", len(off), strings.Join(firstN(off, 5), "; ")), Evidence: ev}}, nil
+	why := ""
+	if v := s.HNSVersion; v != nil && !v.SupportsDSR() {
+		// kube-proxy checks this and quietly turns DSR off.
+		why = fmt.Sprintf(": HNS %s has no DSR (it needs 9.3 or later 9.x, or 10.2 and later)", v)
+		ev = append(ev, finding.Evidence{File: snapshot.FileHNSGlobals, Field: "HNS version", Value: v.String(), Expected: "9.3+ or 10.2+"})
+	}
+	return []Issue{{Summary: fmt.Sprintf("kube-proxy asks for DSR but %d ClusterIP load balancer(s) are not DSR%s: %s", len(off), why, strings.Join(firstN(off, 5), "; ")), Evidence: ev}}, nil
 }
 
 func checkStaleLoadBalancers(s *snapshot.Snapshot) ([]Issue, error) {

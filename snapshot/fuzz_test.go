@@ -59,6 +59,9 @@ func FuzzParseHostAndKube(f *testing.F) {
 				}
 			}
 		}
+		if v, err := ParseHNSGlobals(data); err == nil && v != nil {
+			v.SupportsDSR()
+		}
 		ParseAdapters(data)
 		ParseRoutes(data)
 		ParseOS(data)

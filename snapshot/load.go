@@ -141,6 +141,10 @@ func loadDiag(l *loader) {
 		}
 		l.wrap(FileOS)
 	}
+	if data, ok := l.read(FileHNSGlobals); ok {
+		s.HNSVersion, l.err = ParseHNSGlobals(data)
+		l.wrap(FileHNSGlobals)
+	}
 	if data, ok := l.read(FileFirewall); ok {
 		if s.Firewall, l.err = ParseFirewall(data, FileFirewall); l.err == nil && s.Firewall != nil {
 			s.Inputs[InputFirewall] = FileFirewall

@@ -26,6 +26,7 @@ type Snapshot struct {
 	Routes         []*HostRoute     `json:"routes,omitempty"`
 	OS             *OSInfo          `json:"os,omitempty"`
 	Firewall       *HostFirewall    `json:"firewall,omitempty"`
+	HNSVersion     *HNSVersion      `json:"hnsVersion,omitempty"` // hns/v2/globals.json
 	PortRanges     *PortRanges      `json:"portRanges,omitempty"`
 	KubeNodes      []*KubeNode      `json:"kubeNodes,omitempty"`
 	Services       []*Service       `json:"services,omitempty"`
