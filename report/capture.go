@@ -221,9 +221,13 @@ func WriteCaptureMarkdown(w io.Writer, r *CaptureReport) error {
 	return ew.err
 }
 
-// WriteCaptureHTML renders the capture's findings in the HTML report (the
-// overlay picture needs bundles, so it has none); tunnels and flows are in
-// the JSON.
+// maxHTMLRows bounds the capture HTML's tables: a ticket attachment, not
+// the capture itself.
+const maxHTMLRows = 200
+
+// WriteCaptureHTML writes the capture's findings, tunnels and flows as one
+// self-contained HTML file (the overlay picture needs bundles, so it has
+// none).
 func WriteCaptureHTML(w io.Writer, r *CaptureReport) error {
 	rep := &Report{SchemaVersion: SchemaVersion, Tool: r.Tool, GeneratedAt: r.GeneratedAt, Findings: r.Findings, Skipped: r.Skipped}
 	for _, f := range r.Files {
@@ -244,5 +248,11 @@ func WriteCaptureHTML(w io.Writer, r *CaptureReport) error {
 		}
 	}
 	rep.Summary.Skipped = len(r.Skipped)
-	return WriteHTML(w, rep)
+	tables := []htmlTable{
+		{Title: fmt.Sprintf("Tunnels (busiest %d of %d)", min(len(r.Tunnels), maxHTMLRows), len(r.Tunnels)),
+			Header: []string{"Outer src", "Outer dst", "VNI", "Packets", "Bytes"}, Rows: tunnelRows(r, maxHTMLRows)},
+		{Title: fmt.Sprintf("Inner flows (stalled and reset first, then the busiest; %d in all)", len(r.Flows)),
+			Header: []string{"Src", "Dst", "Proto", "VNI", "Packets", "State", "Tunnel"}, Rows: flowRows(r, maxHTMLRows)},
+	}
+	return writeHTML(w, rep, tables)
 }

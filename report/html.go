@@ -20,13 +20,23 @@ type htmlView struct {
 	SVG        *svgView
 	Severities []string
 	NodeNames  []string
+	Tables     []htmlTable // after the findings: a capture's tunnels and flows
+}
+
+// htmlTable is a plain table of text cells.
+type htmlTable struct {
+	Title  string
+	Header []string
+	Rows   [][]string
 }
 
 // WriteHTML writes one self-contained HTML file: summary, the overlay as
 // inline SVG with its broken parts in red, and the findings with their
 // evidence. html/template escapes everything that comes from the inputs.
-func WriteHTML(w io.Writer, r *Report) error {
-	v := htmlView{R: r, SVG: layoutOverlay(r.overlay)}
+func WriteHTML(w io.Writer, r *Report) error { return writeHTML(w, r, nil) }
+
+func writeHTML(w io.Writer, r *Report, tables []htmlTable) error {
+	v := htmlView{R: r, SVG: layoutOverlay(r.overlay), Tables: tables}
 	seen := map[string]bool{}
 	for _, f := range r.Findings {
 		if s := f.Severity.String(); !seen["sev:"+s] {

@@ -401,8 +401,13 @@ func TestCaptureDecode(t *testing.T) {
 		t.Errorf("packets %v skipped %v", doc["packets"], doc["skipped"])
 	}
 	for _, format := range []string{"markdown", "html"} {
-		if r := runDiag(t, nil, false, "capture", "decode", "-o", format, sample); r.code != 3 || !strings.Contains(r.stdout, "CAP-02") {
+		r := runDiag(t, nil, false, "capture", "decode", "-o", format, sample)
+		if r.code != 3 || !strings.Contains(r.stdout, "CAP-02") {
 			t.Errorf("-o %s: exit %d", format, r.code)
+		}
+		// Tunnels and flows are in every format, not only the findings.
+		if !strings.Contains(r.stdout, "10.20.30.10") || !strings.Contains(r.stdout, "syn-sent") {
+			t.Errorf("-o %s lacks the tunnel or the flow:\n%s", format, r.stdout)
 		}
 	}
 	// Bad captures: exit 2, one line naming the file.
