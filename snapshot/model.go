@@ -124,6 +124,9 @@ const (
 	TypeTransparent = "Transparent"
 	TypeICS         = "ICS"
 	TypePrivate     = "Private"
+	// TypeUnknown: the source did not show the type (a pasted Format-List
+	// record cut before its Type line). Rules must not guess it.
+	TypeUnknown = ""
 )
 
 // Network is an HNS network.
