@@ -3,9 +3,11 @@ package analyzers
 import (
 	"fmt"
 	"net/netip"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/wincni/diag/finding"
 	"github.com/wincni/diag/snapshot"
@@ -47,6 +49,198 @@ func init() {
 		Sources:      []string{"https://github.com/k3s-io/k3s/issues/9295", "https://raw.githubusercontent.com/flannel-io/flannel/v0.28.9/Documentation/backends.md"},
 		CheckCluster: checkVNIAndPort,
 	})
+}
+
+// Several bundles of one node (before and after a fix, or the same node
+// collected twice) are times of that node, not peers: comparing them would
+// make every cross-node rule find the node's own addresses "on another
+// node" (XN-01 on a before/after pair). The design is the simplest that is
+// correct: per-node rules run on every bundle, and their findings name the
+// bundle's time (nodeLabel); cross-node rules run once, on the latest bundle
+// of each node, so they compare each node only with the other nodes, never
+// with itself, and describe the cluster as it was last seen. Running them
+// once per time-consistent set would need the bundles of all nodes to be
+// collected together, which nothing guarantees. A Result note says which
+// bundles were taken as one node and which one the cross-node rules used.
+
+// nodeBundles is one node's bundles in an analysis.
+type nodeBundles struct {
+	name   string               // the node, as its first bundle names it
+	snaps  []*snapshot.Snapshot // input order
+	latest *snapshot.Snapshot
+	byTime bool // latest by collection time, else by input order
+}
+
+// collected is when a bundle was collected, by its manifest (nil when it
+// does not say).
+func collected(s *snapshot.Snapshot) *time.Time {
+	if m := s.Manifest; m != nil {
+		if m.Started != nil {
+			return m.Started
+		}
+		return m.Finished
+	}
+	return nil
+}
+
+// sameNode reports two bundles of one node: the same node name, or the same
+// host name (case-insensitive both; the node name is NODE_NAME in one
+// collection and the host name in another). The same host name is not
+// enough when both bundles name the node otherwise and differently
+// (--hostname-override on clones of one image), or when a bundle's list of
+// Kubernetes Nodes holds both names: those are two nodes. Inputs that name
+// no node (pasted text) are never merged: nothing tells that they are one.
+func sameNode(a, b *snapshot.Snapshot) bool {
+	na, nb := a.NodeName(), b.NodeName()
+	if na != "" && strings.EqualFold(na, nb) {
+		return true
+	}
+	var ha, hb string
+	if a.OS != nil {
+		ha = a.OS.Hostname
+	}
+	if b.OS != nil {
+		hb = b.OS.Hostname
+	}
+	if ha == "" || !strings.EqualFold(ha, hb) {
+		return false
+	}
+	overridden := func(n, h string) bool { return n != "" && !strings.EqualFold(n, h) }
+	if overridden(na, ha) && overridden(nb, hb) {
+		return false
+	}
+	for _, s := range []*snapshot.Snapshot{a, b} {
+		if hasKubeNode(s, na) && hasKubeNode(s, nb) {
+			return false
+		}
+	}
+	return true
+}
+
+func hasKubeNode(s *snapshot.Snapshot, name string) bool {
+	for _, k := range s.KubeNodes {
+		if name != "" && strings.EqualFold(k.Name, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// groupNodes groups the snapshots by node, in the order each node first
+// appears, and picks each node's latest bundle: by collection time when
+// every bundle of the node has one, else the last given.
+func groupNodes(snaps []*snapshot.Snapshot) []*nodeBundles {
+	var groups []*nodeBundles
+next:
+	for _, s := range snaps {
+		for _, g := range groups {
+			for _, o := range g.snaps {
+				if sameNode(s, o) {
+					g.snaps = append(g.snaps, s)
+					continue next
+				}
+			}
+		}
+		name := s.NodeName()
+		if name == "" {
+			name = s.Source
+		}
+		groups = append(groups, &nodeBundles{name: name, snaps: []*snapshot.Snapshot{s}})
+	}
+	for _, g := range groups {
+		g.latest, g.byTime = g.snaps[len(g.snaps)-1], len(g.snaps) > 1
+		for _, s := range g.snaps {
+			g.byTime = g.byTime && collected(s) != nil
+		}
+		if g.byTime {
+			for _, s := range g.snaps {
+				if !collected(s).Before(*collected(g.latest)) {
+					g.latest = s // ties: the later given
+				}
+			}
+		}
+	}
+	return groups
+}
+
+// stamps names each bundle of a node apart: by collection time when the
+// times differ, else by file name, else by position.
+func (g *nodeBundles) stamps() []string {
+	distinct := func(f func(int, *snapshot.Snapshot) string) []string {
+		seen := map[string]bool{}
+		var out []string
+		for i, s := range g.snaps {
+			v := f(i, s)
+			if v == "" || seen[v] {
+				return nil
+			}
+			seen[v] = true
+			out = append(out, v)
+		}
+		return out
+	}
+	if out := distinct(func(_ int, s *snapshot.Snapshot) string {
+		if t := collected(s); t != nil {
+			return t.UTC().Format("2006-01-02 15:04Z")
+		}
+		return ""
+	}); out != nil {
+		return out
+	}
+	if out := distinct(func(_ int, s *snapshot.Snapshot) string { return filepath.Base(s.Source) }); out != nil {
+		return out
+	}
+	out := make([]string, len(g.snaps))
+	for i := range g.snaps {
+		out[i] = fmt.Sprintf("bundle %d of %d", i+1, len(g.snaps))
+	}
+	return out
+}
+
+// NodeLabels is the node each snapshot's findings name: its node name (the
+// input's path when it has none) and, when several inputs are bundles of
+// one node, which of them (" (2026-11-21 09:00Z)" or the file name).
+func NodeLabels(snaps []*snapshot.Snapshot) []string {
+	labels, _, _ := nodeLabels(snaps)
+	return labels
+}
+
+// nodeLabels also returns the latest bundle of each node, for the
+// cross-node rules, and the notes that say which bundles were one node.
+func nodeLabels(snaps []*snapshot.Snapshot) (labels []string, latest []*snapshot.Snapshot, notes []string) {
+	groups := groupNodes(snaps)
+	label := map[*snapshot.Snapshot]string{}
+	for _, g := range groups {
+		latest = append(latest, g.latest)
+		if len(g.snaps) == 1 {
+			label[g.snaps[0]] = g.name
+			continue
+		}
+		stamps := g.stamps()
+		var parts []string
+		for i, s := range g.snaps {
+			label[s] = g.name + " (" + stamps[i] + ")"
+			part := s.Source
+			if t := collected(s); t != nil {
+				part += " " + t.UTC().Format("2006-01-02T15:04Z")
+			}
+			parts = append(parts, part)
+		}
+		order := "by collection time"
+		if !g.byTime {
+			order = "by input order: not every bundle has a collection time"
+		}
+		use := fmt.Sprintf("cross-node rules use the latest (%s, %s)", g.latest.Source, order)
+		if len(groups) == 1 {
+			use = "no cross-node rules: no other node"
+		}
+		notes = append(notes, fmt.Sprintf("%s: %d bundles of the same node (%s); %s; per-node findings are reported per bundle",
+			g.name, len(g.snaps), strings.Join(parts, ", "), use))
+	}
+	for _, s := range snaps {
+		labels = append(labels, label[s])
+	}
+	return labels, latest, notes
 }
 
 // nodeView is what the cross-node rules need of one node.

@@ -145,22 +145,29 @@ func (sel Selection) Includes(id string) bool {
 type Result struct {
 	Findings []finding.Finding
 	Skipped  []finding.Skipped
+	// Notes are about the analysis as a whole (several bundles of one
+	// node); reports show each as one line.
+	Notes []string
 }
 
-// Run runs the selected rules on every snapshot.
+// Run runs the selected rules on every snapshot. Several bundles of one
+// node are times of that node (see nodeLabels): the per-node rules run on
+// each and name it, the cross-node rules run on the latest of each node.
 func Run(snaps []*snapshot.Snapshot, sel Selection) Result {
 	var res Result
-	for _, s := range snaps {
+	labels, latest, notes := nodeLabels(snaps)
+	res.Notes = notes
+	for i, s := range snaps {
 		for _, r := range Rules() {
 			if sel.Includes(r.ID) && r.Check != nil {
-				runRule(r, s, &res)
+				runRule(r, s, labels[i], &res)
 			}
 		}
 	}
-	if len(snaps) > 1 {
+	if len(latest) > 1 {
 		for _, r := range Rules() {
 			if sel.Includes(r.ID) && r.CheckCluster != nil {
-				runClusterRule(r, snaps, &res)
+				runClusterRule(r, latest, &res)
 			}
 		}
 	}
@@ -185,11 +192,7 @@ func SortFindings(fs []finding.Finding) {
 	})
 }
 
-func runRule(r *Rule, s *snapshot.Snapshot, res *Result) {
-	node := s.NodeName()
-	if node == "" {
-		node = s.Source
-	}
+func runRule(r *Rule, s *snapshot.Snapshot, node string, res *Result) {
 	if s.IsLinuxNode() && needsWindows(r) {
 		return // not applicable, not skipped: a Linux node has no HNS
 	}

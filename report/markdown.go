@@ -24,6 +24,9 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		ew.printf(" · %s", r.GeneratedAt.Format("2006-01-02 15:04 UTC"))
 	}
 	ew.printf("\n\n")
+	for _, n := range r.Notes {
+		ew.printf("**Note:** %s\n\n", mdText(n))
+	}
 
 	ew.printf("| Node | Input | Kind | Collectors not ok |\n|---|---|---|---|\n")
 	for _, in := range r.Inputs {

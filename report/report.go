@@ -25,7 +25,10 @@ type Report struct {
 	Summary       Summary           `json:"summary"`
 	Findings      []finding.Finding `json:"findings"`
 	Skipped       []finding.Skipped `json:"skipped"`
-	overlay       *Overlay
+	// Notes are about the analysis as a whole (several bundles of one node),
+	// one line each.
+	Notes   []string `json:"notes,omitempty"`
+	overlay *Overlay
 }
 
 // Tool identifies the diag that wrote the report.
@@ -66,7 +69,7 @@ type Summary struct {
 // Build assembles a report from analyzed snapshots and the rules' result.
 func Build(tool Tool, now *time.Time, snaps []*snapshot.Snapshot, res analyzers.Result) *Report {
 	r := &Report{SchemaVersion: SchemaVersion, Tool: tool, GeneratedAt: now,
-		Inputs: []Input{}, Findings: res.Findings, Skipped: res.Skipped}
+		Inputs: []Input{}, Findings: res.Findings, Skipped: res.Skipped, Notes: res.Notes}
 	if r.Findings == nil {
 		r.Findings = []finding.Finding{}
 	}

@@ -85,6 +85,9 @@ func WriteTable(w io.Writer, r *Report, opts TableOptions) error {
 		}
 	}
 	ew.printf("\n%s\n", summaryLine(r, pal))
+	for _, n := range r.Notes {
+		ew.printf("%s\n", hangingWrap("note: "+n, "  ", "    ", opts.Width))
+	}
 	for _, s := range r.Skipped {
 		ew.printf("%s\n", hangingWrap(fmt.Sprintf("skipped %s on %s: %s", s.ID, s.Node, s.Reason), "  ", "    ", opts.Width))
 	}

@@ -205,15 +205,13 @@ func validFormat(f string) bool {
 // bundles (capture/*.pcapng), with every bundle of the run as context.
 func analyzeBundleCaptures(paths []string, snaps []*snapshot.Snapshot, sel analyzers.Selection, res *analyzers.Result) error {
 	ctx := capture.ContextFromSnapshots(snaps...)
+	labels := analyzers.NodeLabels(snaps) // the node as the rules' findings name it
 	for i, p := range paths {
 		b, err := bundle.Open(p, bundle.DefaultLimits)
 		if err != nil {
 			return err
 		}
-		node := snaps[i].NodeName()
-		if node == "" {
-			node = p
-		}
+		node := labels[i]
 		rep, err := capture.AnalyzeBundle(b, node, capture.Options{Context: ctx, MTU: ctx.MTU})
 		b.Close()
 		if err != nil {

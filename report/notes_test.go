@@ -1,0 +1,46 @@
+package report
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// Two bundles of one node (seed-fixed and seed-broken are both winw1): the
+// analysis's note is one line in every format, and the JSON, with its new
+// top-level "notes", still validates against the schema.
+func TestSameNodeNoteInEveryFormat(t *testing.T) {
+	r := buildReport(t, "seed-fixed", "seed-broken")
+	if len(r.Notes) != 1 {
+		t.Fatalf("notes: %q", r.Notes)
+	}
+	note := r.Notes[0]
+	if !strings.HasPrefix(note, "winw1: 2 bundles of the same node (seed-fixed, seed-broken)") {
+		t.Errorf("note: %s", note)
+	}
+	for _, format := range []string{"table", "md", "html"} {
+		out := string(render(t, r, format))
+		// The table wraps at its width; compare without line breaks.
+		flat := strings.Join(strings.Fields(out), " ")
+		if !strings.Contains(flat, "winw1: 2 bundles of the same node") || strings.Count(flat, "bundles of the same node") != 1 {
+			t.Errorf("%s lacks the note once:\n%s", format, out)
+		}
+	}
+	doc := render(t, r, "json")
+	validate(t, compileSchema(t), "same node twice", doc)
+	var got struct {
+		Notes    []string `json:"notes"`
+		Findings []struct{ ID, Node, Input string }
+	}
+	if err := json.Unmarshal(doc, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Notes) != 1 || got.Notes[0] != note {
+		t.Errorf("json notes: %q", got.Notes)
+	}
+	for _, f := range got.Findings {
+		if f.Node != "winw1 ("+f.Input+")" {
+			t.Errorf("finding %s does not name its bundle: node %q input %q", f.ID, f.Node, f.Input)
+		}
+	}
+}
