@@ -45,9 +45,15 @@ func classify(o obj) objectKind {
 	switch {
 	case has("FrontendVIPs", "HostComputeEndpoints", "PortMappings"):
 		return kindLoadBalancer
-	case has("References") || hasPolicy(o, "ELB"):
+	case has("References", "IsApplied") || hasPolicy(o, "ELB"):
+		// IsApplied is a V1 policy list's alone: a list cut before its
+		// References still has it.
 		return kindPolicyList
-	case has("IPAddress", "IpConfigurations", "VirtualNetwork", "HostComputeNetwork", "IsRemoteEndpoint", "VirtualNetworkName"):
+	case has("IPAddress", "IpConfigurations", "VirtualNetwork", "IsRemoteEndpoint", "VirtualNetworkName"):
+		return kindEndpoint
+	case has("HostComputeNetwork") && has("MacAddress", "Dns", "HostComputeNamespace"):
+		// V2 endpoints name their network so; so do V1 policy lists,
+		// which a cut record may show without anything else of theirs.
 		return kindEndpoint
 	case has("ManagementIP", "Ipams", "Subnets", "DrMacAddress", "MacPools", "MacPool", "LayeredOn"):
 		return kindNetwork
@@ -87,6 +93,25 @@ type objectSet struct {
 	linuxFile     string
 	linuxAddrFile string
 	counts        map[objectKind]int
+
+	// From console text given loose: host adapters and routes, hnsdiag's
+	// listing, the HNS cmdlets that printed nothing, notes on what was
+	// repaired or read in part, and the files that were recognised (an
+	// empty result is recognised and adds nothing).
+	adapters     []*HostAdapter
+	adaptersFile string
+	hostname     string
+	routes       []*HostRoute
+	routesFile   string
+	hnsdiag      []HNSDiagObject
+	hnsdiagFile  string
+	empty        []string
+	notes        []string
+	recognised   map[string]bool
+	// hint is the kind of the objects being added when their source says
+	// it (a table after a `Get-HnsNetwork | Select` prompt): a table of
+	// Name and Type shows nothing else that tells a network.
+	hint objectKind
 }
 
 func (set *objectSet) vfpIndex() map[string]*VFPPort {
@@ -103,6 +128,9 @@ func (set *objectSet) add(objs []obj, file string) int {
 	for i, o := range objs {
 		ref := Ref{File: file, Index: i}
 		k := classify(o)
+		if k == kindUnknown {
+			k = set.hint
+		}
 		switch k {
 		case kindNetwork:
 			set.networks = append(set.networks, networkOf(o, ref))
@@ -130,6 +158,9 @@ func (set *objectSet) add(objs []obj, file string) int {
 func (set *objectSet) init() {
 	if set.counts == nil {
 		set.counts = map[objectKind]int{}
+	}
+	if set.recognised == nil {
+		set.recognised = map[string]bool{}
 	}
 }
 

@@ -91,7 +91,11 @@ func fixtureSeeds(f *testing.F, globs ...string) {
 // JSON (HNS, Kubernetes, iproute2), Format-List text and vfpctrl text.
 func FuzzLooseArtifact(f *testing.F) {
 	fixtureSeeds(f, "text/*.txt", "collectlogs/*/*.txt", "bundles/seed-linux-controlplane/linux/*.json")
+	pastes, _ := filepath.Glob(filepath.Join("testdata", "pastes", "*.txt"))
+	addSeeds(f, pastes...)
 	f.Add([]byte("Name : x\nPolicies : {@{a=@{b={c, d...}}; e=System.Object[]}}\n"))
+	f.Add([]byte("> Name : x\n> Policies : {@{a=@{b={c, d\n"))
+	f.Add([]byte("PS C:\\> Get-HnsNetwork | ft\nName Type\n---- ----\nnat  nat\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var set objectSet
 		set.addArtifact(data, "f")

@@ -42,6 +42,9 @@ func networkOf(o obj, ref Ref) *Network {
 		Refs:        []Ref{ref},
 		Unknown:     unknownFields(o),
 	}
+	if _, cut := o.hiddenIn("Type"); cut {
+		n.Type = TypeUnknown
+	}
 	n.Flags, _ = o.num("Flags")
 	if ip := o.str("ManagementIP"); ip != "" {
 		n.V1ManagementIP = parseAddr(ip)

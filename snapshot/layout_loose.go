@@ -16,11 +16,11 @@ func loadLoose(l *loader) {
 		if !ok {
 			return
 		}
-		if n == 0 {
+		if n == 0 && !set.recognised[name] {
 			unrecognised = append(unrecognised, name)
 		}
 	}
-	if set.total() == 0 {
+	if set.total() == 0 && len(set.recognised) == 0 {
 		what := "nothing in it"
 		if len(unrecognised) == 1 && l.b.Kind() == "file" {
 			what = "its content"
@@ -82,22 +82,11 @@ func (set *objectSet) addArtifact(data []byte, file string) (int, error) {
 		}
 		return set.add(objs, file), nil
 	}
-	if n := set.add(parseFormatList(string(text)), file); n > 0 {
-		return n, nil
+	n, ok, err := set.addText(string(text), file)
+	if ok {
+		set.recognised[file] = true
 	}
-	if looksLikeVFP(text) {
-		ports := ParseVFPDump(string(text), file, "", set.vfpIndex())
-		set.vfpPorts = append(set.vfpPorts, ports...)
-		set.counts[kindVFPPort] += len(ports)
-		return len(ports), nil
-	}
-	// A console table followed by JSON (collectlogs network.txt and friends).
-	if js := jsonAfterTable(text); js != nil {
-		if v, err := parseJSON(js); err == nil {
-			return set.add(objects(v), file), nil
-		}
-	}
-	return 0, nil
+	return n, err
 }
 
 // jsonAfterTable returns the JSON that follows a console table: everything
@@ -161,6 +150,37 @@ func (set *objectSet) into(s *Snapshot) {
 			mark(InputHostAdapters, len(s.Adapters) > 0, set.linuxAddrFile)
 		}
 	}
+	if len(set.adapters) > 0 && len(s.Adapters) == 0 {
+		s.Adapters = set.adapters
+		mark(InputHostAdapters, true, set.adaptersFile)
+		if set.hostname != "" && s.OS == nil {
+			s.OS = &OSInfo{Hostname: set.hostname, HostnameFrom: set.adaptersFile + " Host Name"}
+			mark(InputOS, true, set.adaptersFile)
+		}
+	}
+	if len(set.routes) > 0 && len(s.Routes) == 0 {
+		for _, r := range set.routes {
+			if r.Interface == "" || parseAddr(r.Interface).IsValid() {
+				resolveRouteInterface(r, s.Adapters)
+			}
+		}
+		s.Routes = set.routes
+		mark(InputHostRoutes, true, set.routesFile)
+	}
+	if len(set.hnsdiag) > 0 && len(s.HNSDiag) == 0 {
+		s.HNSDiag = set.hnsdiag
+	}
+	for _, k := range set.empty {
+		switch k {
+		case "Get-HnsNetwork":
+			mark(InputHNSNetworks, true, "Get-HnsNetwork (empty)")
+		case "Get-HnsEndpoint":
+			mark(InputHNSEndpoints, true, "Get-HnsEndpoint (empty)")
+		case "Get-HnsPolicyList":
+			mark(InputHNSLoadBalancers, true, "Get-HnsPolicyList (empty)")
+		}
+	}
+	s.Notes = append(s.Notes, set.notes...)
 	mark(InputKubeNodes, len(set.kubeNodes) > 0, "k8s nodes")
 	mark(InputKubeServices, len(set.services) > 0, "k8s services")
 }

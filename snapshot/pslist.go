@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"fmt"
 	"regexp"
 	"sort"
 	"strings"
@@ -27,6 +28,8 @@ type hidden struct{ why string }
 const (
 	hiddenPlaceholder = "PowerShell printed System.Object[] instead of the value"
 	hiddenTruncated   = "PowerShell cut the list short ($FormatEnumerationLimit)"
+	hiddenCut         = "cut off in the paste"
+	hiddenNotShown    = "not shown in the paste"
 )
 
 var (
@@ -38,22 +41,37 @@ var (
 // hostile input costs at most this many passes over a value.
 const maxPSDepth = 8
 
+// psRecord is one Format-List record before its values are interpreted:
+// each key with the physical lines its value was printed on.
+type psRecord struct {
+	order []string
+	lines map[string][]string // key -> value lines, the first after "Key : "
+	phys  map[string][]string // key -> the physical lines as printed (for the wrap width)
+}
+
+// psParse is what parseFormatList found: the records, the prompt commands
+// seen, and notes on anything it had to repair or could only read in part.
+type psParse struct {
+	objs     []obj
+	commands []string // the commands after PowerShell prompts, in order
+	notes    []string
+}
+
 // parseFormatList returns one object per Format-List record. Text that is not
 // a record (prose around a paste, prompts) is skipped.
-func parseFormatList(text string) []obj {
-	var out []obj
-	var cur obj
-	var order []string
+func parseFormatList(text string) []obj { return parseFormatListNotes(text).objs }
+
+func parseFormatListNotes(text string) psParse {
+	var res psParse
+	var recs []*psRecord
+	var cur *psRecord
 	var lastKey string
-	var values map[string]*strings.Builder
+	var wrapped []string // physical lines followed by a continuation
 	flush := func() {
 		if cur != nil {
-			for _, k := range order {
-				cur[k] = psValue(values[k].String(), 0)
-			}
-			out = append(out, cur)
+			recs = append(recs, cur)
 		}
-		cur, order, lastKey, values = nil, nil, "", nil
+		cur, lastKey = nil, ""
 	}
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimRight(line, "\r \t")
@@ -62,34 +80,109 @@ func parseFormatList(text string) []obj {
 			flush()
 		case psPrompt.MatchString(line):
 			flush()
+			res.commands = append(res.commands, strings.TrimSpace(line[len(psPrompt.FindString(line)):]))
 		default:
 			if key, value, ok := psKeyValue(line); ok {
 				if cur == nil {
-					cur, values = obj{}, map[string]*strings.Builder{}
+					cur = &psRecord{lines: map[string][]string{}, phys: map[string][]string{}}
 				}
-				if _, dup := values[key]; !dup {
-					order = append(order, key)
-					values[key] = &strings.Builder{}
+				if _, dup := cur.lines[key]; !dup {
+					cur.order = append(cur.order, key)
 				}
 				lastKey = key
-				values[lastKey].Reset()
-				values[lastKey].WriteString(strings.TrimSpace(value))
+				cur.lines[key] = []string{strings.TrimSpace(value)}
+				cur.phys[key] = []string{line}
 				continue
 			}
 			if cur == nil {
 				continue // prose, not a record
 			}
-			// A continuation: PowerShell wrapped the value at a space and
-			// dropped it.
-			b := values[lastKey]
-			if b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			b.WriteString(strings.TrimSpace(line))
+			phys := cur.phys[lastKey]
+			wrapped = append(wrapped, phys[len(phys)-1])
+			cur.lines[lastKey] = append(cur.lines[lastKey], strings.TrimSpace(line))
+			cur.phys[lastKey] = append(phys, line)
 		}
 	}
 	flush()
-	return out
+	ws := detectWrap(wrapped)
+	if ws.hardWidth > 0 {
+		res.notes = append(res.notes, fmt.Sprintf("console wrapping at %d columns split values inside words: rejoined without spaces", ws.hardWidth))
+	}
+	for ri, r := range recs {
+		o := obj{}
+		for _, k := range r.order {
+			var b strings.Builder
+			for i, l := range r.lines[k] {
+				if i == 0 {
+					b.WriteString(l)
+					continue
+				}
+				ws.joinWrapped(&b, r.phys[k][i-1], l)
+			}
+			v := b.String()
+			if fixed, cut := closeCutValue(v); cut {
+				v = fixed
+				res.notes = append(res.notes, fmt.Sprintf("record %d%s: the value of %s is cut off (no closing brace): kept what is there, the rest is unknown", ri+1, recordLabel(r), k))
+			}
+			o[k] = psValue(v, 0)
+		}
+		res.objs = append(res.objs, o)
+	}
+	return res
+}
+
+// recordLabel names a record by its Name or ID line, for notes.
+func recordLabel(r *psRecord) string {
+	for _, k := range []string{"Name", "ID", "Id"} {
+		if l := r.lines[k]; len(l) > 0 && l[0] != "" {
+			return " (" + k + " " + l[0] + ")"
+		}
+	}
+	return ""
+}
+
+// psCut marks where a value was cut off; psValue turns it into a hidden
+// element.
+const psCut = "\x00cut"
+
+// closeCutValue repairs a list or hashtable whose closing braces are
+// missing (a paste cut in the middle of a value): the element that was being
+// printed is replaced by a cut marker and the braces are closed, so what
+// came before it is kept.
+func closeCutValue(v string) (string, bool) {
+	if !strings.HasPrefix(v, "{") && !strings.HasPrefix(v, "@{") {
+		return v, false
+	}
+	var open []bool // per open brace: is it a hashtable's
+	lastSep := -1
+	for i := 0; i < len(v); i++ {
+		switch v[i] {
+		case '{':
+			open = append(open, i > 0 && v[i-1] == '@')
+			lastSep = i
+		case '}':
+			if len(open) > 0 {
+				open = open[:len(open)-1]
+			}
+			lastSep = i
+		case ';', ',':
+			lastSep = i
+		}
+	}
+	depth := len(open)
+	if depth == 0 {
+		return v, false
+	}
+	head, frag := v[:lastSep+1], v[lastSep+1:]
+	switch k, _, ok := strings.Cut(frag, "="); {
+	case ok:
+		frag = k + "=" + psCut
+	case open[depth-1]:
+		frag = psCut + "=" + psCut // a key cut short: the table itself is incomplete
+	default:
+		frag = psCut
+	}
+	return head + frag + strings.Repeat("}", depth), true
 }
 
 // psKeyValue recognises a record line, "Key<spaces>: value", where the key
@@ -123,6 +216,8 @@ func psValue(s string, depth int) any {
 	switch {
 	case s == "":
 		return nil
+	case s == psCut:
+		return hidden{hiddenCut}
 	case psHidden.MatchString(s):
 		return hidden{hiddenPlaceholder}
 	case depth >= maxPSDepth:

@@ -186,20 +186,28 @@ func ParseRoutePrint(text string, adapters []*HostAdapter) []*HostRoute {
 			r.NextHop = gw
 		}
 		r.Metric, _ = strconv.ParseInt(m[5], 10, 64)
-		local := parseAddr(m[4])
-		for _, a := range adapters {
-			for _, p := range a.Addresses {
-				if p.Addr() == local {
-					r.Interface, r.IfIndex = a.Name, a.IfIndex
-				}
-			}
-		}
-		if r.Interface == "" {
-			r.Interface = local.String()
-		}
+		r.Interface = m[4]
+		resolveRouteInterface(r, adapters)
 		out = append(out, r)
 	}
 	return out
+}
+
+// resolveRouteInterface names a route's interface by the adapter that holds
+// the local address route print shows in its Interface column.
+func resolveRouteInterface(r *HostRoute, adapters []*HostAdapter) {
+	local := parseAddr(r.Interface)
+	if !local.IsValid() {
+		return
+	}
+	for _, a := range adapters {
+		for _, p := range a.Addresses {
+			if p.Addr() == local {
+				r.Interface, r.IfIndex = a.Name, a.IfIndex
+				return
+			}
+		}
+	}
 }
 
 var routeInterfaceRow = regexp.MustCompile(`^\s*(\d+)\.\.\.((?:[0-9a-fA-F]{2} ){5}[0-9a-fA-F]{2})\s*\.+(.+)$`)

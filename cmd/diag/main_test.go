@@ -152,7 +152,9 @@ func entry(zw *zip.Writer, name, content string) {
 func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 	dir := t.TempDir()
 	notZip := filepath.Join(dir, "ticket.txt")
-	os.WriteFile(notZip, []byte("PS C:\\> Get-HnsNetwork\n"), 0o600)
+	// Prose, not console output (a prompt with an HNS cmdlet and nothing
+	// after it is an empty result, which diag reads as such).
+	os.WriteFile(notZip, []byte("Pods on win-1 cannot reach CoreDNS since Monday.\nAny idea?\n"), 0o600)
 
 	randomFile := filepath.Join(dir, "random.bin")
 	os.WriteFile(randomFile, []byte{0x00, 0x13, 0xfe, 0x80, 0x01}, 0o600)

@@ -1,0 +1,270 @@
+package snapshot
+
+import (
+	"fmt"
+	"net/netip"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Console text given as a loose file or pasted from a ticket: Format-List
+// and Format-Table output of the HNS cmdlets, hnsdiag, ipconfig, route
+// print, Get-NetRoute, and a prompt with nothing after it (an empty result).
+
+// Fields a table row or a record does not show are unknown, not empty: the
+// rules that need them must not read "no policies" or "state 0" into a
+// missing column.
+var (
+	networkFields  = []string{"Type", "ManagementIP", "Subnets", "Policies", "Extensions", "DrMacAddress", "Flags", "LayeredOn"}
+	endpointFields = []string{"State", "Policies", "DNSServerList", "DNSSuffix", "IsRemoteEndpoint", "MacAddress", "VirtualNetwork", "VirtualNetworkName", "SharedContainers", "GatewayAddress", "PrefixLength"}
+)
+
+// hnsCommand recognises the HNS cmdlets in a prompt line and what they list.
+var hnsCommand = regexp.MustCompile(`(?i)\bGet-Hns(Network|Endpoint|PolicyList|Namespace)s?\b`)
+
+// addText reads console text; it returns how many objects it added and
+// whether it recognised the text at all (an empty result is recognised and
+// adds none).
+func (set *objectSet) addText(text, file string) (int, bool, error) {
+	text, how := unquotePaste(text)
+	notes := []string{}
+	if how != "" {
+		notes = append(notes, how)
+	}
+	note := func() {
+		for _, n := range notes {
+			set.notes = append(set.notes, file+": "+n)
+		}
+	}
+
+	// Format-List records.
+	pl := parseFormatListNotes(text)
+	if len(pl.objs) > 0 {
+		objs, unknown, cut := markNotShown(pl.objs, false, kindUnknown)
+		if n := set.add(objs, file); n > 0 {
+			notes = append(notes, pl.notes...)
+			notes = append(notes, cut...)
+			if unknown > 0 {
+				notes = append(notes, fmt.Sprintf("%d record(s) cut before they show what they are: ignored", unknown))
+			}
+			note()
+			return n, true, nil
+		}
+	}
+	// A command's output followed by JSON (collectlogs network.txt, or a
+	// prompt then `| ConvertTo-Json`).
+	if js := jsonAfterTable([]byte(text)); js != nil {
+		v, err := parseJSON(js)
+		if err != nil {
+			return 0, false, fmt.Errorf("the JSON from line %d (after the console text) is %w", lineOf(text, string(js)), err)
+		}
+		note()
+		return set.add(objects(v), file), true, nil
+	}
+	// Format-Table / Select tables.
+	if tables := parseFormatTables(text); len(tables) > 0 {
+		n := 0
+		for _, t := range tables {
+			if routes := netRoutes(t); routes != nil {
+				set.routes = append(set.routes, routes...)
+				set.routesFile = file
+				n += len(routes)
+				continue
+			}
+			objs, _, _ := markNotShown(t.rows, true, t.kind)
+			set.hint = t.kind
+			k := set.add(objs, file)
+			set.hint = kindUnknown
+			if k > 0 {
+				n += k
+				notes = append(notes, fmt.Sprintf("a table of %s: the other fields are unknown, and the rules that need them cannot judge", strings.Join(t.columns, ", ")))
+			}
+		}
+		if n > 0 {
+			note()
+			return n, true, nil
+		}
+	}
+	if looksLikeVFP([]byte(text)) {
+		ports := ParseVFPDump(text, file, "", set.vfpIndex())
+		set.vfpPorts = append(set.vfpPorts, ports...)
+		set.counts[kindVFPPort] += len(ports)
+		note()
+		return len(ports), true, nil
+	}
+	if objs, ok := ParseHNSDiag(text); ok && len(objs) > 0 && hnsdiagListing(text) {
+		set.hnsdiag = append(set.hnsdiag, objs...)
+		set.hnsdiagFile = file
+		notes = append(notes, fmt.Sprintf("hnsdiag list all: %s; it shows no types, addresses or policies, so the HNS rules need Get-HnsNetwork / Get-HnsEndpoint output to judge", countKinds(objs)))
+		note()
+		return len(objs), true, nil
+	}
+	if strings.Contains(text, "Active Routes:") || strings.Contains(text, "IPv4 Route Table") {
+		routes := ParseRoutePrint(text, nil)
+		if len(routes) > 0 {
+			set.routes = append(set.routes, routes...)
+			set.routesFile = file
+			note()
+			return len(routes), true, nil
+		}
+	}
+	if adapters, host := ParseIPConfig(text); len(adapters) > 0 && ipconfigText(text) {
+		set.adapters = append(set.adapters, adapters...)
+		set.adaptersFile = file
+		if host != "" {
+			set.hostname = host
+		}
+		note()
+		return len(adapters), true, nil
+	}
+	// A prompt with an HNS cmdlet and nothing after it: HNS has none.
+	if kinds := emptyResults(pl.commands, text); len(kinds) > 0 {
+		for _, k := range kinds {
+			set.empty = append(set.empty, k)
+			notes = append(notes, fmt.Sprintf("%s printed nothing: HNS has no %s objects", k, strings.ToLower(strings.TrimPrefix(k, "Get-Hns"))))
+		}
+		note()
+		return 0, true, nil
+	}
+	return 0, false, nil
+}
+
+// markNotShown gives each network and endpoint record a hidden value for the
+// fields it lacks: for a table, every field not in it; for a Format-List
+// record, the network Type (HNS prints it for every type, so a record
+// without it was cut). It also counts records that cannot be classified.
+func markNotShown(objs []obj, table bool, hint objectKind) ([]obj, int, []string) {
+	unknown := 0
+	var notes []string
+	for _, o := range objs {
+		k := classify(o)
+		if k == kindUnknown && table {
+			k = hint
+		}
+		switch {
+		case k == kindNetwork:
+			for _, f := range networkFields {
+				if _, ok := o.get(f); !ok && (table || f == "Type") {
+					o[f] = hidden{hiddenNotShown}
+					if !table {
+						notes = append(notes, fmt.Sprintf("network %s has no Type line (the paste was cut?): its type is unknown", orQuestion(o.str("Name"))))
+					}
+				}
+			}
+		case k == kindEndpoint && table:
+			for _, f := range endpointFields {
+				if _, ok := o.get(f); !ok {
+					o[f] = hidden{hiddenNotShown}
+				}
+			}
+		case k == kindUnknown && len(o) > 0:
+			unknown++
+		}
+	}
+	return objs, unknown, notes
+}
+
+func orQuestion(s string) string {
+	if s == "" {
+		return "?"
+	}
+	return s
+}
+
+// emptyResults returns the HNS cmdlets whose prompt is followed only by
+// another prompt or the end of the text.
+func emptyResults(commands []string, text string) []string {
+	var out []string
+	lines := strings.Split(strings.ReplaceAll(text, "\r", ""), "\n")
+	for i, l := range lines {
+		m := psPrompt.FindString(l)
+		if m == "" {
+			continue
+		}
+		cmd := hnsCommand.FindStringSubmatch(l[len(m):])
+		if cmd == nil || strings.Contains(l, "|") && !strings.Contains(strings.ToLower(l), "format-") {
+			continue // a filtered listing that is empty says nothing about HNS
+		}
+		empty := true
+		for _, next := range lines[i+1:] {
+			if psPrompt.MatchString(next) {
+				break
+			}
+			if strings.TrimSpace(next) != "" {
+				empty = false
+				break
+			}
+		}
+		if empty {
+			out = append(out, "Get-Hns"+strings.ToUpper(cmd[1][:1])+cmd[1][1:])
+		}
+	}
+	_ = commands
+	return out
+}
+
+// hnsdiagListing: `hnsdiag list` output has its section headings.
+func hnsdiagListing(text string) bool {
+	for _, l := range strings.Split(text, "\n") {
+		if hnsdiagHeader.MatchString(strings.TrimSpace(l)) {
+			return true
+		}
+	}
+	return strings.Contains(strings.ToLower(text), "hnsdiag")
+}
+
+// ipconfigText: ipconfig prints its banner, or at least adapter headings
+// with dotted keys.
+func ipconfigText(text string) bool {
+	return strings.Contains(text, "Windows IP Configuration") || strings.Contains(text, "Windows-IP-Konfiguration") ||
+		strings.Contains(text, ". . . :") || strings.Contains(text, ". :")
+}
+
+func countKinds(objs []HNSDiagObject) string {
+	n := map[string]int{}
+	var order []string
+	for _, o := range objs {
+		if n[o.Kind] == 0 {
+			order = append(order, o.Kind)
+		}
+		n[o.Kind]++
+	}
+	var parts []string
+	for _, k := range order {
+		parts = append(parts, fmt.Sprintf("%d %s(s)", n[k], k))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func lineOf(text, tail string) int {
+	return strings.Count(text[:len(text)-len(tail)], "\n") + 1
+}
+
+// netRoutes reads a Get-NetRoute table (ifIndex, DestinationPrefix,
+// NextHop, RouteMetric); nil when the table is not one.
+func netRoutes(t psTable) []*HostRoute {
+	has := map[string]bool{}
+	for _, c := range t.columns {
+		has[c] = true
+	}
+	if !has["DestinationPrefix"] || !has["NextHop"] {
+		return nil
+	}
+	out := []*HostRoute{}
+	for _, row := range t.rows {
+		d := parsePrefix(row.str("DestinationPrefix"))
+		if !d.IsValid() {
+			continue
+		}
+		r := &HostRoute{Destination: d.Masked()}
+		if hop := parseAddr(row.str("NextHop")); hop.IsValid() && hop != netip.IPv4Unspecified() && hop != netip.IPv6Unspecified() {
+			r.NextHop = hop
+		}
+		r.IfIndex, _ = strconv.ParseInt(row.str("ifIndex"), 10, 64)
+		r.Metric, _ = strconv.ParseInt(row.str("RouteMetric"), 10, 64)
+		r.Interface = row.str("InterfaceAlias")
+		out = append(out, r)
+	}
+	return out
+}

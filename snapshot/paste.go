@@ -1,0 +1,150 @@
+package snapshot
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Console output reaches us through Markdown and mail: a quoted paste has
+// "> " before every line, an indented code block four spaces. Both shift
+// every line alike, so the Format-List key column and the ipconfig layout
+// come back once the common prefix is gone.
+
+// unquotePaste removes a Markdown quote or a common indentation from every
+// line and says which, so the report can tell the reader; text that has
+// neither comes back unchanged.
+func unquotePaste(text string) (string, string) {
+	lines := strings.Split(text, "\n")
+	quoted, nonEmpty := 0, 0
+	for _, l := range lines {
+		t := strings.TrimRight(l, "\r \t")
+		if t == "" {
+			continue
+		}
+		nonEmpty++
+		if strings.HasPrefix(strings.TrimLeft(t, " "), ">") {
+			quoted++
+		}
+	}
+	if nonEmpty == 0 {
+		return text, ""
+	}
+	// A quote: every non-empty line (allowing for a line of prose the
+	// operator wrote around it) starts with '>'.
+	if quoted*10 >= nonEmpty*9 && quoted > 0 {
+		for i, l := range lines {
+			t := strings.TrimLeft(l, " ")
+			if strings.HasPrefix(t, ">") {
+				t = t[1:]
+				// Nested quotes (a reply to a reply).
+				for strings.HasPrefix(t, ">") || strings.HasPrefix(t, " >") {
+					t = strings.TrimPrefix(strings.TrimPrefix(t, " "), ">")
+				}
+				t = strings.TrimPrefix(t, " ")
+				lines[i] = t
+			}
+		}
+		out, _ := unindentPaste(strings.Join(lines, "\n"))
+		return out, "Markdown quote ('> ') removed from every line"
+	}
+	if out, n := unindentPaste(text); n > 0 {
+		return out, "common indentation (" + strconv.Itoa(n) + " spaces, a Markdown code block or a mail quote) removed from every line"
+	}
+	return text, ""
+}
+
+// unindentPaste removes the indentation all non-empty lines share (tabs
+// count as four spaces, as Markdown has it) and returns how much.
+func unindentPaste(text string) (string, int) {
+	lines := strings.Split(text, "\n")
+	common := -1
+	for i, l := range lines {
+		if strings.Contains(l, "\t") {
+			lines[i] = strings.ReplaceAll(l, "\t", "    ")
+			l = lines[i]
+		}
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		n := len(l) - len(strings.TrimLeft(l, " "))
+		if common < 0 || n < common {
+			common = n
+		}
+	}
+	if common <= 0 {
+		return text, 0
+	}
+	for i, l := range lines {
+		if len(l) >= common {
+			lines[i] = l[common:]
+		} else {
+			lines[i] = strings.TrimLeft(l, " ")
+		}
+	}
+	return strings.Join(lines, "\n"), common
+}
+
+// wrapStyle tells how the console wrapped long Format-List values.
+// PowerShell's own list view breaks at spaces and drops the space, so the
+// wrapped lines have different lengths; a console buffer (and PowerShell 7's
+// list view on narrow windows) breaks at a fixed width, in the middle of a
+// token: every wrapped line is then exactly as wide as the buffer, and the
+// pieces must be joined without a space.
+type wrapStyle struct {
+	hardWidth int // the buffer width, when wrapping was at a fixed width; 0 if not
+	byCells   bool
+}
+
+// lineWidth is a line's width in runes or in console cells (East Asian wide
+// characters take two cells in a console).
+func lineWidth(s string, cells bool) int {
+	if !cells {
+		return utf8.RuneCountInString(s)
+	}
+	w := 0
+	for _, r := range s {
+		w++
+		if isWide(r) {
+			w++
+		}
+	}
+	return w
+}
+
+// isWide covers the CJK, Hangul and full-width ranges that consoles draw two
+// cells wide.
+func isWide(r rune) bool {
+	return r >= 0x1100 && r <= 0x115F || r >= 0x2E80 && r <= 0xA4CF || r >= 0xAC00 && r <= 0xD7A3 ||
+		r >= 0xF900 && r <= 0xFAFF || r >= 0xFE30 && r <= 0xFE4F || r >= 0xFF00 && r <= 0xFF60 || r >= 0xFFE0 && r <= 0xFFE6
+}
+
+// detectWrap looks at the lines that are followed by a continuation line
+// (wrapped[i] is such a line): when there are at least two and they all have
+// the same width, the wrap was at a fixed width.
+func detectWrap(wrapped []string) wrapStyle {
+	if len(wrapped) < 2 {
+		return wrapStyle{}
+	}
+	for _, cells := range []bool{false, true} {
+		w := lineWidth(wrapped[0], cells)
+		same := w >= 40
+		for _, l := range wrapped[1:] {
+			same = same && lineWidth(l, cells) == w
+		}
+		if same {
+			return wrapStyle{hardWidth: w, byCells: cells}
+		}
+	}
+	return wrapStyle{}
+}
+
+// joinWrapped appends a continuation to a value: without a space where the
+// previous physical line filled the buffer (a break inside a token), else
+// with the space the console dropped.
+func (ws wrapStyle) joinWrapped(b *strings.Builder, prevLine, cont string) {
+	if b.Len() > 0 && !(ws.hardWidth > 0 && lineWidth(prevLine, ws.byCells) == ws.hardWidth) {
+		b.WriteByte(' ')
+	}
+	b.WriteString(cont)
+}

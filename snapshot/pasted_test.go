@@ -1,0 +1,200 @@
+package snapshot
+
+import (
+	"errors"
+	"net/netip"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wincni/diag/bundle"
+)
+
+// Each fixture under testdata/pastes reproduces one way operators post
+// console output (our own text, written to the quirks seen in public issue
+// threads).
+func loadPaste(t *testing.T, name string) (*Snapshot, error) {
+	t.Helper()
+	b, err := bundle.Open(filepath.Join("testdata", "pastes", name), bundle.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	return Load(b)
+}
+
+func mustPaste(t *testing.T, name string) *Snapshot {
+	t.Helper()
+	s, err := loadPaste(t, name)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return s
+}
+
+func hasNote(s *Snapshot, words ...string) bool {
+	for _, n := range s.Notes {
+		all := true
+		for _, w := range words {
+			all = all && strings.Contains(n, w)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+func TestPasteMarkdownQuoteAndIndent(t *testing.T) {
+	s := mustPaste(t, "quoted-hnsnetwork.txt")
+	if len(s.Networks) != 1 || s.Networks[0].Name != "flannel.4096" || s.Networks[0].Type != TypeOverlay ||
+		s.Networks[0].ManagementIP != netip.MustParseAddr("10.20.30.11") || len(s.Networks[0].Subnets) != 1 {
+		t.Fatalf("quoted paste: %+v", s.Networks)
+	}
+	if !hasNote(s, "Markdown quote") {
+		t.Errorf("no note on the quote: %v", s.Notes)
+	}
+	s = mustPaste(t, "indented-hnsendpoint.txt")
+	if len(s.Endpoints) != 1 || s.Endpoints[0].IP != netip.MustParseAddr("10.244.3.17") || s.Endpoints[0].State != 3 {
+		t.Fatalf("indented paste: %+v", s.Endpoints)
+	}
+	if !hasNote(s, "indentation (4 spaces") {
+		t.Errorf("no note on the indentation: %v", s.Notes)
+	}
+}
+
+func TestPasteHardWrapRejoinsTokens(t *testing.T) {
+	s := mustPaste(t, "hardwrap-hnsnetwork.txt")
+	if len(s.Networks) != 1 {
+		t.Fatalf("%d networks", len(s.Networks))
+	}
+	n := s.Networks[0]
+	var ids, names []string
+	for _, e := range n.Extensions {
+		ids, names = append(ids, e.ID), append(names, e.Name)
+	}
+	want := []string{"E7C3B2F0-F3C5-48DF-AF2B-10FED6D72E7A", "E9B59CFA-2BE1-4B21-828F-B6FBDBDDC017"}
+	if strings.Join(ids, " ") != strings.Join(want, " ") || names[1] != "Microsoft Azure VFP Switch Extension" || n.Extensions[0].Enabled {
+		t.Errorf("extensions split across the wrap: %+v", n.Extensions)
+	}
+	if !hasNote(s, "80 columns") {
+		t.Errorf("no note on the wrap: %v", s.Notes)
+	}
+}
+
+// Word wrapping (PowerShell's list view) drops a space that must come back.
+func TestPasteWordWrapKeepsSpaces(t *testing.T) {
+	s := mustPaste(t, "cut-type-hnsnetwork.txt")
+	if len(s.Networks) != 1 || len(s.Networks[0].Extensions) != 2 || s.Networks[0].Extensions[0].Name != "Microsoft Windows Filtering Platform" {
+		t.Fatalf("word-wrapped extensions: %+v", s.Networks)
+	}
+}
+
+func TestPasteMissingTypeIsUnknown(t *testing.T) {
+	s := mustPaste(t, "cut-type-hnsnetwork.txt")
+	n := s.Networks[0]
+	if n.Type != TypeUnknown || n.Knows("Type") {
+		t.Errorf("a record without a Type line is typed %q (knows %v), want unknown", n.Type, n.Knows("Type"))
+	}
+	if !hasNote(s, "External", "no Type line") {
+		t.Errorf("no note on the missing type: %v", s.Notes)
+	}
+	// The JSON schema omits the type of NAT networks; that stays NAT.
+	nets, err := ParseNetworks([]byte(`[{"ID":"AA-1","Name":"nat"}]`), "n.json")
+	if err != nil || nets[0].Type != TypeNAT {
+		t.Errorf("JSON without Type: %v %v", nets, err)
+	}
+}
+
+func TestPasteCutBraceKeepsWhatIsThere(t *testing.T) {
+	s := mustPaste(t, "cut-brace-hnsnetwork.txt")
+	n := s.Networks[0]
+	if len(n.RemoteSubnetRoutes) != 1 || n.RemoteSubnetRoutes[0].ProviderAddress != netip.MustParseAddr("10.20.30.12") {
+		t.Errorf("routes before the cut: %+v", n.RemoteSubnetRoutes)
+	}
+	if n.Knows("Policies") {
+		t.Errorf("a cut Policies value is known: %v", n.Unknown)
+	}
+	if !hasNote(s, "Policies", "cut off") {
+		t.Errorf("no note on the cut: %v", s.Notes)
+	}
+}
+
+func TestPasteCutPolicyListIsNotAnEndpoint(t *testing.T) {
+	s := mustPaste(t, "cut-policylist.txt")
+	if len(s.Endpoints) != 0 {
+		t.Errorf("policy list records read as endpoints: %+v", s.Endpoints)
+	}
+	if len(s.LoadBalancers) != 1 || s.LoadBalancers[0].ID != "D680D0E7-185B-46A7-B097-37A8B439F588" {
+		t.Errorf("the policy list with IsApplied: %+v", s.LoadBalancers)
+	}
+	if !hasNote(s, "1 record(s) cut") {
+		t.Errorf("no note on the record that says nothing: %v", s.Notes)
+	}
+}
+
+func TestPastePromptThenTruncatedJSON(t *testing.T) {
+	_, err := loadPaste(t, "prompt-truncated-json.txt")
+	var pe *ParseError
+	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "JSON from line 2") || !strings.Contains(err.Error(), "unexpected end") {
+		t.Errorf("error: %v", err)
+	}
+}
+
+func TestPasteTables(t *testing.T) {
+	s := mustPaste(t, "table-hnsendpoint.txt")
+	if len(s.Endpoints) != 4 {
+		t.Fatalf("%d endpoints from the table", len(s.Endpoints))
+	}
+	e := s.Endpoints[0]
+	if e.ID != "0C8F2A71-55D3-4E0B-9B1E-3A2F6C7D8E90" || e.IP != netip.MustParseAddr("10.244.1.14") || !e.IsRemote || e.Knows("State") || e.Knows("Policies") {
+		t.Errorf("row 1: %+v", e)
+	}
+	if l := s.Endpoints[2]; l.IsRemote || l.Name != "d1e2f3a4_flannel.4096" {
+		t.Errorf("row 3 (local, right-aligned False): %+v", l)
+	}
+	if l := s.Endpoints[3]; l.Knows("Name") || l.IP != netip.MustParseAddr("10.244.3.22") {
+		t.Errorf("row 4 (name cut by the column): %+v", l)
+	}
+	s = mustPaste(t, "select-hnsnetwork.txt")
+	if len(s.Networks) != 2 || s.Networks[0].Name != "nat" || s.Networks[0].Type != TypeNAT || s.Networks[1].Type != TypeOverlay || s.Networks[1].Knows("Subnets") {
+		t.Errorf("Select table after a Get-HnsNetwork prompt: %+v", s.Networks)
+	}
+}
+
+func TestPasteHostText(t *testing.T) {
+	s := mustPaste(t, "ipconfig-plain.txt")
+	if len(s.Adapters) != 2 || s.Adapters[0].Name != "vEthernet (Ethernet)" || s.Adapters[0].Addresses[0] != netip.MustParsePrefix("10.20.30.11/24") {
+		t.Errorf("plain ipconfig: %+v", s.Adapters)
+	}
+	s = mustPaste(t, "routeprint.txt")
+	if len(s.Routes) != 3 || s.Routes[2].NextHop != netip.MustParseAddr("10.20.30.12") || !s.Has(InputHostRoutes) {
+		t.Errorf("route print: %+v", s.Routes)
+	}
+	s = mustPaste(t, "netroute.txt")
+	if len(s.Routes) != 4 || s.Routes[2].Destination != netip.MustParsePrefix("10.244.1.0/24") || s.Routes[2].NextHop != netip.MustParseAddr("10.20.30.12") || s.Routes[1].NextHop.IsValid() {
+		t.Errorf("Get-NetRoute: %+v", s.Routes)
+	}
+	s = mustPaste(t, "hnsdiag-list-all.txt")
+	if len(s.HNSDiag) != 4 || s.Has(InputHNSNetworks) || !hasNote(s, "2 network(s), 2 endpoint(s)") {
+		t.Errorf("hnsdiag: %+v %v", s.HNSDiag, s.Notes)
+	}
+}
+
+func TestPasteEmptyResultIsEvidence(t *testing.T) {
+	s := mustPaste(t, "empty-hnsnetwork.txt")
+	if !s.Has(InputHNSNetworks) || len(s.Networks) != 0 || !hasNote(s, "Get-HnsNetwork printed nothing") {
+		t.Errorf("empty Get-HnsNetwork: has %v, %d networks, notes %v", s.Has(InputHNSNetworks), len(s.Networks), s.Notes)
+	}
+}
+
+// A prompt with a filtered listing that printed nothing says nothing about
+// HNS; text with no prompt and no record is still unidentified.
+func TestPasteNotEvidence(t *testing.T) {
+	for _, text := range []string{"PS C:\\> Get-HnsEndpoint | ? Name -eq foo\nPS C:\\>\n", "hello\nworld\n"} {
+		var set objectSet
+		if _, ok, err := set.addText(text, "p.txt"); ok || err != nil {
+			t.Errorf("%q recognised (%v)", text, err)
+		}
+	}
+}
