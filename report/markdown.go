@@ -37,6 +37,16 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		ew.printf("| %s | %s | %s | %s |\n", mdCell(in.Node), mdCode(in.Path), mdCell(in.Kind), mdCell(orDash(strings.Join(bad, ", "))))
 	}
 	ew.printf("\n")
+	for _, in := range r.Inputs {
+		if len(in.Notes) == 0 {
+			continue
+		}
+		ew.printf("Read from %s:\n\n", mdCode(in.Path))
+		for _, n := range in.Notes {
+			ew.printf("- %s\n", mdText(n))
+		}
+		ew.printf("\n")
+	}
 
 	if len(r.Findings) == 0 {
 		ew.printf("No findings.\n")

@@ -44,3 +44,16 @@ func TestSameNodeNoteInEveryFormat(t *testing.T) {
 		}
 	}
 }
+
+// What a reader repaired or read only in part (an input's notes) is shown in
+// every format, so a report on a cut paste says what it could not see.
+func TestInputNotesInEveryFormat(t *testing.T) {
+	r := buildReport(t, "seed-broken")
+	r.Inputs[0].Notes = []string{"paste.txt: network External has no Type line (the paste was cut?): its type is unknown"}
+	for _, format := range []string{"table", "md", "html", "json"} {
+		flat := strings.Join(strings.Fields(string(render(t, r, format))), " ")
+		if !strings.Contains(flat, "network External has no Type line") {
+			t.Errorf("%s lacks the input's note", format)
+		}
+	}
+}

@@ -67,6 +67,11 @@ func WriteTable(w io.Writer, r *Report, opts TableOptions) error {
 			mine = r.findingsOf("")
 		}
 		ew.printf("%s\n", heading(in))
+		// What the reader repaired or read only in part comes first: it
+		// bounds what the findings below can say.
+		for _, n := range in.Notes {
+			ew.printf("%s\n", hangingWrap("read: "+n, "  ", "    ", opts.Width))
+		}
 		if len(mine) == 0 {
 			ew.printf("  no findings\n")
 			continue
