@@ -96,7 +96,7 @@ func (set *objectSet) addText(text, file string) (int, bool, error) {
 	if objs, ok := ParseHNSDiag(text); ok && len(objs) > 0 && hnsdiagListing(text) {
 		set.hnsdiag = append(set.hnsdiag, objs...)
 		set.hnsdiagFile = file
-		notes = append(notes, fmt.Sprintf("hnsdiag list all: %s; it shows no types, addresses or policies, so the HNS rules need Get-HnsNetwork / Get-HnsEndpoint output to judge", countKinds(objs)))
+		notes = append(notes, fmt.Sprintf("hnsdiag list all: %s, by name and ID; it shows no policies or network types, so the HNS rules need Get-HnsNetwork / Get-HnsEndpoint output to judge", countKinds(objs)))
 		note()
 		return len(objs), true, nil
 	}

@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -16,6 +17,10 @@ import (
 // neither comes back unchanged.
 func unquotePaste(text string) (string, string) {
 	lines := strings.Split(text, "\n")
+	if kept := dropFences(slices.Clone(lines)); len(kept) != len(lines) {
+		lines = kept
+		text = strings.Join(lines, "\n")
+	}
 	quoted, nonEmpty := 0, 0
 	for _, l := range lines {
 		t := strings.TrimRight(l, "\r \t")
@@ -52,6 +57,20 @@ func unquotePaste(text string) (string, string) {
 		return out, "common indentation (" + strconv.Itoa(n) + " spaces, a Markdown code block or a mail quote) removed from every line"
 	}
 	return text, ""
+}
+
+// dropFences removes Markdown code fence lines (```powershell, ~~~) that
+// come along when a paste is copied from a rendered ticket's source.
+func dropFences(lines []string) []string {
+	out := lines[:0]
+	for _, l := range lines {
+		t := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(l), "> "))
+		if (strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")) && !strings.ContainsAny(t[3:], " :") {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 // unindentPaste removes the indentation all non-empty lines share (tabs

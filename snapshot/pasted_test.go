@@ -63,6 +63,16 @@ func TestPasteMarkdownQuoteAndIndent(t *testing.T) {
 	}
 }
 
+// Code fences copied along with a paste are not part of it.
+func TestPasteCodeFences(t *testing.T) {
+	var set objectSet
+	set.init()
+	n, ok, err := set.addText("```powershell\r\nPS C:\\> Get-HnsNetwork | Select Name, Type\r\n\r\nName   Type\r\n----   ----\r\nnat    nat\r\nCalico Overlay\r\n```\r\n", "p.txt")
+	if n != 2 || !ok || err != nil || len(set.networks) != 2 || set.networks[1].Name != "Calico" {
+		t.Errorf("fenced table: %d objects, %v %v, networks %+v", n, ok, err, set.networks)
+	}
+}
+
 func TestPasteHardWrapRejoinsTokens(t *testing.T) {
 	s := mustPaste(t, "hardwrap-hnsnetwork.txt")
 	if len(s.Networks) != 1 {
@@ -176,7 +186,7 @@ func TestPasteHostText(t *testing.T) {
 		t.Errorf("Get-NetRoute: %+v", s.Routes)
 	}
 	s = mustPaste(t, "hnsdiag-list-all.txt")
-	if len(s.HNSDiag) != 4 || s.Has(InputHNSNetworks) || !hasNote(s, "2 network(s), 2 endpoint(s)") {
+	if len(s.HNSDiag) != 4 || s.Has(InputHNSNetworks) || !hasNote(s, "2 network(s), 2 endpoint(s), by name and ID") {
 		t.Errorf("hnsdiag: %+v %v", s.HNSDiag, s.Notes)
 	}
 }
