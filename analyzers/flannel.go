@@ -21,12 +21,23 @@ var flannelMacPrefix = regexp.MustCompile(`^[0-9A-Fa-f]{2}-[0-9A-Fa-f]{2}$`)
 func init() {
 	register(&Rule{
 		ID: "FLN-01", Title: "flannel configuration that Windows refuses or that names differ", Severity: finding.Fail, WindowsOnly: true, OnlyFor: cniFlannel,
-		Needs:   []snapshot.Input{snapshot.InputFlannelConfig},
-		Checks:  "For the vxlan backend: VNI unset or at least 4096, no DirectRouting, no GBP, MacPrefix of the form xx-xx; and the HNS network name flannel creates (Backend.Name, default vxlan0/cbr0), the flannel CNI file's name and kube-proxy's --network-name agree.",
-		Why:     "flanneld on Windows exits on each of those settings (\"VNI must be greater than or equal to 4096 on Windows\", \"DirectRouting is not supported on Windows\"); with names that differ, the CNI plugin or kube-proxy look for a network that does not exist.",
-		Fix:     "Correct the kube-flannel-cfg ConfigMap (VNI 4096, Port 4789, no DirectRouting or GBP) for Linux and Windows alike, keep the CNI file's name and kube-proxy's --network-name equal to Backend.Name, and restart flanneld.",
-		Sources: []string{"flannel pkg/backend/vxlan/vxlan_windows.go", "https://github.com/kubernetes-sigs/sig-windows-tools/pull/301", "https://github.com/microsoft/SDN/issues/244"},
-		Check:   checkFlannelConfig,
+		Needs: []snapshot.Input{snapshot.InputFlannelConfig},
+		Checks: "For the vxlan backend: VNI unset or at least 4096, no DirectRouting, no GBP, MacPrefix of the form xx-xx. " +
+			"The HNS network name flannel creates is Backend.Name, else flannel.<VNI> (flannel.4096 by default) for vxlan and cbr0 for host-gw; " +
+			"with HNS networks in the bundle, the network flannel really created (the one of that name, else the only Overlay/L2Bridge network of the backend's type) is what " +
+			"the CNI configuration the runtime uses (flannel → win-overlay/sdnoverlay/win-bridge/sdnbridge look the network up by the file's name) and kube-proxy's --network-name must name (fail); " +
+			"without HNS networks they are compared with the name net-conf.json gives (warn); a net-conf.json whose name differs from the network flanneld created is noted (info). " +
+			"kube-proxy started without --network-name reads KUBE_NETWORK from its environment, which the bundle does not hold: not judged.",
+		Why: "flanneld on Windows exits on each of those settings (\"VNI [..] must be greater than or equal to 4096 on Windows\", \"DirectRouting is not supported on Windows\"); " +
+			"the CNI plugin and kube-proxy find the network by name only, so with a name HNS does not have every pod creation fails (\"network .. not found\") and kube-proxy programs no services.",
+		Fix: "Correct the kube-flannel-cfg ConfigMap (VNI 4096, Port 4789, no DirectRouting or GBP) for Linux and Windows alike and restart flanneld; " +
+			"set the CNI file's \"name\" and kube-proxy's --network-name (or KUBE_NETWORK) to the HNS network flannel created (flannel.4096 unless Backend.Name says otherwise; cbr0 for host-gw).",
+		Sources: []string{"flannel pkg/backend/vxlan/vxlan_windows.go (defaults VNI 4096, name flannel.<VNI>; the checks)", "flannel pkg/backend/vxlan/device_windows.go (Overlay network of that name)",
+			"flannel pkg/backend/hostgw/hostgw_windows.go (L2Bridge network, default name cbr0)", "flannel-io/cni-plugin flannel_windows.go (delegate gets the conf's name)",
+			"containernetworking/plugins plugins/main/windows/win-overlay/win-overlay_windows.go (GetHNSNetworkByName(n.Name))",
+			"sig-windows-tools hostprocess/flannel/flanneld/flannel-overlay.yml (CNI name flannel.4096)", "sig-windows-tools hostprocess/flannel/kube-proxy/kube-proxy.yml (KUBE_NETWORK=flannel.4096)",
+			"https://github.com/kubernetes-sigs/sig-windows-tools/pull/301", "https://github.com/microsoft/SDN/issues/244"},
+		Check: checkFlannelConfig,
 	})
 	register(&Rule{
 		ID: "FLN-02", Title: "flannel host-gw routes or bridge endpoint missing", Severity: finding.Fail, OnlyFor: cniFlannel,
@@ -60,32 +71,135 @@ func checkFlannelConfig(s *snapshot.Snapshot) ([]Issue, error) {
 			bad("Backend.MacPrefix", f.MacPrefix, "xx-xx", fmt.Sprintf("flannel's MacPrefix %q is not of the form xx-xx: flanneld on Windows refuses it", f.MacPrefix))
 		}
 	}
-	// The names that must agree.
-	want := f.BackendName
-	wantFrom := f.File + " Backend.Name"
-	if want == "" {
-		want, wantFrom = "vxlan0", f.File+" (default for vxlan)"
-		if !vxlan {
-			want, wantFrom = "cbr0", f.File+" (default for host-gw)"
+	issues = append(issues, checkFlannelNames(s)...)
+	return issues, nil
+}
+
+// flannelNetworkName is the HNS network flanneld on Windows creates from
+// net-conf.json (Backend.Name; else flannel.<VNI> for vxlan, VNI 4096 unless
+// set, and cbr0 for host-gw), where that comes from, and the network type;
+// "" for a backend flannel on Windows does not have.
+func flannelNetworkName(f *snapshot.FlannelNetConf) (name, from, typ string) {
+	switch {
+	case strings.EqualFold(f.BackendType, "vxlan"):
+		typ = snapshot.TypeOverlay
+	case strings.EqualFold(f.BackendType, "host-gw"):
+		typ = snapshot.TypeL2Bridge
+	}
+	switch {
+	case f.BackendName != "":
+		return f.BackendName, f.File + " Backend.Name", typ
+	case typ == snapshot.TypeOverlay:
+		vni := f.VNI
+		if vni == 0 {
+			vni = flannelWindowsMinVNI
+			return fmt.Sprintf("flannel.%d", vni), f.File + " (no Backend.Name or VNI: flannel.<VNI> with VNI 4096, flannel's vxlan default on Windows)", typ
 		}
+		return fmt.Sprintf("flannel.%d", vni), f.File + " (no Backend.Name: flannel.<VNI>, flannel's vxlan default on Windows)", typ
+	case typ == snapshot.TypeL2Bridge:
+		return "cbr0", f.File + " (no Backend.Name: cbr0, flannel's host-gw default on Windows)", typ
+	}
+	return "", "", typ
+}
+
+// flannelHNSNetwork is the network flanneld created: the one of the name it
+// uses, else the only Overlay/L2Bridge network of the backend's type (the
+// External bootstrap network aside), else the only flannel-named one.
+func flannelHNSNetwork(s *snapshot.Snapshot, want, typ string) *snapshot.Network {
+	if want != "" {
+		for _, n := range s.Networks {
+			if n.Name == want {
+				return n
+			}
+		}
+	}
+	var cands, named []*snapshot.Network
+	for _, n := range s.Networks {
+		if !n.IsOverlayOrBridge() || strings.EqualFold(n.Name, "External") || (typ != "" && n.Type != typ) {
+			continue
+		}
+		cands = append(cands, n)
+		if l := strings.ToLower(n.Name); strings.HasPrefix(l, "flannel") || l == "vxlan0" || l == "cbr0" {
+			named = append(named, n)
+		}
+	}
+	switch {
+	case len(cands) == 1:
+		return cands[0]
+	case len(named) == 1:
+		return named[0]
+	}
+	return nil
+}
+
+// flannelCNIPlugins look the HNS network up by the configuration's name: the
+// flannel meta plugin hands its name to the delegate.
+var flannelCNIPlugins = []string{"flannel", "win-overlay", "sdnoverlay", "win-bridge", "sdnbridge"}
+
+// flannelCNIConfig is the configuration the runtime uses for pods (the first
+// readable, non-NAT file; NAT-05 reports a NAT one read first) when it is a
+// flannel or win-overlay/sdnoverlay/win-bridge/sdnbridge one.
+func flannelCNIConfig(s *snapshot.Snapshot) *snapshot.CNIConfig {
+	for _, c := range s.CNIConfigs {
+		if c.Invalid != "" || len(c.Plugins) == 0 || c.IsNAT() {
+			continue
+		}
+		if slices.ContainsFunc(c.Plugins, func(p string) bool { return slices.Contains(flannelCNIPlugins, strings.ToLower(p)) }) {
+			return c
+		}
+		return nil
+	}
+	return nil
+}
+
+// checkFlannelNames: the names the CNI plugin and kube-proxy look up against
+// the network flannel created (or, without HNS networks in the bundle, the
+// one net-conf.json makes it create).
+func checkFlannelNames(s *snapshot.Snapshot) []Issue {
+	f := s.Flannel
+	want, wantFrom, typ := flannelNetworkName(f)
+	var actual *snapshot.Network
+	if s.Has(snapshot.InputHNSNetworks) {
+		actual = flannelHNSNetwork(s, want, typ)
+	}
+	var issues []Issue
+	target, sev := want, finding.Warn
+	ev := []finding.Evidence{{File: f.File, Field: "Backend.Name", Value: want, Note: wantFrom}}
+	what := fmt.Sprintf("net-conf.json makes flannel create HNS network %q", want)
+	if actual != nil {
+		target, sev = actual.Name, finding.Fail
+		ev = []finding.Evidence{{File: networkFile(actual), Object: networkObject(actual), Field: "Name", Value: actual.Name, Note: "the " + actual.Type + " network flannel created"}}
+		what = fmt.Sprintf("flannel's HNS network is %q", actual.Name)
+		if want != "" && actual.Name != want {
+			issues = append(issues, Issue{Severity: finding.Info,
+				Summary: fmt.Sprintf("%s gives flannel's network name as %q but HNS's flannel network is %q: flanneld ran with another configuration, and on its next start it creates %q instead",
+					path.Base(f.File), want, actual.Name, want),
+				Evidence:    append([]finding.Evidence{{File: f.File, Field: "Backend.Name", Value: want, Note: wantFrom}}, ev...),
+				Remediation: "Make net-conf.json's Backend.Name (or its VNI) give the network name the CNI configuration and kube-proxy use, so that a flanneld restart keeps it.",
+				Subjects:    []string{"network:" + actual.Name}})
+		}
+	}
+	if target == "" {
+		return issues
 	}
 	var differ []string
-	ev := []finding.Evidence{{File: f.File, Field: "Backend.Name", Value: want, Note: wantFrom}}
-	for _, c := range s.CNIConfigs {
-		if len(c.Plugins) > 0 && c.Plugins[0] == "flannel" && c.Name != want {
-			differ = append(differ, fmt.Sprintf("%s names %q", path.Base(c.File), c.Name))
-			ev = append(ev, finding.Evidence{File: c.File, Field: "name", Value: c.Name, Expected: want})
-		}
+	if c := flannelCNIConfig(s); c != nil && c.Name != target {
+		differ = append(differ, fmt.Sprintf("%s names %q", path.Base(c.File), c.Name))
+		ev = append(ev, finding.Evidence{File: c.File, Field: "name", Value: c.Name, Expected: target, Note: "the CNI plugin (" + strings.Join(c.Plugins, " → ") + ") looks the HNS network up by this name"})
 	}
-	if kp := s.KubeProxy; kp != nil && kp.NetworkName != "" && kp.NetworkName != want {
-		differ = append(differ, fmt.Sprintf("kube-proxy uses %q", kp.NetworkName))
-		ev = append(ev, finding.Evidence{File: kp.Source, Field: "--network-name", Value: kp.NetworkName, Expected: want})
+	if kp := s.KubeProxy; kp != nil && kp.NetworkName != "" && kp.NetworkName != target {
+		differ = append(differ, fmt.Sprintf("kube-proxy's --network-name is %q", kp.NetworkName))
+		ev = append(ev, finding.Evidence{File: kp.Source, Field: "--network-name", Value: kp.NetworkName, Expected: target})
 	}
-	if len(differ) > 0 {
-		issues = append(issues, Issue{Summary: fmt.Sprintf("flannel creates HNS network %q but %s", want, strings.Join(differ, " and ")), Evidence: ev,
-			Subjects: []string{"network:" + want}})
+	if len(differ) == 0 {
+		return issues
 	}
-	return issues, nil
+	effect := "they look up a network HNS does not have: pod creation fails and kube-proxy programs no services"
+	if actual == nil {
+		effect = "once flannel has created it, they look up a network HNS does not have"
+	}
+	return append(issues, Issue{Severity: sev, Summary: fmt.Sprintf("%s but %s: %s", what, strings.Join(differ, " and "), effect), Evidence: ev,
+		Subjects: []string{"network:" + target}})
 }
 
 func checkHostGW(s *snapshot.Snapshot) ([]Issue, error) {
