@@ -23,7 +23,7 @@ func init() {
 	})
 	register(&Rule{
 		ID: "NAT-05", WindowsOnly: true, Title: "Pods attached to the Windows NAT network", Severity: finding.Fail,
-		Checks:  "The CNI configuration the runtime reads first (lexicographic order) is not the \"nat\" plugin; no local endpoint on a NAT-type network has an address outside the cluster CIDR while a pod network exists.",
+		Checks:  "On a host that something shows is a Kubernetes node (kube-proxy flags, a pod-network CNI configuration, flannel's net-conf.json, a Node holding its addresses), the CNI configuration the runtime reads first (lexicographic order) is not the \"nat\" plugin (containerd's 0-containerd-nat.json alone is a plain containerd host's); no local endpoint on a network of type NAT (a network whose type the input does not show is not taken for NAT) has an address outside the cluster CIDR while a pod network exists.",
 		Why:     "containerd uses the first file of its CNI configuration directory; a leftover 0-containerd-nat.json shadows flannel or Calico and pods get 172.x addresses with no route to the cluster.",
 		Fix:     "Remove 0-containerd-nat.json from the CNI configuration directory (or rename the cluster's file so it sorts first), restart containerd and recreate the pods.",
 		Sources: []string{"https://github.com/kubernetes-sigs/sig-windows-tools/issues/214", "https://github.com/kubernetes-sigs/sig-windows-tools/issues/215"},
@@ -98,7 +98,9 @@ func checkNATNetworkPods(s *snapshot.Snapshot) ([]Issue, error) {
 	var issues []Issue
 	if len(s.CNIConfigs) > 0 {
 		first := s.CNIConfigs[0]
-		if first.IsNAT() {
+		// containerd's 0-containerd-nat.json alone is a plain containerd
+		// host's configuration: only a Kubernetes node's pods are misplaced.
+		if first.IsNAT() && kubernetesEvidence(s) != "" {
 			var others []string
 			for _, c := range s.CNIConfigs[1:] {
 				others = append(others, path.Base(c.File))

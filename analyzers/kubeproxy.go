@@ -16,11 +16,18 @@ const hnsFlagNonPersistent = 8
 func init() {
 	register(&Rule{
 		ID: "OVL-09", Title: "kube-proxy's network missing or misnamed", Severity: finding.Fail,
-		Needs:  []snapshot.Input{snapshot.InputHNSNetworks},
-		Checks: "With kube-proxy's flags: its --network-name (or KUBE_NETWORK) names exactly one HNS network (Calico's name is a regular expression); HNS has an Overlay or L2Bridge network at all; a non-persistent network (Flags & 8) is noted since it disappears on reboot.",
-		Why:    "When kube-proxy cannot find its network it logs \"Unable to find HNS Network specified by ...\" and removes every policy it programmed: services stop working on the node while pods keep running.",
-		Fix:    "Start the CNI agent (flanneld, calico-node, antrea-agent) so it creates the network before kubelet and kube-proxy, and set kube-proxy's --network-name to the network's name (flannel: vxlan0 or cbr0 as Backend.Name says; Calico: Calico).",
-		Sources: []string{"https://github.com/kubernetes-sigs/sig-windows-tools/issues/89", "https://github.com/flannel-io/flannel/issues/1272",
+		Needs: []snapshot.Input{snapshot.InputHNSNetworks},
+		Checks: "With kube-proxy's flags: its --network-name names exactly one HNS network (kube-proxy looks the name up as it is, no regular expression; without the flag it reads KUBE_NETWORK, which the bundle does not hold); " +
+			"HNS has an Overlay or L2Bridge network at all when something shows this host is a Kubernetes node (kube-proxy flags, a pod-network CNI configuration, flannel's net-conf.json, a Node holding one of its addresses) — " +
+			"without that evidence a host with only NAT networks is a plain container host (info); networks whose type the input does not show are never taken for NAT, and when no network is shown as Overlay/L2Bridge while some types are not shown the rule is skipped; " +
+			"a non-persistent network (Flags & 8) is noted since it disappears on reboot.",
+		Why: "When kube-proxy cannot find its network it logs \"Unable to find HNS Network specified, please check network name and CNI deployment\" and retries; when the network disappears or changes it removes every policy it programmed: services stop working on the node while pods keep running.",
+		Fix: "Start the CNI agent (flanneld, calico-node, antrea-agent) so it creates the network before kubelet and kube-proxy, and set kube-proxy's --network-name (or KUBE_NETWORK) to the network's exact name " +
+			"(flannel: Backend.Name, default flannel.4096 for vxlan and cbr0 for host-gw; Calico: Calico).",
+		Sources: []string{"kubernetes pkg/proxy/winkernel/proxier.go (getNetworkName: --network-name, else KUBE_NETWORK; getNetworkInfo retries)", "kubernetes pkg/proxy/winkernel/hns.go (getNetworkByName: hcn.GetNetworkByName, exact name)",
+			"flannel pkg/backend/vxlan/vxlan_windows.go, pkg/backend/hostgw/hostgw_windows.go (network names)", "sig-windows-tools hostprocess/flannel/kube-proxy/kube-proxy.yml (KUBE_NETWORK=flannel.4096)",
+			"sig-windows-tools hostprocess/calico/kube-proxy/start.ps1 (KUBE_NETWORK overridden to the exact name Calico)",
+			"https://github.com/kubernetes-sigs/sig-windows-tools/issues/89", "https://github.com/flannel-io/flannel/issues/1272",
 			"https://github.com/kubernetes/kubernetes/issues/79515"},
 		Check: checkKubeProxyNetwork,
 	})
@@ -35,31 +42,100 @@ func init() {
 	})
 }
 
-// kubeProxyNetworkMatches: kube-proxy matches Calico's network name as a
-// regular expression prefix, everything else by exact name.
+// kubeProxyNetworkMatches: kube-proxy looks its network up by name as it is
+// (hcn.GetNetworkByName; no regular expression: Calico's KUBE_NETWORK regex is
+// for felix, and its kube-proxy script sets the exact name). HNS does the
+// comparison; whether it ignores case is not visible, so case is not judged.
 func kubeProxyNetworkMatches(want, name string) bool {
-	if strings.HasPrefix(strings.ToLower(want), "calico") {
-		return strings.HasPrefix(strings.ToLower(name), "calico")
+	return strings.EqualFold(want, name)
+}
+
+// cniIsPodNetwork: a readable CNI configuration for a pod network, not one
+// that attaches containers to the Windows NAT network (containerd's
+// 0-containerd-nat.json, which a plain containerd host has too).
+func cniIsPodNetwork(c *snapshot.CNIConfig) bool {
+	return c.Invalid == "" && len(c.Plugins) > 0 && !c.IsNAT()
+}
+
+// kubernetesEvidence names what shows this host is a Kubernetes node, or ""
+// when nothing does (a plain Docker or containerd host, or a paste of HNS
+// objects alone): kube-proxy's flags, flannel's net-conf.json, a CNI
+// configuration for a pod network (not containerd's NAT one), a Kubernetes
+// Node that is this host.
+func kubernetesEvidence(s *snapshot.Snapshot) string {
+	if kp := s.KubeProxy; kp != nil {
+		return "kube-proxy's flags (" + kp.Source + ")"
 	}
-	return name == want
+	if f := s.Flannel; f != nil {
+		return "flannel's " + f.File
+	}
+	for _, c := range s.CNIConfigs {
+		if cniIsPodNetwork(c) {
+			return fmt.Sprintf("CNI configuration %s (%s)", c.File, strings.Join(c.Plugins, " → "))
+		}
+	}
+	if self := s.SelfKubeNode(); self != nil {
+		return "Kubernetes Node " + self.Name
+	}
+	for _, k := range s.KubeNodes {
+		for _, ip := range k.InternalIPs {
+			if s.AdapterWithAddr(ip) != nil {
+				return "Kubernetes Node " + k.Name + " (its InternalIP " + ip.String() + " is on this host)"
+			}
+		}
+	}
+	return ""
 }
 
 func checkKubeProxyNetwork(s *snapshot.Snapshot) ([]Issue, error) {
 	kp := s.KubeProxy
-	var names []string
+	var names, natNames, unknownNames []string
 	for _, n := range s.Networks {
-		names = append(names, fmt.Sprintf("%s (%s)", n.Name, n.Type))
+		switch {
+		case n.Type == snapshot.TypeUnknown:
+			names = append(names, n.Name+" (type not shown)")
+			unknownNames = append(unknownNames, n.Name)
+		case strings.EqualFold(n.Type, snapshot.TypeNAT):
+			names = append(names, fmt.Sprintf("%s (%s)", n.Name, n.Type))
+			natNames = append(natNames, n.Name)
+		default:
+			names = append(names, fmt.Sprintf("%s (%s)", n.Name, n.Type))
+		}
 	}
-	netEv := finding.Evidence{File: s.Inputs[snapshot.InputHNSNetworks], Field: "networks", Value: strings.Join(names, ", ")}
+	netEv := finding.Evidence{File: s.Inputs[snapshot.InputHNSNetworks], Field: "networks", Value: orNone(names)}
 	var podNets []*snapshot.Network
 	for _, n := range s.Networks {
 		if n.IsOverlayOrBridge() {
 			podNets = append(podNets, n)
 		}
 	}
+	k8s := kubernetesEvidence(s)
 	if len(podNets) == 0 {
-		return []Issue{{Summary: fmt.Sprintf("HNS has no Overlay or L2Bridge network (only %s): the CNI agent has not created the pod network", orNone(names)),
-			Evidence: []finding.Evidence{netEv}}}, nil
+		switch {
+		case len(unknownNames) > 0:
+			// A record cut before its Type line: it may well be the pod network.
+			return nil, Skip("no network is shown as Overlay or L2Bridge, but the type of %s is not shown (the input was cut before its Type line): whether the pod network exists cannot be told",
+				strings.Join(firstN(unknownNames, 5), ", "))
+		case k8s == "":
+			what := "HNS has no networks at all"
+			switch {
+			case len(natNames) > 0 && len(natNames) == len(s.Networks):
+				what = "HNS has only NAT networks (" + strings.Join(natNames, ", ") + ")"
+			case len(names) > 0:
+				what = "HNS has no Overlay or L2Bridge network, only " + strings.Join(names, ", ")
+			}
+			return []Issue{{Severity: finding.Info,
+				Summary: "not a Kubernetes overlay node: " + what + ", and nothing in the input (kube-proxy flags, a pod-network CNI configuration, flannel's net-conf.json, a Node holding this host's addresses) says it is one",
+				Evidence: []finding.Evidence{netEv, {Field: "Kubernetes evidence", Value: "none",
+					Note: "no " + snapshot.InputFiles[snapshot.InputKubeProxy] + ", no pod-network CNI configuration, no flannel net-conf.json, no k8s Node with this host's address"}},
+				Remediation: "Nothing to do on a plain container host; if this is meant to be a Kubernetes node, start the CNI agent so it creates the pod network."}}, nil
+		}
+		ev := []finding.Evidence{netEv}
+		if k8s != "" {
+			ev = append(ev, finding.Evidence{Field: "Kubernetes evidence", Value: k8s})
+		}
+		return []Issue{{Summary: fmt.Sprintf("HNS has no Overlay or L2Bridge network (only %s) on a Kubernetes node (%s): the CNI agent has not created the pod network", orNone(names), orWhat(k8s, "other networks")),
+			Evidence: ev}}, nil
 	}
 	var issues []Issue
 	if kp != nil && kp.NetworkName != "" {
@@ -73,8 +149,11 @@ func checkKubeProxyNetwork(s *snapshot.Snapshot) ([]Issue, error) {
 		kpEv := finding.Evidence{File: kp.Source, Field: "--network-name", Value: want}
 		switch {
 		case len(matched) == 0:
-			issues = append(issues, Issue{Summary: fmt.Sprintf("kube-proxy looks for network %q but HNS has %s: kube-proxy removes its policies and programs no services", want, strings.Join(names, ", ")),
-				Evidence: []finding.Evidence{kpEv, netEv}, Subjects: []string{"network:" + want}})
+			summary := fmt.Sprintf("kube-proxy looks for network %q but HNS has %s: kube-proxy removes its policies and programs no services", want, strings.Join(names, ", "))
+			if strings.ContainsAny(want, "*?[(|^$\\") {
+				summary += " (kube-proxy takes the name as it is, not as a regular expression)"
+			}
+			issues = append(issues, Issue{Summary: summary, Evidence: []finding.Evidence{kpEv, netEv}, Subjects: []string{"network:" + want}})
 		case len(matched) > 1:
 			var m []string
 			for _, n := range matched {
@@ -94,6 +173,14 @@ func checkKubeProxyNetwork(s *snapshot.Snapshot) ([]Issue, error) {
 		}
 	}
 	return issues, nil
+}
+
+// orWhat is s, or what when s is empty.
+func orWhat(s, what string) string {
+	if s == "" {
+		return what
+	}
+	return s
 }
 
 func orNone(xs []string) string {

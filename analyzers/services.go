@@ -297,22 +297,71 @@ func missingServiceLBs(s *snapshot.Snapshot) []Issue {
 func init() {
 	register(&Rule{
 		ID: "DNS-02", Title: "Pod DNS suffix list missing or not the pod's namespace first", Severity: finding.Warn,
-		Needs:   []snapshot.Input{snapshot.InputHNSEndpoints},
-		Checks:  "Each local pod endpoint with DNS servers has a DNS suffix list whose first entry is <namespace>.svc.<cluster domain>.",
-		Why:     "Windows resolves short names only through the suffix list and treats any name with a dot as fully qualified: without the namespace suffix first, \"my-svc\" and \"kubernetes\" do not resolve, and \"my-svc.other-ns\" never does on Windows.",
-		Fix:     "Let the runtime pass the pod's DNS search list to the CNI (containerd with the dns capability in the CNI configuration), recreate the pods, and use names of the form svc or svc.ns.svc.cluster.local from Windows pods.",
-		Sources: []string{"kubernetes.io DNS for Services and Pods (DNS resolution on Windows nodes)", "https://github.com/microsoft/Windows-Containers/issues/59"},
-		Check:   checkDNSSuffix,
+		Needs: []snapshot.Input{snapshot.InputHNSEndpoints},
+		Checks: "Each local pod endpoint with DNS servers has a DNS suffix list whose first entry is <namespace>.svc.<cluster domain>. " +
+			"Only pod endpoints are judged: those on an Overlay/L2Bridge network, or on another non-NAT network when something shows this host is a Kubernetes node; " +
+			"containers on the Windows NAT network (Docker, ctr, containerd's nat plugin) are not pods and carry the host's suffix. Without any Kubernetes evidence or pod endpoint the rule is skipped. " +
+			"Pods with dnsPolicy Default or None legitimately have other suffixes; the bundle does not hold pod specs, hence warn.",
+		Why: "Windows resolves short names only through the suffix list and treats any name with a dot as fully qualified: without the namespace suffix first, \"my-svc\" and \"kubernetes\" do not resolve, and \"my-svc.other-ns\" never does on Windows. " +
+			"The list comes from kubelet through the runtime (runtimeConfig.dns.searches, when the CNI configuration has the dns capability), which win-overlay/win-bridge and sdnoverlay/sdnbridge use in place of the configuration's dns.Search; " +
+			"without it win-overlay/win-bridge use dns.Search as written (\"svc.cluster.local\": no namespace), while sdnoverlay/sdnbridge prefix its first entry with the pod's namespace.",
+		Fix: "Let the runtime pass the pod's DNS search list to the CNI (containerd with \"capabilities\": {\"dns\": true} in the CNI configuration), recreate the pods, and use names of the form svc or svc.ns.svc.cluster.local from Windows pods.",
+		Sources: []string{"kubernetes.io DNS for Services and Pods (DNS resolution on Windows nodes)", "https://github.com/microsoft/Windows-Containers/issues/59",
+			"containernetworking/plugins pkg/hns/netconf_windows.go (GetDNS: runtimeConfig dns replaces the configuration's)",
+			"microsoft/windows-container-networking cni/cni.go (GetNetworkInfo: namespace prefixed to dns.Search[0]; runtimeConfig searches replace it)"},
+		Check: checkDNSSuffix,
 	})
 }
 
+// isPodEndpoint tells a Kubernetes pod's endpoint from a container's that is
+// not a pod: on an Overlay/L2Bridge network it is a pod; on the Windows NAT
+// network (Docker's and containerd's nat plugin's "nat") it is not; on any
+// other network, or one the input does not show, only when something shows
+// this is a Kubernetes node (k8s) or the network is named as flannel and
+// Calico name theirs.
+func isPodEndpoint(e *snapshot.Endpoint, nets map[string]*snapshot.Network, k8s string) bool {
+	n := nets[strings.ToLower(e.NetworkID)]
+	if n == nil {
+		n = nets[strings.ToLower(e.NetworkName)]
+	}
+	name := strings.ToLower(e.NetworkName)
+	if n != nil {
+		switch {
+		case n.IsOverlayOrBridge():
+			return true
+		case strings.EqualFold(n.Type, snapshot.TypeNAT):
+			return false
+		}
+		name = strings.ToLower(n.Name)
+	} else if name == "nat" {
+		return false
+	}
+	return k8s != "" || strings.HasPrefix(name, "flannel") || strings.HasPrefix(name, "calico") || name == "vxlan0" || name == "cbr0"
+}
+
 func checkDNSSuffix(s *snapshot.Snapshot) ([]Issue, error) {
+	k8s := kubernetesEvidence(s)
+	nets := map[string]*snapshot.Network{}
+	for _, n := range s.Networks {
+		if n.ID != "" {
+			nets[strings.ToLower(n.ID)] = n
+		}
+		if n.Name != "" {
+			nets[strings.ToLower(n.Name)] = n
+		}
+	}
 	var none, wrong []string
 	var ev []finding.Evidence
+	judged, notPods := 0, 0
 	for _, e := range localPods(s) {
 		if len(e.DNSServers) == 0 || !e.Knows("DNSSuffix") {
 			continue
 		}
+		if !isPodEndpoint(e, nets, k8s) {
+			notPods++
+			continue
+		}
+		judged++
 		first := ""
 		if len(e.DNSSuffixes) > 0 {
 			first = strings.ToLower(strings.TrimSpace(e.DNSSuffixes[0]))
@@ -329,6 +378,12 @@ func checkDNSSuffix(s *snapshot.Snapshot) ([]Issue, error) {
 		if len(ev) < 20 {
 			ev = append(ev, finding.Evidence{File: epFile(e), Object: "endpoint " + e.ID, Field: "DNSSuffix", Value: orNone(e.DNSSuffixes), Expected: "<namespace>.svc.<cluster domain> first"})
 		}
+	}
+	if judged == 0 && k8s == "" {
+		if notPods > 0 {
+			return nil, Skip("not a Kubernetes node: the %d endpoint(s) with DNS settings are on the NAT network or a network not shown as a pod network, and nothing (kube-proxy flags, a pod-network CNI configuration, flannel's net-conf.json, a Node holding this host's addresses) shows Kubernetes", notPods)
+		}
+		return nil, Skip("not a Kubernetes node: no pod endpoint with DNS settings, and nothing (kube-proxy flags, a pod-network CNI configuration, flannel's net-conf.json, a Node holding this host's addresses) shows Kubernetes")
 	}
 	var parts []string
 	if len(none) > 0 {
