@@ -32,23 +32,31 @@ func init() {
 	})
 	register(&Rule{
 		ID: "SVC-05", Title: "DSR enabled in kube-proxy but not on its load balancers", Severity: finding.Fail,
-		Needs:   []snapshot.Input{snapshot.InputHNSLoadBalancers, snapshot.InputKubeProxy},
-		Checks:  "When kube-proxy runs with --enable-dsr=true, its ClusterIP load balancers have the DSR flag (the check of networkhealth.ps1's ClusterIPServiceDSR).",
-		Why:     "kube-proxy silently falls back to non-DSR when HNS lacks DSR support; client source IPs are lost and externalTrafficPolicy: Local Services do not work.",
-		Fix:     "Check that the OS build supports DSR (WS2019 with recent updates or later), that the WinDSR feature gate is on, then restart kube-proxy and read its log for DSR errors.",
-		Sources: []string{"microsoft/SDN networkhealth.ps1 ClusterIPServiceDSR", "kubernetes.io Networking on Windows (DSR)", "https://github.com/kubernetes/kubernetes/pull/93080"},
-		Check:   checkDSR,
+		Needs:  []snapshot.Input{snapshot.InputHNSLoadBalancers, snapshot.InputKubeProxy},
+		Checks: "When kube-proxy runs with --enable-dsr=true, its ClusterIP load balancers have the DSR flag (the check of networkhealth.ps1's ClusterIPServiceDSR). kube-proxy sets the flag from --enable-dsr on ClusterIP load balancers only; NodePort, externalIP and ingress load balancers are DSR only for externalTrafficPolicy Local, so they are not judged.",
+		Why:    "kube-proxy silently falls back to non-DSR when HNS lacks DSR support; client source IPs are lost and externalTrafficPolicy: Local Services do not work.",
+		Fix:    "Check that the OS build supports DSR (WS2019 with recent updates or later), that the WinDSR feature gate is on, then restart kube-proxy and read its log for DSR errors.",
+		Sources: []string{"microsoft/SDN networkhealth.ps1 ClusterIPServiceDSR", "kubernetes.io Networking on Windows (DSR)", "https://github.com/kubernetes/kubernetes/pull/93080",
+			"kubernetes pkg/proxy/winkernel/proxier.go (syncProxyRules: loadBalancerFlags isDSR per load balancer type)"},
+		Check: checkDSR,
 	})
 	register(&Rule{
 		ID: "SVC-06", Title: "Stale or duplicate load balancers and remote endpoints", Severity: finding.Fail,
 		Needs: []snapshot.Input{snapshot.InputHNSLoadBalancers, snapshot.InputHNSEndpoints},
 		Checks: "No two load balancers share frontend VIP, protocol and port (fail); every load balancer has port mappings (fail); no address has both a local and a remote endpoint (fail); " +
 			"with the Services and their EndpointSlices in the bundle, no ClusterIP load balancer sends to an address that is not a ready endpoint of its Service (fail; Services with " +
-			"internalTrafficPolicy Local, topology hints or no ready endpoint are not judged); every remote endpoint is a backend of some load balancer, the source VIP and VTEP endpoints excepted (warn).",
-		Why: "Duplicate load balancers hang HNS or send traffic to old backends; a remote endpoint left on a pod's address makes creating that pod fail or steals its traffic; stale remote endpoints accumulate after pod churn.",
+			"internalTrafficPolicy Local, topology hints or no ready endpoint are not judged); every remote endpoint is a backend of some load balancer (warn). Excepted are the " +
+			"source VIP, Calico's <network>_ep and VTEP/node-address endpoints, and the remote endpoint kube-proxy creates on overlay for each Service ClusterIP (address = the " +
+			"ClusterIP, MAC = the host's, ProviderAddress = the node IP), recognised by an address that is a load balancer VIP, a Service ClusterIP or in the service CIDR, " +
+			"or (service CIDR unknown) by the host's MAC with this node's address as ProviderAddress. With the Services in the bundle, such an endpoint whose address " +
+			"no Service has is a left-over of a deleted Service (warn); without them, one in the service CIDR is not judged (a Service without ready endpoints has its VIP endpoint but no load balancer).",
+		Why: "Duplicate load balancers hang HNS or send traffic to old backends; a remote endpoint left on a pod's address makes creating that pod fail or steals its traffic; stale remote endpoints accumulate after pod churn " +
+			"(kube-proxy deletes a remote endpoint only when its reference count drops, and never a Service VIP endpoint that existed before it started).",
 		Fix: "Restart kube-proxy (it removes and recreates its load balancers and remote endpoints); remove single stale endpoints with Get-HnsEndpoint | ? IPAddress -eq <ip> | Remove-HnsEndpoint; upgrade kube-proxy if it recurs.",
 		Sources: []string{"microsoft/SDN networkhealth.ps1 StaleRemoteEndpoints", "https://github.com/microsoft/Windows-Containers/issues/631",
-			"https://github.com/kubernetes/kubernetes/issues/130963", "https://github.com/kubernetes/kubernetes/issues/131466"},
+			"https://github.com/kubernetes/kubernetes/issues/130963", "https://github.com/kubernetes/kubernetes/issues/131466",
+			"kubernetes pkg/proxy/winkernel/proxier.go (syncProxyRules: service VIP remote endpoint, source VIP endpoint; endpointInfo.Cleanup)",
+			"kubernetes pkg/proxy/winkernel/hns.go (createEndpoint: RemoteEndpoint flag, ProviderAddress policy)"},
 		Check: checkStaleLoadBalancers,
 	})
 }
@@ -155,7 +163,8 @@ func checkStaleLoadBalancers(s *snapshot.Snapshot) ([]Issue, error) {
 	}
 	vip := s.Facts.SourceVIP.Addr()
 	vteps := vtepAddresses(s)
-	var stale []string
+	svcVIPs := serviceVIPEndpoints(s)
+	var stale, deletedSvc []string
 	var staleEv []finding.Evidence
 	for _, e := range s.Endpoints {
 		if !e.IsRemote || !e.IP.IsValid() {
@@ -171,15 +180,31 @@ func checkStaleLoadBalancers(s *snapshot.Snapshot) ([]Issue, error) {
 		if backends[e.ID] || e.IP == vip || strings.HasSuffix(strings.ToLower(e.Name), "_ep") || e.IP == e.ProviderAddress || vteps[e.IP] {
 			continue
 		}
+		switch svcVIPs.classify(e) {
+		case vipLive, vipUnjudged:
+			continue // kube-proxy's remote endpoint for a Service ClusterIP
+		case vipDeleted:
+			deletedSvc = append(deletedSvc, e.IP.String())
+			if len(staleEv) < 20 {
+				staleEv = append(staleEv, finding.Evidence{File: epFile(e), Object: "endpoint " + e.ID, Field: "IPAddress", Value: e.IP.String(),
+					Expected: "the ClusterIP of a Service in " + s.Inputs[snapshot.InputKubeServices], Note: svcVIPs.why(e)})
+			}
+			continue
+		}
 		stale = append(stale, e.IP.String())
 		if len(staleEv) < 20 {
-			staleEv = append(staleEv, finding.Evidence{File: epFile(e), Object: "endpoint " + e.ID, Field: "IPAddress", Value: e.IP.String(), Expected: "a backend of some load balancer"})
+			staleEv = append(staleEv, finding.Evidence{File: epFile(e), Object: "endpoint " + e.ID, Field: "IPAddress", Value: e.IP.String(), Expected: "a backend of some load balancer or a Service ClusterIP"})
 		}
 	}
-	if len(stale) > 0 {
-		issues = append(issues, Issue{Severity: finding.Warn,
-			Summary:  fmt.Sprintf("%d remote endpoint(s) are no load balancer's backend: left over from deleted pods (%s)", len(stale), strings.Join(firstN(stale, 5), ", ")),
-			Evidence: staleEv})
+	if len(stale)+len(deletedSvc) > 0 {
+		var parts []string
+		if len(stale) > 0 {
+			parts = append(parts, fmt.Sprintf("%d remote endpoint(s) are no load balancer's backend and no Service's ClusterIP: left over from deleted pods (%s)", len(stale), strings.Join(firstN(stale, 5), ", ")))
+		}
+		if len(deletedSvc) > 0 {
+			parts = append(parts, fmt.Sprintf("%d Service VIP endpoint(s) kube-proxy made for ClusterIPs that no Service has any more: left over from deleted Services (%s)", len(deletedSvc), strings.Join(firstN(deletedSvc, 5), ", ")))
+		}
+		issues = append(issues, Issue{Severity: finding.Warn, Summary: strings.Join(parts, "; "), Evidence: staleEv})
 	}
 	return append(issues, staleBackends(s)...), nil
 }

@@ -12,16 +12,23 @@ import (
 
 func init() {
 	register(&Rule{
-		ID: "SVC-02", Title: "Load balancer source VIP does not fit its backends", Severity: finding.Fail,
+		ID: "SVC-02", Title: "Load balancer SourceVIP stale or wrong for its backends", Severity: finding.Fail,
 		Needs: []snapshot.Input{snapshot.InputHNSNetworks, snapshot.InputHNSEndpoints, snapshot.InputHNSLoadBalancers},
-		Checks: "On an overlay node, each load balancer's SourceVIP follows the rule kube-proxy applies: the node's address (ManagementIP or InternalIP) when a remote backend " +
-			"is a node IP (its address is the ProviderAddress of the RemoteSubnetRoute that covers it) or outside every RemoteSubnetRoute (the API server, external endpoints); " +
-			"otherwise (local pods, remote pods, this node's own address) the configured pod source VIP. Load balancers without a SourceVIP or with backends that are not in " +
-			"the bundle are not judged.",
+		Checks: "On an overlay node, kube-proxy gives every load balancer of a Service port (ClusterIP, NodePort, externalIP, ingress; DSR or not) one SourceVIP: " +
+			"its --source-vip, or the node IP when a remote backend is a node IP (its address is the ProviderAddress of a RemoteSubnetRoute) or outside every " +
+			"RemoteSubnetRoute (the API server, external endpoints). A SourceVIP that is neither --source-vip (without kube-proxy's flags: an address of the " +
+			"pod subnet) nor an address of this node (host adapters, the Kubernetes Node's InternalIP, --bind-address, the network's ManagementIP) is stale; " +
+			"a node-address SourceVIP with only pod backends, or the pod source VIP with a node or external backend, is wrong. Load balancers whose backends " +
+			"are not all in the bundle are not judged for their backends, nor those of Services with internalTrafficPolicy Local and DSR (externalTrafficPolicy Local) " +
+			"load balancers, whose backends are the local subset of what kube-proxy chose by. When the node's address is only the ManagementIP that OVL-01 reports " +
+			"as wrong, what depends on it is not judged (skipped, naming OVL-01). L2Bridge and other networks are not judged: kube-proxy sets no SourceVIP there.",
 		Why: "kube-proxy must SNAT to the node's address to reach a node-IP backend (the kubernetes Service, hostNetwork backends) and to the source VIP to reach pods through the overlay. " +
-			"When it classifies a backend wrongly, pod→Service traffic fails only for those Services, typically when two Services share a node-IP backend.",
-		Fix: "Upgrade kube-proxy (kubernetes/kubernetes#91886, #87792), then restart it so that it reprograms the load balancers.",
-		Sources: []string{"https://github.com/kubernetes/kubernetes/issues/91912", "https://github.com/kubernetes/kubernetes/pull/91886",
+			"When it classifies a backend wrongly, pod→Service traffic fails only for those Services, typically when two Services share a node-IP backend. " +
+			"A SourceVIP that is no longer the node's or the configured source VIP (after a --source-vip or node address change, or from another agent) has no endpoint to return to: the Service fails from pods on this node.",
+		Fix: "Restart kube-proxy so that it reprograms the load balancers (it deletes all at start); if the backend classification is wrong, upgrade kube-proxy (kubernetes/kubernetes#91886, #87792).",
+		Sources: []string{"kubernetes pkg/proxy/winkernel/proxier.go (NewProxier: sourceVip only on overlay; syncProxyRules: sourceVip per Service, containsNodeIP/containsPublicIP)",
+			"kubernetes pkg/proxy/winkernel/hns.go (getLoadBalancer: SourceVIP, FrontendVIPs, DSR flag)",
+			"https://github.com/kubernetes/kubernetes/issues/91912", "https://github.com/kubernetes/kubernetes/pull/91886",
 			"https://github.com/kubernetes/kubernetes/pull/87792", "https://github.com/kubernetes/kubernetes/issues/79359"},
 		Check: checkSourceVIPs,
 	})
@@ -32,13 +39,8 @@ func checkSourceVIPs(s *snapshot.Snapshot) ([]Issue, error) {
 	if n == nil || n.Type != snapshot.TypeOverlay {
 		return nil, nil
 	}
-	self := map[netip.Addr]bool{}
-	for _, a := range []netip.Addr{n.ManagementIP, parseFactAddr(s.Facts.NodeIP.Value)} {
-		if a.IsValid() {
-			self[a] = true
-		}
-	}
-	if len(self) == 0 {
+	v := newSourceVIPs(s, n)
+	if len(v.own.from) == 0 && !v.podVIP.IsValid() {
 		return nil, nil
 	}
 	var routes prefixMap
@@ -56,13 +58,49 @@ func checkSourceVIPs(s *snapshot.Snapshot) ([]Issue, error) {
 		return !covered || pa == e.IP
 	}
 	byID := endpointsByID(s)
+	subset := localSubsetLBs(s)
+	// Backends of every load balancer by SourceVIP, protocol and target
+	// port: the ClusterIP load balancer of a Service shows the full backend
+	// list that its NodePort/externalIP load balancers share the SourceVIP of.
+	type group struct {
+		src   netip.Addr
+		proto int64
+		port  int64
+	}
+	nodeBackendGroups := map[group]bool{}
 	var issues []Issue
+	stale := map[netip.Addr][]*snapshot.LoadBalancer{}
+	var staleOrder, undecided []netip.Addr
+	type fit struct {
+		lb         *snapshot.LoadBalancer
+		src        netip.Addr
+		kind       sourceKind
+		node, pods []string
+	}
+	var fits []fit
 	for _, lb := range s.LoadBalancers {
-		src, err := netip.ParseAddr(lb.SourceVIP)
-		if err != nil || !src.Is4() || len(lb.EndpointIDs) == 0 {
+		src, err := netip.ParseAddr(strings.TrimSpace(lb.SourceVIP))
+		if err != nil || !src.Is4() {
 			continue
 		}
-		var nodeBackends, podBackends []string
+		kind := v.kind(src)
+		switch kind {
+		case sourceStale:
+			if _, seen := stale[src]; !seen {
+				staleOrder = append(staleOrder, src)
+			}
+			stale[src] = append(stale[src], lb)
+			continue
+		case sourceUnknown:
+			if !slices.Contains(undecided, src) {
+				undecided = append(undecided, src)
+			}
+			continue
+		}
+		if len(lb.EndpointIDs) == 0 {
+			continue
+		}
+		f := fit{lb: lb, src: src, kind: kind}
 		resolved := true
 		for _, id := range lb.EndpointIDs {
 			e := byID[id]
@@ -71,50 +109,104 @@ func checkSourceVIPs(s *snapshot.Snapshot) ([]Issue, error) {
 				break
 			}
 			if needsNodeSource(e) {
-				nodeBackends = append(nodeBackends, e.IP.String())
+				f.node = append(f.node, e.IP.String())
 			} else {
-				podBackends = append(podBackends, e.IP.String())
+				f.pods = append(f.pods, e.IP.String())
 			}
 		}
 		if !resolved {
 			continue
 		}
-		vips := strings.Join(lb.FrontendVIPs, ",")
-		if vips == "" {
-			vips = "(no VIP)"
+		if len(f.node) > 0 {
+			for _, pm := range lb.PortMappings {
+				nodeBackendGroups[group{src, pm.Protocol, pm.InternalPort}] = true
+			}
 		}
+		fits = append(fits, f)
+	}
+	for _, f := range fits {
+		lb, src := f.lb, f.src
+		vips := lbFrontend(lb)
 		switch {
-		case len(nodeBackends) > 0 && !self[src]:
+		case len(f.node) > 0 && f.kind == sourcePod:
 			issues = append(issues, Issue{
 				Summary: fmt.Sprintf("load balancer %s for %s has node-address or external backends (%s) but SourceVIP %s, the pod source VIP: pods cannot reach this Service through it",
-					lb.ID, vips, strings.Join(nodeBackends, ", "), src),
-				Evidence: []finding.Evidence{{File: lb.Ref.File, Object: "load balancer " + lb.ID, Field: "SourceVIP", Value: src.String(), Expected: "the node's address " + joinAddrs(sortedAddrs(self))}},
-				Subjects: []string{"vip:" + vips},
+					lb.ID, vips, strings.Join(firstN(f.node, 5), ", "), src),
+				Evidence: []finding.Evidence{{File: lb.Ref.File, Object: "load balancer " + lb.ID, Field: "SourceVIP", Value: src.String(),
+					Expected: "the node's address: " + v.own.describe(4)}},
+				Subjects: []string{"vip:" + strings.Join(lb.FrontendVIPs, ",")},
 			})
-		case len(nodeBackends) == 0 && self[src]:
+		case len(f.node) == 0 && f.kind == sourceNode:
+			if subset[lb] {
+				continue // backends are a local subset: kube-proxy chose by all of them
+			}
+			shared := false
+			for _, pm := range lb.PortMappings {
+				shared = shared || nodeBackendGroups[group{src, pm.Protocol, pm.InternalPort}]
+			}
+			if shared {
+				continue // a sibling load balancer of the Service has the node backend
+			}
 			issues = append(issues, Issue{
 				Summary: fmt.Sprintf("load balancer %s for %s has only pod backends (%s) but SourceVIP %s, the node's own address: replies from pods on other nodes do not come back through the overlay",
-					lb.ID, vips, strings.Join(podBackends, ", "), src),
-				Evidence: []finding.Evidence{{File: lb.Ref.File, Object: "load balancer " + lb.ID, Field: "SourceVIP", Value: src.String(), Expected: "the pod source VIP (kube-proxy --source-vip)"}},
-				Subjects: []string{"vip:" + vips},
+					lb.ID, vips, strings.Join(firstN(f.pods, 5), ", "), src),
+				Evidence: []finding.Evidence{{File: lb.Ref.File, Object: "load balancer " + lb.ID, Field: "SourceVIP", Value: src.String(),
+					Expected: podVIPExpected(v), Note: "an address of this node (" + v.own.from[src].String() + ")"}},
+				Subjects: []string{"vip:" + strings.Join(lb.FrontendVIPs, ",")},
 			})
 		}
 	}
+	issues = append(issues, v.staleIssues(stale, staleOrder)...)
+	if len(issues) == 0 && len(undecided) > 0 {
+		return nil, Skip("%s; SourceVIP %s of the load balancers may be kube-proxy's real node IP, so they are not judged until OVL-01 is fixed (or with host/adapters.json or the Kubernetes Node in the bundle)",
+			v.own.disputed, joinAddrs(undecided))
+	}
 	return issues, nil
+}
+
+func podVIPExpected(v sourceVIPs) string {
+	if v.podVIP.IsValid() {
+		return "the pod source VIP " + v.podVIP.String() + " (" + v.podSrc + ")"
+	}
+	return "the pod source VIP (kube-proxy --source-vip)"
+}
+
+// localSubsetLBs are the load balancers kube-proxy gives only the local
+// backends of a Service, while choosing their SourceVIP by all of them:
+// DSR load balancers other than ClusterIP ones (externalTrafficPolicy
+// Local) and, with the Services in the bundle, the ClusterIP load balancers
+// of Services with internalTrafficPolicy Local.
+func localSubsetLBs(s *snapshot.Snapshot) map[*snapshot.LoadBalancer]bool {
+	out := map[*snapshot.LoadBalancer]bool{}
+	clusterIPs := map[string]bool{}
+	itpLocal := map[string]bool{}
+	for _, svc := range s.Services {
+		for _, ip := range svc.ClusterIPs {
+			clusterIPs[ip] = true
+			if strings.EqualFold(svc.InternalTrafficPolicy, "Local") {
+				itpLocal[ip] = true
+			}
+		}
+	}
+	service := s.Facts.ServiceCIDR.Prefix()
+	for _, lb := range s.LoadBalancers {
+		isClusterIP := false
+		for _, vip := range lb.FrontendVIPs {
+			isClusterIP = isClusterIP || clusterIPs[vip] || service.IsValid() && containsAddr(service, vip)
+			if itpLocal[vip] {
+				out[lb] = true
+			}
+		}
+		if lb.Flags&lbFlagDSR != 0 && !isClusterIP {
+			out[lb] = true
+		}
+	}
+	return out
 }
 
 func parseFactAddr(v string) netip.Addr {
 	a, _ := netip.ParseAddr(v)
 	return a
-}
-
-func sortedAddrs(set map[netip.Addr]bool) []netip.Addr {
-	out := make([]netip.Addr, 0, len(set))
-	for a := range set {
-		out = append(out, a)
-	}
-	slices.SortFunc(out, netip.Addr.Compare)
-	return out
 }
 
 // prefixMap answers "which of these prefixes holds this address, and what
