@@ -90,6 +90,8 @@ func TestServiceVIPEndpointsWithoutServices(t *testing.T) {
 	check("without Services")
 	s.Facts.ServiceCIDR = snapshot.Fact{}
 	check("without Services and service CIDR")
+	s.Adapters = nil
+	check("without Services, service CIDR and host adapters")
 }
 
 // Without kube-proxy's flags the source VIP is an address of the pod subnet:

@@ -25,8 +25,12 @@ type nodeAddrs struct {
 	from  map[netip.Addr]addrSource
 	order []netip.Addr
 	// solid: known from the host adapters, the Kubernetes Node or
-	// kube-proxy's --bind-address, not only from the network's ManagementIP.
+	// kube-proxy's --bind-address. Else the network's ManagementIP is all
+	// there is, and kube-proxy's node IP (from the Node object or
+	// --bind-address) may be another address.
 	solid bool
+	// mgmtOnly: the only address is a ManagementIP that OVL-01 accepts.
+	mgmtOnly bool
 	// disputed names the OVL-01 finding when the only source is a
 	// ManagementIP that OVL-01 reports as wrong: kube-proxy's node IP is
 	// then not known, and conclusions built on the guess would contradict
@@ -111,7 +115,7 @@ func ownAddresses(s *snapshot.Snapshot, n *snapshot.Network) nodeAddrs {
 		return a
 	}
 	a.add(n.ManagementIP, src)
-	a.solid = true
+	a.mgmtOnly = !a.solid
 	return a
 }
 
@@ -119,10 +123,11 @@ func ownAddresses(s *snapshot.Snapshot, n *snapshot.Network) nodeAddrs {
 type sourceKind int
 
 const (
-	sourceUnknown sourceKind = iota // not decidable without a trustworthy node address
-	sourcePod                       // the configured --source-vip
-	sourceNode                      // the node IP
-	sourceStale                     // neither: not what this kube-proxy would set
+	sourceUnknown    sourceKind = iota // not decidable without a trustworthy node address
+	sourcePod                          // the configured --source-vip
+	sourceNode                         // the node IP
+	sourceStale                        // neither: not what this kube-proxy would set
+	sourceMaybeStale                   // neither --source-vip nor the ManagementIP, the only node address known
 )
 
 // sourceVIPs decides what a SourceVIP is on overlay network n.
@@ -131,10 +136,12 @@ type sourceVIPs struct {
 	own    nodeAddrs
 	podVIP netip.Addr // kube-proxy --source-vip, when the bundle has it
 	podSrc string
+	// cluster is the cluster CIDR (kube-proxy --cluster-cidr).
+	cluster netip.Prefix
 }
 
 func newSourceVIPs(s *snapshot.Snapshot, n *snapshot.Network) sourceVIPs {
-	v := sourceVIPs{n: n, own: ownAddresses(s, n)}
+	v := sourceVIPs{n: n, own: ownAddresses(s, n), cluster: s.Facts.ClusterCIDR.Prefix()}
 	if a := s.Facts.SourceVIP.Addr(); a.IsValid() {
 		v.podVIP, v.podSrc = a, s.Facts.SourceVIP.Source
 	}
@@ -151,8 +158,11 @@ func (v sourceVIPs) kind(src netip.Addr) sourceKind {
 		// Without kube-proxy's flags: the source VIP is an address of the
 		// network's pod subnet (HNS refuses its endpoint elsewhere).
 		return sourcePod
-	case v.own.solid:
+	case v.own.solid, v.cluster.IsValid() && v.cluster.Contains(src):
+		// A pod-network address outside this node's subnet is no node IP.
 		return sourceStale
+	case v.own.mgmtOnly:
+		return sourceMaybeStale
 	}
 	return sourceUnknown
 }
@@ -168,7 +178,7 @@ func (v sourceVIPs) expected() string {
 
 // staleSourceVIPIssues groups the load balancers whose SourceVIP kube-proxy
 // would not have set, one issue per SourceVIP.
-func (v sourceVIPs) staleIssues(stale map[netip.Addr][]*snapshot.LoadBalancer, order []netip.Addr) []Issue {
+func (v sourceVIPs) staleIssues(stale map[netip.Addr][]*snapshot.LoadBalancer, order []netip.Addr, maybe bool) []Issue {
 	var issues []Issue
 	for _, src := range order {
 		lbs := stale[src]
@@ -197,9 +207,16 @@ func (v sourceVIPs) staleIssues(stale map[netip.Addr][]*snapshot.LoadBalancer, o
 		} else {
 			what = fmt.Sprintf("neither in pod subnet %s (where the source VIP must be) nor an address of this node", subnetsOf(v.n))
 		}
+		verdict, sev := "stale (from an earlier --source-vip or node address, or another agent), and replies to traffic SNATed to it have nowhere to go", finding.Severity(0)
+		if maybe {
+			what = strings.Replace(what, "an address of this node", "the network's ManagementIP "+v.n.ManagementIP.String(), 1)
+			verdict = "stale unless it is kube-proxy's node IP, which the bundle does not show (no host adapters, Kubernetes Node or --bind-address)"
+			sev = finding.Warn
+		}
 		issues = append(issues, Issue{
-			Summary: fmt.Sprintf("%d load balancer(s) have SourceVIP %s, %s: stale (from an earlier --source-vip or node address, or another agent), and replies to traffic SNATed to it have nowhere to go: %s",
-				len(lbs), src, what, strings.Join(firstN(names, 5), "; ")),
+			Severity: sev,
+			Summary: fmt.Sprintf("%d load balancer(s) have SourceVIP %s, %s: %s: %s",
+				len(lbs), src, what, verdict, strings.Join(firstN(names, 5), "; ")),
 			Evidence:    ev,
 			Remediation: "Restart kube-proxy: it deletes every load balancer at start and recreates them with its --source-vip or the node IP. If they come back, check that only one kube-proxy runs and that its --source-vip is the address of the source VIP endpoint in the pod subnet.",
 			Subjects:    []string{"address:" + src.String()},

@@ -2,6 +2,7 @@ package analyzers
 
 import (
 	"net/netip"
+	"strings"
 
 	"github.com/wincni/diag/snapshot"
 )
@@ -52,20 +53,20 @@ func serviceVIPEndpoints(s *snapshot.Snapshot) serviceVIPIndex {
 	return x
 }
 
-// shape: the address is in the service CIDR or, when that is unknown, the
-// endpoint has the host's MAC and this node's address as ProviderAddress
-// and an address outside the pod networks.
+// shape: the address is in the service CIDR or, when that is unknown, an
+// address outside the pod networks on an endpoint with the host's MAC and
+// this node's address as ProviderAddress. Without the host adapters any MAC
+// but kube-proxy's conjured one (02-11-<ip>, its remote backends) counts,
+// and without a sure node address any ProviderAddress: unsure means silent.
 func (x serviceVIPIndex) shape(e *snapshot.Endpoint) bool {
 	if x.service.IsValid() {
 		return x.service.Contains(e.IP)
 	}
-	if !x.own.macs[e.MAC] || !x.own.has(e.ProviderAddress) {
-		return false
-	}
 	if x.cluster.IsValid() && x.cluster.Contains(e.IP) || x.network != nil && x.network.ContainsAddr(e.IP) {
 		return false
 	}
-	return true
+	hostMAC := x.own.macs[e.MAC] || len(x.own.macs) == 0 && !strings.HasPrefix(e.MAC, "02:11:")
+	return hostMAC && (x.own.has(e.ProviderAddress) || !x.own.solid)
 }
 
 func (x serviceVIPIndex) classify(e *snapshot.Endpoint) vipEndpointKind {

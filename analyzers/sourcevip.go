@@ -16,12 +16,14 @@ func init() {
 		Needs: []snapshot.Input{snapshot.InputHNSNetworks, snapshot.InputHNSEndpoints, snapshot.InputHNSLoadBalancers},
 		Checks: "On an overlay node, kube-proxy gives every load balancer of a Service port (ClusterIP, NodePort, externalIP, ingress; DSR or not) one SourceVIP: " +
 			"its --source-vip, or the node IP when a remote backend is a node IP (its address is the ProviderAddress of a RemoteSubnetRoute) or outside every " +
-			"RemoteSubnetRoute (the API server, external endpoints). A SourceVIP that is neither --source-vip (without kube-proxy's flags: an address of the " +
-			"pod subnet) nor an address of this node (host adapters, the Kubernetes Node's InternalIP, --bind-address, the network's ManagementIP) is stale; " +
-			"a node-address SourceVIP with only pod backends, or the pod source VIP with a node or external backend, is wrong. Load balancers whose backends " +
-			"are not all in the bundle are not judged for their backends, nor those of Services with internalTrafficPolicy Local and DSR (externalTrafficPolicy Local) " +
-			"load balancers, whose backends are the local subset of what kube-proxy chose by. When the node's address is only the ManagementIP that OVL-01 reports " +
-			"as wrong, what depends on it is not judged (skipped, naming OVL-01). L2Bridge and other networks are not judged: kube-proxy sets no SourceVIP there.",
+			"RemoteSubnetRoute (the API server, external endpoints). A SourceVIP that is neither --source-vip (without kube-proxy's flags: an address of this node's " +
+			"pod subnet) nor an address of this node (host adapters, the Kubernetes Node's InternalIP, --bind-address, the network's ManagementIP) is stale (fail); " +
+			"when the ManagementIP is the only node address in the bundle, such a SourceVIP outside the cluster CIDR may be kube-proxy's node IP and is a warn that says so. " +
+			"A node-address SourceVIP with only pod backends, or the pod source VIP with a node or external backend, is wrong (fail). Load balancers whose backends " +
+			"are not all in the bundle are not judged for their backends, nor the DSR (externalTrafficPolicy Local) NodePort/externalIP load balancers and the ClusterIP " +
+			"load balancers of internalTrafficPolicy Local Services, which get the local subset of the backends kube-proxy chose the SourceVIP by. When the node's " +
+			"address is only a ManagementIP that OVL-01 reports as wrong, what depends on it is not judged (skipped, naming OVL-01). L2Bridge and other network types " +
+			"are not judged: kube-proxy sets no SourceVIP there.",
 		Why: "kube-proxy must SNAT to the node's address to reach a node-IP backend (the kubernetes Service, hostNetwork backends) and to the source VIP to reach pods through the overlay. " +
 			"When it classifies a backend wrongly, pod→Service traffic fails only for those Services, typically when two Services share a node-IP backend. " +
 			"A SourceVIP that is no longer the node's or the configured source VIP (after a --source-vip or node address change, or from another agent) has no endpoint to return to: the Service fails from pods on this node.",
@@ -69,8 +71,8 @@ func checkSourceVIPs(s *snapshot.Snapshot) ([]Issue, error) {
 	}
 	nodeBackendGroups := map[group]bool{}
 	var issues []Issue
-	stale := map[netip.Addr][]*snapshot.LoadBalancer{}
-	var staleOrder, undecided []netip.Addr
+	stale, maybeStale := map[netip.Addr][]*snapshot.LoadBalancer{}, map[netip.Addr][]*snapshot.LoadBalancer{}
+	var staleOrder, maybeOrder, undecided []netip.Addr
 	type fit struct {
 		lb         *snapshot.LoadBalancer
 		src        netip.Addr
@@ -90,6 +92,12 @@ func checkSourceVIPs(s *snapshot.Snapshot) ([]Issue, error) {
 				staleOrder = append(staleOrder, src)
 			}
 			stale[src] = append(stale[src], lb)
+			continue
+		case sourceMaybeStale:
+			if _, seen := maybeStale[src]; !seen {
+				maybeOrder = append(maybeOrder, src)
+			}
+			maybeStale[src] = append(maybeStale[src], lb)
 			continue
 		case sourceUnknown:
 			if !slices.Contains(undecided, src) {
@@ -156,7 +164,8 @@ func checkSourceVIPs(s *snapshot.Snapshot) ([]Issue, error) {
 			})
 		}
 	}
-	issues = append(issues, v.staleIssues(stale, staleOrder)...)
+	issues = append(issues, v.staleIssues(stale, staleOrder, false)...)
+	issues = append(issues, v.staleIssues(maybeStale, maybeOrder, true)...)
 	if len(issues) == 0 && len(undecided) > 0 {
 		return nil, Skip("%s; SourceVIP %s of the load balancers may be kube-proxy's real node IP, so they are not judged until OVL-01 is fixed (or with host/adapters.json or the Kubernetes Node in the bundle)",
 			v.own.disputed, joinAddrs(undecided))
