@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wincni/diag/finding"
 	"github.com/wincni/diag/snapshot"
 )
 
@@ -106,19 +105,5 @@ func TestStaleSourceVIPWithoutKubeProxy(t *testing.T) {
 	issues, err := checkSourceVIPs(s)
 	if err != nil || len(issues) != 1 || !strings.Contains(issues[0].Summary, "SourceVIP 172.16.5.5, neither in pod subnet 10.244.1.0/24") {
 		t.Fatalf("got %+v %v", issues, err)
-	}
-}
-
-// The kube-proxy overlay fixtures, built as upstream kube-proxy leaves a
-// node, raise no fail and no warn from any rule (as TestHealthyNodes does
-// for the fixtures it lists).
-func TestKubeProxyOverlayHealthy(t *testing.T) {
-	for _, dir := range []string{"kubeproxy-overlay-healthy", "kubeproxy-overlay-dsr-healthy"} {
-		res := Run([]*snapshot.Snapshot{loadScenario(t, filepath.Join("testdata", "scenarios", dir))}, Selection{})
-		for _, f := range res.Findings {
-			if f.Severity >= finding.Warn {
-				t.Errorf("%s: %s %s: %s", dir, f.Severity, f.ID, f.Summary)
-			}
-		}
 	}
 }
