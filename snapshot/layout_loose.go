@@ -3,6 +3,7 @@ package snapshot
 import (
 	"bytes"
 	"fmt"
+	"slices"
 )
 
 // loadLoose reads inputs that are not in a known layout: each file is
@@ -152,7 +153,10 @@ func (set *objectSet) into(s *Snapshot) {
 	}
 	if len(set.adapters) > 0 && len(s.Adapters) == 0 {
 		s.Adapters = set.adapters
-		mark(InputHostAdapters, true, set.adaptersFile)
+		// Get-NetAdapter alone shows no addresses: the rules that look
+		// for an address on an adapter must not read "on none".
+		withAddr := slices.ContainsFunc(set.adapters, func(a *HostAdapter) bool { return len(a.Addresses) > 0 })
+		mark(InputHostAdapters, withAddr, set.adaptersFile)
 		if set.hostname != "" && s.OS == nil {
 			s.OS = &OSInfo{Hostname: set.hostname, HostnameFrom: set.adaptersFile + " Host Name"}
 			mark(InputOS, true, set.adaptersFile)

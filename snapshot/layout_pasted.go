@@ -25,30 +25,52 @@ var hnsCommand = regexp.MustCompile(`(?i)\bGet-Hns(Network|Endpoint|PolicyList|N
 
 // addText reads console text; it returns how many objects it added and
 // whether it recognised the text at all (an empty result is recognised and
-// adds none).
+// adds none). One paste often holds several commands' output (Get-HnsNetwork
+// then ipconfig /all), so the HNS objects and the host's adapters and routes
+// are each looked for.
 func (set *objectSet) addText(text, file string) (int, bool, error) {
 	text, how := unquotePaste(text)
-	notes := []string{}
+	var notes []string
 	if how != "" {
 		notes = append(notes, how)
 	}
-	note := func() {
-		for _, n := range notes {
-			set.notes = append(set.notes, file+": "+n)
+	n, ok, err := set.addHNSText(text, file, &notes)
+	if err != nil {
+		return 0, false, err
+	}
+	h, hostOK := set.addHostText(text, file, &notes)
+	n += h
+	ok = ok || hostOK
+	if !ok {
+		if objs, diag := ParseHNSDiag(text); diag && len(objs) > 0 && hnsdiagListing(text) {
+			set.hnsdiag = append(set.hnsdiag, objs...)
+			set.hnsdiagFile = file
+			notes = append(notes, fmt.Sprintf("hnsdiag list all: %s, by name and ID; it shows no policies or network types, so the HNS rules need Get-HnsNetwork / Get-HnsEndpoint output to judge", countKinds(objs)))
+			n, ok = len(objs), true
 		}
 	}
+	if !ok {
+		return 0, false, nil
+	}
+	for _, note := range notes {
+		set.notes = append(set.notes, file+": "+note)
+	}
+	return n, true, nil
+}
 
-	// Format-List records.
+// addHNSText reads the HNS objects of console text: Format-List records,
+// JSON after a prompt, Format-Table tables, vfpctrl output, or a cmdlet that
+// printed nothing.
+func (set *objectSet) addHNSText(text, file string, notes *[]string) (int, bool, error) {
 	pl := parseFormatListNotes(text)
 	if len(pl.objs) > 0 {
 		objs, unknown, cut := markNotShown(pl.objs, false, kindUnknown)
 		if n := set.add(objs, file); n > 0 {
-			notes = append(notes, pl.notes...)
-			notes = append(notes, cut...)
+			*notes = append(*notes, pl.notes...)
+			*notes = append(*notes, cut...)
 			if unknown > 0 {
-				notes = append(notes, fmt.Sprintf("%d record(s) cut before they show what they are: ignored", unknown))
+				*notes = append(*notes, fmt.Sprintf("%d record(s) cut before they show what they are: ignored", unknown))
 			}
-			note()
 			return n, true, nil
 		}
 	}
@@ -59,75 +81,79 @@ func (set *objectSet) addText(text, file string) (int, bool, error) {
 		if err != nil {
 			return 0, false, fmt.Errorf("the JSON from line %d (after the console text) is %w", lineOf(text, string(js)), err)
 		}
-		note()
 		return set.add(objects(v), file), true, nil
 	}
-	// Format-Table / Select tables.
-	if tables := parseFormatTables(text); len(tables) > 0 {
-		n := 0
-		for _, t := range tables {
-			if routes := netRoutes(t); routes != nil {
-				set.routes = append(set.routes, routes...)
-				set.routesFile = file
-				n += len(routes)
-				continue
-			}
-			objs, _, _ := markNotShown(t.rows, true, t.kind)
-			set.hint = t.kind
-			k := set.add(objs, file)
-			set.hint = kindUnknown
-			if k > 0 {
-				n += k
-				notes = append(notes, fmt.Sprintf("a table of %s: the other fields are unknown, and the rules that need them cannot judge", strings.Join(t.columns, ", ")))
-			}
+	n, found := 0, false
+	for _, t := range parseFormatTables(text) {
+		if t.kind == kindUnknown && (netRoutes(t) != nil || netAdapters(t) != nil) {
+			continue // host tables: addHostText
 		}
-		if n > 0 {
-			note()
-			return n, true, nil
+		objs, _, _ := markNotShown(t.rows, true, t.kind)
+		set.hint = t.kind
+		k := set.add(objs, file)
+		set.hint = kindUnknown
+		if k > 0 {
+			n += k
+			found = true
+			*notes = append(*notes, fmt.Sprintf("a table of %s: the other fields are unknown, and the rules that need them cannot judge", strings.Join(t.columns, ", ")))
 		}
+	}
+	if found {
+		return n, true, nil
 	}
 	if looksLikeVFP([]byte(text)) {
 		ports := ParseVFPDump(text, file, "", set.vfpIndex())
 		set.vfpPorts = append(set.vfpPorts, ports...)
 		set.counts[kindVFPPort] += len(ports)
-		note()
 		return len(ports), true, nil
 	}
-	if objs, ok := ParseHNSDiag(text); ok && len(objs) > 0 && hnsdiagListing(text) {
-		set.hnsdiag = append(set.hnsdiag, objs...)
-		set.hnsdiagFile = file
-		notes = append(notes, fmt.Sprintf("hnsdiag list all: %s, by name and ID; it shows no policies or network types, so the HNS rules need Get-HnsNetwork / Get-HnsEndpoint output to judge", countKinds(objs)))
-		note()
-		return len(objs), true, nil
-	}
-	if strings.Contains(text, "Active Routes:") || strings.Contains(text, "IPv4 Route Table") {
-		routes := ParseRoutePrint(text, nil)
-		if len(routes) > 0 {
-			set.routes = append(set.routes, routes...)
-			set.routesFile = file
-			note()
-			return len(routes), true, nil
-		}
-	}
-	if adapters, host := ParseIPConfig(text); len(adapters) > 0 && ipconfigText(text) {
-		set.adapters = append(set.adapters, adapters...)
-		set.adaptersFile = file
-		if host != "" {
-			set.hostname = host
-		}
-		note()
-		return len(adapters), true, nil
-	}
 	// A prompt with an HNS cmdlet and nothing after it: HNS has none.
-	if kinds := emptyResults(pl.commands, text); len(kinds) > 0 {
+	if kinds := emptyResults(text); len(kinds) > 0 {
 		for _, k := range kinds {
 			set.empty = append(set.empty, k)
-			notes = append(notes, fmt.Sprintf("%s printed nothing: HNS has no %s objects", k, strings.ToLower(strings.TrimPrefix(k, "Get-Hns"))))
+			*notes = append(*notes, fmt.Sprintf("%s printed nothing: HNS has no %s objects", k, strings.ToLower(strings.TrimPrefix(k, "Get-Hns"))))
 		}
-		note()
 		return 0, true, nil
 	}
 	return 0, false, nil
+}
+
+// addHostText reads the host's adapters and routes: ipconfig, route print,
+// Get-NetRoute and Get-NetAdapter tables.
+func (set *objectSet) addHostText(text, file string, notes *[]string) (int, bool) {
+	n, ok := 0, false
+	for _, t := range parseFormatTables(text) {
+		if routes := netRoutes(t); routes != nil {
+			set.routes = append(set.routes, routes...)
+			set.routesFile = file
+			n, ok = n+len(routes), true
+		}
+		if adapters := netAdapters(t); adapters != nil {
+			set.adapters = append(set.adapters, adapters...)
+			set.adaptersFile = file
+			n, ok = n+len(adapters), true
+			*notes = append(*notes, "Get-NetAdapter shows no addresses: the rules that match addresses to adapters need ipconfig /all too")
+		}
+	}
+	if strings.Contains(text, "Active Routes:") || strings.Contains(text, "IPv4 Route Table") {
+		if routes := ParseRoutePrint(text, nil); len(routes) > 0 {
+			ApplyRouteInterfaceList(text, set.adapters)
+			set.routes = append(set.routes, routes...)
+			set.routesFile = file
+			n, ok = n+len(routes), true
+		}
+	}
+	if ipconfigText(text) {
+		if adapters, host := ParseIPConfig(text); len(adapters) > 0 {
+			set.adapters = append(set.adapters, adapters...)
+			set.adaptersFile = file
+			if host != "" {
+				set.hostname = host
+			}
+			n, ok = n+len(adapters), true
+		}
+	}
+	return n, ok
 }
 
 // markNotShown gives each network and endpoint record a hidden value for the
@@ -174,7 +200,7 @@ func orQuestion(s string) string {
 
 // emptyResults returns the HNS cmdlets whose prompt is followed only by
 // another prompt or the end of the text.
-func emptyResults(commands []string, text string) []string {
+func emptyResults(text string) []string {
 	var out []string
 	lines := strings.Split(strings.ReplaceAll(text, "\r", ""), "\n")
 	for i, l := range lines {
@@ -200,7 +226,6 @@ func emptyResults(commands []string, text string) []string {
 			out = append(out, "Get-Hns"+strings.ToUpper(cmd[1][:1])+cmd[1][1:])
 		}
 	}
-	_ = commands
 	return out
 }
 
@@ -265,6 +290,27 @@ func netRoutes(t psTable) []*HostRoute {
 		r.Metric, _ = strconv.ParseInt(row.str("RouteMetric"), 10, 64)
 		r.Interface = row.str("InterfaceAlias")
 		out = append(out, r)
+	}
+	return out
+}
+
+// netAdapters reads a Get-NetAdapter table (Name, InterfaceDescription,
+// ifIndex, Status, MacAddress); nil when the table is not one.
+func netAdapters(t psTable) []*HostAdapter {
+	has := map[string]bool{}
+	for _, c := range t.columns {
+		has[c] = true
+	}
+	if !has["InterfaceDescription"] || !has["MacAddress"] || !has["Name"] {
+		return nil
+	}
+	out := []*HostAdapter{}
+	for _, row := range t.rows {
+		a := &HostAdapter{Name: row.str("Name"), Description: row.str("InterfaceDescription"), MAC: NormalizeMAC(row.str("MacAddress")), Status: row.str("Status")}
+		a.IfIndex, _ = strconv.ParseInt(row.str("ifIndex"), 10, 64)
+		if a.Name != "" {
+			out = append(out, a)
+		}
 	}
 	return out
 }

@@ -208,3 +208,21 @@ func TestPasteNotEvidence(t *testing.T) {
 		}
 	}
 }
+
+// One paste with several commands' output: the HNS objects and the host's
+// adapters are both read.
+func TestPasteSeveralCommands(t *testing.T) {
+	s := mustPaste(t, "network-and-ipconfig.txt")
+	if len(s.Networks) != 1 || len(s.Adapters) != 2 || !s.Has(InputHostAdapters) || s.AdapterWithAddr(netip.MustParseAddr("10.20.30.11")) == nil {
+		t.Errorf("network and ipconfig: %d networks, adapters %+v", len(s.Networks), s.Adapters)
+	}
+}
+
+// Get-NetAdapter names adapters but shows no addresses: they are kept, but
+// the input that rules match addresses against is not marked present.
+func TestPasteNetAdapter(t *testing.T) {
+	s := mustPaste(t, "netadapter.txt")
+	if len(s.Adapters) != 2 || s.Adapters[0].Name != "vEthernet (Ethernet)" || s.Adapters[0].IfIndex != 12 || s.Adapters[0].MAC == "" || s.Has(InputHostAdapters) {
+		t.Errorf("Get-NetAdapter: %+v (input marked %v)", s.Adapters, s.Has(InputHostAdapters))
+	}
+}
