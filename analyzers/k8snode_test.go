@@ -212,3 +212,14 @@ func TestHealthyFlannelFixturesNames(t *testing.T) {
 		}
 	}
 }
+
+// collectlogs.ps1 is the Kubernetes-on-Windows collector: its output with
+// only the NAT network is a node whose pod network is missing.
+func TestOVL09CollectlogsIsKubernetes(t *testing.T) {
+	s := loadScenario(t, natHost)
+	s.Format = snapshot.FormatCollectlogs
+	fs, _ := k8sRun(t, s, "OVL-09")
+	if !k8sHas(fs, finding.Fail, "no Overlay or L2Bridge network") {
+		t.Errorf("collectlogs output with only NAT: %v", summaries(fs))
+	}
+}

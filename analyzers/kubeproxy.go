@@ -77,6 +77,11 @@ func kubernetesEvidence(s *snapshot.Snapshot) string {
 	if self := s.SelfKubeNode(); self != nil {
 		return "Kubernetes Node " + self.Name
 	}
+	if s.Format == snapshot.FormatCollectlogs {
+		// microsoft/SDN's collectlogs.ps1 is the Kubernetes-on-Windows
+		// log collector: nobody runs it on a plain container host.
+		return "collectlogs.ps1 output (the Kubernetes-on-Windows log collector)"
+	}
 	for _, k := range s.KubeNodes {
 		for _, ip := range k.InternalIPs {
 			if s.AdapterWithAddr(ip) != nil {
