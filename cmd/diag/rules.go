@@ -21,7 +21,8 @@ func newRulesCommand(e *env) *cobra.Command {
 		Use:   "rules [ID]",
 		Short: "List the rules, or explain one",
 		Long: `rules lists every rule diag runs (ID, severity, title, the inputs it needs). With an ID it
-explains that rule: what it checks, why it matters, how to fix it, and its sources.` + exitStatusCommon,
+explains that rule: what it checks, why it matters, how to fix it, the upstream behaviour it is
+grounded in, its false-positive guards, and its sources.` + exitStatusCommon,
 		Example: `  diag rules
   diag rules OVL-01
   diag rules --markdown > docs/rules.md`,
@@ -61,6 +62,9 @@ func init() {
 type ruleDoc struct {
 	ID, Title, Severity, Needs, Checks, Why, Fix string
 	Sources                                      []string
+	// Upstream is the upstream behaviour the rule is grounded in
+	// (component and file); Guards are its false-positive guards.
+	Upstream, Guards []string
 	// Unchecked marks a catalog mode no bundle can reveal; Needs says
 	// what data would.
 	Unchecked bool
@@ -69,10 +73,14 @@ type ruleDoc struct {
 func allRules() []ruleDoc {
 	var out []ruleDoc
 	for _, r := range analyzers.Rules() {
-		out = append(out, ruleDoc{ID: r.ID, Title: r.Title, Severity: r.Severity.String(), Needs: needs(r), Checks: r.Checks, Why: r.Why, Fix: r.Fix, Sources: r.Sources})
+		g := r.Grounding()
+		out = append(out, ruleDoc{ID: r.ID, Title: r.Title, Severity: r.Severity.String(), Needs: needs(r), Checks: r.Checks, Why: r.Why, Fix: r.Fix, Sources: r.Sources,
+			Upstream: g.Upstream, Guards: g.Guards})
 	}
 	for _, r := range capture.Rules {
-		out = append(out, ruleDoc{ID: r.ID, Title: r.Title, Severity: r.Severity.String(), Needs: r.Needs, Checks: r.Checks, Why: r.Why, Fix: r.Fix, Sources: r.Sources})
+		g, _ := analyzers.GroundingFor(r.ID)
+		out = append(out, ruleDoc{ID: r.ID, Title: r.Title, Severity: r.Severity.String(), Needs: r.Needs, Checks: r.Checks, Why: r.Why, Fix: r.Fix, Sources: r.Sources,
+			Upstream: g.Upstream, Guards: g.Guards})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
@@ -159,6 +167,18 @@ func explainRule(e *env, r ruleDoc) error {
 	if !r.Unchecked {
 		section("NEEDS", r.Needs)
 	}
+	list := func(title string, items []string) {
+		if len(items) == 0 {
+			return
+		}
+		b.WriteString(title + "\n")
+		for _, it := range items {
+			fmt.Fprintf(&b, "%s\n", bulletWrap(it, e.width()-2))
+		}
+		b.WriteString("\n")
+	}
+	list("GROUNDED IN", r.Upstream)
+	list("FALSE-POSITIVE GUARDS", r.Guards)
 	b.WriteString("SOURCES\n")
 	for _, s := range r.Sources {
 		fmt.Fprintf(&b, "  %s\n", s)
@@ -166,6 +186,20 @@ func explainRule(e *env, r ruleDoc) error {
 	fmt.Fprintf(&b, "\nDOCS\n  %s%s\n", analyzers.DocsBase, strings.ToLower(r.ID))
 	_, err := fmt.Fprint(e.stdout, b.String())
 	return err
+}
+
+// bulletWrap wraps one list item to width: "  - " before its first line,
+// four spaces before the others.
+func bulletWrap(text string, width int) string {
+	lines := strings.Split(indentWrap(text, width-2), "\n")
+	for i, l := range lines {
+		if i == 0 {
+			lines[i] = "  - " + strings.TrimPrefix(l, "  ")
+		} else {
+			lines[i] = "  " + l
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // indentWrap wraps text to width and indents it by two spaces.

@@ -23,6 +23,8 @@ func writeRulesMarkdown(w io.Writer) error {
 	for _, r := range rules {
 		ew.printf("\n## %s\n\n**%s** (%s)\n\n", r.ID, r.Title, r.Severity)
 		ew.printf("**What it checks.** %s\n\n**Why it matters.** %s\n\n**How to fix.** %s\n\n**Needs:** %s\n\n", r.Checks, r.Why, r.Fix, r.Needs)
+		ew.bullets("**Grounded in:**", r.Upstream)
+		ew.bullets("**False-positive guards:**", r.Guards)
 		ew.printf("**Sources:**\n")
 		for _, s := range r.Sources {
 			ew.printf("- %s\n", s)
@@ -48,6 +50,19 @@ func writeRulesMarkdown(w io.Writer) error {
 type mdWriter struct {
 	w   io.Writer
 	err error
+}
+
+// bullets writes a titled bulleted list and a blank line; nothing when the
+// list is empty.
+func (m *mdWriter) bullets(title string, items []string) {
+	if len(items) == 0 {
+		return
+	}
+	m.printf("%s\n", title)
+	for _, it := range items {
+		m.printf("- %s\n", it)
+	}
+	m.printf("\n")
 }
 
 func (m *mdWriter) printf(format string, args ...any) {
