@@ -537,7 +537,7 @@ var groundings = map[string]Grounding{
 			"sig-windows-tools hostprocess/calico/kube-proxy/start.ps1 (KUBE_NETWORK overridden to the exact name Calico)",
 		},
 		Guards: []string{
-			"a host with only NAT networks and no Kubernetes evidence (kube-proxy flags, a pod-network CNI configuration, net-conf.json, a Node with its address) is a plain container host: info",
+			"a host with only NAT networks and no Kubernetes evidence (kube-proxy flags, a pod-network CNI configuration, net-conf.json, a Node with its address, collectlogs.ps1 output) is a plain container host: info",
 			"containerd's 0-containerd-nat.json alone is not Kubernetes evidence",
 			"networks whose type the input does not show are never taken for NAT; with none shown as Overlay/L2Bridge while some types are hidden, the rule is skipped",
 			"names are compared ignoring case: whether HNS does is not visible",
