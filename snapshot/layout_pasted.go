@@ -45,7 +45,7 @@ func (set *objectSet) addText(text, file string) (int, bool, error) {
 		if objs, diag := ParseHNSDiag(text); diag && len(objs) > 0 && hnsdiagListing(text) {
 			set.hnsdiag = append(set.hnsdiag, objs...)
 			set.hnsdiagFile = file
-			notes = append(notes, fmt.Sprintf("hnsdiag list all: %s, by name and ID; it shows no policies or network types, so the HNS rules need Get-HnsNetwork / Get-HnsEndpoint output to judge", countKinds(objs)))
+			notes = append(notes, fmt.Sprintf("hnsdiag list: %s, by name and ID; it shows no policies or network types, so the HNS rules need Get-HnsNetwork / Get-HnsEndpoint output to judge", countKinds(objs)))
 			n, ok = len(objs), true
 		}
 	}
@@ -136,12 +136,18 @@ func (set *objectSet) addHostText(text, file string, notes *[]string) (int, bool
 		}
 	}
 	if strings.Contains(text, "Active Routes:") || strings.Contains(text, "IPv4 Route Table") {
-		if routes := ParseRoutePrint(text, nil); len(routes) > 0 {
+		routes := ParseRoutePrint(text, nil)
+		if strings.Contains(text, "Active Routes:") && routePrintCut(text) {
+			// A cut table says nothing about the routes it lacks: no
+			// rule may read "no route to X" into it.
+			*notes = append(*notes, fmt.Sprintf("route print is cut inside its route table: its %d complete route(s) are not used, the table is unknown", len(routes)))
+		} else if len(routes) > 0 {
 			ApplyRouteInterfaceList(text, set.adapters)
 			set.routes = append(set.routes, routes...)
 			set.routesFile = file
-			n, ok = n+len(routes), true
+			n += len(routes)
 		}
+		ok = true
 	}
 	if ipconfigText(text) {
 		if adapters, host := ParseIPConfig(text); len(adapters) > 0 {
@@ -163,21 +169,28 @@ func (set *objectSet) addHostText(text, file string, notes *[]string) (int, bool
 func markNotShown(objs []obj, table bool, hint objectKind) ([]obj, int, []string) {
 	unknown := 0
 	var notes []string
-	for _, o := range objs {
+	kept := objs[:0]
+	for i, o := range objs {
 		k := classify(o)
 		if k == kindUnknown && table {
 			k = hint
 		}
+		_, hasID := o.get("ID")
 		switch {
 		case k == kindNetwork:
 			for _, f := range networkFields {
-				if _, ok := o.get(f); !ok && (table || f == "Type") {
+				if _, ok := o.get(f); !ok && (table || f == "Type" || !hasID) {
 					o[f] = hidden{hiddenNotShown}
-					if !table {
-						notes = append(notes, fmt.Sprintf("network %s has no Type line (the paste was cut?): its type is unknown", orQuestion(o.str("Name"))))
-					}
 				}
 			}
+			if _, ok := o.hiddenIn("Type"); ok && !table {
+				notes = append(notes, fmt.Sprintf("network %s has no Type line (the paste was cut?): its type is unknown", objectLabel(o)))
+			}
+		case (k == kindEndpoint || k == kindPolicyList) && !table && !hasID:
+			// The paste starts inside this record: what it is (local or
+			// remote, which address) was above the cut.
+			notes = append(notes, fmt.Sprintf("record %d has no ID line (the paste starts inside it): ignored", i+1))
+			continue
 		case k == kindEndpoint && table:
 			for _, f := range endpointFields {
 				if _, ok := o.get(f); !ok {
@@ -187,15 +200,20 @@ func markNotShown(objs []obj, table bool, hint objectKind) ([]obj, int, []string
 		case k == kindUnknown && len(o) > 0:
 			unknown++
 		}
+		kept = append(kept, o)
 	}
-	return objs, unknown, notes
+	return kept, unknown, notes
 }
 
-func orQuestion(s string) string {
-	if s == "" {
-		return "?"
+// objectLabel names an object for a note by its name, else its ID.
+func objectLabel(o obj) string {
+	if n := o.str("Name"); n != "" {
+		return n
 	}
-	return s
+	if id := o.str("ID", "Id"); id != "" {
+		return id
+	}
+	return "(name and ID not shown)"
 }
 
 // emptyResults returns the HNS cmdlets whose prompt is followed only by
@@ -313,4 +331,12 @@ func netAdapters(t psTable) []*HostAdapter {
 		}
 	}
 	return out
+}
+
+// routePrintCut: route print closes its IPv4 table with a rule line and
+// "Persistent Routes:"; a paste without them was cut inside the table.
+func routePrintCut(text string) bool {
+	i := strings.Index(text, "Active Routes:")
+	rest := text[i:]
+	return !strings.Contains(rest, "Persistent Routes:") && !strings.Contains(rest, "IPv6 Route Table") && !strings.Contains(rest[len("Active Routes:"):], "=====")
 }

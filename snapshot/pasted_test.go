@@ -226,3 +226,52 @@ func TestPasteNetAdapter(t *testing.T) {
 		t.Errorf("Get-NetAdapter: %+v (input marked %v)", s.Adapters, s.Has(InputHostAdapters))
 	}
 }
+
+// A paste that starts inside a record and ends inside a key: the headless
+// record (local or remote? which address?) is ignored, the cut key is not
+// glued onto the value before it.
+func TestPasteHeadlessRecordAndCutKey(t *testing.T) {
+	s := mustPaste(t, "headless-and-cut-key-hnsendpoint.txt")
+	if len(s.Endpoints) != 2 {
+		t.Fatalf("%d endpoints, want the two with an ID: %+v", len(s.Endpoints), s.Endpoints)
+	}
+	if last := s.Endpoints[1]; !last.IsRemote || last.IP != netip.MustParseAddr("10.244.1.7") {
+		t.Errorf("the record cut at a key: %+v", last)
+	}
+	if !hasNote(s, "no ID line") || !hasNote(s, `"MacAddres"`) {
+		t.Errorf("notes: %v", s.Notes)
+	}
+}
+
+// A bare word after a line that filled a fixed-width console is the end of a
+// wrapped value, not a cut key.
+func TestPasteHardWrapBareWordIsValue(t *testing.T) {
+	var set objectSet
+	set.init()
+	pad := func(k, v string) string { return k + strings.Repeat(" ", 23-len(k)) + ": " + v }
+	w := 60
+	// Two values wrapped at exactly w columns; the last one's end, "erlay",
+	// landed at column 0 as a terminal's wrap leaves it.
+	ext := pad("Extensions", "{@{Id=E7C3B2F0-F3C5-48DF-AF2B-10FED6D72E7A; IsEnabled=False}}")
+	last := pad("Description", "a long network description, type Overlay")
+	lines := []string{pad("ID", "C3C641B1-7AC1-43B2-9824-EEDE9B5A9DF9"), pad("ManagementIP", "10.20.30.12"), pad("Name", "Calico"), ext[:w], strings.Repeat(" ", 25) + ext[w:], last[:w], last[w:]}
+	if last[w:] != "erlay" {
+		t.Fatalf("fixture: %q", last[w:])
+	}
+	set.addText(strings.Join(lines, "\n")+"\n", "p.txt")
+	if len(set.networks) != 1 {
+		t.Fatalf("%d networks", len(set.networks))
+	}
+	if len(set.notes) > 0 && strings.Contains(strings.Join(set.notes, " "), "middle of a key") {
+		t.Errorf("a wrapped value's end taken for a cut key: %v", set.notes)
+	}
+}
+
+// route print cut inside its table: no route is used (a cut table cannot
+// say a route is missing), and a note says why.
+func TestPasteRoutePrintCut(t *testing.T) {
+	s := mustPaste(t, "routeprint-cut.txt")
+	if s.Has(InputHostRoutes) || len(s.Routes) != 0 || !hasNote(s, "route print is cut") {
+		t.Errorf("cut route print: %d routes, notes %v", len(s.Routes), s.Notes)
+	}
+}

@@ -1,8 +1,10 @@
 package snapshot
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -25,6 +27,9 @@ import (
 // hidden is a value the text does not show.
 type hidden struct{ why string }
 
+// MarshalJSON shows why, where raw values reach diag snapshot's output.
+func (h hidden) MarshalJSON() ([]byte, error) { return json.Marshal("(" + h.why + ")") }
+
 const (
 	hiddenPlaceholder = "PowerShell printed System.Object[] instead of the value"
 	hiddenTruncated   = "PowerShell cut the list short ($FormatEnumerationLimit)"
@@ -35,6 +40,7 @@ const (
 var (
 	psPrompt = regexp.MustCompile(`^PS [^>]*>`)
 	psHidden = regexp.MustCompile(`^System\.[A-Za-z0-9_.]+\[\]$`)
+	bareWord = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
 
 // maxPSDepth bounds nesting (HNS objects nest four deep in Format-List), so
@@ -104,11 +110,34 @@ func parseFormatListNotes(text string) psParse {
 		}
 	}
 	flush()
+	// A paste cut in the middle of a key line ends in a bare word at column
+	// 0 ("MacAddres"): it is not a continuation of the value before it.
+	// Unless the line before it filled a fixed-width console: then it is
+	// the end of a wrapped value ("Over" / "lay").
+	cutKeys := map[*psRecord]string{}
+	hard := detectWrap(wrapped)
+	for _, r := range recs {
+		last := r.order[len(r.order)-1]
+		phys := r.phys[last]
+		if len(phys) < 2 || !bareWord.MatchString(phys[len(phys)-1]) ||
+			hard.hardWidth > 0 && lineWidth(phys[len(phys)-2], hard.byCells) == hard.hardWidth {
+			continue
+		}
+		cutKeys[r] = phys[len(phys)-1]
+		r.phys[last] = phys[:len(phys)-1]
+		r.lines[last] = r.lines[last][:len(r.lines[last])-1]
+		if i := slices.Index(wrapped, phys[len(phys)-2]); i >= 0 {
+			wrapped = slices.Delete(wrapped, i, i+1)
+		}
+	}
 	ws := detectWrap(wrapped)
 	if ws.hardWidth > 0 {
 		res.notes = append(res.notes, fmt.Sprintf("console wrapping at %d columns split values inside words: rejoined without spaces", ws.hardWidth))
 	}
 	for ri, r := range recs {
+		if k, ok := cutKeys[r]; ok {
+			res.notes = append(res.notes, fmt.Sprintf("record %d%s ends in the middle of a key (%q): the paste was cut there; dropped", ri+1, recordLabel(r), k))
+		}
 		o := obj{}
 		for _, k := range r.order {
 			var b strings.Builder
@@ -178,7 +207,7 @@ func closeCutValue(v string) (string, bool) {
 	case ok:
 		frag = k + "=" + psCut
 	case open[depth-1]:
-		frag = psCut + "=" + psCut // a key cut short: the table itself is incomplete
+		frag = "(cut)=" + psCut // a key cut short: the table itself is incomplete
 	default:
 		frag = psCut
 	}
