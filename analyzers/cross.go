@@ -91,6 +91,12 @@ func collected(s *snapshot.Snapshot) *time.Time {
 // Kubernetes Nodes holds both names: those are two nodes. Inputs that name
 // no node (pasted text) are never merged: nothing tells that they are one.
 func sameNode(a, b *snapshot.Snapshot) bool {
+	// Clones of one image share a host name (and so a derived node name)
+	// but run as different Nodes: what kube-proxy runs as, or the Node
+	// holding the host's address, tells them apart.
+	if ca, cb := claimedNode(a), claimedNode(b); ca != "" && cb != "" && !strings.EqualFold(ca, cb) {
+		return false
+	}
 	na, nb := a.NodeName(), b.NodeName()
 	if na != "" && strings.EqualFold(na, nb) {
 		return true
@@ -115,6 +121,19 @@ func sameNode(a, b *snapshot.Snapshot) bool {
 		}
 	}
 	return true
+}
+
+// claimedNode is the Kubernetes node name a bundle's own configuration
+// gives: kube-proxy's --hostname-override, else the Node that holds one of
+// the host's addresses.
+func claimedNode(s *snapshot.Snapshot) string {
+	if s.KubeProxy != nil && s.KubeProxy.Hostname != "" {
+		return s.KubeProxy.Hostname
+	}
+	if k := s.SelfKubeNode(); k != nil {
+		return k.Name
+	}
+	return ""
 }
 
 func hasKubeNode(s *snapshot.Snapshot, name string) bool {

@@ -209,3 +209,22 @@ func TestSameBundleTwice(t *testing.T) {
 		t.Errorf("labels: %q", labels)
 	}
 }
+
+// Clones of one image without a manifest node name: the derived node name is
+// the shared host name, but kube-proxy runs as different Nodes on each
+// (--hostname-override): two nodes, and XN-01 fires.
+func TestClonesNamedByKubeProxyAreTwoNodes(t *testing.T) {
+	a := withManifest(loadScenario(t, seedBrokenDir), "", "")
+	b := withManifest(loadScenario(t, seedBrokenDir), "", "")
+	for i, s := range []*snapshot.Snapshot{a, b} {
+		s.OS.Hostname = "WIN-TEMPLATE"
+		s.Facts.Name = snapshot.Fact{Value: "WIN-TEMPLATE", Source: "host/os.json hostname"}
+		kp := *s.KubeProxy
+		kp.Hostname = []string{"winw1", "winw2"}[i]
+		s.KubeProxy = &kp
+	}
+	res := Run([]*snapshot.Snapshot{a, b}, Selection{})
+	if len(findingsOf(res, "XN-01")) == 0 || len(res.Notes) != 0 {
+		t.Errorf("clones merged: XN-01 %v, notes %q", summaries(findingsOf(res, "XN-01")), res.Notes)
+	}
+}

@@ -108,7 +108,7 @@ func flannelNetworkName(f *snapshot.FlannelNetConf) (name, from, typ string) {
 func flannelHNSNetwork(s *snapshot.Snapshot, want, typ string) *snapshot.Network {
 	if want != "" {
 		for _, n := range s.Networks {
-			if n.Name == want {
+			if strings.EqualFold(n.Name, want) {
 				return n
 			}
 		}
@@ -170,7 +170,7 @@ func checkFlannelNames(s *snapshot.Snapshot) []Issue {
 		target, sev = actual.Name, finding.Fail
 		ev = []finding.Evidence{{File: networkFile(actual), Object: networkObject(actual), Field: "Name", Value: actual.Name, Note: "the " + actual.Type + " network flannel created"}}
 		what = fmt.Sprintf("flannel's HNS network is %q", actual.Name)
-		if want != "" && actual.Name != want {
+		if want != "" && !strings.EqualFold(actual.Name, want) {
 			issues = append(issues, Issue{Severity: finding.Info,
 				Summary: fmt.Sprintf("%s gives flannel's network name as %q but HNS's flannel network is %q: flanneld ran with another configuration, and on its next start it creates %q instead",
 					path.Base(f.File), want, actual.Name, want),
@@ -183,11 +183,11 @@ func checkFlannelNames(s *snapshot.Snapshot) []Issue {
 		return issues
 	}
 	var differ []string
-	if c := flannelCNIConfig(s); c != nil && c.Name != target {
+	if c := flannelCNIConfig(s); c != nil && !strings.EqualFold(c.Name, target) {
 		differ = append(differ, fmt.Sprintf("%s names %q", path.Base(c.File), c.Name))
 		ev = append(ev, finding.Evidence{File: c.File, Field: "name", Value: c.Name, Expected: target, Note: "the CNI plugin (" + strings.Join(c.Plugins, " → ") + ") looks the HNS network up by this name"})
 	}
-	if kp := s.KubeProxy; kp != nil && kp.NetworkName != "" && kp.NetworkName != target {
+	if kp := s.KubeProxy; kp != nil && kp.NetworkName != "" && !strings.EqualFold(kp.NetworkName, target) {
 		differ = append(differ, fmt.Sprintf("kube-proxy's --network-name is %q", kp.NetworkName))
 		ev = append(ev, finding.Evidence{File: kp.Source, Field: "--network-name", Value: kp.NetworkName, Expected: target})
 	}

@@ -215,6 +215,7 @@ var groundings = map[string]Grounding{
 			"sig-windows-tools hostprocess/flannel/flanneld/flannel-overlay.yml and hostprocess/flannel/kube-proxy/kube-proxy.yml (flannel.4096 in the CNI configuration and KUBE_NETWORK)",
 		},
 		Guards: []string{
+			"names are compared ignoring case, as OVL-09 does: whether HNS does is not visible",
 			guardFlannel + "; " + guardLinux,
 			"an unset VNI or MacPrefix is fine: flannel's defaults (4096, 0E-2A) are valid",
 			"the expected name follows flannel: Backend.Name, else flannel.<VNI> (VNI 4096 when unset) for vxlan, cbr0 for host-gw",
