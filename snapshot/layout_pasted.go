@@ -1,9 +1,11 @@
 package snapshot
 
 import (
+	"errors"
 	"fmt"
 	"net/netip"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -34,11 +36,18 @@ func (set *objectSet) addText(text, file string) (int, bool, error) {
 	if how != "" {
 		notes = append(notes, how)
 	}
-	n, ok, err := set.addHNSText(text, file, &notes)
+	tables := parseFormatTables(text)
+	n, ok, err := set.addHNSText(text, tables, file, &notes)
+	var jsonErr error
+	if errors.Is(err, errCutJSON) {
+		// A line starting with '[' or '{' in prose ("[edit] ...") is no
+		// JSON: the error stands only when nothing else is read.
+		jsonErr, err = err, nil
+	}
 	if err != nil {
 		return 0, false, err
 	}
-	h, hostOK := set.addHostText(text, file, &notes)
+	h, hostOK := set.addHostText(text, tables, file, &notes)
 	n += h
 	ok = ok || hostOK
 	if !ok {
@@ -50,7 +59,7 @@ func (set *objectSet) addText(text, file string) (int, bool, error) {
 		}
 	}
 	if !ok {
-		return 0, false, nil
+		return 0, false, jsonErr
 	}
 	for _, note := range notes {
 		set.notes = append(set.notes, file+": "+note)
@@ -61,13 +70,16 @@ func (set *objectSet) addText(text, file string) (int, bool, error) {
 // addHNSText reads the HNS objects of console text: Format-List records,
 // JSON after a prompt, Format-Table tables, vfpctrl output, or a cmdlet that
 // printed nothing.
-func (set *objectSet) addHNSText(text, file string, notes *[]string) (int, bool, error) {
+func (set *objectSet) addHNSText(text string, tables []psTable, file string, notes *[]string) (int, bool, error) {
 	pl := parseFormatListNotes(text)
 	if len(pl.objs) > 0 {
-		objs, unknown, cut := markNotShown(pl.objs, false, kindUnknown)
+		objs, unknown, cut := markNotShown(pl.objs, pl.selected, kindUnknown)
 		if n := set.add(objs, file); n > 0 {
 			*notes = append(*notes, pl.notes...)
 			*notes = append(*notes, cut...)
+			if slices.Contains(pl.selected, true) {
+				*notes = append(*notes, "the command chose which properties to print (Select / Format-List with names): the other fields are unknown, and the rules that need them cannot judge")
+			}
 			if unknown > 0 {
 				*notes = append(*notes, fmt.Sprintf("%d record(s) cut before they show what they are: ignored", unknown))
 			}
@@ -78,17 +90,38 @@ func (set *objectSet) addHNSText(text, file string, notes *[]string) (int, bool,
 	// prompt then `| ConvertTo-Json`).
 	if js := jsonAfterTable([]byte(text)); js != nil {
 		v, err := parseJSON(js)
-		if err != nil {
+		switch {
+		case err == nil:
+			return set.add(objects(v), file), true, nil
+		case convertToJSON.MatchString(text):
 			return 0, false, fmt.Errorf("the JSON from line %d (after the console text) is %w", lineOf(text, string(js)), err)
+		default:
+			cutErr := fmt.Errorf("%w: the text from line %d is %w", errCutJSON, lineOf(text, string(js)), err)
+			if n, ok, err := set.addHNSTables(text, tables, file, notes); ok || err != nil {
+				return n, ok, err
+			}
+			return 0, false, cutErr
 		}
-		return set.add(objects(v), file), true, nil
 	}
+	return set.addHNSTables(text, tables, file, notes)
+}
+
+// errCutJSON marks JSON that does not parse in console text that did not
+// ask for JSON.
+var errCutJSON = errors.New("not JSON")
+
+// convertToJSON finds a prompt that asked for JSON.
+var convertToJSON = regexp.MustCompile(`(?im)^PS [^>]*>.*\|\s*ConvertTo-Json`)
+
+// addHNSTables reads Format-Table tables, vfpctrl output, or a cmdlet that
+// printed nothing.
+func (set *objectSet) addHNSTables(text string, tables []psTable, file string, notes *[]string) (int, bool, error) {
 	n, found := 0, false
-	for _, t := range parseFormatTables(text) {
+	for _, t := range tables {
 		if t.kind == kindUnknown && (netRoutes(t) != nil || netAdapters(t) != nil) {
 			continue // host tables: addHostText
 		}
-		objs, _, _ := markNotShown(t.rows, true, t.kind)
+		objs, _, _ := markNotShown(t.rows, nil, t.kind)
 		set.hint = t.kind
 		k := set.add(objs, file)
 		set.hint = kindUnknown
@@ -120,9 +153,9 @@ func (set *objectSet) addHNSText(text, file string, notes *[]string) (int, bool,
 
 // addHostText reads the host's adapters and routes: ipconfig, route print,
 // Get-NetRoute and Get-NetAdapter tables.
-func (set *objectSet) addHostText(text, file string, notes *[]string) (int, bool) {
+func (set *objectSet) addHostText(text string, tables []psTable, file string, notes *[]string) (int, bool) {
 	n, ok := 0, false
-	for _, t := range parseFormatTables(text) {
+	for _, t := range tables {
 		if routes := netRoutes(t); routes != nil {
 			set.routes = append(set.routes, routes...)
 			set.routesFile = file
@@ -166,11 +199,14 @@ func (set *objectSet) addHostText(text, file string, notes *[]string) (int, bool
 // fields it lacks: for a table, every field not in it; for a Format-List
 // record, the network Type (HNS prints it for every type, so a record
 // without it was cut). It also counts records that cannot be classified.
-func markNotShown(objs []obj, table bool, hint objectKind) ([]obj, int, []string) {
+func markNotShown(objs []obj, selected []bool, hint objectKind) ([]obj, int, []string) {
 	unknown := 0
 	var notes []string
 	kept := objs[:0]
 	for i, o := range objs {
+		// A table row, or a list record of chosen properties, shows
+		// only some fields.
+		table := selected == nil || selected[i]
 		k := classify(o)
 		if k == kindUnknown && table {
 			k = hint
@@ -183,7 +219,7 @@ func markNotShown(objs []obj, table bool, hint objectKind) ([]obj, int, []string
 					o[f] = hidden{hiddenNotShown}
 				}
 			}
-			if _, ok := o.hiddenIn("Type"); ok && !table {
+			if _, ok := o.hiddenIn("Type"); ok && selected != nil && !selected[i] {
 				notes = append(notes, fmt.Sprintf("network %s has no Type line (the paste was cut?): its type is unknown", objectLabel(o)))
 			}
 		case (k == kindEndpoint || k == kindPolicyList) && !table && !hasID:
@@ -227,12 +263,15 @@ func emptyResults(text string) []string {
 			continue
 		}
 		cmd := hnsCommand.FindStringSubmatch(l[len(m):])
-		if cmd == nil || strings.Contains(l, "|") && !strings.Contains(strings.ToLower(l), "format-") {
+		if cmd == nil || !onlyFormatting(l[len(m):]) {
 			continue // a filtered listing that is empty says nothing about HNS
 		}
-		empty := true
+		// Empty up to the next prompt: a command typed last, with no
+		// prompt after it, may just not have had its output pasted.
+		empty, closed := true, false
 		for _, next := range lines[i+1:] {
 			if psPrompt.MatchString(next) {
+				closed = true
 				break
 			}
 			if strings.TrimSpace(next) != "" {
@@ -240,11 +279,26 @@ func emptyResults(text string) []string {
 				break
 			}
 		}
-		if empty {
+		if empty && closed {
 			out = append(out, "Get-Hns"+strings.ToUpper(cmd[1][:1])+cmd[1][1:])
 		}
 	}
 	return out
+}
+
+// formatStage matches the pipeline stages that only print what they get.
+var formatStage = regexp.MustCompile(`(?i)^\s*(format-(list|table|wide)|fl|ft|fw|out-\w+|convertto-json)\b`)
+
+// onlyFormatting: every stage after the first only formats (no Where,
+// Select, findstr): an empty result then means the cmdlet listed nothing.
+func onlyFormatting(cmd string) bool {
+	stages := strings.Split(cmd, "|")
+	for _, st := range stages[1:] {
+		if !formatStage.MatchString(st) {
+			return false
+		}
+	}
+	return true
 }
 
 // hnsdiagListing: `hnsdiag list` output has its section headings.

@@ -8,36 +8,31 @@ import (
 )
 
 // Console output reaches us through Markdown and mail: a quoted paste has
-// "> " before every line, an indented code block four spaces. Both shift
-// every line alike, so the Format-List key column and the ipconfig layout
-// come back once the common prefix is gone.
+// "> " before its lines, an indented code block four spaces, usually with
+// the operator's own words around them. Both shift the block's lines alike,
+// so the Format-List key column and the ipconfig layout come back once the
+// block's common prefix is gone.
 
-// unquotePaste removes a Markdown quote or a common indentation from every
-// line and says which, so the report can tell the reader; text that has
-// neither comes back unchanged.
+// unquotePaste removes Markdown quotes and the indentation of indented
+// blocks, and says what it removed so the report can tell the reader; text
+// that has neither comes back unchanged.
 func unquotePaste(text string) (string, string) {
 	lines := strings.Split(text, "\n")
 	if kept := dropFences(slices.Clone(lines)); len(kept) != len(lines) {
 		lines = kept
 		text = strings.Join(lines, "\n")
 	}
-	quoted, nonEmpty := 0, 0
+	var how []string
+	quoted := 0
 	for _, l := range lines {
-		t := strings.TrimRight(l, "\r \t")
-		if t == "" {
-			continue
-		}
-		nonEmpty++
-		if strings.HasPrefix(strings.TrimLeft(t, " "), ">") {
+		if strings.HasPrefix(strings.TrimLeft(l, " "), ">") {
 			quoted++
 		}
 	}
-	if nonEmpty == 0 {
-		return text, ""
-	}
-	// A quote: every non-empty line (allowing for a line of prose the
-	// operator wrote around it) starts with '>'.
-	if quoted*10 >= nonEmpty*9 && quoted > 0 {
+	// Console output never starts a line with '>' (PowerShell's own
+	// continuation prompt is ">>", which stays recognisable), so two
+	// quoted lines make a quote.
+	if quoted >= 2 {
 		for i, l := range lines {
 			t := strings.TrimLeft(l, " ")
 			if strings.HasPrefix(t, ">") {
@@ -46,17 +41,54 @@ func unquotePaste(text string) (string, string) {
 				for strings.HasPrefix(t, ">") || strings.HasPrefix(t, " >") {
 					t = strings.TrimPrefix(strings.TrimPrefix(t, " "), ">")
 				}
-				t = strings.TrimPrefix(t, " ")
-				lines[i] = t
+				lines[i] = strings.TrimPrefix(t, " ")
 			}
 		}
-		out, _ := unindentPaste(strings.Join(lines, "\n"))
-		return out, "Markdown quote ('> ') removed from every line"
+		how = append(how, "Markdown quote ('> ') removed")
+		text = strings.Join(lines, "\n")
 	}
 	if out, n := unindentPaste(text); n > 0 {
-		return out, "common indentation (" + strconv.Itoa(n) + " spaces, a Markdown code block or a mail quote) removed from every line"
+		text = out
+		how = append(how, "common indentation ("+strconv.Itoa(n)+" spaces, a Markdown code block or a mail quote) removed from every line")
+	} else if out, blocks := unindentBlocks(text); blocks > 0 {
+		text = out
+		how = append(how, strconv.Itoa(blocks)+" indented block(s) (Markdown code) unindented")
 	}
-	return text, ""
+	return text, strings.Join(how, "; ")
+}
+
+// unindentBlocks removes the indentation of each block of non-blank lines
+// that starts after a blank line and is indented four spaces or more as a
+// whole: a Markdown code block among the operator's prose. Console output's
+// own indented lines (Format-List continuations, ipconfig's keys) share a
+// block with an unindented line, or are indented less.
+func unindentBlocks(text string) (string, int) {
+	lines := strings.Split(text, "\n")
+	blocks := 0
+	for i := 0; i < len(lines); {
+		if strings.TrimSpace(lines[i]) == "" {
+			i++
+			continue
+		}
+		j, common := i, -1
+		for ; j < len(lines) && strings.TrimSpace(lines[j]) != ""; j++ {
+			l := strings.ReplaceAll(lines[j], "\t", "    ")
+			n := len(l) - len(strings.TrimLeft(l, " "))
+			if common < 0 || n < common {
+				common = n
+			}
+		}
+		// JSON's own indented lines (ConvertTo-Json prints blank lines
+		// inside arrays) are not a code block.
+		if common >= 4 && !strings.ContainsAny(strings.TrimSpace(lines[i])[:1], "{}[]\",") {
+			for k := i; k < j; k++ {
+				lines[k] = strings.ReplaceAll(lines[k], "\t", "    ")[common:]
+			}
+			blocks++
+		}
+		i = j
+	}
+	return strings.Join(lines, "\n"), blocks
 }
 
 // dropFences removes Markdown code fence lines (```powershell, ~~~) that

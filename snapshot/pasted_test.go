@@ -275,3 +275,40 @@ func TestPasteRoutePrintCut(t *testing.T) {
 		t.Errorf("cut route print: %d routes, notes %v", len(s.Routes), s.Notes)
 	}
 }
+
+// Review regressions: the operator's prose around a paste, property
+// selections, prompts without output.
+func TestPasteWithProse(t *testing.T) {
+	s := mustPaste(t, "table-with-prose.txt") // "[edit] ..." after the table is no JSON
+	if len(s.Endpoints) != 4 {
+		t.Errorf("table with a '[edit]' line: %d endpoints", len(s.Endpoints))
+	}
+	for _, name := range []string{"quoted-with-prose.txt", "indented-with-prose.txt"} {
+		s := mustPaste(t, name)
+		if len(s.Networks) != 1 || s.Networks[0].Type != TypeOverlay || s.Networks[0].ManagementIP != netip.MustParseAddr("10.20.30.12") {
+			t.Errorf("%s: %+v", name, s.Networks)
+		}
+	}
+}
+
+func TestPasteSelectedPropertiesAreUnknownElsewhere(t *testing.T) {
+	s := mustPaste(t, "select-list-hnsnetwork.txt")
+	if len(s.Networks) != 1 || s.Networks[0].Knows("DrMacAddress") || !s.Networks[0].Knows("Subnets") || !hasNote(s, "chose which properties") {
+		t.Errorf("Select of five properties: %+v, notes %v", s.Networks, s.Notes)
+	}
+	for cmd, want := range map[string]bool{"Get-HnsNetwork | Select Name, ID, Type": true, "Get-HnsNetwork | fl *": false, "Get-HnsNetwork": false, "Get-HnsEndpoint | fl Name,IPAddress": true} {
+		if selectsProperties(cmd) != want {
+			t.Errorf("selectsProperties(%q) = %v", cmd, !want)
+		}
+	}
+}
+
+func TestPastePromptWithoutOutputIsNoEvidence(t *testing.T) {
+	s := mustPaste(t, "ipconfig-then-unanswered-prompt.txt") // the last command's output was not pasted
+	if s.Has(InputHNSNetworks) || len(s.Adapters) != 2 {
+		t.Errorf("a trailing Get-HnsNetwork prompt read as no networks (%v), adapters %d", s.Has(InputHNSNetworks), len(s.Adapters))
+	}
+	if _, err := loadPaste(t, "filtered-empty.txt"); err == nil {
+		t.Errorf("an empty filtered listing read as evidence")
+	}
+}

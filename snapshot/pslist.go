@@ -50,7 +50,8 @@ const maxPSDepth = 8
 // psRecord is one Format-List record before its values are interpreted:
 // each key with the physical lines its value was printed on.
 type psRecord struct {
-	order []string
+	command string // the prompt's command before it, if the paste shows one
+	order   []string
 	lines map[string][]string // key -> value lines, the first after "Key : "
 	phys  map[string][]string // key -> the physical lines as printed (for the wrap width)
 }
@@ -59,6 +60,7 @@ type psRecord struct {
 // seen, and notes on anything it had to repair or could only read in part.
 type psParse struct {
 	objs     []obj
+	selected []bool   // per object: the command chose the properties (Select, fl A,B)
 	commands []string // the commands after PowerShell prompts, in order
 	notes    []string
 }
@@ -71,7 +73,7 @@ func parseFormatListNotes(text string) psParse {
 	var res psParse
 	var recs []*psRecord
 	var cur *psRecord
-	var lastKey string
+	var lastKey, lastCmd string
 	var wrapped []string // physical lines followed by a continuation
 	flush := func() {
 		if cur != nil {
@@ -86,11 +88,12 @@ func parseFormatListNotes(text string) psParse {
 			flush()
 		case psPrompt.MatchString(line):
 			flush()
-			res.commands = append(res.commands, strings.TrimSpace(line[len(psPrompt.FindString(line)):]))
+			lastCmd = strings.TrimSpace(line[len(psPrompt.FindString(line)):])
+			res.commands = append(res.commands, lastCmd)
 		default:
 			if key, value, ok := psKeyValue(line); ok {
 				if cur == nil {
-					cur = &psRecord{lines: map[string][]string{}, phys: map[string][]string{}}
+					cur = &psRecord{command: lastCmd, lines: map[string][]string{}, phys: map[string][]string{}}
 				}
 				if _, dup := cur.lines[key]; !dup {
 					cur.order = append(cur.order, key)
@@ -156,8 +159,25 @@ func parseFormatListNotes(text string) psParse {
 			o[k] = psValue(v, 0)
 		}
 		res.objs = append(res.objs, o)
+		res.selected = append(res.selected, selectsProperties(r.command))
 	}
 	return res
+}
+
+// propertySelection finds a pipeline stage that chooses properties:
+// `| Select Name, Type`, `| fl Name, ID, Subnets`; `| fl *` shows them all.
+var propertySelection = regexp.MustCompile(`(?i)\|\s*(select(-object)?|fl|format-list)\s+(-property\s+)?([^|]*)`)
+
+// selectsProperties reports a command whose output shows only some of each
+// object's fields: the others are unknown, not empty.
+func selectsProperties(cmd string) bool {
+	for _, m := range propertySelection.FindAllStringSubmatch(cmd, -1) {
+		props := strings.TrimSpace(m[4])
+		if props != "" && props != "*" && !strings.HasPrefix(props, "-") {
+			return true
+		}
+	}
+	return false
 }
 
 // recordLabel names a record by its Name or ID line, for notes.
