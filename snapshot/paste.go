@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -170,18 +171,29 @@ func isWide(r rune) bool {
 		r >= 0xF900 && r <= 0xFAFF || r >= 0xFE30 && r <= 0xFE4F || r >= 0xFF00 && r <= 0xFF60 || r >= 0xFFE0 && r <= 0xFFE6
 }
 
-// detectWrap looks at the lines that are followed by a continuation line
-// (wrapped[i] is such a line): when there are at least two and they all have
-// the same width, the wrap was at a fixed width.
-func detectWrap(wrapped []string) wrapStyle {
-	if len(wrapped) < 2 {
+// wrapBreak is one place where a value went on on the next line.
+type wrapBreak struct{ prev, next string }
+
+// detectWrap tells a fixed-width wrap: at least two breaks after lines of the
+// same width, and at least one break that is plainly inside a token (a GUID
+// or a number split, a word going on in lower case). Equal widths alone
+// happen with word wrapping too, when records of one shape wrap alike.
+func detectWrap(breaks []wrapBreak) wrapStyle {
+	if len(breaks) < 2 {
+		return wrapStyle{}
+	}
+	inside := false
+	for _, b := range breaks {
+		inside = inside || insideToken(b.prev, b.next)
+	}
+	if !inside {
 		return wrapStyle{}
 	}
 	for _, cells := range []bool{false, true} {
-		w := lineWidth(wrapped[0], cells)
+		w := lineWidth(breaks[0].prev, cells)
 		same := w >= 40
-		for _, l := range wrapped[1:] {
-			same = same && lineWidth(l, cells) == w
+		for _, b := range breaks[1:] {
+			same = same && lineWidth(b.prev, cells) == w
 		}
 		if same {
 			return wrapStyle{hardWidth: w, byCells: cells}
@@ -190,11 +202,47 @@ func detectWrap(wrapped []string) wrapStyle {
 	return wrapStyle{}
 }
 
+var (
+	guidRe    = regexp.MustCompile(`[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}`)
+	hexTail   = regexp.MustCompile(`[0-9A-Fa-f-]+$`)
+	hexHead   = regexp.MustCompile(`^[0-9A-Fa-f-]+`)
+	digitEnd  = regexp.MustCompile(`[0-9]$`)
+	digitHead = regexp.MustCompile(`^[0-9]`)
+	letterEnd = regexp.MustCompile(`\pL$`)
+	lowerHead = regexp.MustCompile(`^\p{Ll}`)
+)
+
+// insideToken: the break split a GUID, a number, or a word (a letter
+// followed by a lower-case one: word wrapping never starts a line inside
+// a word).
+func insideToken(prev, next string) bool {
+	next = strings.TrimSpace(next)
+	return guidSpans(prev, next) || digitEnd.MatchString(prev) && digitHead.MatchString(next) ||
+		letterEnd.MatchString(prev) && lowerHead.MatchString(next)
+}
+
+// guidSpans: the hex run at the end of prev and the one at the start of
+// next make a GUID that neither holds alone.
+func guidSpans(prev, next string) bool {
+	t, h := hexTail.FindString(prev), hexHead.FindString(strings.TrimSpace(next))
+	if t == "" || h == "" {
+		return false
+	}
+	joined := t + h
+	for _, loc := range guidRe.FindAllStringIndex(joined, -1) {
+		if loc[0] < len(t) && loc[1] > len(t) {
+			return true
+		}
+	}
+	return false
+}
+
 // joinWrapped appends a continuation to a value: without a space where the
-// previous physical line filled the buffer (a break inside a token), else
-// with the space the console dropped.
+// previous physical line filled the buffer (a break inside a token) or the
+// break split a GUID, else with the space the console dropped.
 func (ws wrapStyle) joinWrapped(b *strings.Builder, prevLine, cont string) {
-	if b.Len() > 0 && !(ws.hardWidth > 0 && lineWidth(prevLine, ws.byCells) == ws.hardWidth) {
+	hard := ws.hardWidth > 0 && lineWidth(prevLine, ws.byCells) == ws.hardWidth
+	if b.Len() > 0 && !hard && !guidSpans(prevLine, cont) {
 		b.WriteByte(' ')
 	}
 	b.WriteString(cont)

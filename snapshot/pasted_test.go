@@ -312,3 +312,17 @@ func TestPastePromptWithoutOutputIsNoEvidence(t *testing.T) {
 		t.Errorf("an empty filtered listing read as evidence")
 	}
 }
+
+// Records of one shape word-wrap at the same width: that alone is no
+// fixed-width wrap (words stay apart). A single break inside a GUID is
+// rejoined without a space.
+func TestPasteWrapEvidence(t *testing.T) {
+	s := mustPaste(t, "wordwrap-same-shape.txt")
+	if hasNote(s, "console wrapping") {
+		t.Errorf("same-shaped word wraps taken for a fixed-width wrap: %v", s.Notes)
+	}
+	s = mustPaste(t, "hardwrap-single-guid.txt")
+	if len(s.Networks) != 1 || len(s.Networks[0].Extensions) != 2 || s.Networks[0].Extensions[1].ID != "E9B59CFA-2BE1-4B21-828F-B6FBDBDDC017" {
+		t.Errorf("a GUID split by one wrap: %+v", s.Networks)
+	}
+}

@@ -52,8 +52,8 @@ const maxPSDepth = 8
 type psRecord struct {
 	command string // the prompt's command before it, if the paste shows one
 	order   []string
-	lines map[string][]string // key -> value lines, the first after "Key : "
-	phys  map[string][]string // key -> the physical lines as printed (for the wrap width)
+	lines   map[string][]string // key -> value lines, the first after "Key : "
+	phys    map[string][]string // key -> the physical lines as printed (for the wrap width)
 }
 
 // psParse is what parseFormatList found: the records, the prompt commands
@@ -74,7 +74,7 @@ func parseFormatListNotes(text string) psParse {
 	var recs []*psRecord
 	var cur *psRecord
 	var lastKey, lastCmd string
-	var wrapped []string // physical lines followed by a continuation
+	var wrapped []wrapBreak // each place a value continues on the next line
 	flush := func() {
 		if cur != nil {
 			recs = append(recs, cur)
@@ -107,7 +107,7 @@ func parseFormatListNotes(text string) psParse {
 				continue // prose, not a record
 			}
 			phys := cur.phys[lastKey]
-			wrapped = append(wrapped, phys[len(phys)-1])
+			wrapped = append(wrapped, wrapBreak{phys[len(phys)-1], line})
 			cur.lines[lastKey] = append(cur.lines[lastKey], strings.TrimSpace(line))
 			cur.phys[lastKey] = append(phys, line)
 		}
@@ -129,7 +129,7 @@ func parseFormatListNotes(text string) psParse {
 		cutKeys[r] = phys[len(phys)-1]
 		r.phys[last] = phys[:len(phys)-1]
 		r.lines[last] = r.lines[last][:len(r.lines[last])-1]
-		if i := slices.Index(wrapped, phys[len(phys)-2]); i >= 0 {
+		if i := slices.Index(wrapped, wrapBreak{phys[len(phys)-2], phys[len(phys)-1]}); i >= 0 {
 			wrapped = slices.Delete(wrapped, i, i+1)
 		}
 	}
