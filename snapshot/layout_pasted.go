@@ -380,6 +380,9 @@ func netAdapters(t psTable) []*HostAdapter {
 	for _, row := range t.rows {
 		a := &HostAdapter{Name: row.str("Name"), Description: row.str("InterfaceDescription"), MAC: NormalizeMAC(row.str("MacAddress")), Status: row.str("Status")}
 		a.IfIndex, _ = strconv.ParseInt(row.str("ifIndex"), 10, 64)
+		if _, cut := row.hiddenIn("Name"); cut && a.Name == "" {
+			a.Name = "(name cut short in the paste)" // its index, MAC and status are still shown
+		}
 		if a.Name != "" {
 			out = append(out, a)
 		}

@@ -326,3 +326,16 @@ func TestPasteWrapEvidence(t *testing.T) {
 		t.Errorf("a GUID split by one wrap: %+v", s.Networks)
 	}
 }
+
+// Columns are counted in console cells: an accented name does not shift the
+// columns after it.
+func TestPasteTableNonASCII(t *testing.T) {
+	s := mustPaste(t, "netadapter-accents.txt")
+	if len(s.Adapters) != 2 || s.Adapters[1].Name != "Connexion réseau épinglée" || s.Adapters[1].IfIndex != 6 || s.Adapters[1].Status != "Up" {
+		t.Errorf("accented Get-NetAdapter row: %+v", s.Adapters)
+	}
+	header := strings.Repeat("a ", maxTableColumns+1)
+	if starts, _ := tableHeader(header, strings.ReplaceAll(header, "a", "-")); starts != nil {
+		t.Errorf("a header of %d columns taken for a table", maxTableColumns+1)
+	}
+}

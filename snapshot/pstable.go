@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -16,6 +17,9 @@ import (
 // Strings are left-aligned at the column's start; numbers and booleans are
 // right-aligned and may start left of their header when wider than it. A
 // value too wide for its column ends in "..." (or "…").
+
+// maxTableColumns bounds a table's columns (PowerShell prints a handful).
+const maxTableColumns = 64
 
 // psTable is one table: its column names and rows as objects.
 type psTable struct {
@@ -96,34 +100,52 @@ func tableHeader(header, dashes string) ([]int, []string) {
 		names = append(names, name)
 		i = j
 	}
-	if len(names) == 0 {
+	// Format-Table fits a console: a "table" of hundreds of columns is
+	// not one, and cutting every row at each would cost rows × columns.
+	if len(names) == 0 || len(names) > maxTableColumns {
 		return nil, nil
 	}
 	return starts, names
 }
 
-// tableRow cuts a row at the column starts. A boundary that falls inside a
-// word moves left to that word's start: a right-aligned value wider than its
-// header spills left (columns are always separated by a space).
+// tableRow cuts a row at the column starts, counted in console cells (a
+// wide character takes two, so "réseau" or CJK names do not shift the
+// columns after them). A boundary that falls inside a word moves left to
+// that word's start, but not past the previous column's start: a
+// right-aligned value wider than its header spills left (columns are always
+// separated by a space).
 func tableRow(l string, starts []int, names []string) obj {
-	bounds := make([]int, len(starts))
+	rs := []rune(l)
+	cell := make([]int, len(rs)+1) // cell offset of each rune
+	for i, r := range rs {
+		w := 1
+		if isWide(r) {
+			w = 2
+		}
+		cell[i+1] = cell[i] + w
+	}
+	bounds := make([]int, len(starts)) // rune indexes
 	for c, s := range starts {
-		b := min(s, len(l))
-		for c > 0 && b > 0 && b < len(l) && l[b-1] != ' ' && l[b] != ' ' {
+		b, _ := slices.BinarySearch(cell[:len(rs)], s)
+		floor := 0
+		if c > 0 {
+			floor = bounds[c-1] + 1
+		}
+		for c > 0 && b > floor && b < len(rs) && rs[b-1] != ' ' && rs[b] != ' ' {
 			b--
 		}
-		bounds[c] = max(b, 0)
+		bounds[c] = b
 	}
 	o := obj{}
 	for c, name := range names {
-		from, to := bounds[c], len(l)
+		from, to := bounds[c], len(rs)
 		if c+1 < len(bounds) {
 			to = bounds[c+1]
 		}
 		if from >= to {
 			continue
 		}
-		v := strings.TrimSpace(l[from:to])
+		v := strings.TrimSpace(string(rs[from:to]))
 		if v == "" {
 			continue
 		}
