@@ -182,7 +182,7 @@ var groundings = map[string]Grounding{
 			"microsoft/windows-container-networking cni/cni.go GetNetworkInfo (sdnoverlay/sdnbridge: the pod's namespace is prefixed to dns.Search[0]; runtimeConfig searches replace it)",
 		},
 		Guards: []string{
-			"only pod endpoints: those on an Overlay/L2Bridge network, or on another non-NAT network when something shows the host is a Kubernetes node",
+			"only pod endpoints: those on a network a Kubernetes network plugin names (flannel.<VNI>, vxlan0, cbr0, Calico, azure), or on any non-NAT network when something shows the host is a Kubernetes node; Docker's own Overlay (swarm) and L2Bridge networks are not pod networks",
 			"containers on the Windows NAT network (Docker, ctr, containerd's nat plugin) are not pods and are not judged",
 			"skipped on a host with no Kubernetes evidence (kube-proxy flags, pod-network CNI configuration, net-conf.json, a Node with its address) and no pod endpoint",
 			"endpoints without DNS servers, or whose DNSSuffix the input hid, are not judged",

@@ -299,7 +299,7 @@ func init() {
 		ID: "DNS-02", Title: "Pod DNS suffix list missing or not the pod's namespace first", Severity: finding.Warn,
 		Needs: []snapshot.Input{snapshot.InputHNSEndpoints},
 		Checks: "Each local pod endpoint with DNS servers has a DNS suffix list whose first entry is <namespace>.svc.<cluster domain>. " +
-			"Only pod endpoints are judged: those on an Overlay/L2Bridge network, or on another non-NAT network when something shows this host is a Kubernetes node; " +
+			"Only pod endpoints are judged: those on a network a Kubernetes network plugin names (flannel.<VNI>, vxlan0, cbr0, Calico, azure), or on any non-NAT network when something shows this host is a Kubernetes node (Docker makes Overlay and L2Bridge networks too); " +
 			"containers on the Windows NAT network (Docker, ctr, containerd's nat plugin) are not pods and carry the host's suffix. Without any Kubernetes evidence or pod endpoint the rule is skipped. " +
 			"Pods with dnsPolicy Default or None legitimately have other suffixes; the bundle does not hold pod specs, hence warn.",
 		Why: "Windows resolves short names only through the suffix list and treats any name with a dot as fully qualified: without the namespace suffix first, \"my-svc\" and \"kubernetes\" do not resolve, and \"my-svc.other-ns\" never does on Windows. " +
@@ -326,17 +326,24 @@ func isPodEndpoint(e *snapshot.Endpoint, nets map[string]*snapshot.Network, k8s 
 	}
 	name := strings.ToLower(e.NetworkName)
 	if n != nil {
-		switch {
-		case n.IsOverlayOrBridge():
-			return true
-		case strings.EqualFold(n.Type, snapshot.TypeNAT):
+		if strings.EqualFold(n.Type, snapshot.TypeNAT) {
 			return false
 		}
 		name = strings.ToLower(n.Name)
 	} else if name == "nat" {
 		return false
 	}
-	return k8s != "" || strings.HasPrefix(name, "flannel") || strings.HasPrefix(name, "calico") || name == "vxlan0" || name == "cbr0"
+	// Docker creates Overlay (swarm) and L2Bridge networks too: the type
+	// alone does not make a pod network, a Kubernetes node or a CNI
+	// plugin's network name does.
+	return k8s != "" || cniNetworkName(name)
+}
+
+// cniNetworkName: the HNS network names the Kubernetes network plugins give
+// (flannel's flannel.<VNI>, vxlan0 and cbr0, Calico's Calico, Azure CNI's
+// azure).
+func cniNetworkName(name string) bool {
+	return strings.HasPrefix(name, "flannel") || strings.HasPrefix(name, "calico") || name == "vxlan0" || name == "cbr0" || name == "azure"
 }
 
 func checkDNSSuffix(s *snapshot.Snapshot) ([]Issue, error) {
