@@ -26,7 +26,9 @@ func newRootCommand(e *env, ran *bool) *cobra.Command {
 		Long: `diag collects the networking state of a Windows Kubernetes node (HNS networks, endpoints,
 policies, load balancers, VFP rules, host adapters and routes, the node's Kubernetes context)
 into one bundle.zip, and analyzes bundles offline on any OS: every finding has a stable
-rule ID, a severity, the evidence it rests on and the fix.` + exitStatusCommon,
+rule ID, a severity, the evidence it rests on and the fix.` + exitStatusCommon + `
+  3  analyze, capture: findings at or above --fail-on; collect: a partial bundle;
+     bundle verify: the bundle does not match its manifest`,
 		Example: `  # on the node (Administrator or HostProcess pod)
   diag collect
 
