@@ -69,6 +69,9 @@ func parseOut(t *testing.T, path string) []expectedDecode {
 // that come with an expected decode and compares VNI, outer and inner
 // addresses and the inner protocol.
 func TestAgreesWithTcpdump(t *testing.T) {
+	if _, err := os.Stat(tcpdumpTests); os.IsNotExist(err) {
+		t.Skipf("no %s beside the project (a plain clone has none): tcpdump's captures not compared", tcpdumpTests)
+	}
 	outs, _ := filepath.Glob(filepath.Join(tcpdumpTests, "*.out"))
 	if len(outs) == 0 {
 		t.Fatalf("no .out files under %s", tcpdumpTests)
