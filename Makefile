@@ -10,7 +10,7 @@ DIST_PLATFORMS := windows/amd64 linux/amd64 darwin/arm64
 RACE    := $(if $(filter 1,$(shell $(GO) env CGO_ENABLED)),-race,)
 FUZZTIME ?= 10s
 
-.PHONY: build test demo bench fuzz cross vet clean dist
+.PHONY: build test demo bench fuzz cross vet lint clean dist
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/diag
@@ -25,13 +25,22 @@ vet:
 
 # Tests write files for people to look at (the HTML report's screenshot)
 # under test-output/. The browser test runs where chromium is installed.
-test: vet cross
+test: vet cross lint
 	@mkdir -p test-output
 	$(GO) test $(RACE) -artifacts -outputdir=$(CURDIR)/test-output ./...
 
 cross:
 	GOOS=windows $(GO) build ./...
 	GOOS=windows $(GO) vet ./...
+
+# staticcheck, pinned by the tool directive in go.mod (go get -tool ...@version
+# to move it): built from the module cache, so a fresh machine needs only Go.
+# It is built once for this machine and run for both platforms diag builds for.
+STATICCHECK := bin/staticcheck
+lint:
+	$(GO) build -o $(STATICCHECK) honnef.co/go/tools/cmd/staticcheck
+	./$(STATICCHECK) ./...
+	GOOS=windows ./$(STATICCHECK) ./...
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

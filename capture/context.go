@@ -100,13 +100,3 @@ func (c *Context) expectedMAC(dst netip.Addr, mac [6]byte) (want string, ok bool
 	got := net.HardwareAddr(mac[:]).String()
 	return want, got == want || c.LocalMACs[got] || mac[0]&1 == 1 // multicast/broadcast (ARP) is fine
 }
-
-// isPod reports whether a is in a pod subnet the context knows.
-func (c *Context) isPod(a netip.Addr) bool {
-	for _, p := range c.PodPrefixes {
-		if p.Contains(a) {
-			return true
-		}
-	}
-	return false
-}

@@ -60,7 +60,7 @@ func FuzzParseHostAndKube(f *testing.F) {
 			}
 		}
 		if v, err := ParseHNSGlobals(data); err == nil && v != nil {
-			v.SupportsDSR()
+			_ = v.SupportsDSR()
 		}
 		ParseAdapters(data)
 		ParseRoutes(data)

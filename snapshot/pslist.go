@@ -56,7 +56,7 @@ type psRecord struct {
 	phys    map[string][]string // key -> the physical lines as printed (for the wrap width)
 }
 
-// psParse is what parseFormatList found: the records, the prompt commands
+// psParse is what parseFormatListNotes found: the records, the prompt commands
 // seen, and notes on anything it had to repair or could only read in part.
 type psParse struct {
 	objs     []obj
@@ -65,10 +65,8 @@ type psParse struct {
 	notes    []string
 }
 
-// parseFormatList returns one object per Format-List record. Text that is not
-// a record (prose around a paste, prompts) is skipped.
-func parseFormatList(text string) []obj { return parseFormatListNotes(text).objs }
-
+// parseFormatListNotes returns one object per Format-List record. Text that
+// is not a record (prose around a paste, prompts) is skipped.
 func parseFormatListNotes(text string) psParse {
 	var res psParse
 	var recs []*psRecord
