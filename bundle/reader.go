@@ -28,6 +28,7 @@ type Bundle struct {
 	entries  []*entry
 	index    map[string]*entry
 	file     *os.File // the zip, when opened from a path
+	root     *os.Root // the directory, when opened from one
 	read     atomic.Int64
 	Manifest *Manifest // nil when the bundle has none
 }
@@ -36,7 +37,8 @@ type entry struct {
 	name   string
 	size   int64     // declared (zip) or stat (directory) size
 	zf     *zip.File // zip entries
-	osPath string    // directory entries
+	osPath string    // a single file's path
+	rel    string    // directory entries: the path beneath the root, as walked
 }
 
 // Open opens a bundle zip or directory at path.
@@ -48,7 +50,9 @@ func Open(p string, lim Limits) (*Bundle, error) {
 	if fi.IsDir() {
 		return openDir(p, lim)
 	}
-	f, err := os.Open(p)
+	// Opened without blocking and checked as opened: a FIFO or device
+	// given as input is refused, not waited on.
+	f, fi, err := openRegular(p)
 	if err != nil {
 		return nil, &Error{Path: p, Err: unwrapPathError(err)}
 	}
@@ -131,11 +135,21 @@ func openFile(p string, fi os.FileInfo, lim Limits) (*Bundle, error) {
 	return b, b.finish()
 }
 
-func openDir(root string, lim Limits) (*Bundle, error) {
-	b := &Bundle{path: root, isDir: true, limits: lim, index: map[string]*entry{}}
+func openDir(named string, lim Limits) (*Bundle, error) {
+	// The directory the user named may itself be a symbolic link: follow
+	// that one, once; inside it, no link is followed (os.Root).
+	root, err := filepath.EvalSymlinks(named)
+	if err != nil {
+		return nil, &Error{Path: named, Err: unwrapPathError(err)}
+	}
+	dirRoot, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, &Error{Path: named, Err: unwrapPathError(err)}
+	}
+	b := &Bundle{path: named, isDir: true, limits: lim, index: map[string]*entry{}, root: dirRoot}
 	var total int64
 	count := 0
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return &Error{Path: root, Err: unwrapPathError(err)}
 		}
@@ -168,12 +182,14 @@ func openDir(root string, lim Limits) (*Bundle, error) {
 		if total > lim.MaxTotalSize {
 			return &Error{Path: root, Err: fmt.Errorf("%w: files add up to more than %d bytes", ErrTooLarge, lim.MaxTotalSize)}
 		}
-		return b.add(&entry{name: rel, size: fi.Size(), osPath: p})
+		return b.add(&entry{name: rel, size: fi.Size(), rel: rel})
 	})
 	if err != nil {
+		dirRoot.Close()
 		return nil, err
 	}
 	if err := b.finish(); err != nil {
+		dirRoot.Close()
 		return nil, err
 	}
 	return b, nil
@@ -199,7 +215,7 @@ func (b *Bundle) finish() error {
 	if !b.Has(ManifestPath) {
 		return nil
 	}
-	data, err := b.ReadFile(ManifestPath)
+	data, err := b.readFileMax(ManifestPath, MaxManifestSize)
 	if err != nil {
 		return err
 	}
@@ -310,10 +326,15 @@ func (b *Bundle) Open(name string) (io.ReadCloser, error) {
 	}
 	var rc io.ReadCloser
 	var err error
-	if e.zf != nil {
+	switch {
+	case e.zf != nil:
 		rc, err = e.zf.Open()
-	} else {
-		rc, err = os.Open(e.osPath)
+	case b.root != nil:
+		// Beneath the directory, whatever was swapped in since the walk:
+		// a link out of it, a FIFO or a device is refused.
+		rc, _, err = openInRoot(b.root, filepath.FromSlash(e.rel))
+	default:
+		rc, _, err = openRegular(e.osPath)
 	}
 	if err != nil {
 		return nil, &Error{Path: b.path, Entry: name, Err: describeZipError(unwrapPathError(err))}
@@ -348,8 +369,32 @@ func (b *Bundle) ReadFile(name string) ([]byte, error) {
 	}
 }
 
-// Close releases the zip file, if any.
+// MaxManifestSize bounds manifest.json: a real one lists a few hundred
+// files in well under a megabyte.
+const MaxManifestSize = 16 << 20
+
+// readFileMax reads an entry of at most max bytes, whatever its header says.
+func (b *Bundle) readFileMax(name string, max int64) ([]byte, error) {
+	rc, err := b.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(io.LimitReader(rc, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, &Error{Path: b.path, Entry: name, Err: fmt.Errorf("%w: more than %d bytes", ErrTooLarge, max)}
+	}
+	return data, nil
+}
+
+// Close releases the zip file or the directory, if any.
 func (b *Bundle) Close() error {
+	if b.root != nil {
+		b.root.Close()
+	}
 	if b.file != nil {
 		return b.file.Close()
 	}

@@ -91,7 +91,7 @@ func hashEntry(b *Bundle, name string) (string, int64, error) {
 // verifySidecar compares the zip's SHA-256 with <zip>.sha256 (sha256sum
 // format) when the sidecar exists.
 func verifySidecar(zipPath string) (*Problem, error) {
-	data, err := os.ReadFile(zipPath + ".sha256")
+	data, err := readSmall(zipPath+".sha256", maxSidecar)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -103,7 +103,7 @@ func verifySidecar(zipPath string) (*Problem, error) {
 	if len(want) != sha256.Size*2 {
 		return &Problem{Kind: "sidecar", Detail: zipPath + ".sha256 does not hold a SHA-256"}, nil
 	}
-	f, err := os.Open(zipPath)
+	f, _, err := openRegular(zipPath)
 	if err != nil {
 		return nil, &Error{Path: zipPath, Err: unwrapPathError(err)}
 	}
