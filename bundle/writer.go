@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -27,10 +28,11 @@ type Writer struct {
 	manifest Manifest
 	now      func() time.Time
 
-	mu     sync.Mutex
-	files  map[string]*FileEntry
-	open   map[string]bool
-	closed bool
+	mu        sync.Mutex
+	files     map[string]*FileEntry
+	open      map[string]bool
+	closed    bool
+	noReplace bool
 }
 
 // Create starts a bundle that will be written to out. The manifest's Format,
@@ -157,6 +159,16 @@ func (w *Writer) MarkEntry(name string, truncated bool, redacted []Redaction) er
 	return nil
 }
 
+// NoReplace makes Close refuse to replace a file that exists at the output
+// path when the bundle is moved into place: Close then fails with an error
+// that matches fs.ErrExist and leaves that file alone. The sidecar
+// <out>.sha256 belongs to the zip and is replaced.
+func (w *Writer) NoReplace() {
+	w.mu.Lock()
+	w.noReplace = true
+	w.mu.Unlock()
+}
+
 // SetFinished records when collection ended.
 func (w *Writer) SetFinished(t time.Time) {
 	w.mu.Lock()
@@ -182,6 +194,7 @@ func (w *Writer) Close() (string, error) {
 	}
 	w.closed = true
 	pending := len(w.open)
+	noReplace := w.noReplace
 	w.mu.Unlock()
 	defer os.RemoveAll(w.staging)
 	if pending > 0 {
@@ -205,7 +218,7 @@ func (w *Writer) Close() (string, error) {
 	if m.Finished != nil {
 		modified = *m.Finished
 	}
-	sum, err := writeAtomic(w.out, func(f io.Writer) error {
+	sum, err := writeAtomicMode(w.out, noReplace, func(f io.Writer) error {
 		zw := zip.NewWriter(f)
 		if err := addZipEntry(zw, ManifestPath, modified, func(dst io.Writer) error {
 			_, err := dst.Write(append(manifest, '\n'))
@@ -267,6 +280,14 @@ func addZipEntry(zw *zip.Writer, name string, modified time.Time, fill func(io.W
 // directory and renames it into place when fill, sync and close succeeded. It
 // returns the SHA-256 of what was written.
 func writeAtomic(dst string, fill func(io.Writer) error) (string, error) {
+	return writeAtomicMode(dst, false, fill)
+}
+
+// writeAtomicMode is writeAtomic that, with noReplace, leaves an existing dst
+// alone and fails with an error matching fs.ErrExist: the complete file is
+// hard-linked into place, which fails when dst exists. Where hard links are
+// not supported it checks for dst just before the rename.
+func writeAtomicMode(dst string, noReplace bool, fill func(io.Writer) error) (string, error) {
 	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp-*")
 	if err != nil {
 		return "", err
@@ -291,9 +312,27 @@ func writeAtomic(dst string, fill func(io.Writer) error) (string, error) {
 	if err := tmp.Close(); err != nil {
 		return "", err
 	}
-	if err := os.Rename(tmp.Name(), dst); err != nil {
+	if err := moveIntoPlace(tmp.Name(), dst, noReplace); err != nil {
 		return "", err
 	}
 	ok = true
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func moveIntoPlace(tmp, dst string, noReplace bool) error {
+	if !noReplace {
+		return os.Rename(tmp, dst)
+	}
+	err := os.Link(tmp, dst)
+	if err == nil {
+		os.Remove(tmp)
+		return nil
+	}
+	if errors.Is(err, fs.ErrExist) {
+		return &fs.PathError{Op: "create", Path: dst, Err: fs.ErrExist}
+	}
+	if _, serr := os.Lstat(dst); serr == nil {
+		return &fs.PathError{Op: "create", Path: dst, Err: fs.ErrExist}
+	}
+	return os.Rename(tmp, dst)
 }
