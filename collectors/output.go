@@ -65,19 +65,16 @@ func (o *Output) Problem(err error) {
 // redirections write it) is stored as UTF-8 so that redaction can read it.
 // Binary data is refused: it cannot be redacted safely.
 func (o *Output) WriteText(name string, data []byte) error {
-	data = toUTF8(data)
-	if redact.IsBinary(data) {
-		return fmt.Errorf("%s: binary data, not stored (it cannot be redacted)", name)
+	clean, marks, err := RedactText(data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
 	}
-	clean, counts := redact.Text(data)
 	if err := o.write(name, clean); err != nil {
 		return err
 	}
-	if len(counts) > 0 {
-		marks := make([]bundle.Redaction, len(counts))
-		kinds := make([]string, len(counts))
-		for i, c := range counts {
-			marks[i] = bundle.Redaction{Kind: c.Kind, Count: c.Count}
+	if len(marks) > 0 {
+		kinds := make([]string, len(marks))
+		for i, c := range marks {
 			kinds[i] = fmt.Sprintf("%d %s", c.Count, c.Kind)
 		}
 		o.Logf("%s: redacted %s", name, strings.Join(kinds, ", "))
