@@ -13,8 +13,8 @@ func newBundleCommand(e *env) *cobra.Command {
 	c := &cobra.Command{
 		Use:     "bundle",
 		Short:   "Work with bundle files",
-		Long:    "bundle groups commands that check bundles." + exitStatusCommon,
-		Example: "  diag bundle verify diag-win-1-20261122T0500Z.zip",
+		Long:    "bundle groups commands that check bundles and remove secrets from them." + exitStatusCommon,
+		Example: "  diag bundle verify diag-win-1-20261122T0500Z.zip\n  diag bundle redact diag-win-1-20261122T0500Z.zip",
 		Args:    maxArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			return usageErrorf("%s needs a subcommand (see %s --help)", c.CommandPath(), c.CommandPath())
@@ -51,6 +51,7 @@ sidecar <bundle>.sha256 when one is next to it.` + exitStatusCommon + `
 			return &exitError{code: exitFindings, err: fmt.Errorf("%s does not match its manifest: %d problem(s), listed above", args[0], len(problems))}
 		},
 	})
+	c.AddCommand(newBundleRedactCommand(e))
 	return c
 }
 

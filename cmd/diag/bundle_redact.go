@@ -1,0 +1,266 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wincni/diag/bundle"
+	"github.com/wincni/diag/collectors"
+	"github.com/wincni/diag/snapshot"
+)
+
+type redactOptions struct {
+	output string
+	force  bool
+}
+
+func newBundleRedactCommand(e *env) *cobra.Command {
+	var o redactOptions
+	c := &cobra.Command{
+		Use:   "redact INPUT",
+		Short: "Write a copy of a bundle with secrets removed, e.g. before attaching it to a public ticket",
+		Long: `redact reads anything diag analyze reads as a bundle (a diag bundle zip or directory, from
+any diag version; a collectlogs.ps1 folder or zip; a directory of files) and writes a new diag
+bundle zip with the same redaction diag collect applies: tokens, private keys, passwords and cloud
+credentials are replaced by REDACTED in every text file; IP addresses, MACs and names are kept, they
+are the evidence. UTF-16 text is stored as UTF-8. A packet capture (pcap, pcapng, gzip'd too) is
+kept whole, as collect keeps its own; other binary or compressed files (ETL traces, nested zips)
+are left out, since they cannot be redacted, and each is named on stderr.
+
+The new bundle has a fresh manifest.json: this diag's version, the input's file name, the input
+manifest's node, times and collector results (their messages redacted too), and per file its
+size, SHA-256 and the kinds and counts of what was removed, never the values. The sidecar
+<OUTPUT>.sha256 is written beside it, and diag bundle verify checks both.
+
+The output defaults to <INPUT name>-redacted.zip beside the input (a folder "logs" gives
+logs-redacted.zip next to it). An existing output is not replaced without --force. The zip is
+written to a temporary file in the output's directory and renamed into place when complete;
+on an error or Ctrl-C nothing is left behind. Before it keeps the output, redact reads it back
+as analyze would and refuses it when this diag would read it as a different kind of input than
+the original (the output is then removed).
+
+A one-line summary goes to stderr, the output's path to stdout.` + exitStatusCommon,
+		Example: `  diag bundle redact diag-win-1-20261122T0500Z.zip    # writes diag-win-1-20261122T0500Z-redacted.zip
+  diag bundle redact ./collectlogs-output -o ticket-4711.zip
+  diag bundle redact aks-node_logs.zip -o out.zip --force`,
+		Args: func(c *cobra.Command, args []string) error { return exactlyOne(c, args, "the input to redact") },
+		RunE: func(c *cobra.Command, args []string) error { return runBundleRedact(c.Context(), e, o, args[0]) },
+	}
+	f := c.Flags()
+	f.StringVarP(&o.output, "output", "o", "", "bundle zip to write (default <INPUT name>-redacted.zip beside the input)")
+	f.BoolVar(&o.force, "force", false, "replace the output if it exists")
+	return c
+}
+
+func runBundleRedact(ctx context.Context, e *env, o redactOptions, input string) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	out, err := redactOutputPath(input, o.output)
+	if err != nil {
+		return err
+	}
+	if err := checkRedactOutput(input, out, o.force); err != nil {
+		return err
+	}
+
+	in, err := bundle.Open(input, bundle.DefaultLimits)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	// How analyze reads the input: to name the node in the manifest when
+	// the input has no manifest, and to check the output against. An input
+	// analyze cannot parse is still redacted.
+	before, _ := loadSnapshot(input)
+
+	m := redactManifest(in, before, input)
+	w, err := bundle.Create(out, m)
+	if err != nil {
+		return err
+	}
+	if !o.force {
+		w.NoReplace()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	res, err := bundle.Rewrite(ctx, in, w, collectors.RedactEntry)
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		w.Abort()
+		if ctx.Err() != nil {
+			return &exitError{code: exitInternal, err: fmt.Errorf("interrupted: %s not written", out)}
+		}
+		return err
+	}
+	if _, err := w.Close(); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return usageErrorf("%s was created while redacting: not replaced (use --force to replace it)", out)
+		}
+		return err
+	}
+	// The zip is complete. Read it back as analyze would: an input this
+	// diag reads as collectlogs output or loose files must not become a
+	// bundle it reads as something else.
+	if before != nil {
+		after, err := loadSnapshot(out)
+		if err == nil && ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		switch {
+		case err != nil:
+			removeOutput(out)
+			if ctx.Err() != nil {
+				return &exitError{code: exitInternal, err: fmt.Errorf("interrupted: %s not written", out)}
+			}
+			return &exitError{code: exitInternal, err: fmt.Errorf("%s: the redacted bundle cannot be read back (%v); not written", out, err)}
+		case after.Format != before.Format:
+			removeOutput(out)
+			return &exitError{code: exitInternal, err: fmt.Errorf("%s: this diag would read the redacted bundle as a %s, not as %s like %s; not written", out, after.Format, before.Format, input)}
+		}
+	}
+
+	for _, om := range res.Omitted {
+		fmt.Fprintf(e.stderr, "bundle redact: %s: %s\n", om.Path, om.Reason)
+	}
+	fmt.Fprintln(e.stderr, redactSummary(out, res))
+	fmt.Fprintln(e.stdout, out)
+	return nil
+}
+
+// redactOutputPath is -o, else <input name>-redacted.zip beside the input.
+func redactOutputPath(input, output string) (string, error) {
+	if output != "" {
+		return output, nil
+	}
+	abs, err := filepath.Abs(input)
+	if err != nil {
+		return "", usageErrorf("%s: %v", input, err)
+	}
+	base := filepath.Base(abs)
+	if ext := filepath.Ext(base); strings.EqualFold(ext, ".zip") {
+		base = strings.TrimSuffix(base, ext)
+	}
+	if base == "" || base == string(filepath.Separator) || base == "." {
+		base = "bundle"
+	}
+	return filepath.Join(filepath.Dir(abs), base+"-redacted.zip"), nil
+}
+
+// checkRedactOutput refuses, before any work, an output that exists (without
+// --force), that is the input, or whose directory does not exist.
+func checkRedactOutput(input, out string, force bool) error {
+	dir := filepath.Dir(out)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return usageErrorf("--output %s: directory %s does not exist", out, dir)
+	}
+	fo, err := os.Lstat(out)
+	if err != nil {
+		return nil
+	}
+	if fi, err := os.Stat(input); err == nil && os.SameFile(fi, fo) {
+		return usageErrorf("--output %s is the input: write the redacted bundle elsewhere", out)
+	}
+	if fo.IsDir() {
+		return usageErrorf("--output %s is a directory", out)
+	}
+	if !force {
+		return usageErrorf("%s exists: not replaced (use --force to replace it)", out)
+	}
+	return nil
+}
+
+func removeOutput(out string) {
+	os.Remove(out)
+	os.Remove(out + ".sha256")
+}
+
+func loadSnapshot(path string) (*snapshot.Snapshot, error) {
+	b, err := bundle.Open(path, bundle.DefaultLimits)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	return snapshot.Load(b)
+}
+
+// redactManifest is the output's manifest: this diag as the tool, the
+// input's collection facts (node, OS, times, collectors) with their free
+// text redacted, and where it came from (the input's file name only: its
+// full path may name a customer or a user).
+func redactManifest(in *bundle.Bundle, s *snapshot.Snapshot, input string) bundle.Manifest {
+	m := bundle.Manifest{Tool: &bundle.ToolInfo{Name: "diag", Version: toolVersion()}, Options: map[string]string{}}
+	if old := in.Manifest; old != nil {
+		m.Node, m.OS, m.Started, m.Finished = old.Node, old.OS, old.Started, old.Finished
+		m.Description = redactString(old.Description)
+		for k, v := range old.Options {
+			m.Options[k] = redactString(v)
+		}
+		for _, c := range old.Collectors {
+			c.Error = redactString(c.Error)
+			c.Files = append([]string(nil), c.Files...)
+			m.Collectors = append(m.Collectors, c)
+		}
+		if old.Tool != nil {
+			m.Options["redact.source-tool"] = old.Tool.Name + " " + old.Tool.Version
+		}
+	}
+	if m.Node == "" && s != nil {
+		m.Node = s.NodeName()
+	}
+	abs, err := filepath.Abs(input)
+	if err != nil {
+		abs = input
+	}
+	m.Options["redact.source"] = filepath.Base(abs)
+	m.Options["redact.source-kind"] = in.Kind()
+	if s != nil {
+		m.Options["redact.source-format"] = s.Format
+	}
+	return m
+}
+
+func redactString(s string) string {
+	if s == "" {
+		return s
+	}
+	clean, _, err := collectors.RedactText([]byte(s))
+	if err != nil {
+		return ""
+	}
+	return string(clean)
+}
+
+// redactSummary is the one line on stderr: files written, left out, and
+// what was removed by kind.
+func redactSummary(out string, res *bundle.RewriteResult) string {
+	withSecrets := 0
+	for _, f := range res.Files {
+		if len(f.Redacted) > 0 {
+			withSecrets++
+		}
+	}
+	s := fmt.Sprintf("bundle redact: wrote %s: %d files (%d with secrets removed)", out, len(res.Files), withSecrets)
+	if len(res.Omitted) > 0 {
+		s += fmt.Sprintf(", %d left out", len(res.Omitted))
+	}
+	if len(res.Redacted) == 0 {
+		return s + "; nothing redacted"
+	}
+	var kinds []string
+	for _, r := range res.Redacted {
+		kinds = append(kinds, fmt.Sprintf("%d %s", r.Count, r.Kind))
+	}
+	return s + "; redacted " + strings.Join(kinds, ", ")
+}
