@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -11,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -27,6 +29,7 @@ type collectOptions struct {
 	capture     time.Duration
 	parallel    int
 	maxLogBytes int64
+	force       bool
 }
 
 func newCollectCommand(e *env) *cobra.Command {
@@ -46,8 +49,12 @@ filters for the capture's length and removes them. Secrets (tokens, private keys
 credentials) are removed from every text file; the manifest says what was removed, never the value.
 
 Collectors run in parallel, each with its own timeout inside --timeout. One that hangs, fails or
-panics is recorded in manifest.json and the others go on; Ctrl-C writes what was collected so far.
+panics is recorded in manifest.json and the others go on; Ctrl-C (or SIGTERM/SIGHUP: a
+HostProcess pod being deleted, an SSH session dropped) writes what was collected so far.
 Progress goes to stderr, the bundle's path to stdout.
+
+The output is checked before anything is collected: its directory must exist and be writable,
+and an existing file is replaced only with --force.
 
 ` + collectorList() + exitStatusCommon + `
   3  the bundle is partial: some collectors failed or timed out (see manifest.json in the bundle)`,
@@ -68,7 +75,24 @@ Progress goes to stderr, the bundle's path to stdout.
 	f.DurationVar(&o.capture, "capture", 0, "also capture VXLAN traffic for this long (e.g. 30s) into capture/diag.pcapng")
 	f.IntVar(&o.parallel, "parallel", 4, "collectors to run at once")
 	f.Int64Var(&o.maxLogBytes, "max-log-bytes", collectors.DefaultMaxLogBytes, "keep at most this many bytes of each log (its tail)")
+	f.BoolVar(&o.force, "force", false, "replace the output file if it exists")
 	return cmd
+}
+
+// stopSignals end a collection early, like Ctrl-C: the bundle holds what was
+// collected so far and the staging directory is removed. SIGTERM is a pod
+// being deleted or a service stopped (on Windows, Go delivers the console's
+// close, logoff and shutdown events as SIGTERM); SIGHUP a dropped SSH session.
+// A signal the process was started ignoring stays ignored: under nohup a
+// hangup does not end the collection (Notify would stop ignoring it).
+func stopSignals() []os.Signal {
+	var sigs []os.Signal
+	for _, s := range []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP} {
+		if !signal.Ignored(s) {
+			sigs = append(sigs, s)
+		}
+	}
+	return sigs
 }
 
 func runCollect(ctx context.Context, e *env, o collectOptions) error {
@@ -105,16 +129,27 @@ func runCollect(ctx context.Context, e *env, o collectOptions) error {
 	if out == "" {
 		out = fmt.Sprintf("diag-%s-%s.zip", safeFileName(node), e.now().UTC().Format("20060102T150405Z"))
 	}
-	if dir := filepath.Dir(out); dir != "." {
-		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-			return usageErrorf("--output %s: directory %s does not exist", out, dir)
-		}
+	if err := checkOutput(out, o.force); err != nil {
+		return err
 	}
 
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
-	defer stop()
+	if sigs := stopSignals(); len(sigs) > 0 { // none would mean every signal
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, sigs...)
+		defer stop()
+	}
 	view := newCollectView(e.stderr, e.stderrTerminal(), plan)
 	defer view.close()
+	finished := make(chan struct{})
+	var noted sync.WaitGroup
+	noted.Go(func() {
+		select {
+		case <-ctx.Done():
+			view.line(fmt.Sprintf("%v: stopping; the bundle will hold what was collected so far", context.Cause(ctx)))
+		case <-finished:
+		}
+	})
+	defer func() { close(finished); noted.Wait() }()
 	if kerr != nil {
 		view.line(fmt.Sprintf("kubernetes: %v", kerr))
 	} else if from != "" {
@@ -141,6 +176,35 @@ func runCollect(ctx context.Context, e *env, o collectOptions) error {
 	if !res.Complete {
 		return &exitError{code: exitFindings, err: fmt.Errorf("the bundle %s is partial: some collectors failed or timed out (manifest.json has each one's error)", res.Path)}
 	}
+	return nil
+}
+
+// checkOutput finds, before a collection that may take minutes, what would
+// make writing the bundle fail at its end: a missing or unwritable directory,
+// or an existing file that is not to be replaced.
+func checkOutput(out string, force bool) error {
+	dir := filepath.Dir(out)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return usageErrorf("--output %s: directory %s does not exist", out, dir)
+	}
+	if fi, err := os.Stat(out); err == nil {
+		if fi.IsDir() {
+			return usageErrorf("--output %s is a directory, not a file", out)
+		}
+		if !force {
+			return usageErrorf("%s already exists (--force replaces it)", out)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return usageErrorf("--output %s: %v", out, err)
+	}
+	// The bundle is written as a temporary file in the same directory and
+	// renamed into place: try exactly that.
+	f, err := os.CreateTemp(dir, "."+filepath.Base(out)+".check-*")
+	if err != nil {
+		return usageErrorf("--output %s: directory %s is not writable: %v", out, dir, errors.Unwrap(err))
+	}
+	f.Close()
+	os.Remove(f.Name())
 	return nil
 }
 

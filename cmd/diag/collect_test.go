@@ -4,8 +4,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -158,5 +160,168 @@ func TestCollectPartialExit3(t *testing.T) {
 	}
 	if v := runDiag(t, nil, false, "bundle", "verify", out); v.code != 0 {
 		t.Errorf("verify: exit %d %s", v.code, v.stderr)
+	}
+}
+
+// An existing output is refused before anything is collected (exit 2, one
+// line, the file untouched); --force replaces it.
+func TestCollectExistingOutput(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	out := filepath.Join(t.TempDir(), "b.zip")
+	if err := os.WriteFile(out, []byte("keep me"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runDiag(t, nil, false, "collect", "-o", out, "--only", "os")
+	if r.code != 2 || r.stdout != "" || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "already exists (--force replaces it)") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if got, _ := os.ReadFile(out); string(got) != "keep me" {
+		t.Errorf("the existing file was changed: %q", got)
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
+		t.Errorf("a refused collection left %d entries in TMPDIR", len(entries))
+	}
+
+	r = runDiag(t, nil, false, "collect", "-o", out, "--only", "os", "--force")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != out {
+		t.Fatalf("--force: exit %d, stdout %q, stderr %s", r.code, r.stdout, r.stderr)
+	}
+	if v := runDiag(t, nil, false, "bundle", "verify", out); v.code != 0 {
+		t.Errorf("the replaced bundle does not verify: exit %d %s", v.code, v.stderr)
+	}
+
+	dir := t.TempDir()
+	r = runDiag(t, nil, false, "collect", "-o", dir, "--only", "os", "--force")
+	if r.code != 2 || !strings.Contains(r.stderr, "is a directory") {
+		t.Errorf("a directory as output: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// An output directory that cannot be written is found before collecting.
+func TestCollectUnwritableOutput(t *testing.T) {
+	dir := t.TempDir()
+	if os.Geteuid() == 0 {
+		dir = "/sys" // root writes any mode; sysfs takes no new files
+		if f, err := os.CreateTemp(dir, "probe-*"); err == nil {
+			f.Close()
+			os.Remove(f.Name())
+			t.Skip("running as root with a writable /sys: no unwritable directory to try")
+		}
+	} else if err := os.Chmod(dir, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	r := runDiag(t, nil, false, "collect", "-o", filepath.Join(dir, "b.zip"), "--only", "os,linux-net")
+	if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "is not writable") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if strings.Contains(r.stderr, "started") || time.Since(start) > 5*time.Second {
+		t.Errorf("collected before refusing: %q", r.stderr)
+	}
+}
+
+// TestCollectHelperProcess is diag itself when a test runs the test binary
+// as a child with DIAG_COLLECT_HELPER set (the arguments, \x1f-separated).
+func TestCollectHelperProcess(t *testing.T) {
+	args := os.Getenv("DIAG_COLLECT_HELPER")
+	if args == "" {
+		return
+	}
+	os.Exit(run(strings.Split(args, "\x1f"), newEnv()))
+}
+
+// SIGTERM (a HostProcess pod deleted) and SIGHUP (an SSH session dropped)
+// stop a collection like Ctrl-C: the bundle holds what was collected, exit 3,
+// and nothing is left in the temporary directory.
+func TestCollectStopsOnSignals(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the linux-net collector and POSIX signals")
+	}
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep command")
+	}
+	// ip and bridge that hang until the collector is stopped, saying when
+	// they started.
+	bin := t.TempDir()
+	script := "#!/bin/sh\n: > \"$DIAG_MARK\"\nexec " + sleep + " 60\n"
+	for _, name := range []string{"ip", "bridge"} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		nohup bool // started with SIGHUP ignored: a hangup changes nothing, SIGTERM stops
+		sig   syscall.Signal
+	}{{"SIGTERM", false, syscall.SIGTERM}, {"SIGHUP", false, syscall.SIGHUP}, {"nohup", true, syscall.SIGTERM}} {
+		sig := c.sig
+		t.Run(c.name, func(t *testing.T) {
+			tmp, work := t.TempDir(), t.TempDir()
+			out, mark := filepath.Join(work, "b.zip"), filepath.Join(work, "started")
+			cmd := exec.Command(os.Args[0], "-test.run=^TestCollectHelperProcess$")
+			if c.nohup {
+				cmd = exec.Command("/bin/sh", "-c", `trap "" HUP; exec "$0" "$@"`, os.Args[0], "-test.run=^TestCollectHelperProcess$")
+			}
+			cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "PATH="+bin, "DIAG_MARK="+mark,
+				"DIAG_COLLECT_HELPER="+strings.Join([]string{"collect", "-o", out, "--only", "linux-net", "--timeout", "1m"}, "\x1f"))
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				if _, err := os.Stat(mark); err == nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					<-exited
+					t.Fatalf("the collector never ran ip:\n%s", stderr.String())
+				}
+			}
+			if c.nohup {
+				if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+					t.Fatal(err)
+				}
+				select {
+				case <-exited:
+					t.Fatalf("started with SIGHUP ignored, a hangup ended it: %v\n%s", cmd.ProcessState, stderr.String())
+				case <-time.After(300 * time.Millisecond):
+				}
+			}
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-exited:
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+				<-exited
+				t.Fatalf("still running 30s after %v:\n%s", sig, stderr.String())
+			}
+			if code := cmd.ProcessState.ExitCode(); code != 3 {
+				t.Errorf("exit %d (%v), want 3 (a partial bundle)\n%s", code, cmd.ProcessState, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), "stopping; the bundle will hold what was collected so far") {
+				t.Errorf("no word of the signal:\n%s", stderr.String())
+			}
+			if strings.TrimSpace(stdout.String()) != out {
+				t.Errorf("stdout %q, want the bundle's path", stdout.String())
+			}
+			if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
+				var names []string
+				for _, e := range entries {
+					names = append(names, e.Name())
+				}
+				t.Errorf("TMPDIR holds %v after %v", names, sig)
+			}
+			if v := runDiag(t, nil, false, "bundle", "verify", out); v.code != 0 {
+				t.Errorf("verify: exit %d %s", v.code, v.stderr)
+			}
+		})
 	}
 }
