@@ -112,6 +112,9 @@ type objectSet struct {
 	// it (a table after a `Get-HnsNetwork | Select` prompt): a table of
 	// Name and Type shows nothing else that tells a network.
 	hint objectKind
+	// indexBase is the position of the first object being added in its
+	// file (streamed lists add one object at a time).
+	indexBase int
 }
 
 func (set *objectSet) vfpIndex() map[string]*VFPPort {
@@ -126,7 +129,7 @@ func (set *objectSet) add(objs []obj, file string) int {
 	set.init()
 	n := 0
 	for i, o := range objs {
-		ref := Ref{File: file, Index: i}
+		ref := Ref{File: file, Index: set.indexBase + i}
 		k := classify(o)
 		if k == kindUnknown {
 			k = set.hint

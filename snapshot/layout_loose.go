@@ -2,8 +2,12 @@ package snapshot
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
+
+	"github.com/wincni/diag/bundle"
 )
 
 // loadLoose reads inputs that are not in a known layout: each file is
@@ -13,13 +17,21 @@ func loadLoose(l *loader) {
 	var set objectSet
 	var unrecognised []string
 	for _, name := range l.b.Names() {
+		if name == bundle.ManifestPath {
+			continue // the manifest of a redacted bundle of loose files
+		}
 		n, ok := l.readArtifact(&set, name)
 		if !ok {
 			return
 		}
-		if n == 0 && !set.recognised[name] {
+		if n == 0 && !set.recognised[name] && !l.skippedPart(name) {
 			unrecognised = append(unrecognised, name)
 		}
+	}
+	if set.total() == 0 && len(set.recognised) == 0 && len(set.empty) == 0 && len(l.skipped) > 0 {
+		// Nothing could be read: the input is unreadable, and says why.
+		l.err = &ParseError{Bundle: l.b.Path(), File: "", Err: fmt.Errorf("%w: %s", bundle.ErrTooLarge, strings.Join(l.skipped, "; "))}
+		return
 	}
 	if set.total() == 0 && len(set.recognised) == 0 {
 		what := "nothing in it"
@@ -38,14 +50,79 @@ func loadLoose(l *loader) {
 // readArtifact reads one file into set and says how many objects it added;
 // ok is false when the load must stop (l.err says why, if anything).
 func (l *loader) readArtifact(set *objectSet, name string) (n int, ok bool) {
+	if l.err == nil && l.b.Size(name) > streamFrom {
+		if n, streamed := l.streamArtifact(set, name); streamed {
+			return n, l.err == nil
+		}
+	}
+	skipped := len(l.skipped)
 	data, ok := l.read(name)
 	if !ok {
-		return 0, false
+		if l.err == nil && len(l.skipped) > skipped {
+			return 0, true // skipped with a note, not unrecognised
+		}
+		return 0, l.err == nil
 	}
 	n, err := set.addArtifact(data, name)
 	if err != nil {
 		l.err = &ParseError{Bundle: l.b.Path(), File: name, Err: err}
 		return 0, false
+	}
+	return n, true
+}
+
+// streamFrom: loose JSON larger than this is read element by element.
+const streamFrom = 8 << 20
+
+// streamArtifact reads a large JSON list one element at a time, each
+// classified on its own, within the value and object limits. It reports
+// false when the part is not a JSON list (UTF-16, another shape): the
+// whole-part path takes it, within its size limit.
+func (l *loader) streamArtifact(set *objectSet, name string) (int, bool) {
+	rc, err := l.b.Open(name)
+	if err != nil {
+		return 0, false
+	}
+	defer rc.Close()
+	set.init()
+	n, count := 0, 0
+	_, err = parseEachReader(newJSONGuard(rc, l.lim.MaxJSONValue), func(o obj, i int) *struct{} {
+		if count >= l.lim.MaxObjects {
+			return nil
+		}
+		count++
+		if k := linuxKind(o); k != "" && classify(o) == kindUnknown {
+			if set.linux == nil {
+				set.linux = &LinuxNet{}
+			}
+			n += set.linux.add([]obj{o})
+			set.counts[kindLinux]++
+			if set.linuxFile == "" {
+				set.linuxFile = name
+			}
+			if k == "addr" {
+				set.linuxAddrFile = name
+			}
+			return nil
+		}
+		set.indexBase = i // the object's position in the file, for references
+		n += set.add([]obj{o}, name)
+		set.indexBase = 0
+		return nil
+	})
+	switch {
+	case errors.Is(err, errNotStreamable):
+		return 0, false
+	case errors.Is(err, errPartLimit):
+		l.skip(name, l.b.Size(name), err.Error())
+	case err != nil:
+		l.err = &ParseError{Bundle: l.b.Path(), File: name, Err: err}
+	}
+	if count >= l.lim.MaxObjects {
+		l.s.Notes = append(l.s.Notes, fmt.Sprintf("%s: only its first %d objects were read (the limit); %s raises it", name, l.lim.MaxObjects, LimitFlag))
+	}
+	if !l.skippedPart(name) {
+		set.recognised[name] = true
 	}
 	return n, true
 }

@@ -3,9 +3,11 @@ package snapshot
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/wincni/diag/bundle"
@@ -70,9 +72,12 @@ var ErrUnidentified = errors.New("cannot identify the input")
 // output, or loose files (a paste, a JSON dump), told apart by content.
 // Missing files are normal (the rules that need them are skipped); a file
 // that is present but malformed is an error naming the file.
-func Load(b *bundle.Bundle) (*Snapshot, error) {
+func Load(b *bundle.Bundle) (*Snapshot, error) { return LoadWith(b, DefaultLimits) }
+
+// LoadWith is Load with the given limits on what one part may hold.
+func LoadWith(b *bundle.Bundle, lim Limits) (*Snapshot, error) {
 	s := &Snapshot{Source: b.Path(), SourceKind: b.Kind(), Manifest: b.Manifest, Inputs: map[Input]string{}}
-	l := &loader{b: b, s: s}
+	l := &loader{b: b, s: s, lim: lim}
 	switch {
 	case isDiagLayout(b):
 		s.Format = FormatBundle
@@ -97,9 +102,27 @@ func Load(b *bundle.Bundle) (*Snapshot, error) {
 
 // isDiagLayout: a manifest, or any folder of the bundle layout.
 func isDiagLayout(b *bundle.Bundle) bool {
-	if b.Manifest != nil {
+	if hasLayoutFolder(b) {
 		return true
 	}
+	// A manifest alone makes a diag bundle, unless what it lists is
+	// collectlogs output or loose files (what diag bundle redact writes
+	// from those): then the files say what they are.
+	return b.Manifest != nil && !isCollectlogs(b) && !hasLooseFiles(b)
+}
+
+// hasLooseFiles: entries other than the manifest at the top level.
+func hasLooseFiles(b *bundle.Bundle) bool {
+	for _, name := range b.Names() {
+		if name != bundle.ManifestPath && !strings.Contains(name, "/") && name != "diag.log" {
+			return true
+		}
+	}
+	return false
+}
+
+// hasLayoutFolder: an entry in one of the bundle layout's folders.
+func hasLayoutFolder(b *bundle.Bundle) bool {
 	for _, name := range b.Names() {
 		top, _, nested := strings.Cut(name, "/")
 		if nested && (top == "hns" || top == "host" || top == "k8s" || top == "linux" || top == "vfp" || top == "config") {
@@ -174,16 +197,25 @@ func loadDiag(l *loader) {
 
 // loader threads the first error through a sequence of reads.
 type loader struct {
-	b   *bundle.Bundle
-	s   *Snapshot
-	err error
+	b       *bundle.Bundle
+	s       *Snapshot
+	lim     Limits
+	err     error
+	skipped []string // parts skipped for a limit, with why (also in Notes)
 }
 
+// read reads a part whole, within its limit: a part over it is skipped
+// with a note (the rest of the input is still read).
 func (l *loader) read(name string) ([]byte, bool) {
 	if l.err != nil || !l.b.Has(name) {
 		return nil, false
 	}
-	data, err := l.b.ReadFile(name)
+	limit := l.lim.capFor(name)
+	if size := l.b.Size(name); size > limit {
+		l.skip(name, size, "larger than the "+byteSize(limit)+" limit for a part read whole")
+		return nil, false
+	}
+	rc, err := l.b.Open(name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, false
@@ -191,7 +223,55 @@ func (l *loader) read(name string) ([]byte, bool) {
 		l.err = err
 		return nil, false
 	}
+	defer rc.Close()
+	data, err := io.ReadAll(io.LimitReader(rc, limit+1))
+	if err != nil {
+		l.err = err
+		return nil, false
+	}
+	if int64(len(data)) > limit {
+		// The header said less: a zip entry that lies about its size.
+		l.skip(name, 0, "more than the "+byteSize(limit)+" limit for a part read whole")
+		return nil, false
+	}
+	if looksJSON(data) {
+		if err := checkJSONValues(data, l.lim.MaxJSONValue); err != nil {
+			l.skip(name, int64(len(data)), err.Error())
+			return nil, false
+		}
+	}
 	return data, true
+}
+
+// skippedPart reports whether a part was skipped for a limit.
+func (l *loader) skippedPart(name string) bool {
+	for _, s := range l.skipped {
+		if strings.HasPrefix(s, "skipped "+name+" ") || strings.HasPrefix(s, "skipped "+name+":") {
+			return true
+		}
+	}
+	return false
+}
+
+// skip records a part skipped for a limit.
+func (l *loader) skip(name string, size int64, why string) {
+	note := skipNote(name, size, why)
+	l.skipped = append(l.skipped, note)
+	l.s.Notes = append(l.s.Notes, note)
+}
+
+// looksJSON: the first non-space byte opens an array or an object.
+func looksJSON(data []byte) bool {
+	for _, c := range data {
+		switch c {
+		case ' ', '\t', '\r', '\n', 0xEF, 0xBB, 0xBF:
+			continue
+		case '[', '{':
+			return true
+		}
+		return false
+	}
+	return false
 }
 
 func (l *loader) wrap(name string) {
@@ -217,10 +297,25 @@ func loadStream[T any](l *loader, name string, in Input, build func(obj, Ref) *T
 	if err != nil {
 		return loadList(l, name, in, parse)
 	}
-	out, err := parseEachReader(rc, func(o obj, i int) *T { return build(o, Ref{File: name, Index: i}) })
+	var tooMany bool
+	out, err := parseEachReader(newJSONGuard(rc, l.lim.MaxJSONValue), func(o obj, i int) *T {
+		if i >= l.lim.MaxObjects {
+			tooMany = true
+			return nil
+		}
+		return build(o, Ref{File: name, Index: i})
+	})
 	rc.Close()
-	if err != nil {
+	switch {
+	case errors.Is(err, errPartLimit):
+		l.skip(name, l.b.Size(name), err.Error())
+		return nil
+	case err != nil:
 		return loadList(l, name, in, parse)
+	}
+	if tooMany {
+		out = slices.DeleteFunc(out, func(t *T) bool { return t == nil })
+		l.s.Notes = append(l.s.Notes, fmt.Sprintf("%s: only its first %d objects were read (the limit); %s raises it", name, l.lim.MaxObjects, LimitFlag))
 	}
 	if _, seen := l.s.Inputs[in]; !seen {
 		l.s.Inputs[in] = name

@@ -24,6 +24,7 @@ type analyzeOptions struct {
 	failOn     string
 	rules      []string
 	skipRules  []string
+	maxPart    string
 }
 
 func newAnalyzeCommand(e *env, g *globalOptions) *cobra.Command {
@@ -54,6 +55,7 @@ finding reaches --fail-on but a rule crashed, the exit status is 1.`,
 	f.StringVar(&o.failOn, "fail-on", "fail", "exit 3 when a finding is at or above this severity: fail, warn or info")
 	f.StringSliceVar(&o.rules, "rules", nil, "run only these rules (IDs or families, e.g. OVL-01,SVC)")
 	f.StringSliceVar(&o.skipRules, "skip-rules", nil, "do not run these rules (IDs or families)")
+	f.StringVar(&o.maxPart, "max-part-size", "64MiB", "the largest part of an input read whole (console text, a JSON value up to a 16th of it); larger parts are skipped with a note")
 	c.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(reportFormats, cobra.ShellCompDirectiveNoFileComp))
 	c.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"fail", "warn", "info"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
@@ -72,11 +74,17 @@ func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) err
 		return usageErrorf("%v", err)
 	}
 
+	maxPart, err := parseByteSize(o.maxPart)
+	if err != nil {
+		return usageErrorf("--max-part-size: %v", err)
+	}
+	lim := partLimits(maxPart)
+
 	snaps := make([]*snapshot.Snapshot, 0, len(paths))
 	budget := newMemoryBudget(e.getenv("GOMEMLIMIT") != "")
 	defer budget.restore()
 	for _, p := range paths {
-		s, err := loadBundle(p, budget)
+		s, err := loadBundleWith(p, budget, lim)
 		if err != nil {
 			return err
 		}
@@ -110,13 +118,18 @@ func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) err
 }
 
 func loadBundle(path string, budget *memoryBudget) (*snapshot.Snapshot, error) {
+	return loadBundleWith(path, budget, snapshot.DefaultLimits)
+}
+
+// loadBundleWith loads an input within the per-part limits.
+func loadBundleWith(path string, budget *memoryBudget, lim snapshot.Limits) (*snapshot.Snapshot, error) {
 	b, err := bundle.Open(path, bundle.DefaultLimits)
 	if err != nil {
 		return nil, err
 	}
 	defer b.Close()
 	budget.add(b.TotalSize())
-	return snapshot.Load(b)
+	return snapshot.LoadWith(b, lim)
 }
 
 // memoryBudget keeps analysis within a few times the size of its input: a
