@@ -1,16 +1,26 @@
 // Package redact removes secrets from the text files a collector puts into a
-// bundle: kubeconfig tokens and client keys, PEM private keys, bearer tokens,
-// passwords in command lines, JSON, YAML, INI and PowerShell, and cloud
-// credentials. It never removes IP addresses, MACs or host names: for a
-// networking tool they are the evidence. What it removed is reported as
-// counts per kind, never as values.
+// bundle: kubeconfig tokens and client keys, private keys (PEM, PGP, PuTTY,
+// OpenSSH, base64-encoded PEM in Kubernetes secrets, PEM bodies whose BEGIN
+// line a log tail cut off), bearer and other Authorization credentials,
+// cookies, passwords in command lines (Unix and Windows styles), JSON,
+// YAML (block scalars too), INI, TOML, XML and PowerShell, registry
+// credentials (docker config.json, containerd), connection strings, cloud
+// credentials and well-known prefixed tokens (GitHub, GitLab, Slack, ...).
+// It never removes IP addresses, MACs, GUIDs, digests, public certificates
+// or host names: for a networking tool they are the evidence. What it
+// removed is reported as counts per kind, never as values.
+//
+// Redaction works line by line with a little state for the constructs that
+// span lines (key blocks, YAML block scalars, env name/value pairs), so it
+// streams: Writer and Copy hold one line (at most MaxLine bytes) and at most
+// maxRun bytes of base64 lines that may turn out to be a key body, whatever
+// the size of the input.
 package redact
 
 import (
 	"bytes"
-	"regexp"
+	"io"
 	"sort"
-	"strings"
 )
 
 // Placeholder replaces every removed value.
@@ -18,12 +28,22 @@ const Placeholder = "REDACTED"
 
 // Kinds of secret, as recorded in the manifest.
 const (
-	KindPrivateKey = "private-key"      // PEM private key blocks, kubeconfig client-key-data
-	KindToken      = "token"            // bearer tokens, kubeconfig/service account tokens, JWTs
-	KindPassword   = "password"         // password keys and flags, URL user:password@
-	KindSecret     = "secret"           // client secrets, API and access keys
-	KindCloudCred  = "cloud-credential" // AWS key IDs, Azure AccountKey and SAS signatures
+	KindPrivateKey = "private-key"      // PEM/PGP/PuTTY/OpenSSH private keys, kubeconfig client-key-data, tls.key
+	KindToken      = "token"            // bearer tokens, kubeconfig/service account tokens, JWTs, cookies, GitHub-style tokens
+	KindPassword   = "password"         // password keys and flags, URL user:password@, registry auth, Basic credentials
+	KindSecret     = "secret"           // client secrets, API keys, other credentials
+	KindCloudCred  = "cloud-credential" // AWS keys, Azure AccountKey, SharedAccessKey and SAS signatures
+	KindUsername   = "username"         // the user half of a /u:USER /p:PASS pair
 )
+
+// MaxLine is the longest line handled whole. A longer line (a one-line JSON
+// document of hundreds of megabytes) is handled in pieces of about this
+// size, cut after a comma or a space where there is one.
+const MaxLine = 1 << 20
+
+// maxRun bounds the base64 lines held back in case they end in
+// "-----END ... PRIVATE KEY-----" (a key whose BEGIN line was cut off).
+const maxRun = 256 << 10
 
 // Count is how many values of one kind were removed.
 type Count struct {
@@ -31,158 +51,395 @@ type Count struct {
 	Count int
 }
 
-var (
-	pemKey = regexp.MustCompile(`-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)`)
-
-	// A secret-bearing key name: the word may sit inside a longer name
-	// (aadClientSecret, K8S_SERVICE_ACCOUNT_TOKEN, client-key-data).
-	keyName = `[A-Za-z0-9_.\-]*(?i:password|passwd|passphrase|pwd|secret|token|api[_\-]?key|access[_\-]?key|account[_\-]?key|private[_\-]?key|client[_\-]key[_\-]data|credentials?)[A-Za-z0-9_.\-]*`
-	value   = `"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s"',;}\]]+`
-
-	// key: value, key=value, "key": "value", $key = 'value', $env:KEY="value"
-	assignment = regexp.MustCompile(`(^|[^A-Za-z0-9_\-])(["']?)(` + keyName + `)(["']?[ \t]*[:=][ \t]*)(` + value + `)`)
-	// --token VALUE, --token=VALUE, -Password VALUE (PowerShell parameters)
-	flag = regexp.MustCompile(`(^|\s)(--?)(` + keyName + `)(=|[ \t]+)(` + value + `)`)
-
-	// Kubernetes env entries: {"name": "DB_PASSWORD", "value": "..."} and
-	// the YAML "- name: DB_PASSWORD\n  value: ...".
-	envPairJSON = regexp.MustCompile(`("name"\s*:\s*"(` + keyName + `)"\s*,\s*"value"\s*:\s*)("(?:[^"\\\n]|\\.)*")`)
-	envPairYAML = regexp.MustCompile(`(name:[ \t]*["']?(` + keyName + `)["']?[ \t]*\r?\n[ \t]*value:[ \t]*)(` + value + `)`)
-
-	bearer   = regexp.MustCompile(`(?i)(\b(?:bearer|basic)[ \t]+)([A-Za-z0-9\-._~+/]{8,}=*)`)
-	jwt      = regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]+`)
-	urlCreds = regexp.MustCompile(`(\b[A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@"']+:)([^/\s@"']+)(@)`)
-	awsKeyID = regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`)
-	sasSig   = regexp.MustCompile(`([?&]sig=)([^&\s"']+)`)
-)
-
-// Keys that name a secret's location or kind, not the secret itself.
-var harmlessSuffixes = []string{"file", "path", "dir", "directory", "name", "type", "ttl", "ref", "source", "expiry", "expiration", "length", "url", "uri", "endpoint"}
-
 // Text returns data with secrets replaced by Placeholder and the counts of
 // what was removed, sorted by kind.
 func Text(data []byte) ([]byte, []Count) {
-	counts := map[string]int{}
-	out := pemKey.ReplaceAllFunc(data, func(m []byte) []byte {
-		counts[KindPrivateKey]++
-		sub := pemKey.FindSubmatch(m)
-		label := string(sub[1]) + "PRIVATE KEY"
-		return []byte("-----BEGIN " + label + "-----" + Placeholder + "-----END " + label + "-----")
-	})
-	out = replaceEnvPairs(out, envPairJSON, counts)
-	out = replaceEnvPairs(out, envPairYAML, counts)
-	out = replaceKeyed(out, assignment, counts)
-	out = replaceKeyed(out, flag, counts)
-	out = replaceGroup(out, urlCreds, 2, KindPassword, counts)
-	out = replaceGroup(out, bearer, 2, KindToken, counts)
-	out = jwt.ReplaceAllFunc(out, func([]byte) []byte { counts[KindToken]++; return []byte(Placeholder) })
-	out = awsKeyID.ReplaceAllFunc(out, func([]byte) []byte { counts[KindCloudCred]++; return []byte(Placeholder) })
-	out = replaceGroup(out, sasSig, 2, KindCloudCred, counts)
+	var out bytes.Buffer
+	out.Grow(len(data) + 64)
+	w := NewWriter(&out)
+	w.Write(data) // a bytes.Buffer does not fail
+	w.Close()
+	return out.Bytes(), w.Counts()
+}
 
-	list := make([]Count, 0, len(counts))
-	for k, n := range counts {
+// Copy redacts src into dst, streaming, and returns what was removed.
+func Copy(dst io.Writer, src io.Reader) ([]Count, error) {
+	w := NewWriter(dst)
+	buf := make([]byte, 64<<10)
+	if _, err := io.CopyBuffer(w, src, buf); err != nil {
+		return w.Counts(), err
+	}
+	err := w.Close()
+	return w.Counts(), err
+}
+
+// Writer redacts what is written to it, line by line, into another writer.
+// Close flushes the last line; it does not close the destination.
+type Writer struct {
+	dst    io.Writer
+	err    error
+	buf    []byte // the current, unfinished line
+	out    []byte // redacted output not yet written to dst
+	counts map[string]int
+	lower  []byte // scratch: the current line in lower case
+	closed bool
+
+	st       state
+	indent   int      // stBlock: the key's column; stPEM: the body's indentation
+	emitted  bool     // stBlock/stPEM: the placeholder line is out
+	blanks   []byte   // stBlock: blank lines held until the block ends or goes on
+	left     int      // stPutty: lines still to drop
+	kind     string   // stBlock: the kind the block is counted as
+	envKind  string   // the previous line named a secret env variable
+	run      [][]byte // held-back base64 lines, with their terminators
+	runBytes int
+}
+
+type state int
+
+const (
+	stNone   state = iota
+	stPEM          // inside a private key block, after its BEGIN line
+	stBlock        // inside a YAML block scalar under a secret key
+	stPutty        // inside PuTTY Private-Lines
+	stBase64       // lines continuing a base64-encoded private key
+)
+
+// NewWriter returns a Writer that writes the redacted text to dst.
+func NewWriter(dst io.Writer) *Writer {
+	return &Writer{dst: dst, counts: map[string]int{}}
+}
+
+// Write redacts p. Complete lines are handled at once; an unfinished line
+// waits for the next Write or Close.
+func (w *Writer) Write(p []byte) (int, error) {
+	if w.err != nil {
+		return 0, w.err
+	}
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			w.buf = append(w.buf, p...)
+			for len(w.buf) > MaxLine {
+				cut := splitPoint(w.buf[:MaxLine])
+				w.line(w.buf[:cut], nil)
+				w.buf = append(w.buf[:0], w.buf[cut:]...)
+			}
+			break
+		}
+		if len(w.buf) > 0 {
+			w.buf = append(w.buf, p[:i+1]...)
+			w.terminated(w.buf)
+			w.buf = w.buf[:0]
+		} else {
+			w.terminated(p[:i+1])
+		}
+		p = p[i+1:]
+		if len(w.out) >= 64<<10 {
+			w.flush()
+		}
+	}
+	w.flush()
+	if w.err != nil {
+		return n, w.err
+	}
+	return n, nil
+}
+
+// Close handles the last line (one without a newline) and what is still
+// held back, and writes everything out.
+func (w *Writer) Close() error {
+	if w.closed {
+		return w.err
+	}
+	w.closed = true
+	if len(w.buf) > 0 {
+		w.line(w.buf, nil)
+		w.buf = nil
+	}
+	w.endState()
+	w.flushRun()
+	w.flush()
+	return w.err
+}
+
+// Counts returns what was removed so far, sorted by kind.
+func (w *Writer) Counts() []Count {
+	list := make([]Count, 0, len(w.counts))
+	for k, n := range w.counts {
 		list = append(list, Count{k, n})
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].Kind < list[j].Kind })
-	return out, list
+	return list
 }
 
-// replaceKeyed redacts the value group (5) of assignment or flag matches
-// whose key names a secret.
-func replaceKeyed(data []byte, re *regexp.Regexp, counts map[string]int) []byte {
-	return re.ReplaceAllFunc(data, func(m []byte) []byte {
-		sub := re.FindSubmatchIndex(m)
-		key := string(m[sub[6]:sub[7]])
-		val := m[sub[10]:sub[11]]
-		kind := kindOf(key)
-		if kind == "" || !secretValue(val) {
-			return m
-		}
-		counts[kind]++
-		return concat(m[:sub[10]], quoted(val), m[sub[11]:])
-	})
+func (w *Writer) flush() {
+	if len(w.out) == 0 || w.err != nil {
+		w.out = w.out[:0]
+		return
+	}
+	_, w.err = w.dst.Write(w.out)
+	w.out = w.out[:0]
 }
 
-// replaceEnvPairs redacts group 3 (the value) when group 2 (the variable's
-// name) names a secret.
-func replaceEnvPairs(data []byte, re *regexp.Regexp, counts map[string]int) []byte {
-	return re.ReplaceAllFunc(data, func(m []byte) []byte {
-		sub := re.FindSubmatchIndex(m)
-		kind := kindOf(string(m[sub[4]:sub[5]]))
-		val := m[sub[6]:sub[7]]
-		if kind == "" || !secretValue(val) {
-			return m
-		}
-		counts[kind]++
-		return concat(m[:sub[6]], quoted(val), m[sub[7]:])
-	})
+// terminated splits a line ending in "\n" (or "\r\n") into content and
+// terminator.
+func (w *Writer) terminated(l []byte) {
+	end := len(l) - 1
+	if end > 0 && l[end-1] == '\r' {
+		end--
+	}
+	w.line(l[:end], l[end:])
 }
 
-func replaceGroup(data []byte, re *regexp.Regexp, group int, kind string, counts map[string]int) []byte {
-	return re.ReplaceAllFunc(data, func(m []byte) []byte {
-		sub := re.FindSubmatchIndex(m)
-		val := m[sub[2*group]:sub[2*group+1]]
-		if bytes.Contains(val, []byte(Placeholder)) {
-			return m
-		}
-		counts[kind]++
-		return concat(m[:sub[2*group]], []byte(Placeholder), m[sub[2*group+1]:])
-	})
-}
-
-// kindOf classifies a key name; "" when it names no secret.
-func kindOf(key string) string {
-	k := strings.ToLower(strings.Trim(key, `"'`))
-	for _, s := range harmlessSuffixes {
-		if strings.HasSuffix(k, s) {
-			return ""
+// splitPoint picks where to cut an over-long line: after the last comma or
+// whitespace in its last 64 KiB, else at the end (never inside a UTF-8
+// sequence).
+func splitPoint(b []byte) int {
+	for i := len(b) - 1; i >= len(b)-(64<<10) && i > 0; i-- {
+		switch b[i] {
+		case ',', ' ', '\t', ';', '}', ']':
+			return i + 1
 		}
 	}
-	switch {
-	case strings.Contains(k, "client-key-data") || strings.Contains(k, "client_key_data") ||
-		strings.Contains(k, "privatekey") || strings.Contains(k, "private_key") || strings.Contains(k, "private-key"):
-		return KindPrivateKey
-	case strings.Contains(k, "pass") || strings.Contains(k, "pwd"):
-		return KindPassword
-	case strings.Contains(k, "token"):
-		return KindToken
-	case strings.Contains(k, "accountkey") || strings.Contains(k, "account_key") || strings.Contains(k, "account-key"):
-		return KindCloudCred
-	default:
-		return KindSecret
+	i := len(b)
+	for i > 1 && b[i-1]&0xC0 == 0x80 {
+		i--
+	}
+	if i > 1 && b[i-1] >= 0xC0 {
+		i--
+	}
+	return i
+}
+
+func (w *Writer) count(kind string) { w.counts[kind]++ }
+
+func (w *Writer) emit(parts ...[]byte) {
+	for _, p := range parts {
+		w.out = append(w.out, p...)
 	}
 }
 
-// secretValue: not empty, not a JSON/YAML null or boolean, not already
-// redacted.
-func secretValue(v []byte) bool {
-	s := strings.Trim(string(v), `"'`)
-	switch strings.ToLower(s) {
-	case "", "null", "true", "false", "~", "none", "<none>":
+// line handles one line: content c without its terminator term (nil for
+// the last line of the input or a piece of an over-long line).
+func (w *Writer) line(c, term []byte) {
+	switch w.st {
+	case stPEM:
+		if i := endMarker(c); i >= 0 {
+			w.pemBody(c[:i])
+			w.st = stNone
+			if len(bytes.TrimSpace(c[:i])) > 0 { // body text before END on its line
+				c = append(append([]byte(nil), leading(c)...), c[i:]...)
+			}
+			w.plain(c, term) // the END line itself
+			return
+		}
+		if pemBodyLine(c) {
+			if !w.emitted && len(bytes.TrimSpace(c)) > 0 {
+				w.pemBody(c)
+			}
+			return
+		}
+		// The key ended without its END line (cut by a log tail): the
+		// line is something else.
+		w.endState()
+	case stPutty:
+		if w.left > 0 && base64Line(c) {
+			if !w.emitted {
+				w.pemBody(c)
+			}
+			w.left--
+			if w.left == 0 {
+				w.st = stNone
+			}
+			return
+		}
+		w.st = stNone
+	case stBase64:
+		if base64Line(c) && len(bytes.TrimSpace(c)) > 0 {
+			return
+		}
+		w.st = stNone
+	case stBlock:
+		if len(bytes.TrimSpace(c)) == 0 {
+			w.blanks = append(w.blanks, c...)
+			w.blanks = append(w.blanks, term...)
+			if len(w.blanks) > 4096 { // blank lines carry nothing: keep it bounded
+				w.blanks = w.blanks[:0]
+			}
+			return
+		}
+		if indentOf(c) > w.indent {
+			w.blanks = w.blanks[:0]
+			if !w.emitted {
+				w.emitted = true
+				in := leading(c)
+				w.emit(in, []byte(Placeholder), term)
+				w.count(w.kind)
+			}
+			return
+		}
+		w.endState()
+	}
+	w.lineNone(c, term)
+}
+
+// endState ends a multi-line construct at a line that does not belong to
+// it, or at the end of the input.
+func (w *Writer) endState() {
+	switch w.st {
+	case stBlock:
+		w.emit(w.blanks)
+		w.blanks = w.blanks[:0]
+	}
+	w.st = stNone
+}
+
+// pemBody emits the placeholder for a key body, once per block, at the
+// body's indentation, and counts the key.
+func (w *Writer) pemBody(first []byte) {
+	if w.emitted {
+		return
+	}
+	w.emitted = true
+	w.emit(leading(first), []byte(Placeholder), []byte("\n"))
+	if !isPlaceholderRun(first) {
+		w.count(KindPrivateKey)
+	}
+}
+
+// lineNone handles a line outside any multi-line construct: base64 lines
+// are held back (they may be a key body whose BEGIN line is gone) until a
+// line shows what they were.
+func (w *Writer) lineNone(c, term []byte) {
+	if runLine(c) {
+		l := make([]byte, 0, len(c)+len(term))
+		l = append(append(l, c...), term...)
+		w.run = append(w.run, l)
+		w.runBytes += len(l)
+		for w.runBytes > maxRun && len(w.run) > 0 {
+			w.plainTerminated(w.run[0])
+			w.runBytes -= len(w.run[0])
+			w.run = w.run[1:]
+		}
+		return
+	}
+	if len(w.run) > 0 {
+		if i := endMarker(c); i >= 0 && len(bytes.TrimSpace(c[:i])) == 0 && w.runHasBody() {
+			first := w.run[0]
+			w.run, w.runBytes = w.run[:0], 0
+			if isPlaceholderRun(first) {
+				w.emit(first)
+			} else {
+				w.emit(leading(first), []byte(Placeholder), []byte("\n"))
+				w.count(KindPrivateKey)
+			}
+			w.plain(c, term)
+			return
+		}
+		w.flushRun()
+	}
+	w.plain(c, term)
+}
+
+func (w *Writer) runHasBody() bool {
+	for _, l := range w.run {
+		if len(bytes.TrimSpace(l)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func isPlaceholderRun(l []byte) bool {
+	return bytes.Equal(bytes.TrimSpace(l), []byte(Placeholder))
+}
+
+// flushRun handles the held-back lines as ordinary lines.
+func (w *Writer) flushRun() {
+	run := w.run
+	w.run, w.runBytes = nil, 0
+	for _, l := range run {
+		w.plainTerminated(l)
+	}
+}
+
+func (w *Writer) plainTerminated(l []byte) {
+	end := len(l)
+	if end > 0 && l[end-1] == '\n' {
+		end--
+		if end > 0 && l[end-1] == '\r' {
+			end--
+		}
+	}
+	w.plain(l[:end], l[end:])
+}
+
+// leading returns the spaces and tabs that start c.
+func leading(c []byte) []byte {
+	i := 0
+	for i < len(c) && (c[i] == ' ' || c[i] == '\t') {
+		i++
+	}
+	return c[:i]
+}
+
+func indentOf(c []byte) int { return len(leading(c)) }
+
+// base64Line: only base64 characters, with optional indentation.
+func base64Line(c []byte) bool {
+	t := bytes.TrimSpace(c)
+	if len(t) == 0 {
 		return false
 	}
-	return !strings.Contains(s, Placeholder) && !strings.HasPrefix(s, "$")
+	for _, b := range t {
+		if !isB64(b) {
+			return false
+		}
+	}
+	return true
 }
 
-// quoted keeps the value's quotes around the placeholder.
-func quoted(v []byte) []byte {
-	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
-		return []byte(string(v[0]) + Placeholder + string(v[0]))
+// runLine: a line that may belong to a key body whose BEGIN was cut: base64
+// of some length, a PEM header (Proc-Type, DEK-Info), or blank within a run.
+func runLine(c []byte) bool {
+	t := bytes.TrimSpace(c)
+	if len(t) == 0 {
+		return false
 	}
-	return []byte(Placeholder)
+	if base64Line(t) {
+		return len(t) >= 4
+	}
+	return bytes.HasPrefix(t, []byte("Proc-Type: ")) || bytes.HasPrefix(t, []byte("DEK-Info: "))
 }
 
-func concat(parts ...[]byte) []byte {
-	var b []byte
-	for _, p := range parts {
-		b = append(b, p...)
+// pemBodyLine: a line inside a key block: base64, blank, or an armor
+// header ("Proc-Type: 4,ENCRYPTED", "Version: GnuPG", "Comment: ...").
+func pemBodyLine(c []byte) bool {
+	t := bytes.TrimSpace(c)
+	if len(t) == 0 || base64Line(t) {
+		return true
 	}
-	return b
+	i := bytes.Index(t, []byte(": "))
+	if i <= 0 || i > 40 {
+		return false
+	}
+	for _, b := range t[:i] {
+		if !(b >= 'A' && b <= 'Z' || b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func isB64(b byte) bool {
+	return b >= 'A' && b <= 'Z' || b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '+' || b == '/' || b == '='
 }
 
 // IsBinary says whether data is not text that Text can safely rewrite:
 // compressed archives, ETL traces, executables, or anything with NUL bytes
-// (UTF-16 text has them too: callers transcode it first, see ToUTF8).
+// (UTF-16 text has them too: callers transcode it first).
 func IsBinary(data []byte) bool {
 	head := data
 	if len(head) > 8192 {

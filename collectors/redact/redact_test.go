@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 )
@@ -19,7 +20,7 @@ func TestTextRemovesSecrets(t *testing.T) {
 		{"PEM key cut by a log tail", "x\n-----BEGIN PRIVATE KEY-----\nS3CR3TMIIEvQIBADANBg\n", KindPrivateKey, []string{"x\n"}},
 		{"PEM key in JSON", `{"private_key": "-----BEGIN PRIVATE KEY-----\nS3CR3TMIIE\n-----END PRIVATE KEY-----\n", "client_email": "sa@p.iam"}`, KindPrivateKey, []string{"sa@p.iam"}},
 		{"bearer header in a log", "I1122 GET https://10.96.0.1:443/api/v1/nodes Authorization: Bearer S3CR3Tabcdefgh123\n", KindToken, []string{"https://10.96.0.1:443/api/v1/nodes"}},
-		{"JWT in a log", "token=x using eyJhbGciOiJSUzI1NiIs.eyJpc3MiOiJrdWJlcm5ldGVz.sigS3CR3T_part\n", KindToken, []string{"using"}},
+		{"JWT in a log", "I1122 auth.go:12] token=x using eyJhbGciOiJSUzI1NiIs.eyJpc3MiOiJrdWJlcm5ldGVz.sigS3CR3T_part\n", KindToken, []string{"using"}},
 		{"password flag", "kube-proxy.exe --hostname-override=win-1 --password=S3CR3Tpw --source-vip=10.244.1.2\n", KindPassword, []string{"--source-vip=10.244.1.2", "--hostname-override=win-1"}},
 		{"token flag with space", "flanneld --kube-api-url https://10.0.0.1 --token S3CR3Ttok --iface 10.0.0.4\n", KindToken, []string{"--iface 10.0.0.4"}},
 		{"PowerShell parameter", "New-Thing -Name x -Password 'S3CR3T pw with space' -Force\n", KindPassword, []string{"-Name x", "-Force"}},
@@ -27,7 +28,7 @@ func TestTextRemovesSecrets(t *testing.T) {
 		{"JSON client secret", `{"cloud":"AzurePublicCloud","aadClientId":"abc","aadClientSecret":"S3CR3T\"quoted\"","vnetName":"v"}`, KindSecret, []string{`"aadClientId":"abc"`, `"vnetName":"v"`}},
 		{"YAML secret key", "apiVersion: v1\nkind: Config\nsecretKey: S3CR3Tkey\n", KindSecret, []string{"kind: Config"}},
 		{"URL password", "etcd endpoints: https://root:S3CR3Tpass@10.0.0.5:2379\n", KindPassword, []string{"https://root:", "@10.0.0.5:2379"}},
-		{"AWS access key", "aws_access_key_id = AKIAS3CR3TABCDEFGHIJ\n", KindSecret, nil},
+		{"AWS access key", "aws_access_key_id = AKIAS3CR3TABCDEFGHIJ\n", KindCloudCred, nil},
 		{"AWS key ID alone", "found AKIAIOSFODNNS3CR3TAB in env\n", KindCloudCred, []string{"found", "in env"}},
 		{"Azure account key", "DefaultEndpointsProtocol=https;AccountName=diag;AccountKey=S3CR3Tk3y==;EndpointSuffix=core.windows.net\n", KindCloudCred, []string{"AccountName=diag", "EndpointSuffix"}},
 		{"SAS signature", "upload https://acct.blob.core.windows.net/c/b.zip?sv=2020&sig=S3CR3TsigXYZ%3D&se=1\n", KindCloudCred, []string{"sv=2020", "&se=1"}},
@@ -104,16 +105,43 @@ func TestIsBinary(t *testing.T) {
 	}
 }
 
-func FuzzText(f *testing.F) {
-	for _, s := range []string{"token: abc", "-----BEGIN PRIVATE KEY-----\nx", "https://a:b@c", "--password=x", `{"aadClientSecret":"x\"y"}`} {
+func fuzzSeeds(f *testing.F) {
+	for _, s := range []string{"token: abc", "-----BEGIN PRIVATE KEY-----\nx", "https://a:b@c", "--password=x", `{"aadClientSecret":"x\"y"}`,
+		"password: |\n  a\n b\n", "- name: X_TOKEN\n  value: a b\n", "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo=\n-----END RSA PRIVATE KEY-----\n",
+		"Private-Lines: 2\nQUJD\nREVG\n", "Cookie: a=b; c=d", "Authorization: Basic dXNlcjpwYXNz", "net user x y", "/u:a /p:b",
+		"mysql -u root -pabc", "curl -u a:b", "Server=x;Password=a b;", `"Env": ["DB_PASSWORD=a b"]`, "password = a b c",
+		"tls.key: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NBUUVBdTFT"} {
 		f.Add([]byte(s))
 	}
+}
+
+func FuzzText(f *testing.F) {
+	fuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, in []byte) {
 		out, _ := Text(in)
 		// Redaction is idempotent: a second pass finds nothing more.
 		again, counts := Text(out)
 		if string(again) != string(out) {
 			t.Errorf("second pass changed %q to %q (%v)", out, again, counts)
+		}
+	})
+}
+
+// FuzzWriter: however the input is cut into writes, the output is Text's.
+func FuzzWriter(f *testing.F) {
+	fuzzSeeds(f)
+	f.Fuzz(func(t *testing.T, in []byte) {
+		want, _ := Text(in)
+		var out bytes.Buffer
+		w := NewWriter(&out)
+		for i, p := 0, in; len(p) > 0; i++ {
+			n := min(1+i%5, len(p))
+			w.Write(p[:n])
+			p = p[n:]
+		}
+		w.Close()
+		if !bytes.Equal(out.Bytes(), want) {
+			t.Errorf("writer gave %q, Text %q", out.Bytes(), want)
 		}
 	})
 }

@@ -1,0 +1,939 @@
+package redact
+
+import (
+	"bytes"
+	"encoding/base64"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// A value: a double-quoted string (JSON escapes), a JSON-escaped
+// double-quoted string inside another string (\"...\"), a single-quoted
+// string (” escapes), or a bare word.
+// A command-line argument: quoted, or a bare word that is not a flag or
+// a variable.
+const argValue = `"(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*'|[^\s"'\-$(|][^\s"']*`
+
+const value = `\\"(?:[^"\\\n]|\\[^"\n])*\\"|"(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*'|[^\s"',;=(){}\[\]<>|][^\s"',;}\]]*`
+
+var (
+	beginMarker = regexp.MustCompile(`-{4,5} ?BEGIN ((?:[A-Z0-9]+ )*(?:PRIVATE|SECRET) KEY(?: BLOCK)?) ?-{4,5}`)
+	endMarkerRe = regexp.MustCompile(`-{4,5} ?END (?:[A-Z0-9]+ )*(?:PRIVATE|SECRET) KEY(?: BLOCK)? ?-{4,5}`)
+	// The tail of a BEGIN line whose start a cut removed.
+	beginTail = regexp.MustCompile(`^[ \t]*[A-Z ]*KEY(?: BLOCK)? ?-{4,5}[ \t]*$`)
+
+	// base64 of "-----BEGIN": a PEM block encoded once more (Kubernetes
+	// secret data, kubeconfig client-key-data).
+	b64PEM = regexp.MustCompile(`LS0tLS1CRUdJTi[A-Za-z0-9+/]*={0,2}`)
+
+	// key: |  or  - password: >-   (YAML block scalars)
+	blockStart = regexp.MustCompile(`^([ \t]*(?:-[ \t]+)?)(["']?)(` + keyName + `)["']?[ \t]*:[ \t]*(?:!!?[A-Za-z]+[ \t]+)?[|>][-+0-9]*[ \t]*(?:#.*)?$`)
+	// - name: DB_PASSWORD  (a Kubernetes env entry; its value follows)
+	envNameLine  = regexp.MustCompile(`^[ \t]*(?:-[ \t]+)?["']?name["']?[ \t]*:[ \t]*["']?(` + keyName + `)["']?[ \t]*$`)
+	envValueLine = regexp.MustCompile(`^([ \t]*(?:-[ \t]+)?["']?value["']?[ \t]*:[ \t]*)(.*?)[ \t]*$`)
+	puttyPrivate = regexp.MustCompile(`^[ \t]*Private-Lines:[ \t]*([0-9]{1,5})[ \t]*$`)
+
+	// A line-start key, whose unquoted value is the rest of the line.
+	lineStart = regexp.MustCompile(`^[ \t]*(?:#[ \t]*)?(?:-[ \t]+)?(?:(?i:export|set|setx|declare|readonly|local)[ \t]+|\$(?i:env):|\$)?$`)
+	// Where a value that runs to the end of the line stops: at the next
+	// flag or key=value pair.
+	valueStop = regexp.MustCompile(`(?:[ \t]+|[ \t]*[,;][ \t]*)(?:--?[A-Za-z][\w\-]*(?:[= \t]|$)|[A-Za-z_][\w.\-]*(?:=|:(?:[ \t]|$)))`)
+
+	// Kubernetes env entries in JSON or YAML flow: {"name": "DB_PASSWORD", "value": "..."}
+	envPairInline = regexp.MustCompile(`(["']?name["']?\s*:\s*["']?(` + keyName + `)["']?\s*,\s*["']?value["']?\s*:\s*)(` + value + `)`)
+
+	// Authorization and Cookie headers, in a log, a curl -H, JSON or a Go map dump.
+	authHeader = regexp.MustCompile(`(?i)(\b(?:proxy-)?authorization\\?["']?[ \t]*[:=][ \t]*\[?[ \t]*\\?["']?[ \t]*)(?:([A-Za-z][A-Za-z0-9_\-]*)([ \t]+))?([^\s"'\\\],]+)`)
+	cookieHdr  = regexp.MustCompile(`(?i)(\b(?:set-)?cookie\\?["']?[ \t]*:[ \t]*\[?[ \t]*\\?["']?[ \t]*)([^"'\]\r\n\\]+)`)
+
+	// PowerShell and Windows command lines.
+	secureString   = regexp.MustCompile(`(?i)(ConvertTo-SecureString(?:[ \t]+-(?:AsPlainText|Force)(?::\$true)?)*[ \t]+(?:-String[ \t]+)?)(` + argValue + `)`)
+	secureStrParam = regexp.MustCompile(`(?i)((?:^|\s)-String[ \t]+)(` + argValue + `)`)
+	secureStrPipe  = regexp.MustCompile(`(?i)("(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*')([ \t]*\|[ \t]*ConvertTo-SecureString)`)
+	netUser        = regexp.MustCompile(`(?i)(\bnet(?:\.exe)?[ \t]+user[ \t]+(?:"[^"\n]*"|[^\s/"]+)[ \t]+)("[^"\n]*"|[^\s"/*][^\s"]*)`)
+	netUse         = regexp.MustCompile(`(?i)(\bnet(?:\.exe)?[ \t]+use[ \t]+(?:(?:[A-Za-z]:|\*)[ \t]+)?(?:"\\\\[^"\n]*"|\\\\\S+)[ \t]+)("[^"\n]*"|[^\s"/*][^\s"]*)`)
+	setx           = regexp.MustCompile(`(?i)(\bsetx(?:\.exe)?[ \t]+(` + keyName + `)[ \t]+)(` + value + `)`)
+	setEnvVar      = regexp.MustCompile(`(?i)(SetEnvironmentVariable\(\s*["'](` + keyName + `)["']\s*,\s*)("(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*')`)
+	netCredential  = regexp.MustCompile(`(?i)(NetworkCredential\s*(?:\(|-ArgumentList)\s*@?\(?\s*(?:"[^"\n]*"|'[^'\n]*'|\$\w+)\s*,\s*)("(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*')`)
+	// /p:PASS /pass:PASS /password:PASS /rp:PASS /pd:PASS, and /u:USER /user:USER
+	winSlash = regexp.MustCompile(`(?i)((?:^|[\s"'])/(p|pw|pwd|pass|passwd|password|rp|pd|po|u|user|username|ud|uo)[:=])("[^"\n]*"|'[^'\n]*'|[^\s"']+)`)
+	// schtasks /rp PASS; /u USER /p PASS (schtasks /s, psexec-like tools)
+	winSlashSp = regexp.MustCompile(`(?i)((?:^|\s)/(rp|p|u)[ \t]+)("[^"\n]*"|[^\s"/][^\s"]*)`)
+	// -u USER -p PASS, mysql -uroot -pPASS, docker login -u x -p y
+	unixUser = regexp.MustCompile(`(?:^|\s)(?:-u[ \t]*\S|--user[= \t]|--username[= \t])`)
+	mysqlCmd = regexp.MustCompile(`(?i)\b(?:mysql|mysqldump|mysqladmin|mysqlsh|mysqlimport|mariadb|mariadb-dump)(?:\.exe)?\b`)
+	unixPass = regexp.MustCompile(`((?:^|\s)-p)([ \t]*)("[^"\n]*"|'[^'\n]*'|[^\s"'\-][^\s]*)`)
+	// curl -u user:pass, --user user:pass, -U / --proxy-user
+	curlUser = regexp.MustCompile(`((?:^|\s)(?:-u[ \t]*|-U[ \t]*|--user[= \t][ \t]*|--proxy-user[= \t][ \t]*)["']?[^\s:"']+:)([^\s"']+)`)
+
+	// Connection strings: Server=..;User ID=sa;Password=my pass;  AccountKey=..;
+	connPair = regexp.MustCompile(`(^|;|["'\s])([A-Za-z][A-Za-z0-9 _.:\-]*?)([ \t]*=[ \t]*)([^;"'\r\n]*)`)
+
+	// XML: <Password>x</Password>, <AdministratorPassword><Value>x</Value>,
+	// <add key="ApiKey" value="x" />
+	xmlElem = regexp.MustCompile(`<(` + keyName + `)(?:\s[^>]*)?>(?:\s*<Value>)?([^<]+)<`)
+	xmlAttr = regexp.MustCompile(`(?i)(\b(?:key|name)\s*=\s*"(` + keyName + `)"\s+value\s*=\s*")([^"]*)"`)
+
+	urlCreds = regexp.MustCompile(`(\b[A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@"']*:)([^/\s@"']+)(@)`)
+	bearer   = regexp.MustCompile(`(?i)(\b(bearer|basic)[ \t]+)([A-Za-z0-9\-._~+/]{8,}=*)`)
+	jwt      = regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]+`)
+	awsKeyID = regexp.MustCompile(`\b(?:AKIA|ASIA|AROA|AIDA)[0-9A-Z]{16}\b`)
+	sasSig   = regexp.MustCompile(`(?i)([?&](?:sig|x-amz-signature|x-amz-security-token|x-goog-signature)=)([^&\s"'<>]+)`)
+	// Tokens that say what they are by their prefix.
+	prefixed = regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{30,255}|glpat-[A-Za-z0-9_\-]{20,}|xox[abposr]-[A-Za-z0-9\-]{10,}|npm_[A-Za-z0-9]{36}|AIza[0-9A-Za-z_\-]{35}|(?:sk|rk)_live_[A-Za-z0-9]{20,}|hf_[A-Za-z0-9]{30,})\b`)
+)
+
+// Authorization schemes whose credentials follow a space.
+var authSchemes = map[string]bool{"basic": true, "bearer": true, "token": true, "digest": true, "negotiate": true,
+	"ntlm": true, "kerberos": true, "sharedkey": true, "sharedkeylite": true, "sharedaccesssignature": true,
+	"aws4-hmac-sha256": true, "hmac": true, "apikey": true, "api-key": true, "key": true, "bot": true, "oauth": true,
+	"jwt": true, "mac": true, "hoba": true, "mutual": true, "vapid": true, "signature": true, "sso-key": true,
+	"ssws": true, "splunk": true, "dpop": true, "gitlab": true, "pat": true}
+
+// plain handles a line outside any multi-line construct; it may start one.
+func (w *Writer) plain(c, term []byte) {
+	if len(bytes.TrimSpace(c)) == 0 {
+		w.emit(c, term)
+		return
+	}
+	lower := w.lowerOf(c)
+
+	// The value line of a secret env variable named on the line before.
+	if kind := w.envKind; kind != "" {
+		w.envKind = ""
+		if m := envValueLine.FindSubmatchIndex(c); m != nil {
+			v := c[m[4]:m[5]]
+			if len(v) > 0 && (v[0] == '|' || v[0] == '>') {
+				w.startBlock(c, term, m[2]+bytes.Index(c[m[2]:], []byte("value")), kind)
+				return
+			}
+			if e := scanValue(v, 0); e > 0 && secretValue("value", kind, v[:e]) {
+				// Quoted: the quoted string; bare: the rest of the line.
+				if v[0] == '"' || v[0] == '\'' {
+					v = v[:e]
+				}
+				w.count(kind)
+				w.emit(c[:m[4]], quoted(v), c[m[4]+len(v):], term)
+				return
+			}
+		}
+	}
+	if blockCandidate(c) {
+		if m := blockStart.FindSubmatchIndex(c); m != nil {
+			if kind := kindOf(string(c[m[6]:m[7]])); kind != "" {
+				w.startBlock(c, term, m[6], kind)
+				return
+			}
+		}
+	}
+	if t := bytes.TrimLeft(c, " \t-"); bytes.HasPrefix(t, []byte("name")) || len(t) > 0 && (t[0] == '"' || t[0] == '\'') && bytes.HasPrefix(t[1:], []byte("name")) {
+		if m := envNameLine.FindSubmatchIndex(c); m != nil {
+			w.envKind = kindOf(string(c[m[2]:m[3]]))
+		}
+	}
+	if has(lower, "private-lines") {
+		if m := puttyPrivate.FindSubmatchIndex(c); m != nil {
+			n, _ := strconv.Atoi(string(c[m[2]:m[3]]))
+			w.emit(c, term)
+			if n > 0 {
+				w.st, w.left, w.emitted = stPutty, n, false
+			}
+			return
+		}
+	}
+	w.emit(w.rules(c, lower), term)
+}
+
+func (w *Writer) startBlock(c, term []byte, keyCol int, kind string) {
+	w.emit(c, term)
+	w.st, w.indent, w.kind, w.emitted = stBlock, keyCol, kind, false
+	w.blanks = w.blanks[:0]
+}
+
+func (w *Writer) lowerOf(c []byte) []byte {
+	w.lower = append(w.lower[:0], c...)
+	for i, b := range w.lower {
+		if b >= 'A' && b <= 'Z' {
+			w.lower[i] = b + 'a' - 'A'
+		}
+	}
+	return w.lower
+}
+
+func has(lower []byte, s string) bool { return bytes.Contains(lower, []byte(s)) }
+
+func hasAny(lower []byte, ss ...string) bool {
+	for _, s := range ss {
+		if bytes.Contains(lower, []byte(s)) {
+			return true
+		}
+	}
+	return false
+}
+
+// rules applies the single-line rules to c; lower is c in lower case (as
+// it was before any rule: rules only shorten secrets, so what it lacks the
+// result lacks too).
+func (w *Writer) rules(c, lower []byte) []byte {
+	if has(lower, "key") && (has(lower, "begin") || has(lower, "end ")) {
+		c = w.pemInline(c)
+	}
+	if bytes.Contains(c, []byte("LS0tLS1CRUdJTi")) {
+		c = w.base64PEM(c)
+	}
+	if has(lower, "authorization") {
+		c = w.sub(c, authHeader, w.authorization)
+	}
+	if has(lower, "cookie") {
+		c = w.sub(c, cookieHdr, w.cookie)
+	}
+	if has(lower, "convertto-securestring") {
+		c = w.sub(c, secureString, w.group(2, KindPassword))
+		c = w.sub(c, secureStrParam, w.group(2, KindPassword))
+		c = w.sub(c, secureStrPipe, w.group(1, KindPassword))
+	}
+	if has(lower, "net") {
+		if has(lower, "user") {
+			c = w.sub(c, netUser, w.group(2, KindPassword))
+		}
+		if has(lower, "use") {
+			c = w.sub(c, netUse, w.group(2, KindPassword))
+		}
+		if has(lower, "credential") {
+			c = w.sub(c, netCredential, w.group(2, KindPassword))
+		}
+	}
+	if has(lower, "setx") {
+		c = w.sub(c, setx, w.keyed(2, 3))
+	}
+	if has(lower, "setenvironmentvariable") {
+		c = w.sub(c, setEnvVar, w.keyed(2, 3))
+	}
+	if winArgCandidate(c) {
+		c = w.winArgs(c)
+	}
+	if hasFlag(lower, "-p") || hasFlag(lower, "-u") || has(lower, "--user") || has(lower, "--proxy-user") {
+		c = w.unixArgs(c)
+	}
+	if hasAny(lower, "pass", "pw", "secret", "token", "key", "auth", "credential", "jwt", "cookie", "signature") {
+		if bytes.IndexByte(c, ';') >= 0 && bytes.IndexByte(c, '=') >= 0 {
+			c = w.sub(c, connPair, w.connPair)
+		}
+		if has(lower, "value") {
+			if has(lower, "name") {
+				c = w.sub(c, envPairInline, w.keyed(2, 3))
+			}
+			if bytes.IndexByte(c, '<') >= 0 {
+				c = w.sub(c, xmlAttr, w.keyed(2, 3))
+			}
+		}
+		if bytes.IndexByte(c, '<') >= 0 {
+			c = w.sub(c, xmlElem, w.keyed(1, 2))
+		}
+		c = w.keys(c)
+	}
+	if has(lower, "://") && bytes.IndexByte(c, '@') >= 0 {
+		c = w.sub(c, urlCreds, w.group(2, KindPassword))
+	}
+	if has(lower, "bearer") || has(lower, "basic") {
+		c = w.sub(c, bearer, w.bearer)
+	}
+	if has(lower, "eyj") {
+		c = w.sub(c, jwt, w.group(0, KindToken))
+	}
+	if hasAny(lower, "akia", "asia", "aroa", "aida") {
+		c = w.sub(c, awsKeyID, w.group(0, KindCloudCred))
+	}
+	if has(lower, "sig") || has(lower, "x-amz-security-token") {
+		c = w.sub(c, sasSig, w.group(2, KindCloudCred))
+	}
+	if hasAny(lower, "gh", "_pat_", "glpat-", "xox", "aiza", "npm_", "_live_", "hf_") {
+		c = w.sub(c, prefixed, w.group(0, KindToken))
+	}
+	return c
+}
+
+// A match handler returns the span of c to replace and its replacement.
+type handler func(c []byte, m []int) (start, end int, repl []byte, ok bool)
+
+// sub applies h to each match of re in c, left to right, skipping matches
+// inside what an earlier replacement already covered.
+func (w *Writer) sub(c []byte, re *regexp.Regexp, h handler) []byte {
+	ms := re.FindAllSubmatchIndex(c, -1)
+	if ms == nil {
+		return c
+	}
+	var out []byte
+	last, changed := 0, false
+	for _, m := range ms {
+		if m[0] < last {
+			continue
+		}
+		s, e, r, ok := h(c, m)
+		if !ok || s < last {
+			continue
+		}
+		out = append(out, c[last:s]...)
+		out = append(out, r...)
+		last, changed = e, true
+	}
+	if !changed {
+		return c
+	}
+	return append(out, c[last:]...)
+}
+
+// group replaces group g of each match, counted as kind.
+func (w *Writer) group(g int, kind string) handler {
+	return func(c []byte, m []int) (int, int, []byte, bool) {
+		s, e := m[2*g], m[2*g+1]
+		if s < 0 || !secretValue("", "", c[s:e]) {
+			return 0, 0, nil, false
+		}
+		w.count(kind)
+		return s, e, quoted(c[s:e]), true
+	}
+}
+
+// keyed replaces the value group v when the key group k names a secret.
+func (w *Writer) keyed(k, v int) handler {
+	return func(c []byte, m []int) (int, int, []byte, bool) {
+		key := string(c[m[2*k]:m[2*k+1]])
+		kind := kindOf(key)
+		s, e := m[2*v], m[2*v+1]
+		if kind == "" || !secretValue(key, kind, c[s:e]) {
+			return 0, 0, nil, false
+		}
+		w.count(kind)
+		return s, e, quoted(c[s:e]), true
+	}
+}
+
+// triggers are the words of keyTrigger, in lower case.
+var triggers = [][]byte{[]byte("pass"), []byte("pw"), []byte("secret"), []byte("token"), []byte("key"),
+	[]byte("auth"), []byte("credential"), []byte("jwt"), []byte("cookie"), []byte("signature")}
+
+// keys finds the keys that hold a trigger word and redacts their values:
+// key: value, key=value, "key": "value", $key = 'value',
+// $env:KEY="value", --token VALUE, -Password VALUE. It works by hand
+// rather than by one regular expression: a key is a run of
+// [A-Za-z0-9_.-] around a trigger word, found from the word.
+func (w *Writer) keys(c []byte) []byte {
+	lower := w.lowerOf(c)
+	var runs [][2]int
+	for _, t := range triggers {
+		for off := 0; ; {
+			i := bytes.Index(lower[off:], t)
+			if i < 0 {
+				break
+			}
+			i += off
+			a, b := i, i+len(t)
+			for a > 0 && isKeyChar(c[a-1]) {
+				a--
+			}
+			for b < len(c) && isKeyChar(c[b]) {
+				b++
+			}
+			runs = append(runs, [2]int{a, b})
+			off = b
+		}
+	}
+	if len(runs) == 0 {
+		return c
+	}
+	sort.Slice(runs, func(i, j int) bool { return runs[i][0] < runs[j][0] })
+	var out []byte
+	last, changed := 0, false
+	for i, r := range runs {
+		if i > 0 && r[0] == runs[i-1][0] || r[0] < last {
+			continue
+		}
+		s, e, repl, ok := w.keyValue(c, r[0], r[1])
+		if !ok || s < last {
+			continue
+		}
+		out = append(out, c[last:s]...)
+		out = append(out, repl...)
+		last, changed = e, true
+	}
+	if !changed {
+		return c
+	}
+	return append(out, c[last:]...)
+}
+
+func isKeyChar(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '_' || b == '.' || b == '-'
+}
+
+// keyValue judges the key c[a:b]: followed by a separator (assignment) or,
+// for a -flag, by white space, with a value naming a secret. A bare value
+// of a key at the start of a line (password = my secret phrase), or after
+// " = ", runs to the end of the line or the next key=value pair or flag; a
+// bare value of a pair that opens a string ("DB_PASSWORD=a b") runs to the
+// end of the string.
+func (w *Writer) keyValue(c []byte, a, b int) (int, int, []byte, bool) {
+	key := string(c[a:b])
+	kind := kindOf(key)
+	if kind == "" {
+		return 0, 0, nil, false
+	}
+	// The quote that opens the key, if any.
+	open := a
+	if open > 0 && (c[open-1] == '"' || c[open-1] == '\'') {
+		open--
+		if open > 0 && c[open-1] == '\\' {
+			open--
+		}
+	}
+	// key: value, key=value, key := value
+	j := b
+	if j < len(c) && c[j] == '\\' {
+		j++
+	}
+	quotedKey := false
+	if j < len(c) && (c[j] == '"' || c[j] == '\'') {
+		j++
+		quotedKey = true
+	}
+	sepStart := j
+	for j < len(c) && (c[j] == ' ' || c[j] == '\t') {
+		j++
+	}
+	if j < len(c) && (c[j] == ':' || c[j] == '=') {
+		if c[j] == ':' && j+1 < len(c) && c[j+1] == '=' {
+			j++
+		}
+		j++
+		for j < len(c) && (c[j] == ' ' || c[j] == '\t') {
+			j++
+		}
+		e := scanValue(c, j)
+		if e < 0 || !secretValue(key, kind, c[j:e]) {
+			return 0, 0, nil, false
+		}
+		s, v, sep := j, c[j:e], c[sepStart:j]
+		if v[0] != '"' && v[0] != '\'' && !bytes.HasPrefix(v, []byte(`\"`)) {
+			switch {
+			case open < a && !quotedKey:
+				// "KEY=value ..." inside a string: the value ends with it.
+				q := c[a-1]
+				k := e
+				for k < len(c) && c[k] != q {
+					if c[k] == '\\' && k+1 < len(c) {
+						if open < a-1 && c[k+1] == q { // \"KEY=value\"
+							break
+						}
+						k++
+					}
+					k++
+				}
+				e = max(e, min(k, len(c)))
+			case key[0] != '-' && (lineStart.Match(c[:open]) || bytes.Contains(sep, []byte(" =")) && bytes.Contains(sep, []byte("= "))):
+				e = extend(c, e)
+			}
+		}
+		w.count(kind)
+		return s, e, quoted(c[s:e]), true
+	}
+	// --token VALUE, -Password VALUE
+	if c[a] != '-' || a > 0 && !(isSpace(c[a-1]) || c[a-1] == '"' || c[a-1] == '\'' || c[a-1] == '(') {
+		return 0, 0, nil, false
+	}
+	j = b
+	for j < len(c) && (c[j] == ' ' || c[j] == '\t') {
+		j++
+	}
+	if j == b || j >= len(c) || c[j] == '-' {
+		return 0, 0, nil, false
+	}
+	e := scanValue(c, j)
+	if e < 0 || !secretValue(key, kind, c[j:e]) {
+		return 0, 0, nil, false
+	}
+	w.count(kind)
+	return j, e, quoted(c[j:e]), true
+}
+
+func isSpace(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\r' || b == '\n' || b == '\v' || b == '\f'
+}
+
+// scanValue returns where the value starting at c[j] ends, or -1 when
+// there is none: a double-quoted string (JSON escapes), a JSON-escaped one
+// (\"...\"), a single-quoted one (” escapes), or a bare word. A string
+// that is not closed runs to the end of the line.
+func scanValue(c []byte, j int) int {
+	if j >= len(c) {
+		return -1
+	}
+	switch {
+	case c[j] == '\\' && j+1 < len(c) && c[j+1] == '"':
+		for k := j + 2; k < len(c); k++ {
+			if c[k] == '\\' && k+1 < len(c) {
+				if c[k+1] == '"' {
+					return k + 2
+				}
+				k++
+			}
+		}
+		return len(c)
+	case c[j] == '"':
+		for k := j + 1; k < len(c); k++ {
+			switch c[k] {
+			case '\\':
+				k++
+			case '"':
+				return k + 1
+			}
+		}
+		return len(c)
+	case c[j] == '\'':
+		for k := j + 1; k < len(c); k++ {
+			if c[k] == '\'' {
+				if k+1 < len(c) && c[k+1] == '\'' {
+					k++
+					continue
+				}
+				return k + 1
+			}
+		}
+		return len(c)
+	case isSpace(c[j]) || strings.IndexByte(`"',;=(){}[]<>|`, c[j]) >= 0:
+		return -1
+	}
+	k := j + 1
+	for k < len(c) && !isSpace(c[k]) && strings.IndexByte(`"',;}]`, c[k]) < 0 {
+		k++
+	}
+	return k
+}
+
+// extend returns where a bare value starting before e ends: at the next
+// key=value pair or flag, else at the end of the line, without trailing
+// white space.
+func extend(c []byte, e int) int {
+	end := len(c)
+	if loc := valueStop.FindIndex(c[e:]); loc != nil {
+		end = e + loc[0]
+	}
+	for end > e && (c[end-1] == ' ' || c[end-1] == '\t') {
+		end--
+	}
+	return end
+}
+
+// authorization handles Authorization headers: the scheme stays, the
+// credentials go.
+func (w *Writer) authorization(c []byte, m []int) (int, int, []byte, bool) {
+	s, e := m[8], m[9]
+	cred := c[s:e]
+	if bytes.Contains(cred, []byte(Placeholder)) {
+		return 0, 0, nil, false
+	}
+	if m[4] >= 0 {
+		scheme := strings.ToLower(string(c[m[4]:m[5]]))
+		if !authSchemes[scheme] && !secretish(cred) {
+			return 0, 0, nil, false
+		}
+		// Digest/AWS4 credentials are comma-separated pairs: up to the
+		// end of the quoted value or the line.
+		if e < len(c) && c[e] == ',' {
+			for e < len(c) && c[e] != '"' && c[e] != '\'' && c[e] != ']' {
+				e++
+			}
+		}
+	} else {
+		if !secretish(cred) {
+			return 0, 0, nil, false
+		}
+	}
+	if m[4] >= 0 && strings.EqualFold(string(c[m[4]:m[5]]), "basic") {
+		w.count(KindPassword) // base64 of user:password
+	} else {
+		w.count(KindToken)
+	}
+	return s, e, []byte(Placeholder), true
+}
+
+// cookie handles Cookie (every value) and Set-Cookie (the first value)
+// headers; cookie names and attributes stay.
+func (w *Writer) cookie(c []byte, m []int) (int, int, []byte, bool) {
+	s, e := m[4], m[5]
+	for e > s && (c[e-1] == ' ' || c[e-1] == '\t') {
+		e--
+	}
+	v := c[s:e]
+	if bytes.Contains(v, []byte(Placeholder)) {
+		return 0, 0, nil, false
+	}
+	set := bytes.HasPrefix(bytes.ToLower(c[m[2]:m[3]]), []byte("set-"))
+	var out []byte
+	changed := false
+	for i, pair := range bytes.Split(v, []byte(";")) {
+		if i > 0 {
+			out = append(out, ';')
+		}
+		if set && i > 0 {
+			out = append(out, pair...)
+			continue
+		}
+		eq := bytes.IndexByte(pair, '=')
+		if eq < 0 {
+			if secretish(bytes.TrimSpace(pair)) {
+				out = append(out, leading(pair)...)
+				out = append(out, Placeholder...)
+				changed = true
+			} else {
+				out = append(out, pair...)
+			}
+			continue
+		}
+		val := bytes.TrimSpace(pair[eq+1:])
+		out = append(out, pair[:eq+1]...)
+		if len(val) == 0 {
+			out = append(out, pair[eq+1:]...)
+			continue
+		}
+		out = append(out, Placeholder...)
+		changed = true
+	}
+	if !changed {
+		return 0, 0, nil, false
+	}
+	w.count(KindToken)
+	return s, e, out, true
+}
+
+// bearer handles a Bearer or Basic credential outside an Authorization
+// header: it must look random, not like a word ("basic authentication").
+func (w *Writer) bearer(c []byte, m []int) (int, int, []byte, bool) {
+	s, e := m[6], m[7]
+	if !secretish(c[s:e]) || bytes.Contains(c[s:e], []byte(Placeholder)) {
+		return 0, 0, nil, false
+	}
+	if strings.EqualFold(string(c[m[4]:m[5]]), "basic") {
+		w.count(KindPassword)
+	} else {
+		w.count(KindToken)
+	}
+	return s, e, []byte(Placeholder), true
+}
+
+// secretish says whether a credential looks generated rather than a word:
+// a digit, a base64 symbol, or a capital letter after the first.
+func secretish(v []byte) bool {
+	if len(v) < 8 {
+		return false
+	}
+	for i, b := range v {
+		switch {
+		case b >= '0' && b <= '9', b == '+', b == '/', b == '=', b == '_', b == '.', b == '~':
+			return true
+		case b >= 'A' && b <= 'Z' && i > 0:
+			return true
+		}
+	}
+	return false
+}
+
+// winArgs handles /p:PASS style arguments and their space-separated forms.
+func (w *Writer) winArgs(c []byte) []byte {
+	c = w.sub(c, winSlash, func(c []byte, m []int) (int, int, []byte, bool) {
+		name := strings.ToLower(string(c[m[4]:m[5]]))
+		s, e := m[6], m[7]
+		v := c[s:e]
+		if !secretValue("", "", v) {
+			return 0, 0, nil, false
+		}
+		kind := KindPassword
+		switch name {
+		case "u", "user", "username", "ud", "uo":
+			kind = KindUsername
+		case "p":
+			// msbuild /p:Name=Value is a property: the keyed rules judge it.
+			if bytes.IndexByte(v, '=') >= 0 {
+				return 0, 0, nil, false
+			}
+		}
+		w.count(kind)
+		return s, e, quoted(v), true
+	})
+	ms := winSlashSp.FindAllSubmatchIndex(c, -1)
+	if ms == nil {
+		return c
+	}
+	// /p PASS and /u USER only together (schtasks /s /u /p): alone, /p
+	// is a flag of many commands (xcopy /p, set /p).
+	hasU, hasP := false, false
+	for _, m := range ms {
+		switch strings.ToLower(string(c[m[4]:m[5]])) {
+		case "u":
+			hasU = true
+		case "p":
+			hasP = true
+		}
+	}
+	return w.sub(c, winSlashSp, func(c []byte, m []int) (int, int, []byte, bool) {
+		name := strings.ToLower(string(c[m[4]:m[5]]))
+		s, e := m[6], m[7]
+		if !secretValue("", "", c[s:e]) {
+			return 0, 0, nil, false
+		}
+		kind := KindPassword
+		switch name {
+		case "u":
+			if !hasP {
+				return 0, 0, nil, false
+			}
+			kind = KindUsername
+		case "p":
+			if !hasU {
+				return 0, 0, nil, false
+			}
+		}
+		w.count(kind)
+		return s, e, quoted(c[s:e]), true
+	})
+}
+
+var portLike = regexp.MustCompile(`^[0-9.:\-]+(?:/(?:tcp|udp|sctp))?$`)
+
+// unixArgs handles -p PASS next to -u USER (mysql -uroot -pPASS, docker
+// login -u x -p y, psexec -u x -p y) and curl -u user:pass.
+func (w *Writer) unixArgs(c []byte) []byte {
+	c = w.sub(c, curlUser, func(c []byte, m []int) (int, int, []byte, bool) {
+		s, e := m[4], m[5]
+		v := c[s:e]
+		if !secretValue("", "", v) || portLike.Match(v) {
+			return 0, 0, nil, false // -u 1000:1000 is a uid:gid
+		}
+		w.count(KindPassword)
+		return s, e, quoted(v), true
+	})
+	if !bytes.Contains(c, []byte("-p")) {
+		return c
+	}
+	mysql := mysqlCmd.Match(c)
+	if !mysql && !unixUser.Match(c) {
+		return c
+	}
+	return w.sub(c, unixPass, func(c []byte, m []int) (int, int, []byte, bool) {
+		s, e := m[6], m[7]
+		v := c[s:e]
+		spaced := m[5] > m[4]
+		// mysql -pPASS, but mysql -p db prompts (db is a database); other
+		// tools take -p PASS (psexec, docker login), and -pxvf is flags.
+		if spaced == mysql {
+			return 0, 0, nil, false
+		}
+		if !secretValue("", "", v) || portLike.Match(v) {
+			return 0, 0, nil, false
+		}
+		w.count(KindPassword)
+		return s, e, quoted(v), true
+	})
+}
+
+// connPair handles the pairs of a connection string (Password=my pass;),
+// where a value runs to the semicolon.
+func (w *Writer) connPair(c []byte, m []int) (int, int, []byte, bool) {
+	s, e := m[8], m[9]
+	// Only in a ;-separated list.
+	if !(m[3] > m[2] && c[m[2]] == ';' || e < len(c) && c[e] == ';') {
+		return 0, 0, nil, false
+	}
+	for e > s && (c[e-1] == ' ' || c[e-1] == '\t') {
+		e--
+	}
+	key := strings.NewReplacer(" ", "", ":", "_").Replace(string(c[m[4]:m[5]]))
+	kind := kindOf(key)
+	if kind == "" || s == e || !secretValue(key, kind, c[s:e]) {
+		return 0, 0, nil, false
+	}
+	if strings.Contains(strings.ToLower(key), "accountkey") || strings.Contains(strings.ToLower(key), "sharedaccess") {
+		kind = KindCloudCred
+	}
+	w.count(kind)
+	return s, e, []byte(Placeholder), true
+}
+
+// pemInline handles key blocks that start on this line: a whole block in a
+// JSON string (GCP service-account private_key), a block whose BEGIN ends
+// the line (the body follows: stPEM), one cut off inside a string, and the
+// escaped body before a lone END (a JSON string whose start was cut).
+func (w *Writer) pemInline(c []byte) []byte {
+	var out []byte
+	pos := 0
+	for pos < len(c) {
+		loc := beginMarker.FindIndex(c[pos:])
+		if loc == nil {
+			break
+		}
+		after := pos + loc[1]
+		out = append(out, c[pos:after]...)
+		if e := endMarkerRe.FindIndex(c[after:]); e != nil {
+			body := c[after : after+e[0]]
+			out = append(out, w.inlineBody(body)...)
+			out = append(out, c[after+e[0]:after+e[1]]...)
+			pos = after + e[1]
+			continue
+		}
+		rest := c[after:]
+		if len(bytes.TrimSpace(rest)) == 0 {
+			out = append(out, rest...)
+			w.st, w.emitted = stPEM, false
+			pos = len(c)
+			break
+		}
+		// Cut inside a string: the key runs to its closing quote.
+		j := bytes.IndexAny(rest, "\"'")
+		if j < 0 {
+			j = len(rest)
+		}
+		out = append(out, w.inlineBody(rest[:j])...)
+		pos = after + j
+	}
+	if out == nil {
+		return w.loneEnd(c)
+	}
+	out = append(out, c[pos:]...)
+	return out
+}
+
+// inlineBody replaces a key body found on one line, keeping escaped
+// newlines around it.
+func (w *Writer) inlineBody(body []byte) []byte {
+	t := bytes.TrimSpace(body)
+	t = bytes.TrimPrefix(bytes.TrimSuffix(t, []byte(`\n`)), []byte(`\n`))
+	if len(t) == 0 || bytes.Equal(t, []byte(Placeholder)) {
+		return body
+	}
+	w.count(KindPrivateKey)
+	var r []byte
+	if bytes.HasPrefix(body, []byte(`\n`)) || bytes.HasPrefix(body, []byte(`\r\n`)) {
+		r = append(r, `\n`...)
+	}
+	r = append(r, Placeholder...)
+	if bytes.HasSuffix(body, []byte(`\n`)) {
+		r = append(r, `\n`...)
+	}
+	return r
+}
+
+// loneEnd removes an escaped key body ("...AbC\n-----END PRIVATE KEY-----")
+// before an END marker whose BEGIN is not on the line.
+func (w *Writer) loneEnd(c []byte) []byte {
+	loc := endMarkerRe.FindIndex(c)
+	if loc == nil || loc[0] < 2 || string(c[loc[0]-2:loc[0]]) != `\n` {
+		return c
+	}
+	i := loc[0] - 2
+	for i > 0 && (isB64(c[i-1]) || c[i-1] == '\\' || c[i-1] == ' ') {
+		i--
+	}
+	body := c[i : loc[0]-2]
+	t := bytes.ReplaceAll(body, []byte(`\n`), nil)
+	if len(t) < 16 || bytes.Contains(body, []byte(Placeholder)) {
+		return c
+	}
+	w.count(KindPrivateKey)
+	out := append([]byte(nil), c[:i]...)
+	out = append(out, Placeholder...)
+	return append(out, c[loc[0]-2:]...)
+}
+
+// endMarker returns where an END line of a private key starts in c, or -1.
+func endMarker(c []byte) int {
+	if !bytes.Contains(c, []byte("END ")) {
+		return -1
+	}
+	if loc := endMarkerRe.FindIndex(c); loc != nil {
+		return loc[0]
+	}
+	return -1
+}
+
+// base64PEM removes base64-encoded PEM private keys (Kubernetes secret
+// data such as tls.key, whatever the key is called); an encoded
+// certificate (ca.crt, certificate-authority-data) stays.
+func (w *Writer) base64PEM(c []byte) []byte {
+	return w.sub(c, b64PEM, func(c []byte, m []int) (int, int, []byte, bool) {
+		tok := c[m[0]:m[1]]
+		head := tok
+		if len(head) > 96 {
+			head = head[:96]
+		}
+		head = head[:len(head)/4*4]
+		dec := make([]byte, base64.StdEncoding.DecodedLen(len(head)))
+		n, _ := base64.StdEncoding.Decode(dec, head)
+		d := string(dec[:n])
+		if !strings.Contains(d, "PRIVATE KEY") && !strings.Contains(d, "SECRET KEY") {
+			return 0, 0, nil, false
+		}
+		w.count(KindPrivateKey)
+		// A key wrapped over lines (base64 -w 76): the next lines go too.
+		if len(bytes.TrimSpace(c[m[1]:])) == 0 && tok[len(tok)-1] != '=' && len(tok) >= 60 {
+			w.st = stBase64
+		}
+		return m[0], m[1], []byte(Placeholder), true
+	})
+}
+
+// quoted keeps the value's quotes around the placeholder.
+func quoted(v []byte) []byte {
+	switch {
+	case len(v) >= 4 && bytes.HasPrefix(v, []byte(`\"`)) && bytes.HasSuffix(v, []byte(`\"`)):
+		return []byte(`\"` + Placeholder + `\"`)
+	case len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0]:
+		return []byte(string(v[0]) + Placeholder + string(v[0]))
+	}
+	return []byte(Placeholder)
+}
+
+// hasFlag says whether lower holds the flag f at the start of a word.
+func hasFlag(lower []byte, f string) bool {
+	for off := 0; ; {
+		i := bytes.Index(lower[off:], []byte(f))
+		if i < 0 {
+			return false
+		}
+		i += off
+		if i == 0 || isSpace(lower[i-1]) {
+			return true
+		}
+		off = i + 1
+	}
+}
+
+// winArgCandidate: a /p, /u, /r argument starts a word somewhere in c.
+func winArgCandidate(c []byte) bool {
+	for off := 0; ; {
+		i := bytes.IndexByte(c[off:], '/')
+		if i < 0 {
+			return false
+		}
+		i += off
+		if (i == 0 || isSpace(c[i-1]) || c[i-1] == '"' || c[i-1] == '\'') && i+1 < len(c) {
+			switch c[i+1] | 0x20 {
+			case 'p', 'u', 'r':
+				return true
+			}
+		}
+		off = i + 1
+	}
+}
+
+// blockCandidate: the value after the line's first colon starts with | or
+// > (or a YAML tag), as in "key: |".
+func blockCandidate(c []byte) bool {
+	i := bytes.IndexByte(c, ':')
+	if i < 0 {
+		return false
+	}
+	t := bytes.TrimLeft(c[i+1:], " \t")
+	return len(t) > 0 && (t[0] == '|' || t[0] == '>' || t[0] == '!')
+}
