@@ -14,7 +14,7 @@ import (
 
 // keyTrigger is what a key naming a secret must contain; it keeps the
 // regular expressions below from looking at every key=value pair.
-const keyTrigger = `(?i:pass|pw|secret|token|key|auth|credential|jwt|cookie|signature)`
+const keyTrigger = `(?i:pass|pw|secret|token|key|auth|credential|jwt|cookie|signature|dockerc)`
 
 const keyName = `[A-Za-z0-9_.\-]*` + keyTrigger + `[A-Za-z0-9_.\-]*`
 
@@ -76,7 +76,7 @@ func kindOf(key string) string {
 
 func wordKind(last, prev string) string {
 	switch last {
-	case "pass", "pw", "passin", "passout", "auth":
+	case "pass", "pw", "passin", "passout", "auth", "dockerconfigjson", "dockercfg", "requirepass", "masterauth", "htpasswd":
 		return KindPassword
 	case "pem":
 		if prev == "key" || prev == "private" {

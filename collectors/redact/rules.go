@@ -54,7 +54,12 @@ var (
 	secureStrPipe  = regexp.MustCompile(`(?i)("(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*')([ \t]*\|[ \t]*ConvertTo-SecureString)`)
 	netUser        = regexp.MustCompile(`(?i)(\bnet(?:\.exe)?[ \t]+user[ \t]+(?:"[^"\n]*"|[^\s/"]+)[ \t]+)("[^"\n]*"|[^\s"/*][^\s"]*)`)
 	netUse         = regexp.MustCompile(`(?i)(\bnet(?:\.exe)?[ \t]+use[ \t]+(?:(?:[A-Za-z]:|\*)[ \t]+)?(?:"\\\\[^"\n]*"|\\\\\S+)[ \t]+)("[^"\n]*"|[^\s"/*][^\s"]*)`)
-	setx           = regexp.MustCompile(`(?i)(\bsetx(?:\.exe)?[ \t]+(` + keyName + `)[ \t]+)(` + value + `)`)
+	// setx KEY VALUE, aws configure set KEY VALUE, redis CONFIG SET requirepass VALUE
+	setx = regexp.MustCompile(`(?i)(\b(?:setx(?:\.exe)?|configure[ \t]+set|config[ \t]+set)[ \t]+(` + keyName + `)[ \t]+)(` + value + `)`)
+	// .netrc: machine HOST login USER password PASS
+	netrc = regexp.MustCompile(`(?i)(\b(?:machine|default)\b.*?\b(?:password|passwd)[ \t]+)(` + value + `)`)
+	// net use \\host\share /user:DOMAIN\user PASS
+	netUseAfter = regexp.MustCompile(`(?i)(\bnet(?:\.exe)?[ \t]+use\b.*?[ \t]/user:\S+[ \t]+)("[^"\n]*"|[^\s"/*][^\s"]*)`)
 	setEnvVar      = regexp.MustCompile(`(?i)(SetEnvironmentVariable\(\s*["'](` + keyName + `)["']\s*,\s*)("(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*')`)
 	netCredential  = regexp.MustCompile(`(?i)(NetworkCredential\s*(?:\(|-ArgumentList)\s*@?\(?\s*(?:"[^"\n]*"|'[^'\n]*'|\$\w+)\s*,\s*)("(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*')`)
 	// /p:PASS /pass:PASS /password:PASS /rp:PASS /pd:PASS, and /u:USER /user:USER
@@ -64,7 +69,12 @@ var (
 	// -u USER -p PASS, mysql -uroot -pPASS, docker login -u x -p y
 	unixUser = regexp.MustCompile(`(?:^|\s)(?:-u[ \t]*\S|--user[= \t]|--username[= \t])`)
 	mysqlCmd = regexp.MustCompile(`(?i)\b(?:mysql|mysqldump|mysqladmin|mysqlsh|mysqlimport|mariadb|mariadb-dump)(?:\.exe)?\b`)
+	// Commands whose -p takes a password without any -u: sshpass -p PASS
+	passCmd = regexp.MustCompile(`(?i)\b(?:sshpass)(?:\.exe)?\b`)
+	// sqlcmd -S host -U sa -P PASS (bcp, osql)
+	sqlCmd   = regexp.MustCompile(`(?i)\b(?:sqlcmd|bcp|osql|isql)(?:\.exe)?\b`)
 	unixPass = regexp.MustCompile(`((?:^|\s)-p)([ \t]*)("[^"\n]*"|'[^'\n]*'|[^\s"'\-][^\s]*)`)
+	sqlPass  = regexp.MustCompile(`((?:^|\s)-P)([ \t]+)("[^"\n]*"|'[^'\n]*'|[^\s"'\-][^\s]*)`)
 	// curl -u user:pass, --user user:pass, -U / --proxy-user
 	curlUser = regexp.MustCompile(`((?:^|\s)(?:-u[ \t]*|-U[ \t]*|--user[= \t][ \t]*|--proxy-user[= \t][ \t]*)["']?[^\s:"']+:)([^\s"']+)`)
 
@@ -200,13 +210,19 @@ func (w *Writer) rules(c, lower []byte) []byte {
 		}
 		if has(lower, "use") {
 			c = w.sub(c, netUse, w.group(2, KindPassword))
+			if has(lower, "/user:") {
+				c = w.sub(c, netUseAfter, w.group(2, KindPassword))
+			}
 		}
 		if has(lower, "credential") {
 			c = w.sub(c, netCredential, w.group(2, KindPassword))
 		}
 	}
-	if has(lower, "setx") {
+	if has(lower, "setx") || has(lower, "set ") {
 		c = w.sub(c, setx, w.keyed(2, 3))
+	}
+	if has(lower, "machine") || has(lower, "default") {
+		c = w.sub(c, netrc, w.group(2, KindPassword))
 	}
 	if has(lower, "setenvironmentvariable") {
 		c = w.sub(c, setEnvVar, w.keyed(2, 3))
@@ -217,7 +233,7 @@ func (w *Writer) rules(c, lower []byte) []byte {
 	if hasFlag(lower, "-p") || hasFlag(lower, "-u") || has(lower, "--user") || has(lower, "--proxy-user") {
 		c = w.unixArgs(c)
 	}
-	if hasAny(lower, "pass", "pw", "secret", "token", "key", "auth", "credential", "jwt", "cookie", "signature") {
+	if hasAny(lower, "pass", "pw", "secret", "token", "key", "auth", "credential", "jwt", "cookie", "signature", "dockerc") {
 		if bytes.IndexByte(c, ';') >= 0 && bytes.IndexByte(c, '=') >= 0 {
 			c = w.sub(c, connPair, w.connPair)
 		}
@@ -313,7 +329,7 @@ func (w *Writer) keyed(k, v int) handler {
 
 // triggers are the words of keyTrigger, in lower case.
 var triggers = [][]byte{[]byte("pass"), []byte("pw"), []byte("secret"), []byte("token"), []byte("key"),
-	[]byte("auth"), []byte("credential"), []byte("jwt"), []byte("cookie"), []byte("signature")}
+	[]byte("auth"), []byte("credential"), []byte("jwt"), []byte("cookie"), []byte("signature"), []byte("dockerc")}
 
 // keys finds the keys that hold a trigger word and redacts their values:
 // key: value, key=value, "key": "value", $key = 'value',
@@ -432,8 +448,14 @@ func (w *Writer) keyValue(c []byte, a, b int) (int, int, []byte, bool) {
 					k++
 				}
 				e = max(e, min(k, len(c)))
-			case key[0] != '-' && (lineStart.Match(c[:open]) || bytes.Contains(sep, []byte(" =")) && bytes.Contains(sep, []byte("= "))):
+			case key[0] != '-' && bytes.Contains(sep, []byte(" =")) && bytes.Contains(sep, []byte("= ")):
 				e = extend(c, e)
+			case key[0] != '-' && lineStart.Match(c[:open]):
+				// KEY=value cmd -x /path: a shell's environment
+				// prefix; its value ends at the space.
+				if len(sep) > 1 || !shellCommand(c[e:]) {
+					e = extend(c, e)
+				}
 			}
 		}
 		w.count(kind)
@@ -714,11 +736,14 @@ func (w *Writer) unixArgs(c []byte) []byte {
 		w.count(KindPassword)
 		return s, e, quoted(v), true
 	})
+	if bytes.Contains(c, []byte("-P")) && sqlCmd.Match(c) {
+		c = w.sub(c, sqlPass, w.group(3, KindPassword))
+	}
 	if !bytes.Contains(c, []byte("-p")) {
 		return c
 	}
 	mysql := mysqlCmd.Match(c)
-	if !mysql && !unixUser.Match(c) {
+	if !mysql && !unixUser.Match(c) && !passCmd.Match(c) {
 		return c
 	}
 	return w.sub(c, unixPass, func(c []byte, m []int) (int, int, []byte, bool) {
@@ -936,4 +961,16 @@ func blockCandidate(c []byte) bool {
 	}
 	t := bytes.TrimLeft(c[i+1:], " \t")
 	return len(t) > 0 && (t[0] == '|' || t[0] == '>' || t[0] == '!')
+}
+
+// shellCommand says whether what follows KEY=value looks like the command
+// the variable is set for: a flag, a path, or another VAR=value.
+func shellCommand(rest []byte) bool {
+	for _, f := range bytes.Fields(rest) {
+		if f[0] == '-' || f[0] == '/' || f[0] == '.' || f[0] == '\\' || f[0] == '|' || f[0] == '&' || f[0] == '>' ||
+			bytes.IndexByte(f, '=') > 0 || len(f) > 2 && f[1] == ':' && f[2] == '\\' {
+			return true
+		}
+	}
+	return false
 }
