@@ -25,7 +25,12 @@ var harmlessSuffixes = []string{"file", "path", "dir", "directory", "name", "typ
 
 // Trailing words that say how a secret is written, not what it is.
 var qualifiers = map[string]bool{"value": true, "string": true, "data": true, "text": true, "b64": true, "base64": true,
-	"plain": true, "plaintext": true, "raw": true, "hex": true, "encoded": true, "literal": true}
+	"plain": true, "plaintext": true, "raw": true, "hex": true, "encoded": true, "literal": true,
+	// which of several: DB_PASSWORD_PROD, TOKEN_RO, secret_backup
+	"prod": true, "production": true, "dev": true, "test": true, "staging": true, "stage": true, "qa": true,
+	"main": true, "backup": true, "old": true, "new": true, "current": true, "previous": true, "prev": true,
+	"admin": true, "root": true, "ro": true, "rw": true, "readonly": true, "readwrite": true, "local": true,
+	"remote": true, "default": true, "primary": true, "secondary": true}
 
 // What the word before "key" makes of it.
 var keyPrefixes = []struct{ prefix, kind string }{
