@@ -21,8 +21,6 @@ const value = `\\"(?:[^"\\\n]|\\[^"\n])*\\"|"(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*'
 var (
 	beginMarker = regexp.MustCompile(`-{4,5} ?BEGIN ((?:[A-Z0-9]+ )*(?:PRIVATE|SECRET) KEY(?: BLOCK)?) ?-{4,5}`)
 	endMarkerRe = regexp.MustCompile(`-{4,5} ?END (?:[A-Z0-9]+ )*(?:PRIVATE|SECRET) KEY(?: BLOCK)? ?-{4,5}`)
-	// The tail of a BEGIN line whose start a cut removed.
-	beginTail = regexp.MustCompile(`^[ \t]*[A-Z ]*KEY(?: BLOCK)? ?-{4,5}[ \t]*$`)
 
 	// base64 of "-----BEGIN": a PEM block encoded once more (Kubernetes
 	// secret data, kubeconfig client-key-data).
