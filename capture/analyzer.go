@@ -1,7 +1,9 @@
 package capture
 
 import (
+	"encoding/binary"
 	"errors"
+	"hash/maphash"
 	"io"
 	"net/netip"
 	"runtime"
@@ -14,6 +16,7 @@ type Options struct {
 	ExpectedVNI uint32   // CAP-03; 0 means unknown
 	MTU         int      // underlay MTU for CAP-05; 0 means unknown
 	Context     *Context // a bundle's view of the cluster, for CAP-01/04/07
+	Limits      Limits   // what one analysis may hold; zero fields take the defaults
 }
 
 // Tunnel is one (outer source, outer destination, VNI).
@@ -27,6 +30,7 @@ type Tunnel struct {
 	fragments, oversize, badChecksum, offload, rst, icmpUnreach, icmpFragNeeded int64
 	largeSeen, checked                                                          int64
 	wrongMAC                                                                    map[[6]byte]int64
+	wrongMACOther                                                               int64
 }
 
 // Flow is one inner conversation inside the overlay.
@@ -98,6 +102,9 @@ type Result struct {
 	OtherLinkTypes int64         `json:"undecodedLinkTypes,omitempty"`
 	Tunnels        []*Tunnel     `json:"tunnels"`
 	Flows          []*Flow       `json:"flows"`
+	// Past Limits.MaxFlows and MaxTunnels: counted, not tracked one by one.
+	UntrackedFlows   *UntrackedFlows   `json:"untrackedFlows,omitempty"`
+	UntrackedTunnels *UntrackedTunnels `json:"untrackedTunnels,omitempty"`
 }
 
 // FileSummary is one capture file read.
@@ -105,6 +112,9 @@ type FileSummary struct {
 	Path    string `json:"path"`
 	Format  string `json:"format"`
 	Packets int64  `json:"packets"`
+	// Skipped over a limit (see the report's notes).
+	SkippedPackets    int64 `json:"skippedPackets,omitempty"`
+	SkippedInterfaces int64 `json:"skippedInterfaces,omitempty"`
 }
 
 // Analyzer accumulates state over any number of capture files.
@@ -134,13 +144,28 @@ type Analyzer struct {
 	vnis        map[uint32]int64
 	tunnelOrder []*Tunnel
 	flowOrder   []*Flow
+	pairT       map[[2]netip.Addr]*Tunnel // the first tunnel between two addresses (fragments)
+
+	lim               Limits
+	limitNotes        []string
+	otherFlows        UntrackedFlows
+	otherTunnels      UntrackedTunnels
+	otherT            *Tunnel // stands for every untracked tunnel
+	flowOver, tunOver overflow
+	otherPrefixes     map[netip.Prefix]struct{} // pod subnets seen only in untracked flows
+	prefixesCut       bool                      // more of those than maxOtherPrefixes
 }
+
+// maxOtherPrefixes bounds the pod subnets (/24, /64) kept from untracked
+// flows, for CAP-01 and NAT-04.
+const maxOtherPrefixes = 65536
 
 // NewAnalyzer prepares an analysis.
 func NewAnalyzer(opts Options) *Analyzer {
 	a := &Analyzer{opts: opts, tunnels: map[tunnelKey]*Tunnel{}, flows: map[flowKey]*Flow{},
 		fastT: map[fastKey]*Tunnel{}, fastF: map[fastKey]*Flow{},
-		plain: map[flowKey]*Flow{}, mal: map[uint8]int64{}, vnis: map[uint32]int64{}}
+		plain: map[flowKey]*Flow{}, mal: map[uint8]int64{}, vnis: map[uint32]int64{}, pairT: map[[2]netip.Addr]*Tunnel{},
+		lim: opts.Limits.withDefaults(), flowOver: overflow{seed: maphash.MakeSeed()}, tunOver: overflow{seed: maphash.MakeSeed()}}
 	if len(opts.VXLANPorts) == 0 {
 		a.ports.add(4789)
 	}
@@ -152,7 +177,7 @@ func NewAnalyzer(opts Options) *Analyzer {
 
 // ReadFile analyzes every packet of a capture file.
 func (a *Analyzer) ReadFile(path string) error {
-	src, err := Open(path)
+	src, err := OpenLimits(path, a.opts.Limits)
 	if err != nil {
 		return err
 	}
@@ -171,7 +196,10 @@ func (a *Analyzer) ReadSource(src *Source, name string) error {
 	} else {
 		fs.Packets, err = a.readSerial(src)
 	}
+	fs.SkippedPackets = src.skips.packets + src.skips.ifacePackets
+	fs.SkippedInterfaces = src.skips.ifaces
 	a.res.Files = append(a.res.Files, fs)
+	a.limitNotes = append(a.limitNotes, src.Notes()...)
 	return err
 }
 
@@ -311,6 +339,10 @@ func (a *Analyzer) Add(p *Packet) {
 
 	a.res.VXLANPackets++
 	t := a.tunnelFor(f.src, f.dst, f.vni, true)
+	if t == a.otherT {
+		a.otherTunnels.Packets++
+		a.otherTunnels.Bytes += int64(p.Length)
+	}
 	t.Packets++
 	t.Bytes += int64(p.Length)
 	if f.fragment {
@@ -381,16 +413,26 @@ func (a *Analyzer) tunnelFor(src, dst [16]byte, vni uint32, create bool) *Tunnel
 		}
 	}
 	if !create {
-		// A later fragment carries no VNI: attach it to any tunnel between
-		// the two addresses.
-		for _, t := range a.tunnelOrder {
-			if t.Src == addrOf(src) && t.Dst == addrOf(dst) {
-				return t
-			}
+		// A later fragment carries no VNI: attach it to the first tunnel
+		// between the two addresses.
+		return a.pairT[[2]netip.Addr{addrOf(src), addrOf(dst)}]
+	}
+	if len(a.tunnelOrder) >= a.lim.MaxTunnels {
+		// Bounded: the packets of further tunnels are counted together.
+		var k [36]byte
+		copy(k[:], src[:])
+		copy(k[16:], dst[:])
+		binary.LittleEndian.PutUint32(k[32:], vni)
+		a.tunOver.hll.add(a.tunOver.hash(k[:]))
+		if a.otherT == nil {
+			a.otherT = &Tunnel{}
 		}
-		return nil
+		return a.otherT
 	}
 	t := &Tunnel{Src: addrOf(src), Dst: addrOf(dst), VNI: vni}
+	if pk := [2]netip.Addr{t.Src, t.Dst}; a.pairT[pk] == nil {
+		a.pairT[pk] = t
+	}
 	if fast {
 		a.fastT[fk] = t
 	} else {
@@ -432,8 +474,12 @@ func (a *Analyzer) flowPacket(p *Packet, f *frame, t *Tunnel) {
 	fl, forward := a.flowFor(f)
 	now := p.Time.UnixNano()
 	if fl == nil {
+		if len(a.flowOrder) >= a.lim.MaxFlows {
+			a.untrackedFlow(p, f)
+			return
+		}
 		fl = &Flow{VNI: f.vni, Proto: protoNames[f.innerProto], Src: addrOf(f.innerSrc), Dst: addrOf(f.innerDst),
-			SrcPort: f.innerSport, DstPort: f.innerDport, TunnelSrc: t.Src, TunnelDst: t.Dst, First: p.Time, encapsulated: true,
+			SrcPort: f.innerSport, DstPort: f.innerDport, TunnelSrc: addrOf(f.src), TunnelDst: addrOf(f.dst), First: p.Time, encapsulated: true,
 			openerFwd: forward}
 		if fl.Proto == "" {
 			fl.Proto = "ip"
@@ -478,6 +524,52 @@ func (a *Analyzer) flowPacket(p *Packet, f *frame, t *Tunnel) {
 	case f.innerFlags&tcpFIN != 0:
 		fl.fins++
 	}
+}
+
+// untrackedFlow counts a packet of a flow past Limits.MaxFlows.
+func (a *Analyzer) untrackedFlow(p *Packet, f *frame) {
+	u := &a.otherFlows
+	u.Packets++
+	u.Bytes += int64(p.Length)
+	if f.innerProto == 6 {
+		switch {
+		case f.innerFlags&tcpRST != 0:
+			u.Resets++
+		case f.innerFlags&(tcpSYN|tcpACK) == tcpSYN:
+			u.SYNs++
+		}
+	}
+	o := &a.flowOver
+	var k [40]byte
+	copy(k[:], f.innerSrc[:])
+	copy(k[16:], f.innerDst[:])
+	binary.LittleEndian.PutUint16(k[32:], f.innerSport)
+	binary.LittleEndian.PutUint16(k[34:], f.innerDport)
+	binary.LittleEndian.PutUint32(k[36:], f.vni<<8|uint32(f.innerProto))
+	if !less(f.innerSrc, f.innerSport, f.innerDst, f.innerDport) {
+		copy(k[:], f.innerDst[:])
+		copy(k[16:], f.innerSrc[:])
+		binary.LittleEndian.PutUint16(k[32:], f.innerDport)
+		binary.LittleEndian.PutUint16(k[34:], f.innerSport)
+	}
+	o.hll.add(o.hash(k[:]))
+	if a.opts.Context == nil || len(a.opts.Context.PodPrefixes) == 0 {
+		for _, ad := range [2][16]byte{f.innerSrc, f.innerDst} {
+			p, ok := podPrefixOf(addrOf(ad))
+			if _, seen := a.otherPrefixes[p]; !ok || seen {
+				continue
+			}
+			if a.otherPrefixes == nil {
+				a.otherPrefixes = map[netip.Prefix]struct{}{}
+			}
+			if len(a.otherPrefixes) >= maxOtherPrefixes {
+				a.prefixesCut = true
+				continue
+			}
+			a.otherPrefixes[p] = struct{}{}
+		}
+	}
+	o.bloomAdd(o.pairHash(f.innerSrc, f.innerSport, f.innerDst, f.innerDport))
 }
 
 // flowFor finds the flow of the inner packet; forward says whether the
@@ -572,5 +664,12 @@ func (a *Analyzer) checkInnerMAC(t *Tunnel, f *frame) {
 	if t.wrongMAC == nil {
 		t.wrongMAC = map[[6]byte]int64{}
 	}
+	if _, seen := t.wrongMAC[f.innerDstMAC]; !seen && len(t.wrongMAC) >= maxWrongMACs {
+		t.wrongMACOther++ // bounded: a few MACs make the point
+		return
+	}
 	t.wrongMAC[f.innerDstMAC]++
 }
+
+// maxWrongMACs bounds the wrong inner MACs kept per tunnel.
+const maxWrongMACs = 64

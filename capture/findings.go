@@ -36,6 +36,16 @@ func (a *Analyzer) Finish(node string) *Report {
 		fl.State = tcpState(fl)
 		fl.Last = time.Unix(0, fl.lastNano).UTC()
 	}
+	if a.otherFlows.Packets > 0 {
+		u := a.otherFlows
+		u.Flows = max(1, a.flowOver.hll.estimate())
+		r.UntrackedFlows = &u
+	}
+	if a.otherTunnels.Packets > 0 {
+		u := a.otherTunnels
+		u.Tunnels = max(1, a.tunOver.hll.estimate())
+		r.UntrackedTunnels = &u
+	}
 	sort.SliceStable(r.Tunnels, func(i, j int) bool { return r.Tunnels[i].Packets > r.Tunnels[j].Packets })
 	sort.SliceStable(r.Flows, func(i, j int) bool { return r.Flows[i].Packets > r.Flows[j].Packets })
 
@@ -134,8 +144,8 @@ func listed[T any](items []T, f func(T) string) string {
 // CAP-01: pod-to-pod traffic without encapsulation and without an
 // encapsulated twin (pktmon also logs decapsulated copies; those have one).
 // podPrefixes are the pod subnets: the bundles', else those the tunnels
-// carry, as /24s (IPv4) and /64s; most specific first.
-func (a *Analyzer) podPrefixes() []netip.Prefix {
+// carry (tracked flows and untracked alike), as /24s (IPv4) and /64s.
+func (a *Analyzer) podPrefixes() *prefixSet {
 	var prefixes []netip.Prefix
 	if c := a.opts.Context; c != nil {
 		prefixes = append(prefixes, c.PodPrefixes...)
@@ -144,21 +154,53 @@ func (a *Analyzer) podPrefixes() []netip.Prefix {
 		seen := map[netip.Prefix]bool{}
 		for _, fl := range a.flowOrder {
 			for _, ad := range []netip.Addr{fl.Src, fl.Dst} {
-				bits := 24
-				if ad.Is6() {
-					bits = 64
-				}
-				if p, err := ad.Prefix(bits); err == nil && !seen[p] {
+				if p, ok := podPrefixOf(ad); ok && !seen[p] {
 					seen[p] = true
 					prefixes = append(prefixes, p)
 				}
 			}
 		}
+		for p := range a.otherPrefixes {
+			if !seen[p] {
+				prefixes = append(prefixes, p)
+			}
+		}
 	}
-	// Most specific first: a node's pod subnet before the cluster CIDR.
-	sort.SliceStable(prefixes, func(i, j int) bool { return prefixes[i].Bits() > prefixes[j].Bits() })
-	return prefixes
+	return newPrefixSet(prefixes)
 }
+
+func podPrefixOf(ad netip.Addr) (netip.Prefix, bool) {
+	bits := 24
+	if ad.Is6() {
+		bits = 64
+	}
+	p, err := ad.Prefix(bits)
+	return p, err == nil
+}
+
+// prefixSet finds the most specific prefix holding an address (a node's
+// pod subnet before the cluster CIDR) with a lookup per prefix length, not
+// per prefix: a capture can name tens of thousands of /24s.
+type prefixSet struct {
+	bits []int // most specific first
+	set  map[netip.Prefix]bool
+}
+
+func newPrefixSet(prefixes []netip.Prefix) *prefixSet {
+	s := &prefixSet{set: map[netip.Prefix]bool{}}
+	lens := map[int]bool{}
+	for _, p := range prefixes {
+		s.set[p.Masked()] = true
+		if !lens[p.Bits()] {
+			lens[p.Bits()] = true
+			s.bits = append(s.bits, p.Bits())
+		}
+	}
+	sort.Sort(sort.Reverse(sort.IntSlice(s.bits)))
+	return s
+}
+
+func (s *prefixSet) empty() bool { return len(s.set) == 0 }
 
 func (a *Analyzer) noPodPrefixes(id string, skip func(string, string)) {
 	if a.opts.Context == nil {
@@ -168,9 +210,9 @@ func (a *Analyzer) noPodPrefixes(id string, skip func(string, string)) {
 	}
 }
 
-func subnetOf(prefixes []netip.Prefix, ad netip.Addr) (netip.Prefix, bool) {
-	for _, p := range prefixes {
-		if p.Contains(ad) {
+func subnetOf(s *prefixSet, ad netip.Addr) (netip.Prefix, bool) {
+	for _, b := range s.bits {
+		if p, err := ad.Prefix(b); err == nil && s.set[p] {
 			return p, true
 		}
 	}
@@ -179,7 +221,7 @@ func subnetOf(prefixes []netip.Prefix, ad netip.Addr) (netip.Prefix, bool) {
 
 func (a *Analyzer) cap01(r *Report, add func(string, issue), skip func(string, string)) {
 	prefixes := a.podPrefixes()
-	if len(prefixes) == 0 {
+	if prefixes.empty() {
 		a.noPodPrefixes("CAP-01", skip)
 		return
 	}
@@ -197,6 +239,11 @@ func (a *Analyzer) cap01(r *Report, add func(string, issue), skip func(string, s
 			continue
 		}
 		if encap[[2]netip.AddrPort{netip.AddrPortFrom(fl.Src, fl.SrcPort), netip.AddrPortFrom(fl.Dst, fl.DstPort)}] {
+			continue
+		}
+		// A twin among the untracked flows (past --max-flows) counts too:
+		// the filter can say yes wrongly (a leak unreported), never no.
+		if a.flowOver.bloomHas(a.flowOver.pairHash(fl.Src.As16(), fl.SrcPort, fl.Dst.As16(), fl.DstPort)) {
 			continue
 		}
 		leaks = append(leaks, fl)
@@ -223,8 +270,13 @@ func (a *Analyzer) cap01(r *Report, add func(string, issue), skip func(string, s
 // wire with the pod's own address: VFP does not NAT ICMP, by design.
 func (a *Analyzer) nat04(add func(string, issue), skip func(string, string)) {
 	prefixes := a.podPrefixes()
-	if len(prefixes) == 0 {
+	if prefixes.empty() {
 		a.noPodPrefixes("NAT-04", skip)
+		return
+	}
+	if a.prefixesCut {
+		skip("NAT-04", fmt.Sprintf("the pod subnets are not all known: the flows past the %d tracked ones (%s raises the limit) name more than %d subnets",
+			a.lim.MaxFlows, FlagMaxFlows, maxOtherPrefixes))
 		return
 	}
 	var pings []*Flow
@@ -343,14 +395,17 @@ func (a *Analyzer) cap03(r *Report, add func(string, issue), skip func(string, s
 		}
 	}
 	sort.Slice(vnis, func(i, j int) bool { return vnis[i] < vnis[j] })
-	for _, v := range vnis {
-		var ev []finding.Evidence
-		for _, t := range a.tunnelOrder {
-			if t.VNI == v && len(ev) < 20 {
-				ev = append(ev, finding.Evidence{Object: "tunnel " + tunnelString(t.Src, t.Dst, t.VNI), Field: "VNI", Value: strconv.Itoa(int(v)),
-					Expected: strconv.Itoa(int(want)), Note: fmt.Sprintf("%d packets", t.Packets)})
-			}
+	// Evidence per VNI in one pass over the tunnels: there can be tens of
+	// thousands of both.
+	evOf := map[uint32][]finding.Evidence{}
+	for _, t := range a.tunnelOrder {
+		if ev := evOf[t.VNI]; t.VNI != want && len(ev) < 20 {
+			evOf[t.VNI] = append(ev, finding.Evidence{Object: "tunnel " + tunnelString(t.Src, t.Dst, t.VNI), Field: "VNI", Value: strconv.Itoa(int(t.VNI)),
+				Expected: strconv.Itoa(int(want)), Note: fmt.Sprintf("%d packets", t.Packets)})
 		}
+	}
+	for _, v := range vnis {
+		ev := evOf[v]
 		note := ""
 		if v < 4096 {
 			note = "; Windows nodes need 4096 or more"
@@ -383,14 +438,18 @@ func (a *Analyzer) cap04(r *Report, add func(string, issue), skip func(string, s
 			}
 		}
 	}
-	for _, ad := range order {
-		var ev []finding.Evidence
-		for _, t := range a.tunnelOrder {
-			if (t.Src == ad || t.Dst == ad) && len(ev) < 20 {
-				ev = append(ev, finding.Evidence{Object: "tunnel " + tunnelString(t.Src, t.Dst, t.VNI), Field: "outer address", Value: ad.String(),
-					Note: fmt.Sprintf("%d packets", t.Packets)})
+	evOf := map[netip.Addr][]finding.Evidence{}
+	for _, t := range a.tunnelOrder {
+		for i, ad := range []netip.Addr{t.Src, t.Dst} {
+			if _, bad := unknown[ad]; !bad || i == 1 && t.Dst == t.Src || len(evOf[ad]) >= 20 {
+				continue
 			}
+			evOf[ad] = append(evOf[ad], finding.Evidence{Object: "tunnel " + tunnelString(t.Src, t.Dst, t.VNI), Field: "outer address", Value: ad.String(),
+				Note: fmt.Sprintf("%d packets", t.Packets)})
 		}
+	}
+	for _, ad := range order {
+		ev := evOf[ad]
 		add("CAP-04", issue{summary: fmt.Sprintf("%d VXLAN packets to or from %s, which is no node's VTEP or InternalIP in the bundles", unknown[ad], ad),
 			evidence: ev, subjects: []string{"address:" + ad.String()}})
 	}
@@ -450,6 +509,10 @@ func (a *Analyzer) cap07(r *Report, add func(string, issue), skip func(string, s
 				Note: fmt.Sprintf("%d packets; %s", n, a.whose(t.Dst))})
 		}
 		sort.Strings(macs)
+		if t.wrongMACOther > 0 {
+			total += t.wrongMACOther
+			macs = append(macs, fmt.Sprintf("and others (%d frames)", t.wrongMACOther))
+		}
 		add("CAP-07", issue{summary: fmt.Sprintf("%d inner frames sent to VTEP %s carry destination MAC %s, not its DR MAC %s",
 			total, t.Dst, strings.Join(macs, ", "), want), evidence: ev, subjects: []string{"address:" + t.Dst.String()}})
 	}
@@ -498,6 +561,18 @@ func (a *Analyzer) cap09(r *Report, add func(string, issue)) {
 }
 
 func (a *Analyzer) notes(r *Report) {
+	r.Notes = append(r.Notes, a.limitNotes...)
+	if u := r.UntrackedFlows; u != nil {
+		r.Notes = append(r.Notes, fmt.Sprintf("Inner flows past the limit of %d (%s raises it): about %d more flows, %d packets, %d bytes, counted together, not one by one "+
+			"(copies of a packet among them not removed). CAP-02 (unanswered SYNs) and CAP-09 (resets) judge the tracked flows only: the untracked ones carried %d SYNs and %d resets; "+
+			"CAP-01 takes an untracked encapsulated flow as the twin of a plain one.",
+			a.lim.MaxFlows, FlagMaxFlows, u.Flows, u.Packets, u.Bytes, u.SYNs, u.Resets))
+	}
+	if u := r.UntrackedTunnels; u != nil {
+		r.Notes = append(r.Notes, fmt.Sprintf("Tunnels past the limit of %d (%s raises it): about %d more tunnels, %d VXLAN packets, %d bytes, counted together. "+
+			"CAP-03 to CAP-07 and CAP-09's ICMP errors judge the tracked tunnels only; their flows are tracked as any.",
+			a.lim.MaxTunnels, FlagMaxTunnels, u.Tunnels, u.Packets, u.Bytes))
+	}
 	if r.Truncated > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("%d packets were captured shorter than they were on the wire; checksums of those were not checked. "+
 			"Capture whole packets: pktmon start -c --pkt-size 0 (the default keeps 128 bytes), tcpdump -s 0.", r.Truncated))

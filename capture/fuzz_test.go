@@ -35,12 +35,18 @@ func FuzzSource(f *testing.F) {
 		}
 	}
 	f.Add(append(append([]byte{}, magicPcapng[:]...), make([]byte, 32)...))
+	ng := append(append(ngSHBytes(), ngIDBytes(1)...), ngIDBytes(101)...)
+	ng = append(ng, ngEPBytes(0, healthy()[0].Bytes())...)
+	ng = append(ng, ngEPBytes(1, healthy()[1].Bytes()[14:])...)
+	f.Add(ng)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		src, err := NewSource(bytes.NewReader(data), "fuzz")
+		// Small limits, so that fuzzed files cross them.
+		lim := Limits{MaxPacketSize: 2048, MaxInterfaces: 2, MaxFlows: 4, MaxTunnels: 2}
+		src, err := NewSourceLimits(bytes.NewReader(data), "fuzz", lim)
 		if err != nil {
 			return
 		}
-		a := NewAnalyzer(Options{})
+		a := NewAnalyzer(Options{Limits: lim})
 		a.ReadSource(src, "fuzz")
 		a.Finish("fuzz")
 	})

@@ -26,9 +26,16 @@ type pcapBlocks struct {
 
 	cur *batch // for Next (the serial path)
 	i   int
+
+	maxPacket int        // records larger are skipped unread (Limits.MaxPacketSize)
+	skips     *readSkips // what was skipped
+	skip      int64      // bytes of a skipped record still to pass over
+	off       int64      // file offset of the slab's first byte
 }
 
-// maxPcapRecord bounds one record: anything larger is a corrupt length.
+// maxPcapRecord bounds one record: anything larger (and larger than the
+// packet limit) is a corrupt length, as libpcap has it; a record between
+// the packet limit and this is skipped with a note.
 const maxPcapRecord = 16 << 20
 
 // newPcapBlocks reads the 24-byte global header; r is positioned at it.
@@ -37,7 +44,7 @@ func newPcapBlocks(r io.Reader, path string) (*pcapBlocks, error) {
 	if _, err := io.ReadFull(r, h[:]); err != nil {
 		return nil, &InputError{Path: path, Err: errors.New("pcap: truncated file header")}
 	}
-	pb := &pcapBlocks{r: r, path: path}
+	pb := &pcapBlocks{r: r, path: path, off: 24}
 	switch [4]byte(h[:4]) {
 	case [4]byte{0xd4, 0xc3, 0xb2, 0xa1}:
 		pb.order = binary.LittleEndian
@@ -57,11 +64,18 @@ func newPcapBlocks(r io.Reader, path string) (*pcapBlocks, error) {
 
 // fill reads the next block into b and slices it into packets. It returns
 // io.EOF (with no packets) after the last one, and an *InputError for a
-// truncated or corrupt file.
+// truncated or corrupt file. A record larger than maxPacket is passed over
+// as it streams by: at most one slab is held, whatever the record says.
 func (pb *pcapBlocks) fill(b *batch) error {
 	b.pkts = b.pkts[:0]
 	if cap(b.slab) < batchSlab {
 		b.slab = make([]byte, 0, batchSlab)
+	}
+	if pb.maxPacket <= 0 {
+		pb.maxPacket = DefaultMaxPacketSize
+	}
+	if pb.skips == nil {
+		pb.skips = &readSkips{}
 	}
 	slab := b.slab[:cap(b.slab)]
 	n := copy(slab, pb.carry)
@@ -77,10 +91,27 @@ func (pb *pcapBlocks) fill(b *batch) error {
 				return &InputError{Path: pb.path, Err: fmt.Errorf("read: %w", err)}
 			}
 		}
-		for off+16 <= n {
+		for {
+			if pb.skip > 0 {
+				d := int(min(pb.skip, int64(n-off)))
+				off += d
+				pb.skip -= int64(d)
+				if pb.skip > 0 {
+					break // the slab is used up
+				}
+			}
+			if off+16 > n {
+				break
+			}
 			incl := pb.order.Uint32(slab[off+8:])
-			if incl > maxPcapRecord {
-				return &InputError{Path: pb.path, Err: fmt.Errorf("corrupt capture: a packet record of %d bytes", incl)}
+			if int64(incl) > int64(pb.maxPacket) {
+				if incl > maxPcapRecord {
+					return &InputError{Path: pb.path, Err: fmt.Errorf("corrupt capture: a packet record of %d bytes at byte %d", incl, pb.off+int64(off))}
+				}
+				pb.skips.packet(int64(incl), pb.off+int64(off))
+				off += 16
+				pb.skip = int64(incl)
+				continue
 			}
 			end := off + 16 + int(incl)
 			if end > n {
@@ -101,19 +132,26 @@ func (pb *pcapBlocks) fill(b *batch) error {
 		if len(b.pkts) > 0 || pb.eof {
 			break
 		}
-		// Not one whole record in a full block: a record larger than the
-		// block. Grow the block to hold it and read on.
-		need := 16 + int(pb.order.Uint32(slab[off+8:]))
-		bigger := make([]byte, max(2*len(slab), need))
-		copy(bigger, slab[:n])
-		slab, b.slab = bigger, bigger[:0]
+		// No whole record in the slab and none kept: move what is left
+		// of it to the front and read on (a record up to maxPacket may
+		// need a larger slab).
+		pb.off += int64(off)
+		n = copy(slab, slab[off:n])
+		off = 0
+		if n == len(slab) {
+			need := 16 + int(pb.order.Uint32(slab[8:]))
+			bigger := make([]byte, max(2*len(slab), need))
+			copy(bigger, slab[:n])
+			slab, b.slab = bigger, bigger[:0]
+		}
 	}
-	if rest := slab[off:n]; len(rest) > 0 {
+	if rest := slab[off:n]; len(rest) > 0 || pb.skip > 0 {
 		if pb.eof && len(b.pkts) == 0 {
 			return &InputError{Path: pb.path, Err: errors.New("truncated capture file (the last packet is cut off)")}
 		}
 		pb.carry = append(pb.carry, rest...)
 	}
+	pb.off += int64(off)
 	if len(b.pkts) == 0 {
 		return io.EOF
 	}

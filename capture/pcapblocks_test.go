@@ -21,6 +21,7 @@ func readAllBlocks(data []byte, slab int) ([]Packet, error) {
 	if err != nil {
 		return nil, err
 	}
+	pb.maxPacket = maxPcapRecord // skip nothing pcapgo reads (limits_test.go tests the skipping)
 	var out []Packet
 	b := &batch{slab: make([]byte, 0, slab)}
 	for {

@@ -6,6 +6,7 @@ package capture
 
 import (
 	"bufio"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +14,6 @@ import (
 	"time"
 
 	"github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/pcapgo"
 )
 
 // Packet is one captured frame. Data is only valid until the next call to
@@ -28,13 +28,14 @@ type Packet struct {
 	Outbound  int8   // pcapng epb_flags direction: 1 out, -1 in, 0 unknown
 }
 
-// Source reads packets from a pcap or pcapng file.
+// Source reads packets from a pcap or pcapng file (either gzip'd).
 type Source struct {
 	path   string
 	f      *os.File
-	pcap   *pcapgo.Reader
-	blocks *pcapBlocks // classic uncompressed pcap, read in blocks
-	ng     *pcapgo.NgReader
+	blocks *pcapBlocks // classic pcap, read in blocks
+	ng     *ngReader
+	lim    Limits
+	skips  readSkips
 	Format string // "pcap" or "pcapng"
 }
 
@@ -56,9 +57,13 @@ var (
 	magicGzip   = [2]byte{0x1f, 0x8b}
 )
 
-// Open opens a capture file, choosing the reader by its magic number, not
-// its name (Retina writes pcapng files named *.pcap).
-func Open(path string) (*Source, error) {
+// Open opens a capture file with the default Limits, choosing the reader
+// by its magic number, not its name (Retina writes pcapng files named
+// *.pcap).
+func Open(path string) (*Source, error) { return OpenLimits(path, Limits{}) }
+
+// OpenLimits opens a capture file read within lim.
+func OpenLimits(path string, lim Limits) (*Source, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		var pe *os.PathError
@@ -67,7 +72,7 @@ func Open(path string) (*Source, error) {
 		}
 		return nil, &InputError{Path: path, Err: err}
 	}
-	s, err := NewSource(f, path)
+	s, err := NewSourceLimits(f, path, lim)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -76,39 +81,51 @@ func Open(path string) (*Source, error) {
 	return s, nil
 }
 
-// NewSource reads a capture from r; name is used in errors.
-func NewSource(r io.Reader, name string) (*Source, error) {
+// NewSource reads a capture from r with the default Limits; name is used
+// in errors.
+func NewSource(r io.Reader, name string) (*Source, error) { return NewSourceLimits(r, name, Limits{}) }
+
+// NewSourceLimits reads a capture from r within lim.
+func NewSourceLimits(r io.Reader, name string, lim Limits) (*Source, error) {
+	s := &Source{path: name, lim: lim.withDefaults()}
+	return s, s.open(r, true)
+}
+
+func (s *Source) open(r io.Reader, gzipOK bool) error {
+	name := s.path
 	br := bufio.NewReaderSize(r, 1<<20)
 	head, err := br.Peek(4)
 	if err != nil {
-		return nil, &InputError{Path: name, Err: errors.New("not a pcap or pcapng file (too short)")}
+		return &InputError{Path: name, Err: errors.New("not a pcap or pcapng file (too short)")}
 	}
 	var m [4]byte
 	copy(m[:], head)
-	s := &Source{path: name}
 	switch {
 	case m == magicPcapng:
-		ng, err := pcapgo.NewNgReader(br, pcapgo.NgReaderOptions{WantMixedLinkType: true, SkipUnknownVersion: true})
+		ng, err := newNgReader(br, name, s.lim, &s.skips)
 		if err != nil {
-			return nil, &InputError{Path: name, Err: fmt.Errorf("pcapng: %w", err)}
+			return err
 		}
 		s.ng, s.Format = ng, "pcapng"
 	case isPcapMagic(m):
 		pb, err := newPcapBlocks(br, name)
 		if err != nil {
-			return nil, err
+			return err
 		}
+		pb.maxPacket, pb.skips = s.lim.MaxPacketSize, &s.skips
 		s.blocks, s.Format = pb, "pcap"
-	case m[0] == magicGzip[0] && m[1] == magicGzip[1]:
-		pr, err := pcapgo.NewReader(br)
+	case gzipOK && m[0] == magicGzip[0] && m[1] == magicGzip[1]:
+		// Streamed: the limits apply to the decompressed packets, so a
+		// small file that inflates to gigabytes costs time, not memory.
+		gz, err := gzip.NewReader(br)
 		if err != nil {
-			return nil, &InputError{Path: name, Err: fmt.Errorf("pcap: %w", err)}
+			return &InputError{Path: name, Err: fmt.Errorf("gzip: %w", err)}
 		}
-		s.pcap, s.Format = pr, "pcap"
+		return s.open(gz, false)
 	default:
-		return nil, &InputError{Path: name, Err: fmt.Errorf("not a pcap or pcapng file (magic %x)", m)}
+		return &InputError{Path: name, Err: fmt.Errorf("not a pcap or pcapng file (magic %x)", m)}
 	}
-	return s, nil
+	return nil
 }
 
 func isPcapMagic(m [4]byte) bool {
@@ -121,55 +138,14 @@ func isPcapMagic(m [4]byte) bool {
 }
 
 // Next reads the next packet into p. It returns io.EOF at the end, and an
-// *InputError when the file is truncated or corrupt.
+// *InputError when the file is truncated or corrupt. Packets over a limit
+// are skipped (Skipped says how many).
 func (s *Source) Next(p *Packet) error {
 	if s.ng != nil {
-		data, ci, opts, err := s.ng.ZeroCopyReadPacketDataWithOptions()
-		if err != nil {
-			return s.wrap(err)
-		}
-		p.Data, p.Length, p.Time, p.Interface = data, ci.Length, ci.Timestamp, ci.InterfaceIndex
-		p.LinkType = layers.LinkTypeEthernet
-		if len(ci.AncillaryData) > 0 {
-			if lt, ok := ci.AncillaryData[0].(layers.LinkType); ok {
-				p.LinkType = lt
-			}
-		}
-		p.PacketID, p.Outbound = 0, 0
-		if opts.PacketID != nil {
-			p.PacketID = *opts.PacketID
-		}
-		if opts.Flags != nil {
-			switch opts.Flags.Direction {
-			case pcapgo.NgEpbFlagDirectionInbound:
-				p.Outbound = -1
-			case pcapgo.NgEpbFlagDirectionOutbound:
-				p.Outbound = 1
-			}
-		}
-		return nil
+		return s.ng.next(p)
 	}
-	if s.blocks != nil {
-		p.Interface, p.PacketID, p.Outbound = 0, 0, 0
-		return s.blocks.next(p)
-	}
-	data, ci, err := s.pcap.ZeroCopyReadPacketData()
-	if err != nil {
-		return s.wrap(err)
-	}
-	p.Data, p.Length, p.Time, p.Interface = data, ci.Length, ci.Timestamp, 0
-	p.LinkType, p.PacketID, p.Outbound = s.pcap.LinkType(), 0, 0
-	return nil
-}
-
-func (s *Source) wrap(err error) error {
-	if err == io.EOF {
-		return io.EOF
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return &InputError{Path: s.path, Err: errors.New("truncated capture file (the last packet is cut off)")}
-	}
-	return &InputError{Path: s.path, Err: fmt.Errorf("corrupt capture: %w", err)}
+	p.Interface, p.PacketID, p.Outbound = 0, 0, 0
+	return s.blocks.next(p)
 }
 
 // InterfaceName names a pcapng interface, for reports.
@@ -177,15 +153,12 @@ func (s *Source) InterfaceName(i int) string {
 	if s.ng == nil {
 		return ""
 	}
-	iface, err := s.ng.Interface(i)
-	if err != nil {
-		return ""
-	}
-	if iface.Name != "" {
-		return iface.Name
-	}
-	return iface.Description
+	return s.ng.interfaceName(i)
 }
+
+// Notes say what the source skipped because of its limits so far, each
+// naming the flag that raises the limit.
+func (s *Source) Notes() []string { return s.skips.notes(s.path, s.lim) }
 
 // Close closes the file.
 func (s *Source) Close() error {

@@ -47,6 +47,7 @@ type captureDecodeOptions struct {
 	output     string
 	outputFile string
 	failOn     string
+	limits     capture.Limits
 }
 
 func newCaptureDecodeCommand(e *env, g *globalOptions) *cobra.Command {
@@ -77,6 +78,14 @@ addresses (CAP-04) and their DR MACs (CAP-07), the pod subnets (CAP-01).` + exit
 	f.StringVarP(&o.output, "output", "o", "table", "report format: table, markdown, json or html")
 	f.StringVar(&o.outputFile, "output-file", "", "write the report to this file instead of standard output")
 	f.StringVar(&o.failOn, "fail-on", "fail", "exit 3 when a finding is at or above this severity: fail, warn or info")
+	f.IntVar(&o.limits.MaxPacketSize, strings.TrimPrefix(capture.FlagMaxPacketSize, "--"), capture.DefaultMaxPacketSize,
+		"skip (with a note) packets captured larger than this many bytes")
+	f.IntVar(&o.limits.MaxInterfaces, strings.TrimPrefix(capture.FlagMaxInterfaces, "--"), capture.DefaultMaxInterfaces,
+		"pcapng: skip (with a note) the interfaces of a section past this many, and their packets")
+	f.IntVar(&o.limits.MaxFlows, strings.TrimPrefix(capture.FlagMaxFlows, "--"), capture.DefaultMaxFlows,
+		"track this many inner flows one by one; count the packets of further flows together (noted)")
+	f.IntVar(&o.limits.MaxTunnels, strings.TrimPrefix(capture.FlagMaxTunnels, "--"), capture.DefaultMaxTunnels,
+		"track this many tunnels one by one; count the packets of further tunnels together (noted)")
 	return c
 }
 
@@ -88,7 +97,13 @@ func runCaptureDecode(e *env, g *globalOptions, o *captureDecodeOptions, files [
 	if err != nil || failOn < finding.Info || failOn > finding.Fail {
 		return usageErrorf("--fail-on must be fail, warn or info, not %q", o.failOn)
 	}
-	opts := capture.Options{VXLANPorts: []uint16{4789}, ExpectedVNI: o.vni, MTU: o.mtu}
+	for flag, v := range map[string]int{capture.FlagMaxPacketSize: o.limits.MaxPacketSize, capture.FlagMaxInterfaces: o.limits.MaxInterfaces,
+		capture.FlagMaxFlows: o.limits.MaxFlows, capture.FlagMaxTunnels: o.limits.MaxTunnels} {
+		if v <= 0 {
+			return usageErrorf("%s must be positive, not %d", flag, v)
+		}
+	}
+	opts := capture.Options{VXLANPorts: []uint16{4789}, ExpectedVNI: o.vni, MTU: o.mtu, Limits: o.limits}
 	for _, p := range o.ports {
 		if p == 0 || p > 65535 {
 			return usageErrorf("--vxlan-port %d is not a UDP port", p)

@@ -1,0 +1,356 @@
+package capture
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/gopacket/gopacket/layers"
+)
+
+// ngReader reads pcapng within Limits: a packet block larger than
+// MaxPacketSize (plus room for options) is discarded as it streams by,
+// never buffered; interfaces past MaxInterfaces in a section are counted,
+// not kept, and their packets skipped; blocks diag does not use (name
+// resolution, statistics, secrets, custom) are discarded unread whatever
+// their size. Only interface and packet blocks are read into memory.
+type ngReader struct {
+	r      *bufio.Reader
+	path   string
+	lim    Limits
+	skips  *readSkips
+	order  binary.ByteOrder
+	ifaces []ngIface
+	seen   int  // interface blocks in this section, kept or not
+	skipSe bool // a section of an unknown version: skipped to the next
+	off    int64
+	buf    []byte // blocks larger than r's buffer
+}
+
+type ngIface struct {
+	link                           layers.LinkType
+	snaplen                        uint32
+	secondMask, scaleUp, scaleDown uint64
+	tsOffset                       uint64
+	name                           string
+}
+
+const (
+	ngSHB = 0x0A0D0D0A
+	ngIDB = 1
+	ngOPB = 2 // obsolete packet block
+	ngSPB = 3
+	ngEPB = 6
+
+	maxIfaceName = 256
+)
+
+func (r *ngReader) corrupt(format string, args ...any) error {
+	return &InputError{Path: r.path, Err: fmt.Errorf("corrupt capture: pcapng: "+format, args...)}
+}
+
+func (r *ngReader) truncated() error {
+	return &InputError{Path: r.path, Err: errors.New("truncated capture file (the last packet is cut off)")}
+}
+
+func (r *ngReader) readErr(err error) error {
+	if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+		return r.truncated()
+	}
+	return &InputError{Path: r.path, Err: fmt.Errorf("read: %w", err)}
+}
+
+// discard skips n bytes of the stream without keeping them.
+func (r *ngReader) discard(n int64) error {
+	for n > 0 {
+		m, err := r.r.Discard(int(min(n, 1<<30)))
+		n -= int64(m)
+		r.off += int64(m)
+		if err != nil {
+			return r.readErr(err)
+		}
+	}
+	return nil
+}
+
+// block returns the whole next block of length n (its header included);
+// the bytes are valid until the next call.
+func (r *ngReader) block(n int) ([]byte, error) {
+	if n <= r.r.Size() {
+		b, err := r.r.Peek(n)
+		if err != nil {
+			return nil, r.readErr(err)
+		}
+		r.r.Discard(n)
+		r.off += int64(n)
+		return b, nil
+	}
+	if cap(r.buf) < n {
+		r.buf = make([]byte, n)
+	}
+	b := r.buf[:n]
+	if _, err := io.ReadFull(r.r, b); err != nil {
+		return nil, r.readErr(err)
+	}
+	r.off += int64(n)
+	return b, nil
+}
+
+// newNgReader reads the first section header.
+func newNgReader(br *bufio.Reader, path string, lim Limits, skips *readSkips) (*ngReader, error) {
+	r := &ngReader{r: br, path: path, lim: lim, skips: skips, order: binary.LittleEndian}
+	h, err := br.Peek(12)
+	if err != nil {
+		return nil, &InputError{Path: path, Err: errors.New("pcapng: truncated section header")}
+	}
+	if binary.LittleEndian.Uint32(h) != ngSHB {
+		return nil, &InputError{Path: path, Err: fmt.Errorf("pcapng: unknown magic %x", h[:4])}
+	}
+	if binary.LittleEndian.Uint32(h[8:]) != 0x1A2B3C4D && binary.BigEndian.Uint32(h[8:]) != 0x1A2B3C4D {
+		return nil, &InputError{Path: path, Err: errors.New("pcapng: wrong byte order value in the section header")}
+	}
+	return r, nil
+}
+
+// next reads the next packet into p.
+func (r *ngReader) next(p *Packet) error {
+	for {
+		h, err := r.r.Peek(12)
+		if len(h) == 0 && err == io.EOF {
+			return io.EOF
+		}
+		if len(h) < 8 {
+			if err == nil || err == io.EOF {
+				return r.truncated()
+			}
+			return r.readErr(err)
+		}
+		at := r.off
+		if binary.LittleEndian.Uint32(h) == ngSHB {
+			if len(h) < 12 {
+				return r.truncated()
+			}
+			switch {
+			case binary.LittleEndian.Uint32(h[8:]) == 0x1A2B3C4D:
+				r.order = binary.LittleEndian
+			case binary.BigEndian.Uint32(h[8:]) == 0x1A2B3C4D:
+				r.order = binary.BigEndian
+			default:
+				return r.corrupt("wrong byte order value in the section header at byte %d", at)
+			}
+		}
+		typ, n := r.order.Uint32(h), int64(r.order.Uint32(h[4:]))
+		if n < 12 || n%4 != 0 {
+			return r.corrupt("a block of %d bytes at byte %d", n, at)
+		}
+		switch {
+		case typ == ngSHB:
+			if n < 28 {
+				return r.corrupt("a section header of %d bytes at byte %d", n, at)
+			}
+			b, err := r.r.Peek(16)
+			if err != nil {
+				return r.readErr(err)
+			}
+			// Versions 1.x are read; the standard says to skip others.
+			r.skipSe = r.order.Uint16(b[12:]) != 1
+			r.ifaces, r.seen = r.ifaces[:0], 0
+			if err := r.discard(n); err != nil {
+				return err
+			}
+		case r.skipSe:
+			if err := r.discard(n); err != nil {
+				return err
+			}
+		case typ == ngIDB:
+			if err := r.iface(n, at); err != nil {
+				return err
+			}
+		case typ == ngEPB || typ == ngOPB || typ == ngSPB:
+			ok, err := r.packet(typ, n, at, p)
+			if ok || err != nil {
+				return err
+			}
+		default:
+			if err := r.discard(n); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// iface reads an interface description block of n bytes.
+func (r *ngReader) iface(n, at int64) error {
+	if n < 20 {
+		return r.corrupt("an interface block of %d bytes at byte %d", n, at)
+	}
+	r.seen++
+	if len(r.ifaces) >= r.lim.MaxInterfaces {
+		if r.skips.ifaces == 0 {
+			r.skips.firstIface = int64(r.seen - 1)
+		}
+		r.skips.ifaces++
+		return r.discard(n)
+	}
+	var b []byte
+	if n > 20+maxBlockOptions {
+		// Options too large to read: the interface is kept with its link
+		// type and snap length.
+		fixed, err := r.r.Peek(16)
+		if err != nil {
+			return r.readErr(err)
+		}
+		b = append([]byte{}, fixed...)
+		r.skips.bigBlocks++
+		if err := r.discard(n); err != nil {
+			return err
+		}
+	} else {
+		var err error
+		if b, err = r.block(int(n)); err != nil {
+			return err
+		}
+		b = b[:n-4]
+	}
+	ifc := ngIface{link: layers.LinkType(r.order.Uint16(b[8:])), snaplen: r.order.Uint32(b[12:])}
+	res := uint8(6)
+	r.options(b[min(16, len(b)):], func(code uint16, v []byte) {
+		switch code {
+		case 2, 3: // if_name, if_description
+			if ifc.name == "" || code == 2 {
+				ifc.name = string(v[:min(len(v), maxIfaceName)])
+			}
+		case 9: // if_tsresol
+			if len(v) >= 1 {
+				res = v[0]
+			}
+		case 14: // if_tsoffset
+			if len(v) >= 8 {
+				ifc.tsOffset = r.order.Uint64(v)
+			}
+		}
+	})
+	if res&0x7f > 63 {
+		return r.corrupt("timestamp resolution %#x of interface %d is too high", res, r.seen-1)
+	}
+	if res&0x80 != 0 {
+		ifc.secondMask = 1 << (res & 0x7f)
+	} else {
+		ifc.secondMask = 1
+		for i := uint8(0); i < res; i++ {
+			ifc.secondMask *= 10
+		}
+	}
+	if ifc.secondMask == 0 {
+		ifc.secondMask = 1
+	}
+	ifc.scaleUp, ifc.scaleDown = 1, 1
+	if ifc.secondMask < 1e9 {
+		ifc.scaleUp = 1e9 / ifc.secondMask
+	} else {
+		ifc.scaleDown = ifc.secondMask / 1e9
+	}
+	r.ifaces = append(r.ifaces, ifc)
+	return nil
+}
+
+// options walks the options in b (code, length, value padded to 4 bytes);
+// a cut option ends the walk.
+func (r *ngReader) options(b []byte, f func(code uint16, v []byte)) {
+	for len(b) >= 4 {
+		code, l := r.order.Uint16(b), int(r.order.Uint16(b[2:]))
+		if code == 0 || 4+l > len(b) {
+			return
+		}
+		f(code, b[4:4+l])
+		b = b[min(len(b), 4+(l+3)&^3):]
+	}
+}
+
+// packet reads a packet block of n bytes into p. It reports false (and no
+// error) for a packet it skipped.
+func (r *ngReader) packet(typ uint32, n, at int64, p *Packet) (bool, error) {
+	hdr := int64(28)
+	if typ == ngSPB {
+		hdr = 12
+	}
+	if n < hdr+4 {
+		return false, r.corrupt("a packet block of %d bytes at byte %d", n, at)
+	}
+	h, err := r.r.Peek(int(hdr))
+	if err != nil {
+		return false, r.readErr(err)
+	}
+	var id, caplen, wire int64
+	if typ == ngSPB {
+		if len(r.ifaces) == 0 {
+			return false, r.corrupt("a packet before any interface, at byte %d", at)
+		}
+		wire = int64(r.order.Uint32(h[8:]))
+		caplen = min(wire, n-hdr-4)
+		if s := int64(r.ifaces[0].snaplen); s != 0 {
+			caplen = min(caplen, s)
+		}
+	} else {
+		if typ == ngOPB {
+			id = int64(r.order.Uint16(h[8:]))
+		} else {
+			id = int64(r.order.Uint32(h[8:]))
+		}
+		caplen, wire = int64(r.order.Uint32(h[20:])), int64(r.order.Uint32(h[24:]))
+		if hdr+caplen+4 > n {
+			return false, r.corrupt("a packet of %d bytes in a block of %d bytes at byte %d", caplen, n, at)
+		}
+		if id >= int64(len(r.ifaces)) {
+			if id < int64(r.seen) {
+				r.skips.ifacePackets++
+				return false, r.discard(n)
+			}
+			return false, r.corrupt("interface %d not present in the section (it has %d), at byte %d", id, r.seen, at)
+		}
+	}
+	if caplen > int64(r.lim.MaxPacketSize) || n > hdr+4+int64(r.lim.MaxPacketSize)+maxBlockOptions {
+		r.skips.packet(max(caplen, wire), at)
+		return false, r.discard(n)
+	}
+	b, err := r.block(int(n))
+	if err != nil {
+		return false, err
+	}
+	ifc := &r.ifaces[id]
+	p.Data = b[hdr : hdr+caplen : hdr+caplen]
+	p.Length, p.Interface, p.LinkType = int(wire), int(id), ifc.link
+	p.PacketID, p.Outbound, p.Time = 0, 0, time.Time{}
+	if typ == ngSPB {
+		return true, nil
+	}
+	ts := uint64(r.order.Uint32(b[12:]))<<32 | uint64(r.order.Uint32(b[16:])) // h may be stale: b is the block
+	p.Time = time.Unix(int64(ts/ifc.secondMask+ifc.tsOffset), int64(ts%ifc.secondMask*ifc.scaleUp/ifc.scaleDown)).UTC()
+	if typ == ngEPB {
+		r.options(b[hdr+(caplen+3)&^3:n-4], func(code uint16, v []byte) {
+			switch {
+			case code == 2 && len(v) >= 4: // epb_flags: bits 0-1 are the direction
+				switch r.order.Uint32(v) & 3 {
+				case 1:
+					p.Outbound = -1
+				case 2:
+					p.Outbound = 1
+				}
+			case code == 5 && len(v) >= 8: // epb_packetid
+				p.PacketID = r.order.Uint64(v)
+			}
+		})
+	}
+	return true, nil
+}
+
+// interfaceName names interface i of the current section.
+func (r *ngReader) interfaceName(i int) string {
+	if i < 0 || i >= len(r.ifaces) {
+		return ""
+	}
+	return r.ifaces[i].name
+}
