@@ -35,7 +35,7 @@ func AnalyzeBundle(b *bundle.Bundle, node string, opts Options) (*Report, error)
 		if err != nil {
 			return nil, err
 		}
-		src, err := NewSource(rc, b.Path()+": "+name)
+		src, err := NewSourceLimits(rc, b.Path()+": "+name, opts.Limits)
 		if err != nil {
 			rc.Close()
 			return nil, err

@@ -25,6 +25,7 @@ type analyzeOptions struct {
 	rules      []string
 	skipRules  []string
 	maxPart    string
+	capture    capture.Limits // of the captures inside bundles
 }
 
 func newAnalyzeCommand(e *env, g *globalOptions) *cobra.Command {
@@ -55,6 +56,7 @@ finding reaches --fail-on but a rule crashed, the exit status is 1.`,
 	f.StringVar(&o.failOn, "fail-on", "fail", "exit 3 when a finding is at or above this severity: fail, warn or info")
 	f.StringSliceVar(&o.rules, "rules", nil, "run only these rules (IDs or families, e.g. OVL-01,SVC)")
 	f.StringSliceVar(&o.skipRules, "skip-rules", nil, "do not run these rules (IDs or families)")
+	addCaptureLimitFlags(f, &o.capture)
 	f.StringVar(&o.maxPart, "max-part-size", "64MiB", "the largest part of an input read whole (console text, a JSON value up to a 16th of it); larger parts are skipped with a note")
 	c.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(reportFormats, cobra.ShellCompDirectiveNoFileComp))
 	c.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"fail", "warn", "info"}, cobra.ShellCompDirectiveNoFileComp))
@@ -79,6 +81,9 @@ func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) err
 		return usageErrorf("--max-part-size: %v", err)
 	}
 	lim := partLimits(maxPart)
+	if err := checkCaptureLimits(o.capture); err != nil {
+		return err
+	}
 
 	snaps := make([]*snapshot.Snapshot, 0, len(paths))
 	budget := newMemoryBudget(e.getenv("GOMEMLIMIT") != "")
@@ -91,7 +96,7 @@ func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) err
 		snaps = append(snaps, s)
 	}
 	res := analyzers.Run(snaps, sel)
-	if err := analyzeBundleCaptures(paths, snaps, sel, &res); err != nil {
+	if err := analyzeBundleCaptures(paths, snaps, sel, o.capture, &res); err != nil {
 		return err
 	}
 	now := e.now().UTC()
@@ -216,7 +221,7 @@ func validFormat(f string) bool {
 
 // analyzeBundleCaptures runs the capture rules on the captures inside the
 // bundles (capture/*.pcapng), with every bundle of the run as context.
-func analyzeBundleCaptures(paths []string, snaps []*snapshot.Snapshot, sel analyzers.Selection, res *analyzers.Result) error {
+func analyzeBundleCaptures(paths []string, snaps []*snapshot.Snapshot, sel analyzers.Selection, lim capture.Limits, res *analyzers.Result) error {
 	ctx := capture.ContextFromSnapshots(snaps...)
 	labels := analyzers.NodeLabels(snaps) // the node as the rules' findings name it
 	for i, p := range paths {
@@ -225,13 +230,18 @@ func analyzeBundleCaptures(paths []string, snaps []*snapshot.Snapshot, sel analy
 			return err
 		}
 		node := labels[i]
-		rep, err := capture.AnalyzeBundle(b, node, capture.Options{Context: ctx, MTU: ctx.MTU})
+		rep, err := capture.AnalyzeBundle(b, node, capture.Options{Context: ctx, MTU: ctx.MTU, Limits: lim})
 		b.Close()
 		if err != nil {
 			return err
 		}
 		if rep == nil {
 			continue
+		}
+		// What the decoder skipped or counted together (limits, offload,
+		// duplicates) is said under the node, as the parsers' notes are.
+		for _, n := range rep.Notes {
+			snaps[i].Notes = append(snaps[i].Notes, "capture: "+n)
 		}
 		for _, f := range rep.Findings {
 			if sel.Includes(f.ID) {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/wincni/diag/capture"
 	"github.com/wincni/diag/finding"
@@ -78,14 +79,7 @@ addresses (CAP-04) and their DR MACs (CAP-07), the pod subnets (CAP-01).` + exit
 	f.StringVarP(&o.output, "output", "o", "table", "report format: table, markdown, json or html")
 	f.StringVar(&o.outputFile, "output-file", "", "write the report to this file instead of standard output")
 	f.StringVar(&o.failOn, "fail-on", "fail", "exit 3 when a finding is at or above this severity: fail, warn or info")
-	f.IntVar(&o.limits.MaxPacketSize, strings.TrimPrefix(capture.FlagMaxPacketSize, "--"), capture.DefaultMaxPacketSize,
-		"skip (with a note) packets captured larger than this many bytes")
-	f.IntVar(&o.limits.MaxInterfaces, strings.TrimPrefix(capture.FlagMaxInterfaces, "--"), capture.DefaultMaxInterfaces,
-		"pcapng: skip (with a note) the interfaces of a section past this many, and their packets")
-	f.IntVar(&o.limits.MaxFlows, strings.TrimPrefix(capture.FlagMaxFlows, "--"), capture.DefaultMaxFlows,
-		"track this many inner flows one by one; count the packets of further flows together (noted)")
-	f.IntVar(&o.limits.MaxTunnels, strings.TrimPrefix(capture.FlagMaxTunnels, "--"), capture.DefaultMaxTunnels,
-		"track this many tunnels one by one; count the packets of further tunnels together (noted)")
+	addCaptureLimitFlags(f, &o.limits)
 	return c
 }
 
@@ -97,11 +91,8 @@ func runCaptureDecode(e *env, g *globalOptions, o *captureDecodeOptions, files [
 	if err != nil || failOn < finding.Info || failOn > finding.Fail {
 		return usageErrorf("--fail-on must be fail, warn or info, not %q", o.failOn)
 	}
-	for flag, v := range map[string]int{capture.FlagMaxPacketSize: o.limits.MaxPacketSize, capture.FlagMaxInterfaces: o.limits.MaxInterfaces,
-		capture.FlagMaxFlows: o.limits.MaxFlows, capture.FlagMaxTunnels: o.limits.MaxTunnels} {
-		if v <= 0 {
-			return usageErrorf("%s must be positive, not %d", flag, v)
-		}
+	if err := checkCaptureLimits(o.limits); err != nil {
+		return err
 	}
 	opts := capture.Options{VXLANPorts: []uint16{4789}, ExpectedVNI: o.vni, MTU: o.mtu, Limits: o.limits}
 	for _, p := range o.ports {
@@ -248,4 +239,30 @@ func runCaptureStart(ctx context.Context, e *env, o *captureStartOptions) error 
 	}
 	_, err = fmt.Fprintf(e.stdout, "wrote %s (%s, %d packets); decode it with: diag capture decode %s\n", o.output, stats.Tool, stats.Packets, o.output)
 	return err
+}
+
+// addCaptureLimitFlags gives a command the capture decoder's limits, under
+// the names the decoder's notes use.
+func addCaptureLimitFlags(f *pflag.FlagSet, lim *capture.Limits) {
+	f.IntVar(&lim.MaxPacketSize, strings.TrimPrefix(capture.FlagMaxPacketSize, "--"), capture.DefaultMaxPacketSize,
+		"skip (with a note) packets captured larger than this many bytes")
+	f.IntVar(&lim.MaxInterfaces, strings.TrimPrefix(capture.FlagMaxInterfaces, "--"), capture.DefaultMaxInterfaces,
+		"pcapng: skip (with a note) the interfaces of a section past this many, and their packets")
+	f.IntVar(&lim.MaxFlows, strings.TrimPrefix(capture.FlagMaxFlows, "--"), capture.DefaultMaxFlows,
+		"track this many inner flows one by one; count the packets of further flows together (noted)")
+	f.IntVar(&lim.MaxTunnels, strings.TrimPrefix(capture.FlagMaxTunnels, "--"), capture.DefaultMaxTunnels,
+		"track this many tunnels one by one; count the packets of further tunnels together (noted)")
+}
+
+func checkCaptureLimits(lim capture.Limits) error {
+	for _, l := range []struct {
+		flag string
+		v    int
+	}{{capture.FlagMaxPacketSize, lim.MaxPacketSize}, {capture.FlagMaxInterfaces, lim.MaxInterfaces},
+		{capture.FlagMaxFlows, lim.MaxFlows}, {capture.FlagMaxTunnels, lim.MaxTunnels}} {
+		if l.v <= 0 {
+			return usageErrorf("%s must be positive, not %d", l.flag, l.v)
+		}
+	}
+	return nil
 }
