@@ -69,6 +69,9 @@ func captureMagic(b []byte) bool {
 	return false
 }
 
+// MaxRedactEntry bounds one text entry diag bundle redact redacts.
+var MaxRedactEntry int64 = 128 << 20
+
 // RedactEntry is the bundle.Filter of diag bundle redact, following what
 // collect does with each kind of file: a packet capture is kept whole,
 // other binary or compressed data is left out (it cannot be redacted), and
@@ -83,9 +86,18 @@ func RedactEntry(e *bundle.RewriteEntry) (bundle.Outcome, error) {
 	if !hasUTF16BOM(e.Head) && redact.IsBinary(e.Head) {
 		return bundle.Outcome{Action: bundle.Omit, Reason: "binary or compressed, left out (it cannot be redacted)"}, nil
 	}
+	// A text entry is redacted in memory (with the copy, about three
+	// times its size): a larger one is left out rather than carried
+	// unredacted or read without bound.
+	if e.Size > MaxRedactEntry {
+		return bundle.Outcome{Action: bundle.Omit, Reason: fmt.Sprintf("text of %d MiB, over the %d MiB that bundle redact reads at once, left out (not redacted)", e.Size>>20, MaxRedactEntry>>20)}, nil
+	}
 	data, err := e.ReadAll()
 	if err != nil {
 		return bundle.Outcome{}, err
+	}
+	if int64(len(data)) > MaxRedactEntry {
+		return bundle.Outcome{Action: bundle.Omit, Reason: fmt.Sprintf("text over the %d MiB that bundle redact reads at once, left out (not redacted)", MaxRedactEntry>>20)}, nil
 	}
 	clean, marks, err := RedactText(data)
 	if errors.Is(err, ErrBinary) {

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"strings"
 	"testing"
+
+	"github.com/wincni/diag/bundle"
 )
 
 func gz(b []byte) []byte {
@@ -49,5 +52,15 @@ func TestRedactText(t *testing.T) {
 	}
 	if _, _, err := RedactText([]byte("\x00\x01binary")); !errors.Is(err, ErrBinary) {
 		t.Errorf("binary: %v", err)
+	}
+}
+
+// A text entry larger than bundle redact reads at once is left out, never
+// carried unredacted.
+func TestRedactEntryTooLargeIsLeftOut(t *testing.T) {
+	e := &bundle.RewriteEntry{Name: "logs/kube-proxy.log", Size: MaxRedactEntry + 1, Head: []byte("I1124 password=hunter2\n")}
+	out, err := RedactEntry(e)
+	if err != nil || out.Action != bundle.Omit || !strings.Contains(out.Reason, "not redacted") {
+		t.Errorf("%+v %v", out, err)
 	}
 }
