@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -73,9 +74,27 @@ func (g *jsonGuard) Read(p []byte) (int, error) {
 }
 
 func (g *jsonGuard) scan(b []byte) error {
-	for _, c := range b {
+	for i := 0; i < len(b); i++ {
 		if g.inString {
+			// Most of a JSON document is string bytes: jump to the next
+			// quote or backslash instead of looking at each byte.
+			if !g.escape {
+				j := bytes.IndexAny(b[i:], `"\`)
+				if j < 0 {
+					g.run += int64(len(b) - i)
+					if g.run > g.max {
+						return g.tooLong()
+					}
+					return nil
+				}
+				g.run += int64(j)
+				i += j
+				if g.run > g.max {
+					return g.tooLong()
+				}
+			}
 			g.run++
+			c := b[i]
 			switch {
 			case g.escape:
 				g.escape = false
@@ -85,6 +104,7 @@ func (g *jsonGuard) scan(b []byte) error {
 				g.inString, g.kind, g.run = false, 0, 0
 			}
 		} else {
+			c := b[i]
 			var k byte
 			switch {
 			case c == '"':
@@ -103,14 +123,18 @@ func (g *jsonGuard) scan(b []byte) error {
 			}
 		}
 		if g.run > g.max {
-			what := map[byte]string{'n': "number", ' ': "run of white space"}[g.kind]
-			if g.inString {
-				what = "string"
-			}
-			return &partLimitError{fmt.Sprintf("a JSON %s longer than %s", what, byteSize(g.max))}
+			return g.tooLong()
 		}
 	}
 	return nil
+}
+
+func (g *jsonGuard) tooLong() error {
+	what := map[byte]string{'n': "number", ' ': "run of white space"}[g.kind]
+	if g.inString {
+		what = "string"
+	}
+	return &partLimitError{fmt.Sprintf("a JSON %s longer than %s", what, byteSize(g.max))}
 }
 
 // checkJSONValues is the guard over bytes already in memory.

@@ -125,3 +125,23 @@ func TestManifestWithLooseFiles(t *testing.T) {
 		t.Errorf("format %v, %d networks, notes %v", s.Format, len(s.Networks), s.Notes)
 	}
 }
+
+// The guard gives the same verdict however the stream is cut into reads
+// (strings and escapes crossing read boundaries).
+func FuzzJSONGuard(f *testing.F) {
+	f.Add([]byte(`{"a":"b\"c","n":123,"s":"`+strings.Repeat("x", 40)+`"}`), uint8(7))
+	f.Add([]byte(`["\\\\", "\\"", 1e10,    ]`), uint8(1))
+	f.Fuzz(func(t *testing.T, data []byte, cut uint8) {
+		whole := checkJSONValues(data, 16)
+		g := &jsonGuard{max: 16}
+		var pieces error
+		for p := data; len(p) > 0 && pieces == nil; {
+			n := min(int(cut)%9+1, len(p))
+			pieces = g.scan(p[:n])
+			p = p[n:]
+		}
+		if (whole == nil) != (pieces == nil) {
+			t.Errorf("whole %v, in pieces of %d: %v", whole, int(cut)%9+1, pieces)
+		}
+	})
+}
