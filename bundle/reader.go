@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"archive/zip"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -38,6 +39,7 @@ type entry struct {
 	size   int64     // declared (zip) or stat (directory) size
 	zf     *zip.File // zip entries
 	osPath string    // a single file's path
+	data   []byte    // a single input held in memory (standard input)
 	rel    string    // directory entries: the path beneath the root, as walked
 }
 
@@ -67,6 +69,25 @@ func Open(p string, lim Limits) (*Bundle, error) {
 	}
 	b.file = f
 	return b, nil
+}
+
+// OpenBytes opens an input held in memory (standard input): a zip, or one
+// file of text or JSON; name is used in errors and references.
+func OpenBytes(name string, data []byte, lim Limits) (*Bundle, error) {
+	if bytes.HasPrefix(data, []byte("PK\x03\x04")) || bytes.HasPrefix(data, []byte("PK\x05\x06")) {
+		return OpenZip(bytes.NewReader(data), int64(len(data)), name, lim)
+	}
+	if int64(len(data)) > lim.MaxEntrySize {
+		return nil, &Error{Path: name, Err: fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, len(data), lim.MaxEntrySize)}
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	b := &Bundle{path: name, single: true, limits: lim, index: map[string]*entry{}}
+	if err := b.add(&entry{name: "stdin", size: int64(len(data)), data: data}); err != nil {
+		return nil, err
+	}
+	return b, b.finish()
 }
 
 // OpenZip opens a bundle zip from r; name is used in errors.
@@ -327,6 +348,8 @@ func (b *Bundle) Open(name string) (io.ReadCloser, error) {
 	var rc io.ReadCloser
 	var err error
 	switch {
+	case e.data != nil:
+		rc = io.NopCloser(bytes.NewReader(e.data))
 	case e.zf != nil:
 		rc, err = e.zf.Open()
 	case b.root != nil:

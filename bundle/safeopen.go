@@ -88,4 +88,3 @@ func readSmall(p string, max int64) ([]byte, error) {
 	}
 	return data, nil
 }
-

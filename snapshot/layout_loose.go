@@ -34,11 +34,7 @@ func loadLoose(l *loader) {
 		return
 	}
 	if set.total() == 0 && len(set.recognised) == 0 {
-		what := "nothing in it"
-		if len(unrecognised) == 1 && l.b.Kind() == "file" {
-			what = "its content"
-		}
-		l.err = &ParseError{Bundle: l.b.Path(), File: "", Err: fmt.Errorf("%w: %s matches no format diag reads; diag accepts %s", ErrUnidentified, what, Accepted)}
+		l.err = &ParseError{Bundle: l.b.Path(), File: "", Err: fmt.Errorf("%w: %s", ErrUnidentified, unidentified(l.b, unrecognised))}
 		return
 	}
 	for _, name := range unrecognised {
@@ -265,3 +261,20 @@ func (set *objectSet) into(s *Snapshot) {
 	mark(InputKubeNodes, len(set.kubeNodes) > 0, "k8s nodes")
 	mark(InputKubeServices, len(set.services) > 0, "k8s services")
 }
+
+// unidentified says, in one short line, what an unrecognised input held and
+// what diag expected instead.
+func unidentified(b *bundle.Bundle, names []string) string {
+	what := "no file in it holds"
+	if b.Kind() == "file" {
+		what = "it holds no"
+		if b.TotalSize() == 0 {
+			return "it is empty; " + expected
+		}
+	}
+	return what + " HNS, host or Kubernetes data diag reads; " + expected
+}
+
+// expected is the short list of what diag reads (`diag analyze --help`
+// has the whole one).
+const expected = "expected a diag bundle, collectlogs output, HNS JSON, or console text such as Get-HnsNetwork, ipconfig /all, route print, hnsdiag or vfpctrl (diag analyze --help lists every format)"

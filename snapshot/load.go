@@ -58,13 +58,6 @@ const (
 	FormatLoose       = "loose files"
 )
 
-// Accepted lists what Load understands, for the message when it cannot
-// identify an input.
-const Accepted = "a diag bundle (zip or directory); collectlogs.ps1 output (folder or zip, AKS *_logs.zip); " +
-	"HNS JSON (Get-HnsNetwork | ConvertTo-Json, HNS v1 or v2); Get-HnsNetwork/Get-HnsEndpoint/Get-HnsPolicyList/" +
-	"Get-HnsNamespace text as PowerShell prints it; vfpctrl output (ports.txt, vfpOutput.txt, /list-rule, /get-rule-counter); " +
-	"Linux ip -j -d link / ip -j addr|route|neigh / bridge -j fdb JSON; Kubernetes Node/Service lists (kubectl get -o json)"
-
 // ErrUnidentified means no file of the input was recognised.
 var ErrUnidentified = errors.New("cannot identify the input")
 

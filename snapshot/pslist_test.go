@@ -140,7 +140,9 @@ func TestUnidentifiedInput(t *testing.T) {
 	os.WriteFile(p, []byte("the pods cannot reach each other\nplease help\n"), 0o600)
 	b, _ := bundle.Open(p, bundle.DefaultLimits)
 	_, err := Load(b)
-	if err == nil || !strings.Contains(err.Error(), "cannot identify") || !strings.Contains(err.Error(), "collectlogs.ps1") {
+	// One short line: what it is, what diag expected, where to look.
+	if err == nil || !strings.Contains(err.Error(), "cannot identify") || !strings.Contains(err.Error(), "collectlogs output") ||
+		!strings.Contains(err.Error(), "diag analyze --help") || strings.Contains(err.Error(), "no format") || len(err.Error()) > 400 {
 		t.Errorf("err = %v", err)
 	}
 }

@@ -31,12 +31,21 @@ type analyzeOptions struct {
 func newAnalyzeCommand(e *env, g *globalOptions) *cobra.Command {
 	o := &analyzeOptions{}
 	c := &cobra.Command{
-		Use:   "analyze BUNDLE...",
+		Use:   "analyze INPUT... | -",
 		Short: "Analyze bundles offline and report findings with evidence and fixes",
-		Long: `analyze reads one or more bundles (a bundle.zip or a directory in the bundle layout),
-builds the normalized model of each node and runs every rule on it. Each finding names the
-broken object, the evidence (file, object, field, value found, value expected) and the fix.
-Rules whose inputs are missing are listed as skipped with the reason.` + exitStatusCommon + `
+		Long: `analyze reads one or more inputs, builds the normalized model of each node and runs every
+rule on it. Each finding names the broken object, the evidence (file, object, field, value found,
+value expected) and the fix. Rules whose inputs are missing are skipped with the reason.
+
+An input is any of:
+  - a diag bundle (zip or directory), with or without manifest.json
+  - collectlogs.ps1 output (folder or zip, AKS *_logs.zip)
+  - HNS JSON (Get-HnsNetwork | ConvertTo-Json, HNS v1 or v2), Kubernetes lists (kubectl get -o json),
+    Linux iproute2 JSON (ip -j -d link, ip -j addr|route|neigh, bridge -j fdb)
+  - console text as pasted into tickets: Get-HnsNetwork / Get-HnsEndpoint / Get-HnsPolicyList /
+    Get-HnsNamespace lists or tables, hnsdiag list, ipconfig (/all), route print, Get-NetRoute,
+    Get-NetAdapter, vfpctrl; several in one file; Markdown quoting undone
+  - "-": standard input (a paste, or Get-HnsNetwork | ConvertTo-Json over ssh)` + exitStatusCommon + `
   3  findings at or above --fail-on (default: fail)
 
 A rule that crashed is reported as an "error" finding and the others still run; when no
@@ -47,19 +56,19 @@ finding reaches --fail-on but a rule crashed, the exit status is 1.`,
   diag analyze -o html --output-file report.html win-1.zip linux-1.zip
   diag analyze -o json --fail-on warn node1.zip node2.zip > findings.json
   diag analyze --rules OVL --skip-rules OVL-02 bundle.zip`,
-		Args: minArgs(1, "at least one bundle (zip or directory)"),
+		Args: minArgs(1, "at least one input (a bundle, collectlogs output, a paste, or - for standard input)"),
 		RunE: func(c *cobra.Command, args []string) error { return runAnalyze(e, g, o, args) },
 	}
 	f := c.Flags()
 	f.StringVarP(&o.output, "output", "o", "table", "report format: table, markdown, json or html")
 	f.StringVar(&o.outputFile, "output-file", "", "write the report to this file instead of standard output")
-	f.StringVar(&o.failOn, "fail-on", "fail", "exit 3 when a finding is at or above this severity: fail, warn or info")
+	f.StringVar(&o.failOn, "fail-on", "fail", "exit 3 when a finding is at or above this severity: fail, warn, info, or never")
 	f.StringSliceVar(&o.rules, "rules", nil, "run only these rules (IDs or families, e.g. OVL-01,SVC)")
 	f.StringSliceVar(&o.skipRules, "skip-rules", nil, "do not run these rules (IDs or families)")
 	addCaptureLimitFlags(f, &o.capture)
 	f.StringVar(&o.maxPart, "max-part-size", "64MiB", "the largest part of an input read whole (console text, a JSON value up to a 16th of it); larger parts are skipped with a note")
 	c.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(reportFormats, cobra.ShellCompDirectiveNoFileComp))
-	c.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"fail", "warn", "info"}, cobra.ShellCompDirectiveNoFileComp))
+	c.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"fail", "warn", "info", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 
@@ -67,9 +76,9 @@ func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) err
 	if !validFormat(o.output) {
 		return usageErrorf("--output must be one of %s, not %q", strings.Join(reportFormats, ", "), o.output)
 	}
-	failOn, err := finding.ParseSeverity(o.failOn)
-	if err != nil || failOn < finding.Info || failOn > finding.Fail {
-		return usageErrorf("--fail-on must be fail, warn or info, not %q", o.failOn)
+	failOn, err := parseFailOn(o.failOn)
+	if err != nil {
+		return err
 	}
 	sel := analyzers.Selection{Only: o.rules, Skip: o.skipRules}
 	if err := sel.Validate(); err != nil {
@@ -89,7 +98,12 @@ func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) err
 	budget := newMemoryBudget(e.getenv("GOMEMLIMIT") != "")
 	defer budget.restore()
 	for _, p := range paths {
-		s, err := loadBundleWith(p, budget, lim)
+		var s *snapshot.Snapshot
+		if p == "-" {
+			s, err = loadStdin(e.stdin, lim)
+		} else {
+			s, err = loadBundleWith(p, budget, lim)
+		}
 		if err != nil {
 			return err
 		}
@@ -124,6 +138,30 @@ func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) err
 
 func loadBundle(path string, budget *memoryBudget) (*snapshot.Snapshot, error) {
 	return loadBundleWith(path, budget, snapshot.DefaultLimits)
+}
+
+// stdinName names standard input in messages and the report.
+const stdinName = "standard input"
+
+// loadStdin reads an input piped in (`Get-HnsNetwork | ConvertTo-Json`
+// over ssh, a paste), up to the part limit.
+func loadStdin(r io.Reader, lim snapshot.Limits) (*snapshot.Snapshot, error) {
+	if r == nil {
+		r = strings.NewReader("")
+	}
+	data, err := io.ReadAll(io.LimitReader(r, lim.MaxPart+1))
+	if err != nil {
+		return nil, &bundle.Error{Path: stdinName, Err: err}
+	}
+	if int64(len(data)) > lim.MaxPart {
+		return nil, &bundle.Error{Path: stdinName, Err: fmt.Errorf("%w: more than %d bytes (%s raises the limit)", bundle.ErrTooLarge, lim.MaxPart, snapshot.LimitFlag)}
+	}
+	b, err := bundle.OpenBytes(stdinName, data, bundle.DefaultLimits)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	return snapshot.LoadWith(b, lim)
 }
 
 // loadBundleWith loads an input within the per-part limits.
@@ -179,6 +217,22 @@ func (m *memoryBudget) restore() {
 
 // analyzeExit: 3 when a finding reaches the threshold, else 1 when a rule
 // crashed, else 0.
+// failNever is above every severity: --fail-on never exits 0 whatever is
+// found (automation that only wants the report).
+const failNever = finding.Fail + 1
+
+// parseFailOn reads --fail-on: fail, warn, info or never.
+func parseFailOn(s string) (finding.Severity, error) {
+	if strings.EqualFold(strings.TrimSpace(s), "never") {
+		return failNever, nil
+	}
+	sev, err := finding.ParseSeverity(s)
+	if err != nil || sev < finding.Info || sev > finding.Fail {
+		return 0, usageErrorf("--fail-on must be fail, warn, info or never, not %q", s)
+	}
+	return sev, nil
+}
+
 func analyzeExit(rep *report.Report, failOn finding.Severity) error {
 	crashed := false
 	for _, f := range rep.Findings {
@@ -225,6 +279,9 @@ func analyzeBundleCaptures(paths []string, snaps []*snapshot.Snapshot, sel analy
 	ctx := capture.ContextFromSnapshots(snaps...)
 	labels := analyzers.NodeLabels(snaps) // the node as the rules' findings name it
 	for i, p := range paths {
+		if p == "-" {
+			continue // standard input is text or JSON, read once
+		}
 		b, err := bundle.Open(p, bundle.DefaultLimits)
 		if err != nil {
 			return err

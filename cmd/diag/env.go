@@ -12,6 +12,7 @@ import (
 
 // env is what the commands may touch of the outside world; tests replace it.
 type env struct {
+	stdin          io.Reader // nil: empty
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	now            func() time.Time
@@ -24,6 +25,7 @@ type env struct {
 
 func newEnv() *env {
 	return &env{
+		stdin:  os.Stdin,
 		stdout: os.Stdout,
 		stderr: os.Stderr,
 		getenv: os.Getenv,

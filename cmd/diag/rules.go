@@ -39,13 +39,15 @@ grounded in, its false-positive guards, and its sources.` + exitStatusCommon,
 				return writeRulesMarkdown(e.stdout)
 			}
 			if len(args) == 1 {
-				r, ok := lookupRule(args[0])
-				if !ok {
-					return usageErrorf("no rule %q (diag rules lists them)", args[0])
+				if r, ok := lookupRule(args[0]); ok {
+					return explainRule(e, r)
 				}
-				return explainRule(e, r)
+				if fam := ruleFamily(args[0]); len(fam) > 0 {
+					return listRulesOf(e, fam)
+				}
+				return usageErrorf("no rule or family %q%s (diag rules lists them)", args[0], suggestRule(args[0]))
 			}
-			return listRules(e)
+			return listRules(e, allRules())
 		},
 	}
 	c.Flags().BoolVar(&markdown, "markdown", false, "print every rule as Markdown (what docs/rules.md holds)")
@@ -114,7 +116,70 @@ func needs(r *analyzers.Rule) string {
 	return strings.Join(parts, "; ")
 }
 
-func listRules(e *env) error {
+// ruleFamily is the rules of a family (OVL, svc, CAP-): the IDs that start
+// with it and a dash.
+func ruleFamily(prefix string) []ruleDoc {
+	p := strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(prefix)), "-") + "-"
+	if p == "-" {
+		return nil
+	}
+	var out []ruleDoc
+	for _, r := range allRules() {
+		if strings.HasPrefix(r.ID, p) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func listRulesOf(e *env, rules []ruleDoc) error {
+	return listRules(e, rules)
+}
+
+// suggestRule names the rule IDs nearest to a misspelled one (one edit
+// away, or the same digits in another family).
+func suggestRule(s string) string {
+	s = strings.ToUpper(strings.TrimSpace(s))
+	bare := strings.ReplaceAll(strings.ReplaceAll(s, "-", ""), "_", "")
+	for _, within := range []int{0, 1, 2} {
+		var near []string
+		for _, r := range allRules() {
+			if within == 0 && bare == strings.ReplaceAll(r.ID, "-", "") || within > 0 && editDistance(s, r.ID) <= within {
+				near = append(near, r.ID)
+			}
+		}
+		if len(near) > 0 && len(near) <= 5 {
+			return "; did you mean " + strings.Join(near, ", ") + "?"
+		}
+		if len(near) > 5 {
+			return ""
+		}
+	}
+	return ""
+}
+
+// editDistance is the Levenshtein distance of two short strings.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+func listRules(e *env, rules []ruleDoc) error {
 	t := tablewriter.NewTable(e.stdout,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
 		tablewriter.WithHeaderAutoFormat(tw.Off),
@@ -124,13 +189,16 @@ func listRules(e *env) error {
 		tablewriter.WithMaxWidth(e.width()),
 	)
 	t.Header("ID", "SEVERITY", "TITLE", "NEEDS")
-	for _, r := range allRules() {
+	for _, r := range rules {
 		if err := t.Append(r.ID, r.Severity, r.Title, r.Needs); err != nil {
 			return err
 		}
 	}
 	if err := t.Render(); err != nil {
 		return err
+	}
+	if len(rules) != len(allRules()) {
+		return nil // a family: the catalog's unchecked modes belong to the full list
 	}
 	fmt.Fprintf(e.stdout, "\nNot checked: these modes of the catalog show in data no bundle holds.\n")
 	u := tablewriter.NewTable(e.stdout,

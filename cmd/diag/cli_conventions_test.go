@@ -1,0 +1,47 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// diag rules FAMILY lists the family; a misspelled ID gets a suggestion.
+func TestRulesFamilyAndSuggestions(t *testing.T) {
+	r := runDiag(t, nil, false, "rules", "CAP")
+	if r.code != 0 || !strings.Contains(r.stdout, "CAP-01") || !strings.Contains(r.stdout, "CAP-09") || strings.Contains(r.stdout, "OVL-01") {
+		t.Errorf("rules CAP: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for arg, want := range map[string]string{"OVL01": "did you mean OVL-01?", "SCV-03": "did you mean SVC-03?", "XYZ": `no rule or family "XYZ" (`} {
+		r := runDiag(t, nil, false, "rules", arg)
+		if r.code != 2 || !strings.Contains(r.stderr, want) {
+			t.Errorf("rules %s: exit %d %q", arg, r.code, r.stderr)
+		}
+	}
+}
+
+// --fail-on never exits 0 whatever is found; "-" reads standard input.
+func TestFailOnNeverAndStdin(t *testing.T) {
+	if r := runDiag(t, nil, false, "analyze", "--fail-on", "never", seedBroken); r.code != 0 || !strings.Contains(r.stdout, "OVL-01") {
+		t.Errorf("--fail-on never: exit %d", r.code)
+	}
+	paste := "PS C:\\> Get-HnsEndpoint | Format-Table ID, IPAddress, IsRemoteEndpoint\n\nID                                   IPAddress   IsRemoteEndpoint\n--                                   ---------   ----------------\n0c8f2a71-55d3-4e0b-9b1e-3a2f6c7d8e90 10.244.1.14             True\n"
+	r := runDiagStdin(t, paste, "analyze", "-o", "json", "-")
+	if r.code != 0 || !strings.Contains(r.stdout, `"standard input"`) || !strings.Contains(r.stdout, "a table of ID, IPAddress, IsRemoteEndpoint") {
+		t.Errorf("stdin: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runDiagStdin(t, "", "analyze", "-")
+	if r.code != 2 || !strings.Contains(r.stderr, "standard input: cannot identify the input: it is empty") {
+		t.Errorf("empty stdin: exit %d %q", r.code, r.stderr)
+	}
+}
+
+func runDiagStdin(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	var out, errb strings.Builder
+	e := &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb,
+		getenv: func(string) string { return "" }, now: func() time.Time { return time.Date(2026, 11, 22, 5, 0, 0, 0, time.UTC) },
+		isTerminal: func() bool { return false }, termWidth: func() int { return 120 }, stderrTerminal: func() bool { return false }}
+	code := run(args, e)
+	return result{code, out.String(), errb.String()}
+}
