@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/wincni/diag/finding"
 )
 
 // Two bundles of one node (seed-fixed and seed-broken are both winw1): the
@@ -55,5 +57,20 @@ func TestInputNotesInEveryFormat(t *testing.T) {
 		if !strings.Contains(flat, "network External has no Type line") {
 			t.Errorf("%s lacks the input's note", format)
 		}
+	}
+}
+
+// Skipped rules are one line by default, every one with ShowSkipped.
+func TestSkippedSummary(t *testing.T) {
+	r := buildReport(t, "seed-broken")
+	r.Skipped = append(r.Skipped, finding.Skipped{ID: "SVC-09", Node: "winw1", Reason: "no host/portranges.json"}, finding.Skipped{ID: "SVC-07", Node: "winw1", Reason: "no host/os.json"})
+	var short, long strings.Builder
+	WriteTable(&short, r, TableOptions{Width: 200})
+	WriteTable(&long, r, TableOptions{Width: 200, ShowSkipped: true})
+	if strings.Contains(short.String(), "no host/portranges.json") || !strings.Contains(short.String(), "not run for want of their inputs") || !strings.Contains(short.String(), "--show-skipped") {
+		t.Errorf("default:\n%s", short.String())
+	}
+	if !strings.Contains(long.String(), "skipped SVC-09 on winw1: no host/portranges.json") {
+		t.Errorf("--show-skipped:\n%s", long.String())
 	}
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/fatih/color"
@@ -17,6 +18,10 @@ import (
 type TableOptions struct {
 	Color bool // ANSI colour: only on a terminal, and never with NO_COLOR
 	Width int  // wrap to this many columns; 0 means 100
+	// ShowSkipped lists every skipped rule with its reason; by default one
+	// line says how many were skipped, so a paste's dozens of skips do not
+	// bury its findings.
+	ShowSkipped bool
 }
 
 type palette struct {
@@ -93,8 +98,12 @@ func WriteTable(w io.Writer, r *Report, opts TableOptions) error {
 	for _, n := range r.Notes {
 		ew.printf("%s\n", hangingWrap("note: "+n, "  ", "    ", opts.Width))
 	}
-	for _, s := range r.Skipped {
-		ew.printf("%s\n", hangingWrap(fmt.Sprintf("skipped %s on %s: %s", s.ID, s.Node, s.Reason), "  ", "    ", opts.Width))
+	if opts.ShowSkipped {
+		for _, s := range r.Skipped {
+			ew.printf("%s\n", hangingWrap(fmt.Sprintf("skipped %s on %s: %s", s.ID, s.Node, s.Reason), "  ", "    ", opts.Width))
+		}
+	} else if len(r.Skipped) > 0 {
+		ew.printf("%s\n", hangingWrap(skippedSummary(r), "  ", "    ", opts.Width))
 	}
 	for _, in := range r.Inputs {
 		for _, c := range in.CollectorsFailed {
@@ -190,6 +199,31 @@ func summaryLine(r *Report, pal palette) string {
 		line += fmt.Sprintf(" · %d rules skipped", s.Skipped)
 	}
 	return line
+}
+
+// skippedSummary says in one line which rule families were skipped for
+// missing inputs, so a report with no findings does not read as "all checked".
+func skippedSummary(r *Report) string {
+	fams := map[string]int{}
+	var order []string
+	for _, s := range r.Skipped {
+		fam, _, _ := strings.Cut(s.ID, "-")
+		if fams[fam] == 0 {
+			order = append(order, fam)
+		}
+		fams[fam]++
+	}
+	sort.Strings(order)
+	var parts []string
+	for _, f := range order {
+		parts = append(parts, fmt.Sprintf("%s %d", f, fams[f]))
+	}
+	rules := "rules"
+	if len(r.Skipped) == 1 {
+		rules = "rule"
+	}
+	return fmt.Sprintf("%d %s not run for want of their inputs (%s); --show-skipped lists each with the input it needs",
+		len(r.Skipped), rules, strings.Join(parts, ", "))
 }
 
 func (p palette) count(s finding.Severity, n int) string {

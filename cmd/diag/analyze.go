@@ -25,6 +25,7 @@ type analyzeOptions struct {
 	rules      []string
 	skipRules  []string
 	maxPart    string
+	showSkip   bool
 	capture    capture.Limits // of the captures inside bundles
 }
 
@@ -65,6 +66,7 @@ finding reaches --fail-on but a rule crashed, the exit status is 1.`,
 	f.StringVar(&o.failOn, "fail-on", "fail", "exit 3 when a finding is at or above this severity: fail, warn, info, or never")
 	f.StringSliceVar(&o.rules, "rules", nil, "run only these rules (IDs or families, e.g. OVL-01,SVC)")
 	f.StringSliceVar(&o.skipRules, "skip-rules", nil, "do not run these rules (IDs or families)")
+	f.BoolVar(&o.showSkip, "show-skipped", false, "list every rule skipped for want of its inputs, with the input it needs (table output; other formats always have them)")
 	addCaptureLimitFlags(f, &o.capture)
 	f.StringVar(&o.maxPart, "max-part-size", "64MiB", "the largest part of an input read whole (console text, a JSON value up to a 16th of it); larger parts are skipped with a note")
 	c.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(reportFormats, cobra.ShellCompDirectiveNoFileComp))
@@ -125,7 +127,7 @@ func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) err
 	case "html":
 		err = report.WriteHTML(&buf, rep)
 	default:
-		err = report.WriteTable(&buf, rep, report.TableOptions{Color: e.useColor(g.color, o.outputFile != ""), Width: e.width()})
+		err = report.WriteTable(&buf, rep, report.TableOptions{Color: e.useColor(g.color, o.outputFile != ""), Width: e.width(), ShowSkipped: o.showSkip})
 	}
 	if err != nil {
 		return fmt.Errorf("render report: %w", err)
