@@ -45,3 +45,19 @@ func runDiagStdin(t *testing.T, stdin string, args ...string) result {
 	code := run(args, e)
 	return result{code, out.String(), errb.String()}
 }
+
+// Each bad collect flag gets one line naming the valid range, before
+// anything is collected.
+func TestCollectFlagRanges(t *testing.T) {
+	out := t.TempDir() + "/b.zip"
+	for _, c := range []struct{ args, want string }{
+		{"--parallel 0", "--parallel must be between 1 and 64, not 0"},
+		{"--max-log-bytes -1", "--max-log-bytes must be at least 1"},
+		{"--capture -5s", "--capture must be 0 (no capture) or a positive duration"},
+	} {
+		r := runDiag(t, nil, false, append([]string{"collect", "--output", out}, strings.Fields(c.args)...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("%s: exit %d %q", c.args, r.code, r.stderr)
+		}
+	}
+}

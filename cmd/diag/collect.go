@@ -99,8 +99,13 @@ func runCollect(ctx context.Context, e *env, o collectOptions) error {
 	if o.timeout <= 0 {
 		return usageErrorf("--timeout must be positive, not %s", o.timeout)
 	}
-	if o.capture < 0 || o.parallel <= 0 {
-		return usageErrorf("--capture must not be negative and --parallel must be positive")
+	switch {
+	case o.capture < 0:
+		return usageErrorf("--capture must be 0 (no capture) or a positive duration such as 30s, not %s", o.capture)
+	case o.parallel < 1 || o.parallel > 64:
+		return usageErrorf("--parallel must be between 1 and 64, not %d", o.parallel)
+	case o.maxLogBytes < 1:
+		return usageErrorf("--max-log-bytes must be at least 1 (a log's tail in bytes), not %d", o.maxLogBytes)
 	}
 	node := nodeName(e)
 	cenv := &collectors.Env{
