@@ -15,7 +15,7 @@ func newBundleCommand(e *env) *cobra.Command {
 		Short:   "Work with bundle files",
 		Long:    "bundle groups commands that check bundles and remove secrets from them." + exitStatusCommon,
 		Example: "  diag bundle verify diag-win-1-20261122T0500Z.zip\n  diag bundle redact diag-win-1-20261122T0500Z.zip",
-		Args:    maxArgs(0),
+		Args:    subcommandArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return usageErrorf("%s needs a subcommand (see %s --help)", c.CommandPath(), c.CommandPath())
 		},

@@ -61,3 +61,17 @@ func TestCollectFlagRanges(t *testing.T) {
 		}
 	}
 }
+
+// Unknown subcommands get one line with cobra's suggestion.
+func TestUnknownSubcommands(t *testing.T) {
+	for args, want := range map[string]string{
+		"analyse x":         `unknown command "analyse" for "diag"; did you mean analyze?`,
+		"bundle verfy x":    `unknown command "verfy" for "diag bundle"; did you mean verify?`,
+		"bundle frobnicate": `unknown command "frobnicate" for "diag bundle" (see diag bundle --help)`,
+	} {
+		r := runDiag(t, nil, false, strings.Fields(args)...)
+		if r.code != 2 || !strings.Contains(r.stderr, want) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("%s: exit %d %q", args, r.code, r.stderr)
+		}
+	}
+}

@@ -60,8 +60,18 @@ func exitCode(err error) (int, string) {
 }
 
 // oneLine keeps messages to a single line: a user sees one clear line.
+// cobra's "Did you mean this?" suggestions are folded into it.
 func oneLine(s string) string {
 	s = strings.TrimSpace(s)
+	if head, sugg, ok := strings.Cut(s, "\n\nDid you mean this?\n"); ok {
+		var names []string
+		for _, l := range strings.Split(sugg, "\n") {
+			if n := strings.TrimSpace(l); n != "" {
+				names = append(names, n)
+			}
+		}
+		s = strings.TrimSpace(head) + "; did you mean " + strings.Join(names, ", ") + "?"
+	}
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -92,6 +93,22 @@ func minArgs(n int, what string) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// subcommandArgs is the Args of a command that only groups others: an
+// argument is a subcommand name that does not exist.
+func subcommandArgs(c *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], c.CommandPath())
+	if c.SuggestionsMinimumDistance <= 0 {
+		c.SuggestionsMinimumDistance = 2 // cobra's default, set only on its own path
+	}
+	if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += "; did you mean " + strings.Join(s, ", ") + "?"
+	}
+	return usageErrorf("%s (see %s --help)", msg, c.CommandPath())
 }
 
 func maxArgs(n int) cobra.PositionalArgs {
