@@ -3,15 +3,20 @@ package bundle
 import (
 	"archive/zip"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -22,14 +27,19 @@ var ErrTooLarge = errors.New("too large")
 // Bundle is an opened bundle: a zip or a directory with the bundle layout.
 // Entries are read on demand; nothing is extracted to disk.
 type Bundle struct {
-	path     string
-	isDir    bool
-	single   bool // a single file, not a zip or directory
-	limits   Limits
-	entries  []*entry
-	index    map[string]*entry
-	file     *os.File // the zip, when opened from a path
-	root     *os.Root // the directory, when opened from one
+	path    string
+	isDir   bool
+	single  bool // a single file, not a zip or directory
+	limits  Limits
+	entries []*entry
+	index   map[string]*entry
+	file    *os.File // the zip, when opened from a path
+	root    *os.Root // the directory, when opened from one
+
+	shaOnce  sync.Once
+	shaIndex map[string]string // manifest path -> SHA-256
+	mu       sync.Mutex
+	mismatch []string // entries whose content differs from the manifest
 	read     atomic.Int64
 	Manifest *Manifest // nil when the bundle has none
 }
@@ -362,7 +372,36 @@ func (b *Bundle) Open(name string) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, &Error{Path: b.path, Entry: name, Err: describeZipError(unwrapPathError(err))}
 	}
-	return &limitedEntry{rc: rc, b: b, name: name}, nil
+	le := &limitedEntry{rc: rc, b: b, name: name}
+	if want := b.manifestSHA(name); want != "" {
+		le.hash, le.want = sha256.New(), want
+	}
+	return le, nil
+}
+
+// manifestSHA is the SHA-256 the manifest records for an entry, if any.
+func (b *Bundle) manifestSHA(name string) string {
+	if b.Manifest == nil || len(b.Manifest.Files) == 0 {
+		return ""
+	}
+	b.shaOnce.Do(func() {
+		b.shaIndex = make(map[string]string, len(b.Manifest.Files))
+		for _, f := range b.Manifest.Files {
+			if len(f.SHA256) == sha256.Size*2 {
+				b.shaIndex[f.Path] = strings.ToLower(f.SHA256)
+			}
+		}
+	})
+	return b.shaIndex[name]
+}
+
+// Mismatches lists the entries read to their end whose SHA-256 differs
+// from the manifest's: a damaged or edited bundle. Reading checks them on
+// the way, at no extra pass over the data.
+func (b *Bundle) Mismatches() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Clone(b.mismatch)
 }
 
 // ReadFile reads a whole entry into memory, within the limits.
@@ -431,11 +470,24 @@ type limitedEntry struct {
 	b    *Bundle
 	name string
 	n    int64
+	hash hash.Hash // of what was read, when the manifest has the entry's SHA-256
+	want string
 }
 
 func (l *limitedEntry) Read(p []byte) (int, error) {
 	n, err := l.rc.Read(p)
 	l.n += int64(n)
+	if l.hash != nil {
+		l.hash.Write(p[:n])
+		if err == io.EOF {
+			if got := hex.EncodeToString(l.hash.Sum(nil)); got != l.want {
+				l.b.mu.Lock()
+				l.b.mismatch = append(l.b.mismatch, l.name)
+				l.b.mu.Unlock()
+			}
+			l.hash = nil
+		}
+	}
 	if l.n > l.b.limits.MaxEntrySize {
 		return n, &Error{Path: l.b.path, Entry: l.name, Err: fmt.Errorf("%w: more than %d bytes uncompressed", ErrTooLarge, l.b.limits.MaxEntrySize)}
 	}

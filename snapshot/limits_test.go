@@ -1,6 +1,8 @@
 package snapshot
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -144,4 +146,21 @@ func FuzzJSONGuard(f *testing.F) {
 			t.Errorf("whole %v, in pieces of %d: %v", whole, int(cut)%9+1, pieces)
 		}
 	})
+}
+
+// A file that differs from the manifest's checksum (a damaged or edited
+// bundle) is read, and the report warns.
+func TestManifestChecksumMismatchWarns(t *testing.T) {
+	sum := func(s string) string { h := sha256.Sum256([]byte(s)); return hex.EncodeToString(h[:]) }
+	manifest := fmt.Sprintf(`{"format":"diag-bundle","version":1,"node":"win-1","files":[{"path":"hns/v1/networks.json","size":%d,"sha256":%q}]}`,
+		len(oneNetwork), sum(oneNetwork))
+	s, err := loadDirWith(t, map[string]string{"manifest.json": manifest, "hns/v1/networks.json": oneNetwork}, DefaultLimits)
+	if err != nil || hasNote(s, "differ from the checksums") {
+		t.Fatalf("intact bundle: %v %v", err, s.Notes)
+	}
+	edited := strings.Replace(oneNetwork, "10.0.0.5", "10.0.0.6", 1)
+	s, err = loadDirWith(t, map[string]string{"manifest.json": manifest, "hns/v1/networks.json": edited}, DefaultLimits)
+	if err != nil || !hasNote(s, "warning: 1 file(s) differ from the checksums in manifest.json (hns/v1/networks.json)") || len(s.Networks) != 1 {
+		t.Errorf("edited bundle: %v %v", err, s.Notes)
+	}
 }

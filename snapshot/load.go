@@ -85,12 +85,23 @@ func LoadWith(b *bundle.Bundle, lim Limits) (*Snapshot, error) {
 	if l.err != nil {
 		return nil, l.err
 	}
+	if m := b.Mismatches(); len(m) > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("warning: %d file(s) differ from the checksums in manifest.json (%s): the bundle was damaged or edited after it was collected; the findings rest on the files as they are now (diag bundle verify lists every difference)",
+			len(m), strings.Join(firstN(m, 5), ", ")))
+	}
 	linkEndpoints(s)
 	shareEndpointIDs(s)
 	linkVFPPorts(s)
 	s.deriveFacts()
 	s.indexSelf()
 	return s, nil
+}
+
+func firstN(xs []string, n int) []string {
+	if len(xs) > n {
+		return append(xs[:n:n], fmt.Sprintf("%d more", len(xs)-n))
+	}
+	return xs
 }
 
 // isDiagLayout: a manifest, or any folder of the bundle layout.
