@@ -99,7 +99,10 @@ func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) err
 	snaps := make([]*snapshot.Snapshot, 0, len(paths))
 	budget := newMemoryBudget(e.getenv("GOMEMLIMIT") != "")
 	defer budget.restore()
-	for _, p := range paths {
+	prog := newProgress(e.stderr, e.stderrTerminal())
+	defer prog.done()
+	for i, p := range paths {
+		prog.step("reading", i+1, len(paths), p)
 		var s *snapshot.Snapshot
 		if p == "-" {
 			s, err = loadStdin(e.stdin, lim)
@@ -111,6 +114,7 @@ func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) err
 		}
 		snaps = append(snaps, s)
 	}
+	prog.step("analyzing", len(paths), len(paths), "rules")
 	res := analyzers.Run(snaps, sel)
 	if err := analyzeBundleCaptures(paths, snaps, sel, o.capture, &res); err != nil {
 		return err

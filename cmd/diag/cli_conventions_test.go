@@ -75,3 +75,22 @@ func TestUnknownSubcommands(t *testing.T) {
 		}
 	}
 }
+
+// Long work shows progress on a terminal's stderr, never on stdout, and
+// clears it; off a terminal it says nothing.
+func TestAnalyzeProgress(t *testing.T) {
+	defer func(d time.Duration) { progressAfter = d }(progressAfter)
+	progressAfter = 0
+	var out, errb strings.Builder
+	e := &env{stdout: &out, stderr: &errb, getenv: func(string) string { return "" }, now: time.Now,
+		isTerminal: func() bool { return false }, termWidth: func() int { return 120 }, stderrTerminal: func() bool { return true }}
+	if code := run([]string{"analyze", "-o", "json", seedBroken, seedFixed}, e); code != 3 {
+		t.Fatalf("exit %d %s", code, errb.String())
+	}
+	if !strings.Contains(errb.String(), "reading 2/2: "+seedFixed) || !strings.HasSuffix(errb.String(), "\r\033[K") || strings.Contains(out.String(), "reading") {
+		t.Errorf("stderr %q", errb.String())
+	}
+	if r := runDiag(t, nil, false, "analyze", "-o", "json", seedBroken, seedFixed); r.stderr != "" {
+		t.Errorf("progress off a terminal: %q", r.stderr)
+	}
+}
