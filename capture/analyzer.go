@@ -39,8 +39,11 @@ type Flow struct {
 	// concurrent flows every packet touches a flow that is cold.
 	Packets      int64  `json:"packets"`
 	Bytes        int64  `json:"bytes"`
-	lastID       uint64 // dedup of copies: packet id, or ip id + seq + flags
+	lastFP       uint64 // the last packet, to recognise its copies: fingerprint
+	lastPacketID uint64 // pcapng packet id (pktmon PktGroupId)
 	lastIDNano   int64
+	lastT        *Tunnel
+	lastIface    int32
 	lastNano     int64
 	lastSYN      int64
 	syns         int32
@@ -95,10 +98,13 @@ type Result struct {
 	VXLANPackets   int64         `json:"vxlanPackets"`
 	Truncated      int64         `json:"truncated"`
 	Duplicates     int64         `json:"duplicates"`
-	Geneve         int64         `json:"geneve,omitempty"`
+	Geneve         int64         `json:"geneve,omitempty"` // UDP 6081 frames, with VXLAN inside or not
 	GPE            int64         `json:"vxlanGPE,omitempty"`
-	Nested         int64         `json:"nestedVXLAN,omitempty"`
-	Malformed      int64         `json:"malformed,omitempty"`
+	Nested         int64         `json:"nestedVXLAN,omitempty"`         // VXLAN frames with VXLAN inside
+	Malformed      int64         `json:"malformed,omitempty"`           // CAP-08: not VXLAN, or a malformed inner packet
+	OddFlags       int64         `json:"vxlanReservedBits,omitempty"`   // VXLAN with flag or reserved bits beyond I set
+	OuterFragments int64         `json:"outerFragments,omitempty"`      // later IP fragments, undecodable
+	Unverified     int64         `json:"checksumsUnverified,omitempty"` // VXLAN packets cut before the inner packet's end
 	OtherLinkTypes int64         `json:"undecodedLinkTypes,omitempty"`
 	Tunnels        []*Tunnel     `json:"tunnels"`
 	Flows          []*Flow       `json:"flows"`
@@ -322,6 +328,7 @@ func (a *Analyzer) Add(p *Packet) {
 		a.mal[f.malformed]++
 		return
 	case kindFragment:
+		a.res.OuterFragments++
 		// A later fragment of an outer packet: counted on the tunnel of its
 		// first fragment when it is VXLAN; the bytes are not decodable.
 		if f.proto == 17 {
@@ -338,30 +345,56 @@ func (a *Analyzer) Add(p *Packet) {
 	}
 
 	a.res.VXLANPackets++
-	t := a.tunnelFor(f.src, f.dst, f.vni, true)
-	if t == a.otherT {
-		a.otherTunnels.Packets++
-		a.otherTunnels.Bytes += int64(p.Length)
+	if f.geneve {
+		a.res.Geneve++
 	}
-	t.Packets++
-	t.Bytes += int64(p.Length)
+	t := a.countTunnel(f.src, f.dst, f.vni, p)
+	// The flow belongs to the innermost tunnel; every VXLAN layer counts
+	// the packet on its own tunnel (tshark shows each layer's VNI).
+	ft := t
+	if f.nestedN > 0 {
+		a.res.Nested++
+		for _, n := range f.nestedT[:f.nestedN] {
+			ft = a.countTunnel(n.src, n.dst, n.vni, p)
+		}
+		n := f.nestedT[f.nestedN-1]
+		f.src, f.dst, f.vni = n.src, n.dst, n.vni // the flow's tunnel
+	}
 	if f.fragment {
 		t.fragments++
 	}
-	a.maybeVerifyL4(t, p.Data)
+	a.maybeVerifyL4(ft, p.Data)
+	mal := f.malformed
+	if f.innerBeyond {
+		// An inner length beyond the frame: a super-packet captured before
+		// segmentation when the outer frame is larger than the MTU allows,
+		// else a malformed packet.
+		if mtu := a.mtu(); f.ipLen == 0 || f.ipLen > mtu {
+			f.offloadArtefact = true
+		} else {
+			mal = malformedInnerLength
+		}
+	}
+	if mal != malformedNone {
+		a.res.Malformed++
+		a.mal[mal]++
+	}
+	if f.unverified {
+		a.res.Unverified++
+	}
+	if f.oddFlags {
+		a.res.OddFlags++
+	}
 	if f.offloadArtefact {
 		t.offload++
 	} else if a.opts.MTU > 0 && f.ipLen > a.opts.MTU && !f.fragment {
 		t.oversize++
 	}
 	if f.badIPChecksum || f.badL4Checksum {
-		t.badChecksum++
-	}
-	if f.nested {
-		a.res.Nested++
+		ft.badChecksum++
 	}
 	if c := a.opts.Context; c != nil && f.inner {
-		a.checkInnerMAC(t, f)
+		a.checkInnerMAC(ft, f)
 	}
 	if !f.innerIP {
 		return
@@ -369,19 +402,39 @@ func (a *Analyzer) Add(p *Packet) {
 	switch f.innerProto {
 	case 1:
 		if f.icmpType == 3 {
-			t.icmpUnreach++
+			ft.icmpUnreach++
 			if f.icmpCode == 4 {
-				t.icmpFragNeeded++
+				ft.icmpFragNeeded++
 			}
 		}
 	case 58:
 		if f.icmpType == 1 {
-			t.icmpUnreach++
+			ft.icmpUnreach++
 		} else if f.icmpType == 2 {
-			t.icmpFragNeeded++
+			ft.icmpFragNeeded++
 		}
 	}
-	a.flowPacket(p, f, t)
+	a.flowPacket(p, f, ft)
+}
+
+// mtu is the underlay MTU: --mtu, else Ethernet's 1500.
+func (a *Analyzer) mtu() int {
+	if a.opts.MTU > 0 {
+		return a.opts.MTU
+	}
+	return 1500
+}
+
+// countTunnel counts a VXLAN packet on its tunnel.
+func (a *Analyzer) countTunnel(src, dst [16]byte, vni uint32, p *Packet) *Tunnel {
+	t := a.tunnelFor(src, dst, vni, true)
+	if t == a.otherT {
+		a.otherTunnels.Packets++
+		a.otherTunnels.Bytes += int64(p.Length)
+	}
+	t.Packets++
+	t.Bytes += int64(p.Length)
+	return t
 }
 
 func knownLinkType(p *Packet) bool {
@@ -487,23 +540,29 @@ func (a *Analyzer) flowPacket(p *Packet, f *frame, t *Tunnel) {
 		a.storeFlow(f, fl)
 		a.flowOrder = append(a.flowOrder, fl)
 	}
-	// The same packet logged more than once (pktmon logs it at every
-	// component it crosses) is one packet.
-	id := p.PacketID
-	if id == 0 {
-		id = uint64(f.innerID)<<48 ^ uint64(f.innerSeq)<<8 ^ uint64(f.innerFlags)
-		if forward {
-			id ^= 1 << 47
-		}
-	}
-	if d := now - fl.lastIDNano; id == fl.lastID && d < int64(5*time.Millisecond) && d > -int64(5*time.Millisecond) {
-		a.res.Duplicates++
-		return
-	}
-	fl.lastID, fl.lastIDNano = id, now
+	// Every frame counts, as tshark counts them, so that flows and tunnels
+	// agree. A copy of the same packet (pktmon logs a packet at every
+	// component it crosses) counts once for TCP state: same pcapng packet
+	// id (pktmon PktGroupId), or without ids the same bytes on another
+	// interface within copyWindow. Nothing else is a copy: IP ID 0 and
+	// IPv6 (no ID) say nothing.
 	fl.Packets++
 	fl.Bytes += int64(p.Length)
 	fl.lastNano = now
+	fp := fingerprint(p.Data, f)
+	dup := false
+	if d := now - fl.lastIDNano; d < copyWindow && d > -copyWindow {
+		if p.PacketID != 0 {
+			dup = p.PacketID == fl.lastPacketID
+		} else {
+			dup = fl.lastPacketID == 0 && fp != 0 && fp == fl.lastFP && int32(p.Interface) != fl.lastIface && fl.lastT == t
+		}
+	}
+	fl.lastFP, fl.lastPacketID, fl.lastIDNano, fl.lastT, fl.lastIface = fp, p.PacketID, now, t, int32(p.Interface)
+	if dup {
+		a.res.Duplicates++
+		return
+	}
 	if f.innerProto != 6 {
 		return
 	}
@@ -524,6 +583,21 @@ func (a *Analyzer) flowPacket(p *Packet, f *frame, t *Tunnel) {
 	case f.innerFlags&tcpFIN != 0:
 		fl.fins++
 	}
+}
+
+// copyWindow is how far apart in time two copies of one packet can be.
+const copyWindow = int64(5 * time.Millisecond)
+
+var fpSeed = maphash.MakeSeed()
+
+// fingerprint identifies an inner packet by its IP header and the first
+// 20 bytes of its transport header (ports, sequence numbers, flags, the
+// checksum over the whole payload); 0 when they were not captured.
+func fingerprint(data []byte, f *frame) uint64 {
+	if f.fpEnd <= f.fpStart || !inRange(data, f.fpStart, f.fpEnd-f.fpStart) {
+		return 0
+	}
+	return maphash.Bytes(fpSeed, data[f.fpStart:f.fpEnd]) | 1
 }
 
 // untrackedFlow counts a packet of a flow past Limits.MaxFlows.

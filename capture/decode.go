@@ -6,29 +6,50 @@ import (
 	"github.com/gopacket/gopacket/layers"
 )
 
-// The fast path: VXLAN's headers have fixed layouts, so the decoder reads
-// them by offset instead of going through gopacket's layer machinery (which
-// costs 5-10x as much and, with VXLAN in a single DecodingLayerParser,
-// overwrites the outer headers with the inner ones). Every read is bounds
-// checked: truncated and hostile frames decode as far as their bytes go.
+// The fast path: the tunnel's headers have fixed layouts, so the decoder
+// reads them by offset instead of going through gopacket's layer machinery
+// (which costs 5-10x as much and, with VXLAN in a single
+// DecodingLayerParser, overwrites the outer headers with the inner ones).
+// gopacket's layers are the oracle of the tests (corner_test.go decodes
+// the same generated frames with them). Every read is bounds checked:
+// truncated and hostile frames decode as far as their bytes go.
 
 // Kinds of frame.
 const (
 	kindOther     uint8 = iota // not IP, or not decodable
 	kindPlain                  // IP, not a tunnel
-	kindVXLAN                  // VXLAN on a VXLAN port
-	kindGeneve                 // UDP 6081: recognised, not decoded
-	kindGPE                    // VXLAN-GPE (UDP 4790, or the P bit on a VXLAN port)
+	kindVXLAN                  // VXLAN on a VXLAN port (possibly inside Geneve or VXLAN)
+	kindGeneve                 // UDP 6081 carrying no VXLAN: recognised, not decoded
+	kindGPE                    // VXLAN-GPE (UDP 4790)
 	kindFragment               // a non-first IP fragment: no transport header
 	kindMalformed              // VXLAN port, but not valid VXLAN
 )
 
-// Malformations of VXLAN (CAP-08).
+// Malformations (CAP-08). The first two make a packet no VXLAN packet; the
+// others are VXLAN packets whose inner packet is malformed.
 const (
 	malformedNone uint8 = iota
 	malformedIFlag
 	malformedShort
+	malformedInnerHeader // inner IPv4 total length below its header length, header length < 20, IPv6 extension headers past the payload
+	malformedInnerLength // inner IP length beyond the frame (not cut by the snap length, not an outer fragment)
+	malformedInnerL4     // inner IP length too short for the transport header
+	malformedKinds
 )
+
+// maxVXLANDepth bounds the VXLAN layers decoded in one frame; maxVLANTags
+// the 802.1Q/802.1ad tags followed in one Ethernet header.
+const (
+	maxVXLANDepth = 4
+	maxVLANTags   = 16
+)
+
+// tunnelRef is one VXLAN layer: the addresses of the IP header that
+// carries it, and its VNI.
+type tunnelRef struct {
+	src, dst [16]byte
+	vni      uint32
+}
 
 // frame holds what the decoder read from one packet. It is reused.
 type frame struct {
@@ -37,8 +58,8 @@ type frame struct {
 
 	// Outer (or only) IP header.
 	v6                  bool
-	src, dst            [16]byte
-	ipLen               int // IP total length; 0 for BIG TCP/jumbo super-packets
+	src, dst            [16]byte // of the IP header carrying the first VXLAN layer
+	ipLen               int      // outermost IP total length; 0 for BIG TCP/jumbo super-packets
 	proto               uint8
 	fragment, firstFrag bool
 	sport, dport        uint16
@@ -46,29 +67,42 @@ type frame struct {
 
 	// VXLAN.
 	vni       uint32
-	malformed uint8
+	malformed uint8 // the packet is not VXLAN (kindMalformed), or its inner packet is malformed
+	oddFlags  bool  // flag or reserved bits beyond I set (RFC 7348: ignored on receipt)
+	geneve    bool  // the VXLAN is carried in Geneve
+	nestedN   int   // VXLAN layers inside the first one
+	nestedT   [maxVXLANDepth - 1]tunnelRef
 
-	// Inner frame.
-	inner                  bool
+	// Inner frame (the innermost one).
+	inner           bool
+	innerBeyond     bool // inner IP length beyond the frame, not cut by the snap length
+	badIPChecksum   bool // of any inner IPv4 header
+	badL4Checksum   bool
+	offloadArtefact bool // GSO/TSO/BIG TCP super-packet or partial checksum
+	unverified      bool // the inner transport checksum could not be verified: cut by the snap length
+	innerPkt
+}
+
+// innerPkt is the innermost packet, decoded as far as its bytes go.
+type innerPkt struct {
 	innerDstMAC            [6]byte
 	innerIP                bool
 	innerV6                bool
+	innerFrag              bool // an inner fragment: no transport checksum verdict
 	innerSrc, innerDst     [16]byte
 	innerProto             uint8
-	innerLen               int
+	innerLen               int // IP total length; 0 when the header says 0 (BIG TCP)
 	innerID                uint16
 	innerSport, innerDport uint16
 	innerFlags             uint8
 	innerSeq               uint32
 	icmpType, icmpCode     uint8
-	nested                 bool // inner UDP to a VXLAN port: a tunnel in the tunnel
-	badIPChecksum          bool
-	badL4Checksum          bool
-	offloadArtefact        bool // GSO/TSO/BIG TCP super-packet or partial checksum
 	innerTCPPayload        int
 	// Where the inner L4 checksum can be verified (verifyL4); l4Off is 0
 	// when it cannot.
 	ipStart, l4Off int
+	// The fingerprint of the inner packet, for recognising copies.
+	fpStart, fpEnd int
 }
 
 const (
@@ -85,7 +119,37 @@ func (s *portSet) add(p uint16)         { s[p>>6] |= 1 << (p & 63) }
 func (s *portSet) has(p uint16) bool    { return s[p>>6]&(1<<(p&63)) != 0 }
 func be16(b []byte, off int) uint16     { return binary.BigEndian.Uint16(b[off:]) }
 func be32(b []byte, off int) uint32     { return binary.BigEndian.Uint32(b[off:]) }
-func inRange(b []byte, off, n int) bool { return off >= 0 && n >= 0 && off+n <= len(b) }
+func inRange(b []byte, off, n int) bool { return off >= 0 && n >= 0 && off+n <= len(b) && off+n >= off }
+
+// UDP ports of the tunnels diag recognises besides the VXLAN ports.
+const (
+	portGeneve = 6081
+	portGPE    = 4790
+)
+
+// Tunnel protocols a UDP datagram can carry.
+const (
+	tunNone uint8 = iota
+	tunVXLAN
+	tunGeneve
+	tunGPE
+)
+
+// tunnelOf says what a UDP datagram carries, by its ports: the destination
+// port first, then the source port (as gopacket and tshark do).
+func tunnelOf(sport, dport uint16, ports *portSet) uint8 {
+	for _, p := range [2]uint16{dport, sport} {
+		switch {
+		case ports.has(p):
+			return tunVXLAN
+		case p == portGeneve:
+			return tunGeneve
+		case p == portGPE:
+			return tunGPE
+		}
+	}
+	return tunNone
+}
 
 // decode reads a packet into f.
 func decode(f *frame, data []byte, wireLen int, lt layers.LinkType, vxlanPorts *portSet) {
@@ -94,14 +158,23 @@ func decode(f *frame, data []byte, wireLen int, lt layers.LinkType, vxlanPorts *
 	if !ok {
 		return
 	}
-	l4, _ := f.outerIP(data, off, etype)
-	if l4 < 0 {
+	var h ipHdr
+	if !parseIP(data, off, etype, &h) || h.bogus {
+		return
+	}
+	f.kind = kindPlain
+	f.v6, f.src, f.dst, f.proto, f.ipLen = h.v6, h.src, h.dst, h.proto, h.total
+	f.fragment, f.firstFrag = h.frag, h.firstFrag
+	if h.frag && !h.firstFrag {
+		f.kind = kindFragment
+		return
+	}
+	if h.l4 < 0 {
 		return
 	}
 	// Ethernet pads short frames: read no further than the IP length says.
-	if ipEnd := off + f.ipLen; f.ipLen > 0 && ipEnd >= l4 && ipEnd < len(data) {
-		data = data[:ipEnd]
-	}
+	data = h.trim(data)
+	l4 := h.l4
 	switch f.proto {
 	case 6:
 		if inRange(data, l4, 14) {
@@ -119,38 +192,89 @@ func decode(f *frame, data []byte, wireLen int, lt layers.LinkType, vxlanPorts *
 	if ul := int(be16(data, l4+4)); ul >= 8 && l4+ul < len(data) {
 		data = data[:l4+ul]
 	}
-	payload := l4 + 8
-	switch {
-	case f.dport == 6081 || f.sport == 6081 && !vxlanPorts.has(f.dport):
-		f.kind = kindGeneve
-		return
-	case f.dport == 4790 && !vxlanPorts.has(4790):
-		f.kind = kindGPE
-		return
-	case !vxlanPorts.has(f.dport) && !vxlanPorts.has(f.sport):
-		return
-	}
-	if f.fragment && !f.firstFrag {
-		return
-	}
-	if !inRange(data, payload, 8) {
-		if !f.truncated {
-			f.kind, f.malformed = kindMalformed, malformedShort
+	f.tunnels(data, l4+8, tunnelOf(f.sport, f.dport, vxlanPorts), f.src, f.dst, vxlanPorts)
+}
+
+// tunnels decodes the tunnel a UDP datagram carries (its payload at p),
+// and the tunnels inside it, down to the innermost packet: VXLAN in VXLAN,
+// VXLAN in Geneve.
+func (f *frame) tunnels(data []byte, p int, tun uint8, src, dst [16]byte, ports *portSet) {
+	depth := 0 // VXLAN layers decoded
+	for guard := 0; guard < 2*maxVXLANDepth; guard++ {
+		var eth int
+		switch tun {
+		case tunVXLAN:
+			if !inRange(data, p, 8) {
+				if depth == 0 && !f.truncated {
+					f.kind, f.malformed = kindMalformed, malformedShort
+				}
+				return
+			}
+			flags := data[p]
+			vni := be32(data, p+4) >> 8
+			if flags&0x08 == 0 {
+				f.vni = vni
+				f.kind, f.malformed = kindMalformed, malformedIFlag
+				return
+			}
+			// RFC 7348: reserved bits are ignored on receipt. GBP (G bit)
+			// and GPE-style bits (P, next protocol) on a VXLAN port are
+			// counted, and the payload is Ethernet, as tshark decodes it.
+			if flags != 0x08 || data[p+1]|data[p+2]|data[p+3]|data[p+7] != 0 {
+				f.oddFlags = true
+			}
+			if depth == 0 {
+				f.kind, f.src, f.dst, f.vni = kindVXLAN, src, dst, vni
+			} else {
+				f.nestedT[f.nestedN] = tunnelRef{src, dst, vni}
+				f.nestedN++
+			}
+			depth++
+			eth = p + 8
+		case tunGeneve:
+			if depth == 0 {
+				f.kind = kindGeneve
+			}
+			if !validGeneve(data, p) {
+				return
+			}
+			if depth == 0 {
+				f.geneve = true
+			}
+			eth = p + 8 + int(data[p]&0x3f)*4
+		case tunGPE:
+			if depth == 0 {
+				f.kind = kindGPE
+			}
+			return
+		default:
+			return
 		}
-		return
+		d, udp, isrc, idst := f.innerFrame(data, eth)
+		if udp < 0 {
+			return
+		}
+		next := tunnelOf(f.innerSport, f.innerDport, ports)
+		switch {
+		case next == tunVXLAN && depth < maxVXLANDepth && validVXLAN(d, udp):
+		case next == tunGeneve && validGeneve(d, udp):
+		default:
+			return
+		}
+		data, p, tun, src, dst = d, udp, next, isrc, idst
 	}
-	flags := data[payload]
-	if flags&0x04 != 0 && data[payload+3] != 0 {
-		f.kind = kindGPE // P bit and a next-protocol: VXLAN-GPE on this port
-		return
-	}
-	f.vni = be32(data, payload+4) >> 8
-	if flags&0x08 == 0 {
-		f.kind, f.malformed = kindMalformed, malformedIFlag
-		return
-	}
-	f.kind = kindVXLAN
-	f.innerFrame(data, payload+8, vxlanPorts)
+}
+
+// validVXLAN says whether a VXLAN header with the I flag and an Ethernet
+// header follow at p.
+func validVXLAN(data []byte, p int) bool {
+	return inRange(data, p, 8+14) && data[p]&0x08 != 0
+}
+
+// validGeneve says whether a Geneve header (version 0) carrying an
+// Ethernet frame (protocol type 0x6558) and the frame's header are at p.
+func validGeneve(data []byte, p int) bool {
+	return inRange(data, p, 8) && data[p]>>6 == 0 && be16(data, p+2) == 0x6558 && inRange(data, p+8+int(data[p]&0x3f)*4, 14)
 }
 
 // linkLayer returns the offset of the network header and its EtherType.
@@ -162,12 +286,12 @@ func linkLayer(data []byte, lt layers.LinkType) (int, uint16, bool) {
 		if !inRange(data, 0, 16) {
 			return 0, 0, false
 		}
-		return 16, be16(data, 14), true
+		return vlanTags(data, 16, be16(data, 14))
 	case 276: // LINKTYPE_LINUX_SLL2, what tcpdump -i any writes
 		if !inRange(data, 0, 20) {
 			return 0, 0, false
 		}
-		return 20, be16(data, 0), true
+		return vlanTags(data, 20, be16(data, 0))
 	case layers.LinkTypeRaw, 12, 14, layers.LinkTypeIPv4, layers.LinkTypeIPv6:
 		if len(data) == 0 {
 			return 0, 0, false
@@ -200,10 +324,14 @@ func ethernet(data []byte, off int) (int, uint16, bool) {
 	if !inRange(data, off, 14) {
 		return 0, 0, false
 	}
-	etype := be16(data, off+12)
-	off += 14
-	for i := 0; i < 2 && (etype == 0x8100 || etype == 0x88A8); i++ {
-		if !inRange(data, off, 4) {
+	return vlanTags(data, off+14, be16(data, off+12))
+}
+
+// vlanTags skips any number (up to maxVLANTags) of 802.1Q, 802.1ad and
+// pre-standard QinQ (0x9100) tags.
+func vlanTags(data []byte, off int, etype uint16) (int, uint16, bool) {
+	for i := 0; etype == 0x8100 || etype == 0x88A8 || etype == 0x9100; i++ {
+		if i == maxVLANTags || !inRange(data, off, 4) {
 			return 0, 0, false
 		}
 		etype = be16(data, off+2)
@@ -212,171 +340,204 @@ func ethernet(data []byte, off int) (int, uint16, bool) {
 	return off, etype, true
 }
 
-// outerIP reads the outer IP header and returns the transport offset (-1
-// when there is none to read).
-func (f *frame) outerIP(data []byte, off int, etype uint16) (int, int) {
+// ipHdr is what parseIP read of an IP header.
+type ipHdr struct {
+	v6              bool
+	src, dst        [16]byte
+	proto           uint8
+	start, ihl, l4  int // l4 is -1 when the transport header cannot be found
+	total           int // total length from the header (IPv6: payload + 40); 0 when it says 0
+	id              uint16
+	frag, firstFrag bool
+	bogus           bool // the header contradicts itself
+}
+
+// parseIP reads the IPv4 or IPv6 header at off, following IPv6 extension
+// headers (hop-by-hop, routing, destination options, fragment, AH) to the
+// transport header. It returns false when there is no IP header to read.
+func parseIP(data []byte, off int, etype uint16, h *ipHdr) bool {
+	h.start, h.l4 = off, -1
 	switch etype {
 	case 0x0800:
 		if !inRange(data, off, 20) || data[off]>>4 != 4 {
-			return -1, 0
+			return false
 		}
-		ihl := int(data[off]&0x0f) * 4
-		if ihl < 20 || !inRange(data, off, ihl) {
-			return -1, 0
-		}
-		f.kind = kindPlain
-		f.ipLen = int(be16(data, off+2))
+		h.ihl = int(data[off]&0x0f) * 4
+		h.total = int(be16(data, off+2))
+		h.id = be16(data, off+4)
 		frag := be16(data, off+6)
-		f.fragment = frag&0x2000 != 0 || frag&0x1fff != 0
-		f.firstFrag = frag&0x1fff == 0
-		f.proto = data[off+9]
-		copy(f.src[12:], data[off+12:off+16])
-		copy(f.dst[12:], data[off+16:off+20])
-		f.src[10], f.src[11], f.dst[10], f.dst[11] = 0xff, 0xff, 0xff, 0xff
-		if f.fragment && !f.firstFrag {
-			f.kind = kindFragment
-			return -1, 0
+		h.frag, h.firstFrag = frag&0x2000 != 0 || frag&0x1fff != 0, frag&0x1fff == 0
+		h.proto = data[off+9]
+		copy(h.src[12:], data[off+12:off+16])
+		copy(h.dst[12:], data[off+16:off+20])
+		h.src[10], h.src[11], h.dst[10], h.dst[11] = 0xff, 0xff, 0xff, 0xff
+		if h.ihl < 20 || h.total != 0 && h.total < h.ihl {
+			h.bogus = true
+			return true
 		}
-		return off + ihl, f.ipLen - ihl
+		if inRange(data, off, h.ihl) {
+			h.l4 = off + h.ihl
+		}
+		return true
 	case 0x86DD:
 		if !inRange(data, off, 40) || data[off]>>4 != 6 {
-			return -1, 0
+			return false
 		}
-		f.kind, f.v6 = kindPlain, true
-		f.ipLen = int(be16(data, off+4))
-		if f.ipLen != 0 {
-			f.ipLen += 40
+		h.v6, h.ihl = true, 40
+		if pl := int(be16(data, off+4)); pl != 0 {
+			h.total = pl + 40
 		}
-		copy(f.src[:], data[off+8:off+24])
-		copy(f.dst[:], data[off+24:off+40])
+		copy(h.src[:], data[off+8:off+24])
+		copy(h.dst[:], data[off+24:off+40])
 		next, p := data[off+6], off+40
-		f.firstFrag = true
+		h.firstFrag = true
+	walk:
 		for i := 0; i < 8; i++ {
 			switch next {
-			case 0, 43, 60:
+			case 0, 43, 60: // hop-by-hop, routing, destination options
 				if !inRange(data, p, 2) {
-					return -1, 0
+					h.proto = next
+					return true
 				}
 				next, p = data[p], p+(int(data[p+1])+1)*8
-				continue
+			case 51: // AH
+				if !inRange(data, p, 2) {
+					h.proto = next
+					return true
+				}
+				next, p = data[p], p+(int(data[p+1])+2)*4
 			case 44:
 				if !inRange(data, p, 8) {
-					return -1, 0
+					h.proto = next
+					return true
 				}
 				fo := be16(data, p+2)
-				f.fragment, f.firstFrag = true, fo&0xfff8 == 0
+				h.frag, h.firstFrag = true, fo&0xfff8 == 0
 				next, p = data[p], p+8
-				if !f.firstFrag {
-					f.kind = kindFragment
-					return -1, 0
+				if !h.firstFrag {
+					break walk // the rest is a later fragment's bytes
 				}
-				continue
+			default:
+				break walk
 			}
-			break
 		}
-		f.proto = next
-		return p, 0
+		h.proto = next
+		if h.total != 0 && p > off+h.total {
+			h.bogus = true
+			return true
+		}
+		if p <= len(data) {
+			h.l4 = p
+		}
+		return true
 	}
-	return -1, 0
+	return false
 }
 
-// innerFrame reads the encapsulated Ethernet frame.
-func (f *frame) innerFrame(data []byte, off int, vxlanPorts *portSet) {
+// trim cuts what follows the IP packet (Ethernet padding).
+func (h *ipHdr) trim(data []byte) []byte {
+	if end := h.start + h.total; h.total > 0 && end >= h.l4 && end < len(data) {
+		return data[:end]
+	}
+	return data
+}
+
+// innerFrame reads an encapsulated Ethernet frame at off as far as its
+// bytes go, into f.innerPkt. When it carries a whole UDP header (and is
+// no later fragment) it returns the offset of the UDP payload, with the
+// frame's bytes cut to the UDP length and the IP addresses; else -1.
+func (f *frame) innerFrame(data []byte, off int) ([]byte, int, [16]byte, [16]byte) {
+	f.innerPkt = innerPkt{}
+	var h ipHdr
 	if !inRange(data, off, 14) {
-		return
+		return data, -1, h.src, h.dst
 	}
 	f.inner = true
 	copy(f.innerDstMAC[:], data[off:off+6])
 	off, etype, ok := ethernet(data, off)
-	if !ok {
-		return
+	if !ok || !parseIP(data, off, etype, &h) {
+		return data, -1, h.src, h.dst
 	}
-	var l4 int
-	switch etype {
-	case 0x0800:
-		if !inRange(data, off, 20) || data[off]>>4 != 4 {
-			return
-		}
-		ihl := int(data[off]&0x0f) * 4
-		if ihl < 20 || !inRange(data, off, ihl) {
-			return
-		}
-		f.innerIP = true
-		f.innerLen = int(be16(data, off+2))
-		f.innerID = be16(data, off+4)
-		f.innerProto = data[off+9]
-		copy(f.innerSrc[12:], data[off+12:off+16])
-		copy(f.innerDst[12:], data[off+16:off+20])
-		f.innerSrc[10], f.innerSrc[11], f.innerDst[10], f.innerDst[11] = 0xff, 0xff, 0xff, 0xff
-		if f.innerLen == 0 {
-			f.offloadArtefact = true // BIG TCP: the length does not fit 16 bits
-		} else if checksum(data[off:off+ihl], 0) != 0 {
-			f.badIPChecksum = true
-		}
-		if be16(data, off+6)&0x1fff != 0 {
-			return // a later inner fragment
-		}
-		l4 = off + ihl
-	case 0x86DD:
-		if !inRange(data, off, 40) || data[off]>>4 != 6 {
-			return
-		}
-		f.innerIP, f.innerV6 = true, true
-		f.innerLen = int(be16(data, off+4))
-		if f.innerLen == 0 {
-			f.offloadArtefact = true // BIG TCP over IPv6: payload length 0, no jumbo option
-		} else {
-			f.innerLen += 40
-		}
-		f.innerProto = data[off+6]
-		copy(f.innerSrc[:], data[off+8:off+24])
-		copy(f.innerDst[:], data[off+24:off+40])
-		l4 = off + 40
-	default:
-		return
+	if h.bogus {
+		f.malformed = malformedInnerHeader
+		return data, -1, h.src, h.dst
 	}
-	ipStart := l4 - 20
-	if f.innerV6 {
-		ipStart = l4 - 40
+	f.innerIP, f.innerV6, f.innerSrc, f.innerDst = true, h.v6, h.src, h.dst
+	f.innerProto, f.innerLen, f.innerID, f.innerFrag = h.proto, h.total, h.id, h.frag
+	if h.total == 0 {
+		f.offloadArtefact = true // BIG TCP: the length does not fit 16 bits
+	} else if !h.v6 && inRange(data, off, h.ihl) && checksum(data[off:off+h.ihl], 0) != 0 {
+		f.badIPChecksum = true
 	}
-	switch f.innerProto {
+	if h.l4 < 0 || h.frag && !h.firstFrag {
+		return data, -1, h.src, h.dst
+	}
+	l4, udp := h.l4, -1
+	if h.total > 0 && !inRange(data, off, h.total) && !f.truncated && !f.fragment {
+		f.innerBeyond = true
+	}
+	data = h.trim(data)
+	switch h.proto {
 	case 6:
-		if !inRange(data, l4, 20) {
-			return
+		if inRange(data, l4, 4) {
+			f.innerSport, f.innerDport = be16(data, l4), be16(data, l4+2)
 		}
-		f.innerSport, f.innerDport = be16(data, l4), be16(data, l4+2)
-		f.innerSeq = be32(data, l4+4)
-		f.innerFlags = data[l4+13]
-		doff := int(data[l4+12]>>4) * 4
-		if f.innerLen > 0 {
-			f.innerTCPPayload = f.innerLen - (l4 - ipStart) - doff
+		if inRange(data, l4, 8) {
+			f.innerSeq = be32(data, l4+4)
+		}
+		if inRange(data, l4, 14) {
+			f.innerFlags = data[l4+13]
+			if h.total > 0 {
+				f.innerTCPPayload = max(0, h.total-(l4-off)-int(data[l4+12]>>4)*4)
+			}
 		}
 	case 17:
-		if !inRange(data, l4, 8) {
-			return
+		if inRange(data, l4, 4) {
+			f.innerSport, f.innerDport = be16(data, l4), be16(data, l4+2)
 		}
-		f.innerSport, f.innerDport = be16(data, l4), be16(data, l4+2)
-		f.nested = vxlanPorts.has(f.innerDport)
+		if inRange(data, l4, 8) && !h.frag {
+			udp = l4 + 8
+			if ul := int(be16(data, l4+4)); ul >= 8 && l4+ul < len(data) {
+				data = data[:l4+ul]
+			}
+		}
 	case 1, 58:
-		if !inRange(data, l4, 2) {
-			return
+		if inRange(data, l4, 2) {
+			f.icmpType, f.icmpCode = data[l4], data[l4+1]
 		}
-		f.icmpType, f.icmpCode = data[l4], data[l4+1]
 	default:
-		return
+		return data, udp, h.src, h.dst
 	}
-	f.prepareL4(data, ipStart, l4)
+	f.fpStart, f.fpEnd = off, min(len(data), l4+20)
+	f.prepareL4(data, off, l4)
+	return data, udp, h.src, h.dst
 }
 
 // prepareL4 decides whether the inner transport checksum can be verified:
-// only when the whole inner packet was captured. A super-packet (longer
-// than any MTU, captured before segmentation) is an offload artefact.
+// only when the whole inner packet was captured and is no fragment (the
+// checksum covers the whole datagram). Size alone never excuses a
+// checksum: a jumbo frame's is verified like any other; super-packets of
+// segmentation offload show themselves by a partial checksum (verifyL4),
+// a zero length, or a length beyond the frame (the analyzer judges it).
 func (f *frame) prepareL4(data []byte, ipStart, l4 int) {
-	if f.truncated || f.innerLen == 0 || !inRange(data, ipStart, f.innerLen) || f.innerProto == 58 && !f.innerV6 {
+	if f.innerFrag || f.innerLen == 0 || f.innerProto == 58 && !f.innerV6 || f.innerProto == 1 && f.innerV6 {
 		return
 	}
-	if f.innerProto == 6 && f.innerLen > 9000 || f.innerProto == 6 && f.innerTCPPayload > 1460 && f.innerLen > 1500 {
-		f.offloadArtefact = true
+	if !inRange(data, ipStart, f.innerLen) {
+		if f.truncated {
+			f.unverified = true
+		}
+		return
+	}
+	minHdr := 8
+	switch f.innerProto {
+	case 6:
+		minHdr = 20
+	case 1, 58:
+		minHdr = 4
+	}
+	if ipStart+f.innerLen-l4 < minHdr {
+		f.malformed = malformedInnerL4
 		return
 	}
 	f.ipStart, f.l4Off = ipStart, l4
@@ -384,9 +545,12 @@ func (f *frame) prepareL4(data []byte, ipStart, l4 int) {
 
 // verifyL4 checks the inner transport checksum prepared by prepareL4. A
 // checksum that holds only the pseudo-header (transmit offload not done
-// yet, on the sending side) is an artefact, not corruption.
+// yet, on the sending side; Windows LSO leaves it without the length) is
+// an artefact, not corruption. UDP checksum 0 means none over IPv4, and is
+// illegal over IPv6 (RFC 8200 §8.1; RFC 6935 allows it for the outer
+// header of a tunnel only, which is not checked here).
 func (f *frame) verifyL4(data []byte) {
-	if f.l4Off == 0 {
+	if f.l4Off == 0 || f.l4Off < f.ipStart || !inRange(data, f.l4Off, f.ipStart+f.innerLen-f.l4Off) {
 		return
 	}
 	seg := data[f.l4Off : f.ipStart+f.innerLen]
@@ -397,8 +561,11 @@ func (f *frame) verifyL4(data []byte) {
 		}
 		return
 	case 17:
-		if len(seg) >= 8 && be16(seg, 6) == 0 && !f.innerV6 {
-			return // UDP over IPv4 without a checksum
+		if len(seg) >= 8 && be16(seg, 6) == 0 {
+			if f.innerV6 {
+				f.badL4Checksum = true
+			}
+			return
 		}
 	}
 	sum := pseudoHeader(data, f.ipStart, f.innerV6, f.innerProto, len(seg))
@@ -412,9 +579,11 @@ func (f *frame) verifyL4(data []byte) {
 	case 58:
 		field = 2
 	}
-	if len(seg) >= field+2 && be16(seg, field) == fold(sum) {
-		f.offloadArtefact = true
-		return
+	if len(seg) >= field+2 {
+		if v := be16(seg, field); v == fold(sum) || v == fold(sum-uint32(len(seg))) {
+			f.offloadArtefact = true
+			return
+		}
 	}
 	f.badL4Checksum = true
 }

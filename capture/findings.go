@@ -528,6 +528,22 @@ func (a *Analyzer) cap08(add func(string, issue)) {
 		add("CAP-08", issue{summary: fmt.Sprintf("%d packets on the VXLAN port are shorter than the 8-byte VXLAN header", n),
 			evidence: []finding.Evidence{{Field: "UDP payload", Value: "< 8 bytes", Expected: "VXLAN header (8 bytes) and a frame", Note: fmt.Sprintf("%d packets", n)}}})
 	}
+	// Valid VXLAN whose inner packet contradicts itself: a sender or a
+	// middlebox that corrupts frames, or a capture tool that mangles them.
+	inner := []struct {
+		kind              uint8
+		what, value, want string
+	}{
+		{malformedInnerHeader, "have an inner IP header that contradicts itself", "IPv4 header length under 20, total length under the header length, or IPv6 extension headers past the payload", "a consistent IP header"},
+		{malformedInnerLength, "have an inner IP length beyond the end of the frame (not cut by the snap length, and too small to be an offload super-packet)", "IP total length > bytes in the frame", "IP total length within the frame"},
+		{malformedInnerL4, "have an inner IP length too short for its transport header", "IP payload shorter than the TCP/UDP/ICMP header", "the whole transport header"},
+	}
+	for _, k := range inner {
+		if n := a.mal[k.kind]; n > 0 {
+			add("CAP-08", issue{summary: fmt.Sprintf("%d VXLAN packets %s", n, k.what),
+				evidence: []finding.Evidence{{Field: "inner IP header", Value: k.value, Expected: k.want, Note: fmt.Sprintf("%d packets", n)}}})
+		}
+	}
 }
 
 // CAP-09: resets and ICMP errors inside the tunnel.
@@ -587,8 +603,20 @@ func (a *Analyzer) notes(r *Report) {
 	if offload > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("%d super-packets or partial checksums from segmentation/checksum offload (captured on the sending side) were not counted as too large or corrupt.", offload))
 	}
-	if r.Geneve > 0 || r.GPE > 0 || r.Nested > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("Other tunnels, recognised and not decoded as VXLAN: %d Geneve, %d VXLAN-GPE, %d VXLAN inside VXLAN.", r.Geneve, r.GPE, r.Nested))
+	if r.Nested > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("%d VXLAN packets carry VXLAN inside: each layer is counted on its own tunnel, the inner flow on the innermost.", r.Nested))
+	}
+	if r.Geneve > 0 || r.GPE > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("Other tunnels: %d Geneve packets (VXLAN inside them is decoded, nothing else), %d VXLAN-GPE packets (recognised, not decoded).", r.Geneve, r.GPE))
+	}
+	if r.OddFlags > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("%d VXLAN packets set flag or reserved bits besides I (group policy, GPE-style bits): decoded as VXLAN, the bits ignored as RFC 7348 says.", r.OddFlags))
+	}
+	if r.OuterFragments > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("%d packets were later fragments of outer IP packets: not counted as VXLAN (the first fragment is), their bytes not decoded.", r.OuterFragments))
+	}
+	if r.Unverified > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("%d VXLAN packets were cut by the snap length before the end of their inner packet: decoded as far as the bytes go, their inner checksums not verified.", r.Unverified))
 	}
 	if r.OtherLinkTypes > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("%d packets had a link type diag does not decode.", r.OtherLinkTypes))

@@ -2,7 +2,6 @@ package capture
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -30,7 +29,14 @@ type pcapBlocks struct {
 	maxPacket int        // records larger are skipped unread (Limits.MaxPacketSize)
 	skips     *readSkips // what was skipped
 	skip      int64      // bytes of a skipped record still to pass over
+	skipAt    int64      // file offset of that record
 	off       int64      // file offset of the slab's first byte
+
+	snaplen uint32    // the file header's
+	records int64     // records passed, read or skipped
+	readErr error     // the read error that ended the file early (a cut gzip stream)
+	stop    *readStop // where the file ended early, if it did
+	done    bool      // stopped: the next fill returns io.EOF
 }
 
 // maxPcapRecord bounds one record: anything larger (and larger than the
@@ -41,10 +47,13 @@ const maxPcapRecord = 16 << 20
 // newPcapBlocks reads the 24-byte global header; r is positioned at it.
 func newPcapBlocks(r io.Reader, path string) (*pcapBlocks, error) {
 	var h [24]byte
-	if _, err := io.ReadFull(r, h[:]); err != nil {
-		return nil, &InputError{Path: path, Err: errors.New("pcap: truncated file header")}
+	if n, err := io.ReadFull(r, h[:]); err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return nil, &InputError{Path: path, Err: fmt.Errorf("pcap: %d bytes, too short for the 24-byte pcap file header", n)}
+		}
+		return nil, &InputError{Path: path, Err: fmt.Errorf("read: %w", err)}
 	}
-	pb := &pcapBlocks{r: r, path: path, off: 24}
+	pb := &pcapBlocks{r: r, path: path, off: 24, stop: &readStop{}}
 	switch [4]byte(h[:4]) {
 	case [4]byte{0xd4, 0xc3, 0xb2, 0xa1}:
 		pb.order = binary.LittleEndian
@@ -59,15 +68,22 @@ func newPcapBlocks(r io.Reader, path string) (*pcapBlocks, error) {
 	}
 	// The upper bits of the link type field carry FCS information.
 	pb.link = layers.LinkType(pb.order.Uint32(h[20:]) & 0x0fffffff)
+	pb.snaplen = pb.order.Uint32(h[16:])
 	return pb, nil
 }
 
 // fill reads the next block into b and slices it into packets. It returns
-// io.EOF (with no packets) after the last one, and an *InputError for a
-// truncated or corrupt file. A record larger than maxPacket is passed over
-// as it streams by: at most one slab is held, whatever the record says.
+// io.EOF (with no packets) after the last one. A file that ends in the
+// middle of a record (cut short), a record longer than any capture holds
+// (damaged) or a read error (a cut gzip stream) ends the packets there:
+// the ones before are returned, then io.EOF, and pb.stop says where and
+// why. A record larger than maxPacket is passed over as it streams by: at
+// most one slab is held, whatever the record says.
 func (pb *pcapBlocks) fill(b *batch) error {
 	b.pkts = b.pkts[:0]
+	if pb.done {
+		return io.EOF
+	}
 	if cap(b.slab) < batchSlab {
 		b.slab = make([]byte, 0, batchSlab)
 	}
@@ -76,6 +92,9 @@ func (pb *pcapBlocks) fill(b *batch) error {
 	}
 	if pb.skips == nil {
 		pb.skips = &readSkips{}
+	}
+	if pb.stop == nil {
+		pb.stop = &readStop{}
 	}
 	slab := b.slab[:cap(b.slab)]
 	n := copy(slab, pb.carry)
@@ -88,7 +107,7 @@ func (pb *pcapBlocks) fill(b *batch) error {
 			if err == io.EOF {
 				pb.eof = true
 			} else if err != nil {
-				return &InputError{Path: pb.path, Err: fmt.Errorf("read: %w", err)}
+				pb.eof, pb.readErr = true, err
 			}
 		}
 		for {
@@ -106,9 +125,15 @@ func (pb *pcapBlocks) fill(b *batch) error {
 			incl := pb.order.Uint32(slab[off+8:])
 			if int64(incl) > int64(pb.maxPacket) {
 				if incl > maxPcapRecord {
-					return &InputError{Path: pb.path, Err: fmt.Errorf("corrupt capture: a packet record of %d bytes at byte %d", incl, pb.off+int64(off))}
+					pb.stop.damaged("record", pb.off+int64(off), pb.records+1, pb.records,
+						fmt.Sprintf("packet %d's record says it holds %d bytes, more than any capture holds (at most %d; the file header's snap length is %d)",
+							pb.records+1, incl, maxPcapRecord, pb.snaplen))
+					pb.done = true
+					break
 				}
 				pb.skips.packet(int64(incl), pb.off+int64(off))
+				pb.skipAt = pb.off + int64(off)
+				pb.records++
 				off += 16
 				pb.skip = int64(incl)
 				continue
@@ -127,9 +152,10 @@ func (pb *pcapBlocks) fill(b *batch) error {
 				Time:     time.Unix(int64(pb.order.Uint32(slab[off:])), frac),
 				LinkType: pb.link,
 			})
+			pb.records++
 			off = end
 		}
-		if len(b.pkts) > 0 || pb.eof {
+		if len(b.pkts) > 0 || pb.eof || pb.done {
 			break
 		}
 		// No whole record in the slab and none kept: move what is left
@@ -145,12 +171,39 @@ func (pb *pcapBlocks) fill(b *batch) error {
 			slab, b.slab = bigger, bigger[:0]
 		}
 	}
-	if rest := slab[off:n]; len(rest) > 0 || pb.skip > 0 {
-		if pb.eof && len(b.pkts) == 0 {
-			return &InputError{Path: pb.path, Err: errors.New("truncated capture file (the last packet is cut off)")}
+	if pb.done {
+		// Damaged: the packets before the bad record, then io.EOF.
+		if len(b.pkts) == 0 {
+			return io.EOF
 		}
-		pb.carry = append(pb.carry, rest...)
+		return nil
 	}
+	rest := slab[off:n]
+	if pb.eof && len(b.pkts) == 0 {
+		// The end: whatever is left is a record the file cut short.
+		at, packet, need := pb.off+int64(off), pb.records+1, int64(-1)
+		if pb.skip > 0 {
+			at, packet = pb.skipAt, pb.records
+		} else if len(rest) >= 16 {
+			need = 16 + int64(pb.order.Uint32(rest[8:]))
+		}
+		switch {
+		case pb.readErr != nil:
+			if pb.skip == 0 && len(rest) == 0 {
+				packet = 0
+			}
+			pb.stop.damaged("record", at, packet, packet-1, fmt.Sprintf("reading it failed (%v)", pb.readErr))
+			if packet == 0 {
+				pb.stop.before = pb.records
+			}
+		case pb.skip > 0 || len(rest) > 0:
+			pb.stop.cutShort("record", at, packet, packet-1, pb.off+int64(n), need)
+		}
+		pb.off += int64(off)
+		pb.done = true
+		return io.EOF
+	}
+	pb.carry = append(pb.carry, rest...)
 	pb.off += int64(off)
 	if len(b.pkts) == 0 {
 		return io.EOF

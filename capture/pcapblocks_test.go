@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -21,6 +20,10 @@ func readAllBlocks(data []byte, slab int) ([]Packet, error) {
 	if err != nil {
 		return nil, err
 	}
+	return readBlocks(pb, slab)
+}
+
+func readBlocks(pb *pcapBlocks, slab int) ([]Packet, error) {
 	pb.maxPacket = maxPcapRecord // skip nothing pcapgo reads (limits_test.go tests the skipping)
 	var out []Packet
 	b := &batch{slab: make([]byte, 0, slab)}
@@ -104,6 +107,8 @@ func TestPcapBlocksMatchPcapgo(t *testing.T) {
 	t.Logf("%d files compared", n)
 }
 
+// A file cut in the middle of a record gives the records before the cut,
+// then io.EOF, and says where the cut is, with any block size.
 func TestPcapBlocksTruncated(t *testing.T) {
 	var buf bytes.Buffer
 	w := pcapgo.NewWriter(&buf)
@@ -113,10 +118,12 @@ func TestPcapBlocksTruncated(t *testing.T) {
 		w.WritePacket(gopacketCI(len(pkt)), pkt)
 	}
 	data := buf.Bytes()
-	got, err := readAllBlocks(data[:len(data)-10], 1<<20)
-	var ie *InputError
-	if len(got) != 2 || !errors.As(err, &ie) || !strings.Contains(err.Error(), "truncated") {
-		t.Errorf("%d packets, error %v", len(got), err)
+	for _, slab := range []int{64, 1500, 1 << 20} {
+		pb, _ := newPcapBlocks(bytes.NewReader(data[:len(data)-10]), "x")
+		got, err := readBlocks(pb, slab)
+		if len(got) != 2 || err != nil || pb.stop.kind != stopCut || pb.stop.packet != 3 || pb.stop.at != 24+2*116 || pb.stop.need != 116 || pb.stop.end != int64(len(data)-10) {
+			t.Errorf("block %d: %d packets, error %v, stop %+v", slab, len(got), err, *pb.stop)
+		}
 	}
 	if _, err := readAllBlocks(data[:20], 1<<20); err == nil {
 		t.Error("a cut file header was accepted")
@@ -132,10 +139,31 @@ func FuzzPcapBlocks(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, gerr := readAllBlocks(data, 64)
 		want, werr := readAllPcapgo(data)
-		if gerr == nil && werr == nil {
+		if gerr == nil && (werr == nil || errors.Is(werr, io.ErrUnexpectedEOF)) && !hasHugeRecord(data, len(got)) {
+			// pcapgo stops at a record cut short with the records
+			// before it: the block reader gives the same.
 			samePacketsTime(t, "fuzz", got, want, false)
 		}
 	})
+}
+
+// hasHugeRecord says whether the record after the first n of a classic
+// pcap claims more than maxPcapRecord bytes: the block reader stops there
+// as damaged, pcapgo tries to read it.
+func hasHugeRecord(data []byte, n int) bool {
+	pb, err := newPcapBlocks(bytes.NewReader(data), "x")
+	if err != nil {
+		return false
+	}
+	off := 24
+	for i := 0; i <= n && off+16 <= len(data); i++ {
+		incl := int(pb.order.Uint32(data[off+8:]))
+		if incl > maxPcapRecord {
+			return i == n
+		}
+		off += 16 + incl
+	}
+	return false
 }
 
 func gopacketCI(n int) gopacket.CaptureInfo {

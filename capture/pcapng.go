@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/gopacket/gopacket/layers"
@@ -28,7 +29,17 @@ type ngReader struct {
 	skipSe bool // a section of an unknown version: skipped to the next
 	off    int64
 	buf    []byte // blocks larger than r's buffer
+
+	stop     *readStop // where the file ended early, if it did
+	done     bool      // stopped: next returns io.EOF
+	records  int64     // packet blocks passed, read or skipped
+	at, need int64     // the block being read: where it starts, its length
+	inPacket bool      // it is a packet block
 }
+
+// errStopped ends the reading of a file cut short or damaged; r.stop says
+// where, and next turns it into io.EOF.
+var errStopped = errors.New("capture file ended early")
 
 type ngIface struct {
 	link                           layers.LinkType
@@ -48,19 +59,34 @@ const (
 	maxIfaceName = 256
 )
 
+// corrupt notes that the block being read is damaged and stops the
+// reading there.
 func (r *ngReader) corrupt(format string, args ...any) error {
-	return &InputError{Path: r.path, Err: fmt.Errorf("corrupt capture: pcapng: "+format, args...)}
+	packet := int64(0)
+	if r.inPacket {
+		packet = r.records
+	}
+	r.stop.damaged("block", r.at, packet, r.records-min(packet, 1), "pcapng: "+fmt.Sprintf(format, args...))
+	return errStopped
 }
 
+// truncated notes that the file ends in the middle of the block being
+// read and stops the reading there.
 func (r *ngReader) truncated() error {
-	return &InputError{Path: r.path, Err: errors.New("truncated capture file (the last packet is cut off)")}
+	packet := int64(0)
+	if r.inPacket {
+		packet = r.records
+	}
+	rest, _ := io.Copy(io.Discard, r.r)
+	r.stop.cutShort("block", r.at, packet, r.records-min(packet, 1), r.off+rest, r.need)
+	return errStopped
 }
 
 func (r *ngReader) readErr(err error) error {
 	if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
 		return r.truncated()
 	}
-	return &InputError{Path: r.path, Err: fmt.Errorf("read: %w", err)}
+	return r.corrupt("reading it failed (%v)", err)
 }
 
 // discard skips n bytes of the stream without keeping them.
@@ -92,32 +118,59 @@ func (r *ngReader) block(n int) ([]byte, error) {
 		r.buf = make([]byte, n)
 	}
 	b := r.buf[:n]
-	if _, err := io.ReadFull(r.r, b); err != nil {
+	if m, err := io.ReadFull(r.r, b); err != nil {
+		r.off += int64(m)
 		return nil, r.readErr(err)
 	}
 	r.off += int64(n)
 	return b, nil
 }
 
-// newNgReader reads the first section header.
+// newNgReader checks the first section header; r is positioned at it. A
+// file too short for one, or whose header is wrong, is an *InputError:
+// past it, a file cut short or damaged is read up to there.
 func newNgReader(br *bufio.Reader, path string, lim Limits, skips *readSkips) (*ngReader, error) {
-	r := &ngReader{r: br, path: path, lim: lim, skips: skips, order: binary.LittleEndian}
-	h, err := br.Peek(12)
+	r := &ngReader{r: br, path: path, lim: lim, skips: skips, order: binary.LittleEndian, stop: &readStop{}}
+	h, err := br.Peek(28)
 	if err != nil {
-		return nil, &InputError{Path: path, Err: errors.New("pcapng: truncated section header")}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return nil, &InputError{Path: path, Err: fmt.Errorf("pcapng: %d bytes, too short for a pcapng section header (28 bytes at least)", len(h))}
+		}
+		return nil, &InputError{Path: path, Err: fmt.Errorf("read: %w", err)}
 	}
 	if binary.LittleEndian.Uint32(h) != ngSHB {
 		return nil, &InputError{Path: path, Err: fmt.Errorf("pcapng: unknown magic %x", h[:4])}
 	}
-	if binary.LittleEndian.Uint32(h[8:]) != 0x1A2B3C4D && binary.BigEndian.Uint32(h[8:]) != 0x1A2B3C4D {
-		return nil, &InputError{Path: path, Err: errors.New("pcapng: wrong byte order value in the section header")}
+	switch {
+	case binary.LittleEndian.Uint32(h[8:]) == 0x1A2B3C4D:
+	case binary.BigEndian.Uint32(h[8:]) == 0x1A2B3C4D:
+		r.order = binary.BigEndian
+	default:
+		return nil, &InputError{Path: path, Err: fmt.Errorf("pcapng: the section header's byte-order magic is %x, not 1a2b3c4d in either byte order", h[8:12])}
+	}
+	if n := r.order.Uint32(h[4:]); n < 28 || n%4 != 0 {
+		return nil, &InputError{Path: path, Err: fmt.Errorf("pcapng: the section header says it is %d bytes long, not a multiple of 4 of at least 28", n)}
 	}
 	return r, nil
 }
 
-// next reads the next packet into p.
+// next reads the next packet into p. A file cut short or damaged ends at
+// the block where it is (r.stop says where), with io.EOF.
 func (r *ngReader) next(p *Packet) error {
+	if r.done {
+		return io.EOF
+	}
+	err := r.next1(p)
+	if err == errStopped {
+		r.done = true
+		return io.EOF
+	}
+	return err
+}
+
+func (r *ngReader) next1(p *Packet) error {
 	for {
+		r.inPacket, r.at, r.need = false, r.off, -1
 		h, err := r.r.Peek(12)
 		if len(h) == 0 && err == io.EOF {
 			return io.EOF
@@ -128,7 +181,6 @@ func (r *ngReader) next(p *Packet) error {
 			}
 			return r.readErr(err)
 		}
-		at := r.off
 		if binary.LittleEndian.Uint32(h) == ngSHB {
 			if len(h) < 12 {
 				return r.truncated()
@@ -139,17 +191,18 @@ func (r *ngReader) next(p *Packet) error {
 			case binary.BigEndian.Uint32(h[8:]) == 0x1A2B3C4D:
 				r.order = binary.BigEndian
 			default:
-				return r.corrupt("wrong byte order value in the section header at byte %d", at)
+				return r.corrupt("a section header whose byte-order magic is %x", h[8:12])
 			}
 		}
 		typ, n := r.order.Uint32(h), int64(r.order.Uint32(h[4:]))
+		r.need = n
 		if n < 12 || n%4 != 0 {
-			return r.corrupt("a block of %d bytes at byte %d", n, at)
+			return r.corrupt("a block of type %#x says it is %d bytes long, not a multiple of 4 of at least 12", typ, n)
 		}
 		switch {
 		case typ == ngSHB:
 			if n < 28 {
-				return r.corrupt("a section header of %d bytes at byte %d", n, at)
+				return r.corrupt("a section header of %d bytes (28 at least)", n)
 			}
 			b, err := r.r.Peek(16)
 			if err != nil {
@@ -166,11 +219,13 @@ func (r *ngReader) next(p *Packet) error {
 				return err
 			}
 		case typ == ngIDB:
-			if err := r.iface(n, at); err != nil {
+			if err := r.iface(n, r.at); err != nil {
 				return err
 			}
 		case typ == ngEPB || typ == ngOPB || typ == ngSPB:
-			ok, err := r.packet(typ, n, at, p)
+			r.records++
+			r.inPacket = true
+			ok, err := r.packet(typ, n, r.at, p)
 			if ok || err != nil {
 				return err
 			}
@@ -185,7 +240,7 @@ func (r *ngReader) next(p *Packet) error {
 // iface reads an interface description block of n bytes.
 func (r *ngReader) iface(n, at int64) error {
 	if n < 20 {
-		return r.corrupt("an interface block of %d bytes at byte %d", n, at)
+		return r.corrupt("an interface block of %d bytes (20 at least)", n)
 	}
 	r.seen++
 	if len(r.ifaces) >= r.lim.MaxInterfaces {
@@ -234,7 +289,7 @@ func (r *ngReader) iface(n, at int64) error {
 		}
 	})
 	if res&0x7f > 63 {
-		return r.corrupt("timestamp resolution %#x of interface %d is too high", res, r.seen-1)
+		return r.corrupt("timestamp resolution %#x of interface %d is too fine (2^-63 or 10^-63 s at most)", res, r.seen-1)
 	}
 	if res&0x80 != 0 {
 		ifc.secondMask = 1 << (res & 0x7f)
@@ -252,6 +307,9 @@ func (r *ngReader) iface(n, at int64) error {
 		ifc.scaleUp = 1e9 / ifc.secondMask
 	} else {
 		ifc.scaleDown = ifc.secondMask / 1e9
+	}
+	if note := snaplenNote(ifc.snaplen, ifc.link, fmt.Sprintf("interface %d's", r.seen-1)); note != "" && r.stop.snaplenNote == "" {
+		r.stop.snaplenNote = note
 	}
 	r.ifaces = append(r.ifaces, ifc)
 	return nil
@@ -278,7 +336,7 @@ func (r *ngReader) packet(typ uint32, n, at int64, p *Packet) (bool, error) {
 		hdr = 12
 	}
 	if n < hdr+4 {
-		return false, r.corrupt("a packet block of %d bytes at byte %d", n, at)
+		return false, r.corrupt("a packet block of %d bytes (%d at least)", n, hdr+4)
 	}
 	h, err := r.r.Peek(int(hdr))
 	if err != nil {
@@ -287,7 +345,7 @@ func (r *ngReader) packet(typ uint32, n, at int64, p *Packet) (bool, error) {
 	var id, caplen, wire int64
 	if typ == ngSPB {
 		if len(r.ifaces) == 0 {
-			return false, r.corrupt("a packet before any interface, at byte %d", at)
+			return false, r.corrupt("a packet before any interface block")
 		}
 		wire = int64(r.order.Uint32(h[8:]))
 		caplen = min(wire, n-hdr-4)
@@ -302,14 +360,14 @@ func (r *ngReader) packet(typ uint32, n, at int64, p *Packet) (bool, error) {
 		}
 		caplen, wire = int64(r.order.Uint32(h[20:])), int64(r.order.Uint32(h[24:]))
 		if hdr+caplen+4 > n {
-			return false, r.corrupt("a packet of %d bytes in a block of %d bytes at byte %d", caplen, n, at)
+			return false, r.corrupt("a packet of %d bytes in a block of %d bytes", caplen, n)
 		}
 		if id >= int64(len(r.ifaces)) {
 			if id < int64(r.seen) {
 				r.skips.ifacePackets++
 				return false, r.discard(n)
 			}
-			return false, r.corrupt("interface %d not present in the section (it has %d), at byte %d", id, r.seen, at)
+			return false, r.corrupt("a packet on interface %d, not present in the section (it has %d)", id, r.seen)
 		}
 	}
 	if caplen > int64(r.lim.MaxPacketSize) || n > hdr+4+int64(r.lim.MaxPacketSize)+maxBlockOptions {
@@ -323,12 +381,15 @@ func (r *ngReader) packet(typ uint32, n, at int64, p *Packet) (bool, error) {
 	ifc := &r.ifaces[id]
 	p.Data = b[hdr : hdr+caplen : hdr+caplen]
 	p.Length, p.Interface, p.LinkType = int(wire), int(id), ifc.link
-	p.PacketID, p.Outbound, p.Time = 0, 0, time.Time{}
+	p.PacketID, p.Outbound = 0, 0
 	if typ == ngSPB {
+		// A simple packet block has no timestamp: the epoch, as tshark
+		// shows it, not the zero time (whose nanoseconds overflow).
+		p.Time = time.Unix(0, 0).UTC()
 		return true, nil
 	}
 	ts := uint64(r.order.Uint32(b[12:]))<<32 | uint64(r.order.Uint32(b[16:])) // h may be stale: b is the block
-	p.Time = time.Unix(int64(ts/ifc.secondMask+ifc.tsOffset), int64(ts%ifc.secondMask*ifc.scaleUp/ifc.scaleDown)).UTC()
+	p.Time = r.time(ts, ifc, int(id))
 	if typ == ngEPB {
 		r.options(b[hdr+(caplen+3)&^3:n-4], func(code uint16, v []byte) {
 			switch {
@@ -345,6 +406,43 @@ func (r *ngReader) packet(typ uint32, n, at int64, p *Packet) (bool, error) {
 		})
 	}
 	return true, nil
+}
+
+// Timestamps a report can hold and the analysis can subtract: those whose
+// nanoseconds since 1970 fit an int64 (1677-09-21 to 2262-04-11).
+var (
+	minPacketTime = time.Unix(0, math.MinInt64).UTC()
+	maxPacketTime = time.Unix(0, math.MaxInt64).UTC()
+)
+
+// time turns a pcapng timestamp of interface ifc into a time. One beyond
+// the years 1678 to 2262 (if_tsresol and if_tsoffset can make any 64-bit
+// value of seconds, and JSON holds years 0 to 9999 only) is clamped to the
+// nearer bound and counted for a note.
+func (r *ngReader) time(ts uint64, ifc *ngIface, id int) time.Time {
+	sec := ts / ifc.secondMask
+	nsec := int64(ts % ifc.secondMask * ifc.scaleUp / ifc.scaleDown)
+	off := int64(ifc.tsOffset) // if_tsoffset is signed
+	s := int64(sec) + off
+	over := sec > math.MaxInt64 || off > 0 && s < int64(sec) || off < 0 && s > int64(sec)
+	if !over && s > minPacketTime.Unix() && s < maxPacketTime.Unix() {
+		return time.Unix(s, nsec).UTC()
+	}
+	raw := s
+	if over {
+		raw = math.MaxInt64
+		if off < 0 && sec <= math.MaxInt64 {
+			raw = math.MinInt64
+		}
+	}
+	if r.stop.badTimes == 0 {
+		r.stop.badTimeFirst, r.stop.badTimeRaw, r.stop.badTimeIface = r.records, raw, id
+	}
+	r.stop.badTimes++
+	if raw < 0 {
+		return minPacketTime
+	}
+	return maxPacketTime
 }
 
 // interfaceName names interface i of the current section.

@@ -36,6 +36,8 @@ type Source struct {
 	ng     *ngReader
 	lim    Limits
 	skips  readSkips
+	stop   readStop // where the file ended early, if it did
+	gz     *gzipTail
 	Format string // "pcap" or "pcapng"
 }
 
@@ -72,6 +74,10 @@ func OpenLimits(path string, lim Limits) (*Source, error) {
 		}
 		return nil, &InputError{Path: path, Err: err}
 	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		return nil, &InputError{Path: path, Err: errors.New("a directory, not a pcap or pcapng file")}
+	}
 	s, err := NewSourceLimits(f, path, lim)
 	if err != nil {
 		f.Close()
@@ -96,7 +102,17 @@ func (s *Source) open(r io.Reader, gzipOK bool) error {
 	br := bufio.NewReaderSize(r, 1<<20)
 	head, err := br.Peek(4)
 	if err != nil {
-		return &InputError{Path: name, Err: errors.New("not a pcap or pcapng file (too short)")}
+		if len(head) == 0 && (err == io.EOF || s.gz != nil) {
+			what := "an empty file"
+			if s.gz != nil {
+				what = "gzip data that inflates to nothing"
+			}
+			return &InputError{Path: name, Err: fmt.Errorf("%s, too short for a pcap or pcapng file (a 24-byte pcap file header or a 28-byte pcapng section header)", what)}
+		}
+		if err == io.EOF {
+			return &InputError{Path: name, Err: fmt.Errorf("%d bytes, too short for a pcap or pcapng file (a 24-byte pcap file header or a 28-byte pcapng section header)", len(head))}
+		}
+		return &InputError{Path: name, Err: fmt.Errorf("read: %w", err)}
 	}
 	var m [4]byte
 	copy(m[:], head)
@@ -106,14 +122,16 @@ func (s *Source) open(r io.Reader, gzipOK bool) error {
 		if err != nil {
 			return err
 		}
+		ng.stop = &s.stop
 		s.ng, s.Format = ng, "pcapng"
 	case isPcapMagic(m):
 		pb, err := newPcapBlocks(br, name)
 		if err != nil {
 			return err
 		}
-		pb.maxPacket, pb.skips = s.lim.MaxPacketSize, &s.skips
+		pb.maxPacket, pb.skips, pb.stop = s.lim.MaxPacketSize, &s.skips, &s.stop
 		s.blocks, s.Format = pb, "pcap"
+		s.stop.snaplenNote = snaplenNote(pb.snaplen, pb.link, "the file header's")
 	case gzipOK && m[0] == magicGzip[0] && m[1] == magicGzip[1]:
 		// Streamed: the limits apply to the decompressed packets, so a
 		// small file that inflates to gigabytes costs time, not memory.
@@ -121,11 +139,144 @@ func (s *Source) open(r io.Reader, gzipOK bool) error {
 		if err != nil {
 			return &InputError{Path: name, Err: fmt.Errorf("gzip: %w", err)}
 		}
-		return s.open(gz, false)
+		s.gz = &gzipTail{r: gz}
+		return s.open(s.gz, false)
 	default:
-		return &InputError{Path: name, Err: fmt.Errorf("not a pcap or pcapng file (magic %x)", m)}
+		return &InputError{Path: name, Err: fmt.Errorf("not a pcap or pcapng file: it starts with %x, not a pcap magic number (a1b2c3d4 or a1b23c4d, either byte order), pcapng's 0a0d0d0a or gzip's 1f8b", m)}
 	}
 	return nil
+}
+
+// gzipTail reads a gzip stream and says whether it ended early: a
+// compressed file cut short gives the packets it holds, then the end,
+// and the cut is noted (gzip's io.ErrUnexpectedEOF becomes io.EOF).
+type gzipTail struct {
+	r   io.Reader
+	cut bool
+}
+
+func (g *gzipTail) Read(b []byte) (int, error) {
+	n, err := g.r.Read(b)
+	if err == io.ErrUnexpectedEOF {
+		g.cut, err = true, io.EOF
+	}
+	return n, err
+}
+
+// readStop says where a reader stopped before the end of a file that was
+// cut short in the middle of a packet (or block), or that is damaged
+// there; the packets before it are read, the rest is not. libpcap and
+// tshark do the same ("The file appears to have been cut short in the
+// middle of a packet").
+type readStop struct {
+	kind    int   // stopCut or stopDamaged; 0 for no stop
+	at      int64 // byte offset of the record or block (decompressed)
+	packet  int64 // the packet's number (from 1); 0 when not in a packet
+	before  int64 // packets before it (read or skipped)
+	end     int64 // cut: where the data ends
+	need    int64 // cut: how long the record or block says it is; -1 unknown
+	unit    string
+	reason  string // damaged: what is wrong
+	packets int64  // packets read in all, for a gzip stream cut between packets
+
+	snaplenNote string // the snap length is too short to hold a VXLAN header
+
+	badTimes                 int64 // pcapng timestamps outside what a report can hold
+	badTimeFirst, badTimeRaw int64 // the first: its packet number and seconds since 1970
+	badTimeIface             int
+}
+
+const (
+	stopCut = iota + 1
+	stopDamaged
+)
+
+func (s *readStop) cutShort(unit string, at, packet, before, end, need int64) {
+	if s.kind == 0 {
+		s.kind, s.unit, s.at, s.packet, s.before, s.end, s.need = stopCut, unit, at, packet, before, end, need
+	}
+}
+
+func (s *readStop) damaged(unit string, at, packet, before int64, reason string) {
+	if s.kind == 0 {
+		s.kind, s.unit, s.at, s.packet, s.before, s.reason = stopDamaged, unit, at, packet, before, reason
+	}
+}
+
+// notes say where the file stopped early, and what in it could not be
+// shown as it is.
+func (s *readStop) notes(name string, gzipCut bool) []string {
+	var out []string
+	inflated := ""
+	if gzipCut {
+		inflated = " (byte offsets count the decompressed data)"
+	}
+	before := fmt.Sprintf("the %d packets before it are reported", s.before)
+	if s.before == 1 {
+		before = "the packet before it is reported"
+	}
+	where := func() string {
+		if s.packet > 0 {
+			return fmt.Sprintf("packet %d (its %s starts at byte %d", s.packet, s.unit, s.at)
+		}
+		return fmt.Sprintf("a %s after packet %d (it starts at byte %d", s.unit, s.before, s.at)
+	}
+	switch s.kind {
+	case stopCut:
+		what := "the file appears to have been cut short in the middle of "
+		if gzipCut {
+			what = "the gzip data ends early (the compressed file was cut short), in the middle of "
+		}
+		size := ""
+		if s.need >= 0 {
+			size = fmt.Sprintf(" and is %d bytes long", s.need)
+		}
+		out = append(out, fmt.Sprintf("%s: %s%s%s; the file ends at byte %d)%s: %s.", name, what, where(), size, s.end, inflated, before))
+	case stopDamaged:
+		out = append(out, fmt.Sprintf("%s: the file appears to be damaged or corrupt at %s)%s: %s; %s, the rest of the file is not read.", name, where(), inflated, s.reason, before))
+	default:
+		if gzipCut {
+			out = append(out, fmt.Sprintf("%s: the gzip data ends early (the compressed file was cut short) after packet %d, at byte %d of the decompressed data: the packets before the cut are reported, any after it are lost.",
+				name, s.packets, s.end))
+		}
+	}
+	if s.snaplenNote != "" {
+		out = append(out, name+": "+s.snaplenNote)
+	}
+	if s.badTimes > 0 {
+		out = append(out, fmt.Sprintf("%s: %d packets have timestamps outside the years 1678 to 2262 (the first, packet %d on interface %d, at %d seconds from 1970, about the year %d: check the interface's if_tsresol and if_tsoffset): their times are shown as the nearest of those bounds, and their order and the intervals between them mean nothing.",
+			name, s.badTimes, s.badTimeFirst, s.badTimeIface, s.badTimeRaw, 1970+s.badTimeRaw/31556952))
+	}
+	return out
+}
+
+// minVXLANSnaplen is the bytes a packet needs up to the end of its VXLAN
+// header, by link type: the link header, IPv4 (20), UDP (8) and VXLAN (8).
+func minVXLANSnaplen(link layers.LinkType) int {
+	switch link {
+	case layers.LinkTypeEthernet:
+		return 14 + 36
+	case layers.LinkTypeRaw, 228: // raw IP, raw IPv4
+		return 36
+	case layers.LinkTypeLinuxSLL:
+		return 16 + 36
+	case 276: // Linux cooked v2
+		return 20 + 36
+	case layers.LinkTypeNull, layers.LinkTypeLoop:
+		return 4 + 36
+	}
+	return 0
+}
+
+// snaplenNote says what a snap length too short for a VXLAN header means;
+// "" for one that holds it (0 means no limit, as libpcap has it).
+func snaplenNote(snaplen uint32, link layers.LinkType, whose string) string {
+	need := minVXLANSnaplen(link)
+	if snaplen == 0 || int64(snaplen) >= int64(need) {
+		return ""
+	}
+	return fmt.Sprintf("%s snap length is %d bytes: packets were captured at most %d bytes long, too short for a VXLAN header (%d bytes are needed up to its end on link type %s: the link header, IPv4 20, UDP 8, VXLAN 8), so nothing inside a tunnel can be decoded. Capture whole packets: tcpdump -s 0, pktmon start -c --pkt-size 0.",
+		whose, snaplen, snaplen, need, link)
 }
 
 func isPcapMagic(m [4]byte) bool {
@@ -137,9 +288,10 @@ func isPcapMagic(m [4]byte) bool {
 	return false
 }
 
-// Next reads the next packet into p. It returns io.EOF at the end, and an
-// *InputError when the file is truncated or corrupt. Packets over a limit
-// are skipped (Skipped says how many).
+// Next reads the next packet into p. It returns io.EOF at the end. A file
+// cut short in the middle of a packet, or damaged after its header, ends
+// there: the packets before are read, then io.EOF, and Notes says where
+// and why. Packets over a limit are skipped (Notes says how many).
 func (s *Source) Next(p *Packet) error {
 	if s.ng != nil {
 		return s.ng.next(p)
@@ -158,7 +310,25 @@ func (s *Source) InterfaceName(i int) string {
 
 // Notes say what the source skipped because of its limits so far, each
 // naming the flag that raises the limit.
-func (s *Source) Notes() []string { return s.skips.notes(s.path, s.lim) }
+// It also says where a file cut short or damaged stopped being read.
+func (s *Source) Notes() []string {
+	if s.stop.kind == 0 {
+		s.stop.packets, s.stop.end = s.packetsRead()
+	}
+	return append(s.skips.notes(s.path, s.lim), s.stop.notes(s.path, s.gz != nil && s.gz.cut)...)
+}
+
+// packetsRead says how many packets were passed (read or skipped) and at
+// which byte the reading ended.
+func (s *Source) packetsRead() (int64, int64) {
+	if s.ng != nil {
+		return s.ng.records, s.ng.off
+	}
+	if s.blocks != nil {
+		return s.blocks.records, s.blocks.off
+	}
+	return 0, 0
+}
 
 // Close closes the file.
 func (s *Source) Close() error {

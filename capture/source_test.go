@@ -129,7 +129,7 @@ func TestBadCaptureFiles(t *testing.T) {
 	}{
 		"garbage":        {[]byte("PS C:\\> pktmon stop\r\n"), "not a pcap or pcapng file"},
 		"empty":          {nil, "too short"},
-		"truncated":      {good[:len(good)-10], "truncated capture file"},
+		"short":          {good[:10], "pcap: 10 bytes, too short for the 24-byte pcap file header"},
 		"pcapng garbage": {append(append([]byte{}, magicPcapng[:]...), bytes.Repeat([]byte{0xff}, 40)...), "pcapng"},
 	}
 	for name, c := range cases {
