@@ -50,13 +50,18 @@ the original (the output is then removed).
 
 A one-line summary goes to stderr, the output's path to stdout.` + exitStatusCommon,
 		Example: `  diag bundle redact diag-win-1-20261122T0500Z.zip    # writes diag-win-1-20261122T0500Z-redacted.zip
-  diag bundle redact ./collectlogs-output -o ticket-4711.zip
-  diag bundle redact aks-node_logs.zip -o out.zip --force`,
+  diag bundle redact ./collectlogs-output --output-file ticket-4711.zip
+  diag bundle redact aks-node_logs.zip --output-file out.zip --force`,
 		Args: func(c *cobra.Command, args []string) error { return exactlyOne(c, args, "the input to redact") },
-		RunE: func(c *cobra.Command, args []string) error { return runBundleRedact(c.Context(), e, o, args[0]) },
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := checkOutputFileFlags(c); err != nil {
+				return err
+			}
+			return runBundleRedact(c.Context(), e, o, args[0])
+		},
 	}
 	f := c.Flags()
-	f.StringVarP(&o.output, "output", "o", "", "bundle zip to write (default <INPUT name>-redacted.zip beside the input)")
+	outputFileFlag(c, &o.output, "bundle zip to write (default <INPUT name>-redacted.zip beside the input)")
 	f.BoolVar(&o.force, "force", false, "replace the output if it exists")
 	return c
 }

@@ -177,7 +177,7 @@ func TestBundleRedactDirectoryBundle(t *testing.T) {
 	writeFile(t, filepath.Join(in, "capture", "diag.pcap"), pcap)
 	out := filepath.Join(t.TempDir(), "ticket.zip")
 
-	r := runDiag(t, nil, false, "bundle", "redact", in, "-o", out)
+	r := runDiag(t, nil, false, "bundle", "redact", in, "--output-file", out)
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -266,7 +266,7 @@ func TestBundleRedactDefaultOutputAndOverwrite(t *testing.T) {
 		t.Errorf("verify after --force: exit %d\n%s%s", v.code, v.stdout, v.stderr)
 	}
 
-	r = runDiag(t, nil, false, "bundle", "redact", want, "-o", want, "--force")
+	r = runDiag(t, nil, false, "bundle", "redact", want, "--output-file", want, "--force")
 	if r.code != 2 || !strings.Contains(r.stderr, "is the input") {
 		t.Errorf("output = input: exit %d, stderr %q", r.code, r.stderr)
 	}
@@ -291,7 +291,7 @@ func TestBundleRedactBadInput(t *testing.T) {
 		entry(zw, "../../etc/passwd", "x")
 	})
 	for _, in := range []string{filepath.Join(dir, "missing.zip"), corrupt, bomb} {
-		r := runDiag(t, nil, false, "bundle", "redact", in, "-o", filepath.Join(dir, "out.zip"))
+		r := runDiag(t, nil, false, "bundle", "redact", in, "--output-file", filepath.Join(dir, "out.zip"))
 		if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, in) || r.stdout != "" {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q", in, r.code, r.stdout, r.stderr)
 		}
@@ -304,7 +304,7 @@ func TestBundleRedactBadInput(t *testing.T) {
 		}
 		t.Errorf("left behind: %v", names)
 	}
-	r := runDiag(t, nil, false, "bundle", "redact", seedBroken, "-o", filepath.Join(dir, "no", "such", "out.zip"))
+	r := runDiag(t, nil, false, "bundle", "redact", seedBroken, "--output-file", filepath.Join(dir, "no", "such", "out.zip"))
 	if r.code != 2 || !strings.Contains(r.stderr, "does not exist") {
 		t.Errorf("missing output directory: exit %d, stderr %q", r.code, r.stderr)
 	}
@@ -346,7 +346,7 @@ func TestBundleRedactCollectlogsFolder(t *testing.T) {
 	}
 
 	out := filepath.Join(t.TempDir(), "cl.zip")
-	r := runDiag(t, nil, false, "bundle", "redact", in, "-o", out)
+	r := runDiag(t, nil, false, "bundle", "redact", in, "--output-file", out)
 	if r.code == exitInternal && strings.Contains(r.stderr, "would read the redacted bundle as a diag bundle") {
 		// This diag reads a collectlogs layout with a manifest.json as a
 		// diag bundle (snapshot.Load); the command refuses such an output
@@ -385,7 +385,7 @@ func TestBundleRedactSameFindings(t *testing.T) {
 		t.Run(filepath.Base(filepath.Dir(src))+"/"+filepath.Base(src), func(t *testing.T) {
 			in := copyTree(t, src)
 			out := filepath.Join(t.TempDir(), "out.zip")
-			r := runDiag(t, nil, false, "bundle", "redact", in, "-o", out)
+			r := runDiag(t, nil, false, "bundle", "redact", in, "--output-file", out)
 			if r.code == exitInternal && strings.Contains(r.stderr, "would read the redacted bundle as") {
 				t.Skipf("blocked until snapshot.Load reads a collectlogs layout with a manifest as collectlogs: %s", strings.TrimSpace(r.stderr))
 			}

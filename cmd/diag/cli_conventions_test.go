@@ -55,7 +55,7 @@ func TestCollectFlagRanges(t *testing.T) {
 		{"--max-log-bytes -1", "--max-log-bytes must be at least 1"},
 		{"--capture -5s", "--capture must be 0 (no capture) or a positive duration"},
 	} {
-		r := runDiag(t, nil, false, append([]string{"collect", "--output", out}, strings.Fields(c.args)...)...)
+		r := runDiag(t, nil, false, append([]string{"collect", "--output-file", out}, strings.Fields(c.args)...)...)
 		if r.code != 2 || !strings.Contains(r.stderr, c.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 			t.Errorf("%s: exit %d %q", c.args, r.code, r.stderr)
 		}
@@ -92,5 +92,27 @@ func TestAnalyzeProgress(t *testing.T) {
 	}
 	if r := runDiag(t, nil, false, "analyze", "-o", "json", seedBroken, seedFixed); r.stderr != "" {
 		t.Errorf("progress off a terminal: %q", r.stderr)
+	}
+}
+
+// collect and bundle redact write their file with --output-file; the old
+// -o/--output still works with a deprecation notice, and the two together
+// are refused.
+func TestOutputFileSpelling(t *testing.T) {
+	dir := t.TempDir()
+	out := dir + "/new.zip"
+	if r := runDiag(t, nil, false, "bundle", "redact", seedBroken, "--output-file", out); r.code != 0 || strings.Contains(r.stderr, "deprecated") {
+		t.Errorf("--output-file: exit %d %q", r.code, r.stderr)
+	}
+	old := dir + "/old.zip"
+	r := runDiag(t, nil, false, "bundle", "redact", seedBroken, "-o", old)
+	if r.code != 0 || !strings.Contains(r.stderr, "diag bundle redact: -o/--output is deprecated, use --output-file") || !strings.Contains(r.stdout, "old.zip") {
+		t.Errorf("-o: exit %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	for _, cmd := range [][]string{{"bundle", "redact", seedBroken}, {"collect", "--only", "os"}} {
+		r := runDiag(t, nil, false, append(cmd, "-o", dir+"/a.zip", "--output-file", dir+"/b.zip")...)
+		if r.code != 2 || !strings.Contains(r.stderr, "give --output-file only") {
+			t.Errorf("%v with both: exit %d %q", cmd, r.code, r.stderr)
+		}
 	}
 }

@@ -59,15 +59,20 @@ and an existing file is replaced only with --force.
 ` + collectorList() + exitStatusCommon + `
   3  the bundle is partial: some collectors failed or timed out (see manifest.json in the bundle)`,
 		Example: `  diag collect
-  diag collect --output C:\temp\win-1.zip --timeout 5m
+  diag collect --output-file C:\temp\win-1.zip --timeout 5m
   diag collect --capture 30s            # also capture VXLAN traffic while you retry the failing request
   diag collect --only hns-v2,hns-v1,vfp  # just HNS and VFP
   diag collect --skip logs --kubeconfig C:\k\config`,
 		Args: maxArgs(0),
-		RunE: func(c *cobra.Command, _ []string) error { return runCollect(c.Context(), e, o) },
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := checkOutputFileFlags(c); err != nil {
+				return err
+			}
+			return runCollect(c.Context(), e, o)
+		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.output, "output", "o", "", "bundle to write (default diag-<node>-<UTC time>.zip in the current directory)")
+	outputFileFlag(cmd, &o.output, "bundle to write (default diag-<node>-<UTC time>.zip in the current directory)")
 	f.DurationVar(&o.timeout, "timeout", 5*time.Minute, "deadline for the whole collection")
 	f.StringSliceVar(&o.only, "only", nil, "run only these collectors (IDs, comma-separated)")
 	f.StringSliceVar(&o.skip, "skip", nil, "do not run these collectors")

@@ -21,7 +21,7 @@ func TestCollectOnThisLinuxNode(t *testing.T) {
 		t.Skip("iproute2 is not installed")
 	}
 	out := filepath.Join(t.TempDir(), "node.zip")
-	r := runDiag(t, map[string]string{"NODE_NAME": "linux-1"}, false, "collect", "--output", out, "--skip", "kubernetes", "--timeout", "1m")
+	r := runDiag(t, map[string]string{"NODE_NAME": "linux-1"}, false, "collect", "--output-file", out, "--skip", "kubernetes", "--timeout", "1m")
 	if r.code != 0 && r.code != 3 {
 		t.Fatalf("collect: exit %d\n%s", r.code, r.stderr)
 	}
@@ -56,7 +56,7 @@ func TestCollectWritesOnlyItsOutput(t *testing.T) {
 	t.Chdir(cwd)
 	t.Setenv("TMPDIR", tmp)
 	out := filepath.Join(outDir, "b.zip")
-	r := runDiag(t, nil, false, "collect", "-o", out, "--only", "os,linux-net")
+	r := runDiag(t, nil, false, "collect", "--output-file", out, "--only", "os,linux-net")
 	if r.code != 0 && r.code != 3 {
 		t.Fatalf("collect: exit %d %s", r.code, r.stderr)
 	}
@@ -107,7 +107,7 @@ func TestCollectCapture(t *testing.T) {
 		t.Skip("live capture needs root")
 	}
 	out := filepath.Join(t.TempDir(), "b.zip")
-	r := runDiag(t, nil, false, "collect", "-o", out, "--only", "capture", "--capture", "500ms")
+	r := runDiag(t, nil, false, "collect", "--output-file", out, "--only", "capture", "--capture", "500ms")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -154,7 +154,7 @@ func TestCollectPartialExit3(t *testing.T) {
 	}
 	t.Setenv("PATH", bin) // ip, but no bridge
 	out := filepath.Join(t.TempDir(), "b.zip")
-	r := runDiag(t, nil, false, "collect", "-o", out, "--only", "linux-net")
+	r := runDiag(t, nil, false, "collect", "--output-file", out, "--only", "linux-net")
 	if r.code != 3 || !strings.Contains(r.stderr, "partial") || !strings.Contains(r.stderr, "bridge") {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
@@ -172,7 +172,7 @@ func TestCollectExistingOutput(t *testing.T) {
 	if err := os.WriteFile(out, []byte("keep me"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r := runDiag(t, nil, false, "collect", "-o", out, "--only", "os")
+	r := runDiag(t, nil, false, "collect", "--output-file", out, "--only", "os")
 	if r.code != 2 || r.stdout != "" || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "already exists (--force replaces it)") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
@@ -183,7 +183,7 @@ func TestCollectExistingOutput(t *testing.T) {
 		t.Errorf("a refused collection left %d entries in TMPDIR", len(entries))
 	}
 
-	r = runDiag(t, nil, false, "collect", "-o", out, "--only", "os", "--force")
+	r = runDiag(t, nil, false, "collect", "--output-file", out, "--only", "os", "--force")
 	if r.code != 0 || strings.TrimSpace(r.stdout) != out {
 		t.Fatalf("--force: exit %d, stdout %q, stderr %s", r.code, r.stdout, r.stderr)
 	}
@@ -192,7 +192,7 @@ func TestCollectExistingOutput(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	r = runDiag(t, nil, false, "collect", "-o", dir, "--only", "os", "--force")
+	r = runDiag(t, nil, false, "collect", "--output-file", dir, "--only", "os", "--force")
 	if r.code != 2 || !strings.Contains(r.stderr, "is a directory") {
 		t.Errorf("a directory as output: exit %d, stderr %q", r.code, r.stderr)
 	}
@@ -212,7 +212,7 @@ func TestCollectUnwritableOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	r := runDiag(t, nil, false, "collect", "-o", filepath.Join(dir, "b.zip"), "--only", "os,linux-net")
+	r := runDiag(t, nil, false, "collect", "--output-file", filepath.Join(dir, "b.zip"), "--only", "os,linux-net")
 	if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "is not writable") {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
@@ -265,7 +265,7 @@ func TestCollectStopsOnSignals(t *testing.T) {
 				cmd = exec.Command("/bin/sh", "-c", `trap "" HUP; exec "$0" "$@"`, os.Args[0], "-test.run=^TestCollectHelperProcess$")
 			}
 			cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "PATH="+bin, "DIAG_MARK="+mark,
-				"DIAG_COLLECT_HELPER="+strings.Join([]string{"collect", "-o", out, "--only", "linux-net", "--timeout", "1m"}, "\x1f"))
+				"DIAG_COLLECT_HELPER="+strings.Join([]string{"collect", "--output-file", out, "--only", "linux-net", "--timeout", "1m"}, "\x1f"))
 			var stdout, stderr strings.Builder
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			if err := cmd.Start(); err != nil {

@@ -419,7 +419,12 @@ func TestCaptureDecode(t *testing.T) {
 	good, _ := os.ReadFile(sample)
 	truncated := filepath.Join(dir, "cut.pcap")
 	os.WriteFile(truncated, good[:len(good)-7], 0o600)
-	for _, p := range []string{garbage, truncated, filepath.Join(dir, "missing.pcap")} {
+	// A file cut short is read up to the cut, as tshark reads it, and the
+	// report says where it was cut.
+	if r := runDiag(t, nil, false, "capture", "decode", truncated); r.code != 3 || !strings.Contains(r.stdout, "cut short in") || !strings.Contains(r.stdout, "the 3 packets before it are reported") {
+		t.Errorf("cut file: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, p := range []string{garbage, filepath.Join(dir, "missing.pcap")} {
 		r := runDiag(t, nil, false, "capture", "decode", p)
 		if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, filepath.Base(p)) {
 			t.Errorf("%s: exit %d, stderr %q", p, r.code, r.stderr)
