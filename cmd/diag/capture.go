@@ -17,7 +17,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wincni/diag/capture"
-	"github.com/wincni/diag/finding"
 	"github.com/wincni/diag/report"
 	"github.com/wincni/diag/snapshot"
 )
@@ -69,16 +68,32 @@ addresses (CAP-04) and their DR MACs (CAP-07), the pod subnets (CAP-01).` + exit
   diag capture decode --vxlan-port 8472 linux-node.pcap        # Linux flannel's default port
   diag capture decode --bundle win-1.zip --vni 4096 -o markdown capture.pcapng`,
 		Args: minArgs(1, "at least one capture file"),
-		RunE: func(c *cobra.Command, args []string) error { return runCaptureDecode(e, g, o, args) },
+		RunE: func(c *cobra.Command, args []string) error {
+			switch {
+			case c.Flags().Changed("vni") && (o.vni == 0 || o.vni > 1<<24-1):
+				return outOfRange(c, "vni", o.vni)
+			case c.Flags().Changed("mtu") && (o.mtu < 576 || o.mtu > 65535):
+				return outOfRange(c, "mtu", o.mtu)
+			}
+			for _, p := range o.ports {
+				if p == 0 || p > 65535 {
+					return outOfRange(c, "vxlan-port", p)
+				}
+			}
+			return runCaptureDecode(e, g, o, args)
+		},
 	}
 	f := c.Flags()
 	f.UintSliceVar(&o.ports, "vxlan-port", nil, "VXLAN UDP port(s) besides 4789 (8472 for Linux flannel)")
+	validValues(f, "vxlan-port", "UDP ports, 1 to 65535, comma-separated")
 	f.Uint32Var(&o.vni, "vni", 0, "the VNI the overlay uses (CAP-03); default: the bundle's")
-	f.IntVar(&o.mtu, "mtu", 0, "the underlay MTU, for packets too large (CAP-05)")
+	validValues(f, "vni", "a VXLAN network identifier, 1 to 16777215 (24 bits)")
+	f.IntVar(&o.mtu, "mtu", 0, "the underlay MTU, for packets too large (CAP-05); default: the bundle's")
+	validValues(f, "mtu", "an MTU in bytes, 576 to 65535 (1500 on most underlays, 1450 inside VXLAN)")
 	f.StringSliceVar(&o.bundles, "bundle", nil, "bundle(s) of the nodes, to judge the capture against")
 	f.StringVarP(&o.output, "output", "o", "table", "report format: table, markdown, json or html")
 	f.StringVar(&o.outputFile, "output-file", "", "write the report to this file instead of standard output")
-	f.StringVar(&o.failOn, "fail-on", "fail", "exit 3 when a finding is at or above this severity: fail, warn or info")
+	f.StringVar(&o.failOn, "fail-on", "fail", "exit 3 when a finding is at or above this severity: fail, warn, info, or never")
 	addCaptureLimitFlags(f, &o.limits)
 	return c
 }
@@ -87,18 +102,15 @@ func runCaptureDecode(e *env, g *globalOptions, o *captureDecodeOptions, files [
 	if !validFormat(o.output) {
 		return usageErrorf("--output must be one of %s, not %q", strings.Join(reportFormats, ", "), o.output)
 	}
-	failOn, err := finding.ParseSeverity(o.failOn)
-	if err != nil || failOn < finding.Info || failOn > finding.Fail {
-		return usageErrorf("--fail-on must be fail, warn or info, not %q", o.failOn)
+	failOn, err := parseFailOn(o.failOn)
+	if err != nil {
+		return err
 	}
 	if err := checkCaptureLimits(o.limits); err != nil {
 		return err
 	}
 	opts := capture.Options{VXLANPorts: []uint16{4789}, ExpectedVNI: o.vni, MTU: o.mtu, Limits: o.limits}
 	for _, p := range o.ports {
-		if p == 0 || p > 65535 {
-			return usageErrorf("--vxlan-port %d is not a UDP port", p)
-		}
 		opts.VXLANPorts = append(opts.VXLANPorts, uint16(p))
 	}
 	var snaps []*snapshot.Snapshot
@@ -197,9 +209,6 @@ func runCaptureStart(ctx context.Context, e *env, o *captureStartOptions) error 
 	}
 	opts := capture.LiveOptions{Duration: o.duration, Interface: o.iface, VXLANPorts: []uint16{4789}}
 	for _, p := range o.ports {
-		if p == 0 || p > 65535 {
-			return usageErrorf("--vxlan-port %d is not a UDP port", p)
-		}
 		opts.VXLANPorts = append(opts.VXLANPorts, uint16(p))
 	}
 	if o.iface != "" {

@@ -116,3 +116,25 @@ func TestOutputFileSpelling(t *testing.T) {
 		}
 	}
 }
+
+// capture decode's flags: a value that does not parse and one out of
+// range get the same one line, naming what the flag takes.
+func TestCaptureFlagRanges(t *testing.T) {
+	const sample = "../../testdata/captures/seed-syn-unanswered.pcap"
+	for _, c := range []struct{ args, want string }{
+		{"--vni 99999999", "--vni must be a VXLAN network identifier, 1 to 16777215 (24 bits), not 99999999"},
+		{"--vni -1", `--vni must be a VXLAN network identifier, 1 to 16777215 (24 bits), not "-1"`},
+		{"--mtu -5", "--mtu must be an MTU in bytes, 576 to 65535"},
+		{"--vxlan-port abc", `--vxlan-port must be UDP ports, 1 to 65535, comma-separated, not "abc"`},
+		{"--vxlan-port 8472,70000", "--vxlan-port must be UDP ports, 1 to 65535, comma-separated, not 70000"},
+		{"--max-flows x", `--max-flows must be a whole number, not "x"`},
+	} {
+		r := runDiag(t, nil, false, append(append([]string{"capture", "decode"}, strings.Fields(c.args)...), sample)...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) || strings.Contains(r.stderr, "strconv") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("%s: exit %d %q", c.args, r.code, r.stderr)
+		}
+	}
+	if r := runDiag(t, nil, false, "capture", "decode", "--fail-on", "never", "--mtu", "1500", "--vni", "4096", sample); r.code != 0 || !strings.Contains(r.stdout, "CAP-02") {
+		t.Errorf("--fail-on never: exit %d %q", r.code, r.stderr)
+	}
+}

@@ -43,9 +43,7 @@ rule ID, a severity, the evidence it rests on and the fix.` + exitStatusCommon +
 	root.PersistentFlags().StringVar(&g.color, "color", "auto", "colour output: auto, always or never (auto honours NO_COLOR and TTY detection)")
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageErrorf("%v (see %s --help)", err, c.CommandPath())
-	})
+	root.SetFlagErrorFunc(flagError)
 	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
 		switch g.color {
 		case "auto", "always", "never":

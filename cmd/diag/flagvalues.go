@@ -1,0 +1,56 @@
+package main
+
+import (
+	"errors"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// annotationValid holds, on a flag, what its value must be ("a UDP port,
+// 1 to 65535"), for the one line that refuses a bad value.
+const annotationValid = "diag-valid"
+
+// validValues says what a flag takes, for a flag whose range or syntax is
+// not plain from its type.
+func validValues(f *pflag.FlagSet, name, what string) {
+	_ = f.SetAnnotation(name, annotationValid, []string{what})
+}
+
+// whatFlagTakes is the phrase for a flag's valid values: its annotation,
+// else one from its type.
+func whatFlagTakes(fl *pflag.Flag) string {
+	if v := fl.Annotations[annotationValid]; len(v) > 0 {
+		return v[0]
+	}
+	switch fl.Value.Type() {
+	case "duration":
+		return "a duration such as 30s, 5m or 1h30m"
+	case "int", "int64", "int32":
+		return "a whole number"
+	case "uint", "uint32", "uint64", "uint16":
+		return "a whole number, 0 or more"
+	case "uintSlice", "intSlice":
+		return "whole numbers, comma-separated"
+	case "bool":
+		return "true or false"
+	}
+	return "a " + fl.Value.Type()
+}
+
+// flagError turns pflag's "invalid argument ... strconv.ParseUint: ..."
+// into one line that says what the flag takes.
+func flagError(c *cobra.Command, err error) error {
+	var ive *pflag.InvalidValueError
+	if errors.As(err, &ive) {
+		return usageErrorf("--%s must be %s, not %q (see %s --help)", ive.GetFlag().Name, whatFlagTakes(ive.GetFlag()), ive.GetValue(), c.CommandPath())
+	}
+	return usageErrorf("%v (see %s --help)", err, c.CommandPath())
+}
+
+// outOfRange refuses a parsed value outside the flag's range, in the same
+// words as a value that does not parse.
+func outOfRange(c *cobra.Command, name string, value any) error {
+	fl := c.Flags().Lookup(name)
+	return usageErrorf("--%s must be %s, not %v", name, whatFlagTakes(fl), value)
+}
