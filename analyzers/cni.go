@@ -16,6 +16,17 @@ const (
 	cniFlannel
 )
 
+// String names the plugin as operators do.
+func (f cniFlavor) String() string {
+	switch f {
+	case cniCalico:
+		return "calico"
+	case cniFlannel:
+		return "flannel"
+	}
+	return "unknown"
+}
+
 // flavorOf guesses the plugin from the network name (Calico hard-codes
 // "Calico"; flannel uses flannel.<VNI>, vxlan0 or cbr0) and the node
 // annotations each one publishes.

@@ -148,6 +148,37 @@ type Result struct {
 	// Notes are about the analysis as a whole (several bundles of one
 	// node); reports show each as one line.
 	Notes []string
+	// Coverage says, per input, which rules ran and which do not apply, so
+	// that "no findings" never reads as "everything was checked".
+	Coverage map[string]*Coverage
+}
+
+// Coverage is what was checked on one input.
+type Coverage struct {
+	Ran []string `json:"ran"` // rule IDs that ran on the input's data
+	// NotApplicable counts the rules that do not apply to the node, by
+	// why: "linux" (HNS, VFP and Windows rules on a Linux node) or the
+	// network plugin they are about ("flannel").
+	NotApplicable map[string]int `json:"notApplicable,omitempty"`
+}
+
+func (res *Result) coverage(input string) *Coverage {
+	if res.Coverage == nil {
+		res.Coverage = map[string]*Coverage{}
+	}
+	c := res.Coverage[input]
+	if c == nil {
+		c = &Coverage{Ran: []string{}}
+		res.Coverage[input] = c
+	}
+	return c
+}
+
+func (c *Coverage) notApplicable(why string) {
+	if c.NotApplicable == nil {
+		c.NotApplicable = map[string]int{}
+	}
+	c.NotApplicable[why]++
 }
 
 // Run runs the selected rules on every snapshot. Several bundles of one
@@ -193,11 +224,14 @@ func SortFindings(fs []finding.Finding) {
 }
 
 func runRule(r *Rule, s *snapshot.Snapshot, node string, res *Result) {
+	cov := res.coverage(s.Source)
 	if s.IsLinuxNode() && needsWindows(r) {
+		cov.notApplicable("linux")
 		return // not applicable, not skipped: a Linux node has no HNS
 	}
 	if r.OnlyFor != cniUnknown {
 		if f := nodeFlavor(s); f != cniUnknown && f != r.OnlyFor {
+			cov.notApplicable(r.OnlyFor.String())
 			return // not applicable: the node runs another network plugin
 		}
 	}
@@ -212,6 +246,10 @@ func runRule(r *Rule, s *snapshot.Snapshot, node string, res *Result) {
 		return
 	}
 	issues, err := safeCheck(r, s)
+	var skip skipError
+	if !errors.As(err, &skip) {
+		cov.Ran = append(cov.Ran, r.ID)
+	}
 	res.record(r, node, s.Source, "with the bundle (or the snapshot from `diag snapshot`)", issues, err)
 }
 

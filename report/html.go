@@ -21,6 +21,7 @@ type htmlView struct {
 	Severities []string
 	NodeNames  []string
 	Tables     []htmlTable // after the findings: a capture's tunnels and flows
+	Checked    []string    // with no findings: what was checked on each input
 }
 
 // htmlTable is a plain table of text cells.
@@ -37,6 +38,13 @@ func WriteHTML(w io.Writer, r *Report) error { return writeHTML(w, r, nil) }
 
 func writeHTML(w io.Writer, r *Report, tables []htmlTable) error {
 	v := htmlView{R: r, SVG: layoutOverlay(r.overlay), Tables: tables}
+	if len(r.Findings) == 0 {
+		for _, in := range r.Inputs {
+			if line := r.checkedLine(in); line != "" {
+				v.Checked = append(v.Checked, in.Node+": "+line)
+			}
+		}
+	}
 	seen := map[string]bool{}
 	for _, f := range r.Findings {
 		if s := f.Severity.String(); !seen["sev:"+s] {

@@ -50,6 +50,11 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 
 	if len(r.Findings) == 0 {
 		ew.printf("No findings.\n")
+		for _, in := range r.Inputs {
+			if line := r.checkedLine(in); line != "" {
+				ew.printf("\n- %s: %s\n", mdCode(in.Path), mdText(line))
+			}
+		}
 	} else {
 		ew.printf("| Severity | Rule | Node | Finding |\n|---|---|---|---|\n")
 		for _, f := range r.Findings {

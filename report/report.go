@@ -48,6 +48,8 @@ type Input struct {
 	Collected        *time.Time         `json:"collected,omitempty"`
 	CollectorsFailed []CollectorProblem `json:"collectorsFailed,omitempty"`
 	Notes            []string           `json:"notes,omitempty"`
+	// Checked says which rules ran on the input and which do not apply.
+	Checked *analyzers.Coverage `json:"checked,omitempty"`
 }
 
 // CollectorProblem is a collector that did not finish cleanly.
@@ -77,7 +79,7 @@ func Build(tool Tool, now *time.Time, snaps []*snapshot.Snapshot, res analyzers.
 		r.Skipped = []finding.Skipped{}
 	}
 	for _, s := range snaps {
-		in := Input{Path: s.Source, Node: s.NodeName(), Kind: s.SourceKind, Facts: s.Facts, Notes: s.Notes}
+		in := Input{Path: s.Source, Node: s.NodeName(), Kind: s.SourceKind, Facts: s.Facts, Notes: s.Notes, Checked: res.Coverage[s.Source]}
 		if m := s.Manifest; m != nil {
 			if m.Tool != nil {
 				in.CollectedBy = m.Tool.Name + " " + m.Tool.Version

@@ -79,6 +79,9 @@ func WriteTable(w io.Writer, r *Report, opts TableOptions) error {
 		}
 		if len(mine) == 0 {
 			ew.printf("  no findings\n")
+			if line := r.checkedLine(in); line != "" {
+				ew.printf("%s\n", hangingWrap(line, "  ", "    ", opts.Width))
+			}
 			continue
 		}
 		if err := findingsTable(ew, mine, pal, opts); err != nil {

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -136,5 +140,41 @@ func TestCaptureFlagRanges(t *testing.T) {
 	}
 	if r := runDiag(t, nil, false, "capture", "decode", "--fail-on", "never", "--mtu", "1500", "--vni", "4096", sample); r.code != 0 || !strings.Contains(r.stdout, "CAP-02") {
 		t.Errorf("--fail-on never: exit %d %q", r.code, r.stderr)
+	}
+}
+
+// A Linux node without Kubernetes context: "no findings" says what was
+// checked, which rules do not apply and why, in the table and the JSON.
+func TestNoFindingsSaysWhatWasChecked(t *testing.T) {
+	dir := t.TempDir()
+	src := "../../testdata/bundles/seed-linux-controlplane"
+	for _, name := range []string{"linux/ip-neigh.json", "linux/bridge-fdb.json", "linux/ip-link.json", "linux/ip-addr.json", "linux/ip-route.json"} {
+		data, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.MkdirAll(filepath.Join(dir, "linux"), 0o755)
+		os.WriteFile(filepath.Join(dir, name), data, 0o600)
+	}
+	r := runDiag(t, nil, false, "analyze", dir)
+	if r.code != 0 || !strings.Contains(r.stdout, "no findings") || !regexp.MustCompile(`checked: \d+ rules? ran \((MTU|OVL) \d`).MatchString(r.stdout) ||
+		!regexp.MustCompile(`\d+ HNS, VFP and Windows rules do not apply to a Linux node`).MatchString(r.stdout) {
+		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runDiag(t, nil, false, "analyze", "-o", "json", dir)
+	var doc struct {
+		Inputs []struct {
+			Checked struct {
+				Ran           []string       `json:"ran"`
+				NotApplicable map[string]int `json:"notApplicable"`
+			} `json:"checked"`
+		} `json:"inputs"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || len(doc.Inputs) != 1 || len(doc.Inputs[0].Checked.Ran) == 0 || doc.Inputs[0].Checked.NotApplicable["linux"] == 0 {
+		t.Errorf("JSON checked: %v %+v", err, doc.Inputs)
+	}
+	// A node with findings keeps its table; the line is for empty reports.
+	if r := runDiag(t, nil, false, "analyze", seedBroken); strings.Contains(r.stdout, "checked:") {
+		t.Errorf("a report with findings has the checked line:\n%s", r.stdout)
 	}
 }
