@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,17 +34,50 @@ func findBrowser(t *testing.T) string {
 	return ""
 }
 
-// The HTML report of the seed case, opened in headless Chromium: it loads
-// nothing from the network, logs no console error, runs its filters, and its
-// picture marks the ManagementIP 10.0.2.15 as the broken part.
+// The HTML reports of the seed case, broken and fixed, opened in headless
+// Chromium at a desktop (1400 px) and a narrow (700 px) width: they load
+// nothing from the network, log no console error, run their filters; the
+// picture marks the broken ManagementIP 10.0.2.15 in red and nothing in the
+// fixed case; no label leaves its box and the page needs no sideways
+// scrolling. Screenshots go to the test's artifact directory
+// (test-output/ under make test) for people to look at.
 func TestHTMLReportInBrowser(t *testing.T) {
 	browser := findBrowser(t)
-	dir := t.TempDir()
-	page := filepath.Join(dir, "seed-broken.html")
-	if err := os.WriteFile(page, render(t, buildReport(t, "seed-broken"), "html"), 0o600); err != nil {
-		t.Fatal(err)
+	cases := []struct {
+		name, bundle string
+		broken       int // VTEPs drawn broken
+		findings     int
+		change       func(*Report)
+	}{
+		{"seed-broken", "seed-broken", 1, 1, nil},
+		{"seed-fixed", "seed-fixed", 0, 1, nil}, // HOST-05 (egress) remains: not a VTEP problem
+		// Names as AKS and EKS give them, and a dual-stack node's subnets.
+		{"long-names", "seed-broken", 1, 1, func(r *Report) {
+			for _, n := range r.overlay.Nodes {
+				n.Name = "aks-winpool-38715122-vmss00000a." + n.Name + ".internal.cloudapp.net"
+				n.Subnets = append(n.Subnets, "fd00:10:244:1234:5678::/80")
+			}
+		}},
 	}
+	dir := t.TempDir()
+	for _, c := range cases {
+		page := filepath.Join(dir, c.name+".html")
+		r := buildReport(t, c.bundle)
+		if c.change != nil {
+			c.change(r)
+		}
+		if err := os.WriteFile(page, render(t, r, "html"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, width := range []int{1400, 700} {
+			t.Run(fmt.Sprintf("%s-%d", c.name, width), func(t *testing.T) {
+				openReport(t, browser, page, width, c.broken, c.findings)
+			})
+		}
+	}
+}
 
+func openReport(t *testing.T, browser, page string, width, wantBroken, wantFindings int) {
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(browser),
 		chromedp.NoSandbox, chromedp.DisableGPU, chromedp.Headless,
@@ -51,8 +85,8 @@ func TestHTMLReportInBrowser(t *testing.T) {
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(filepath.Join(dir, "profile")),
-		chromedp.WindowSize(1200, 900),
+		chromedp.UserDataDir(filepath.Join(t.TempDir(), "profile")),
+		chromedp.WindowSize(width, 900),
 	)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancelAlloc()
@@ -89,17 +123,33 @@ func TestHTMLReportInBrowser(t *testing.T) {
 	if _, err := chromedp.Call(ctx, runtime.Enable, cdp.Empty{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+page), chromedp.WaitVisible(chromedp.CSS(`svg [data-broken="vtep"]`))); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+page), chromedp.WaitVisible(chromedp.CSS(`svg g.node`))); err != nil {
 		t.Fatal(err)
 	}
 	brokenCount := mustRun(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll('svg [data-broken="vtep"]').length`))
-	brokenText := mustRun(t, ctx, chromedp.TextContent(chromedp.CSS(`svg [data-broken="vtep"]`)))
-	// The element is drawn red: the style applies, not only the class.
-	brokenFill := mustRun(t, ctx, chromedp.Evaluate[string](`getComputedStyle(document.querySelector('svg [data-broken="vtep"] text')).fill`))
+	crosses := mustRun(t, ctx, chromedp.Evaluate[int](`[...document.querySelectorAll('svg text')].filter(e => e.textContent.includes('✗')).length`))
+	// Every text of a node box ends inside the box (SVG user units: the
+	// picture is scaled as a whole).
+	overflows := mustRun(t, ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('svg g.node')].flatMap(g => {
+		const r = g.querySelector('rect').getBBox();
+		return [...g.querySelectorAll('text')].filter(e => e.textContent.trim() !== '').map(e => [e, e.getBBox()])
+			.filter(([e, b]) => b.x < r.x || b.x + b.width > r.x + r.width - 4 || b.y < r.y || b.y + b.height > r.y + r.height)
+			.map(([e, b]) => e.textContent + ' (' + Math.round(b.x + b.width - r.x) + ' of ' + r.width + ')');
+	})`))
+	// The page fits the window: nothing but a table's own scroller scrolls sideways.
+	pageWidth := mustRun(t, ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
+	windowWidth := mustRun(t, ctx, chromedp.Evaluate[int](`window.innerWidth`))
 	filtersHidden := mustRun(t, ctx, chromedp.Evaluate[bool](`document.getElementById("filters").hidden`))
 	shown := mustRun(t, ctx, chromedp.Text(chromedp.ID("shown")))
+	emptyFileCells := mustRun(t, ctx, chromedp.Evaluate[int](`[...document.querySelectorAll('table.evidence')].filter(tb => tb.rows[0].cells[0].textContent === 'File' && [...tb.rows].slice(1).every(r => r.cells[0].textContent.trim() === '')).length`))
+	var brokenText, brokenFill string
+	if brokenCount > 0 {
+		brokenText = mustRun(t, ctx, chromedp.TextContent(chromedp.CSS(`svg [data-broken="vtep"]`)))
+		// Drawn red: the style applies, not only the class.
+		brokenFill = mustRun(t, ctx, chromedp.Evaluate[string](`getComputedStyle(document.querySelector('svg [data-broken="vtep"] text')).fill`))
+	}
 	shot := mustRun(t, ctx, chromedp.FullScreenshot(100))
-	out := filepath.Join(t.ArtifactDir(), "seed-broken-report.png")
+	out := filepath.Join(t.ArtifactDir(), strings.TrimSuffix(filepath.Base(page), ".html")+fmt.Sprintf("-%dpx.png", width))
 	if err := os.WriteFile(out, shot, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -113,10 +163,22 @@ func TestHTMLReportInBrowser(t *testing.T) {
 	if len(problems) > 0 {
 		t.Errorf("console errors: %v", problems)
 	}
-	if brokenCount != 1 || !strings.Contains(brokenText, "10.0.2.15") || brokenFill != "rgb(198, 40, 40)" {
-		t.Errorf("broken part of the picture: %d element(s), text %q, fill %s; want the ManagementIP 10.0.2.15 in red", brokenCount, brokenText, brokenFill)
+	if brokenCount != wantBroken || crosses != wantBroken {
+		t.Errorf("%d VTEP(s) drawn broken, %d ✗ in the picture; want %d", brokenCount, crosses, wantBroken)
 	}
-	if filtersHidden || !strings.Contains(shown, "1 of 1 shown") {
+	if wantBroken > 0 && (!strings.Contains(brokenText, "10.0.2.15") || brokenFill != "rgb(198, 40, 40)") {
+		t.Errorf("broken part of the picture: text %q, fill %s; want the ManagementIP 10.0.2.15 in red", brokenText, brokenFill)
+	}
+	if len(overflows) > 0 {
+		t.Errorf("labels leave their boxes: %q", overflows)
+	}
+	if pageWidth > windowWidth {
+		t.Errorf("the page is %d px wide in a %d px window: it scrolls sideways", pageWidth, windowWidth)
+	}
+	if emptyFileCells > 0 {
+		t.Errorf("%d evidence table(s) with an empty File column", emptyFileCells)
+	}
+	if filtersHidden || !strings.Contains(shown, fmt.Sprintf("%d of %d shown", wantFindings, wantFindings)) {
 		t.Errorf("filters did not start: hidden=%v shown=%q", filtersHidden, shown)
 	}
 }

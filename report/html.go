@@ -5,6 +5,8 @@ import (
 	"html/template"
 	"io"
 	"sort"
+
+	"github.com/wincni/diag/finding"
 )
 
 //go:embed html.tmpl
@@ -13,6 +15,16 @@ var htmlSource string
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"f":   f,
 	"add": func(a float64, b int) float64 { return a + float64(b) },
+	// hasFile says whether any evidence names a file: a capture's evidence
+	// names none, and an empty File column says nothing.
+	"hasFile": func(ev []finding.Evidence) bool {
+		for _, e := range ev {
+			if e.File != "" {
+				return true
+			}
+		}
+		return false
+	},
 }).Parse(htmlSource))
 
 type htmlView struct {

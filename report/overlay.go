@@ -172,12 +172,27 @@ func (b *overlayBuilder) inputNode(s *snapshot.Snapshot, findings []finding.Find
 		}
 	}
 	for _, f := range findings {
-		if f.Input == s.Source && f.Severity >= finding.Warn && hasSubject(f, "address:"+node.VTEP) {
+		if f.Input == s.Source && f.Severity >= finding.Warn && marksVTEP(f.ID) && hasSubject(f, "address:"+node.VTEP) {
 			node.VTEPBroken = true
 			node.Problem = f.ID + " " + f.Title
 		}
 	}
 	return b.add(node)
+}
+
+// marksVTEP says whether a rule's findings about a VTEP's address mean
+// the tunnel endpoint itself is wrong (overlay addressing, cross-node
+// routes, Calico and flannel VTEPs, what a capture saw on the wire). Other
+// rules name the address too without the tunnel being broken: HOST-05's
+// vSwitch on an adapter without a gateway breaks pods' egress, not the
+// overlay between nodes, and must not draw a red ✗ on a working VTEP.
+func marksVTEP(id string) bool {
+	fam, _, _ := strings.Cut(id, "-")
+	switch fam {
+	case "OVL", "XN", "CAL", "FLN", "CAP":
+		return true
+	}
+	return false
 }
 
 func hasSubject(f finding.Finding, subject string) bool {

@@ -33,6 +33,49 @@ type svgNode struct {
 	Problem string
 	Subnets string
 	Peer    bool // not in the inputs: drawn dashed
+
+	// The lines drawn in the box, cut to fit it; Title holds them whole
+	// (a tooltip).
+	NameLine, ProblemLine, SubnetsLine, Title string
+}
+
+// Characters that fit a box line: the box is 280 px with 12 px margins;
+// at 12 px a sans-serif character averages under 7 px, 13 px bold under 8.
+const (
+	boxChars     = 36
+	boxNameChars = 30
+)
+
+// fit cuts s to n characters, ending it with an ellipsis when cut.
+func fit(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func (n *svgNode) lines() {
+	name := n.Name
+	if n.OS != "" {
+		name += " (" + n.OS + ")"
+	}
+	if n.Peer {
+		name += " · not in the inputs"
+	}
+	n.NameLine = fit(name, boxNameChars)
+	n.ProblemLine = fit(n.Problem, boxChars)
+	if n.Subnets != "" {
+		n.SubnetsLine = fit("pods "+n.Subnets, boxChars)
+	}
+	title := []string{name, "VTEP " + n.VTEP}
+	if n.Subnets != "" {
+		title = append(title, "pods "+n.Subnets)
+	}
+	if n.Problem != "" {
+		title = append(title, n.Problem)
+	}
+	n.Title = strings.Join(title, "\n")
 }
 
 type svgEdge struct {
@@ -82,6 +125,7 @@ func layoutOverlay(o *Overlay) *svgView {
 		if len(node.Subnets) > 0 {
 			sv.Subnets = strings.Join(node.Subnets, ", ")
 		}
+		sv.lines()
 		v.Nodes = append(v.Nodes, sv)
 	}
 	pairs := map[[2]string]int{}
