@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"strings"
+	"testing"
+)
+
+// The README's walkthrough (collect, verify, analyze, HTML, JSON, redact)
+// works as written: each line of the block after the readme-test marker
+// runs in order in an empty directory.
+func TestREADMEWalkthrough(t *testing.T) {
+	lines := readmeBlock(t, "../../README.md", "<!-- readme-test: walkthrough -->")
+	if len(lines) < 5 {
+		t.Fatalf("the walkthrough has %d commands: %q", len(lines), lines)
+	}
+	t.Chdir(t.TempDir())
+	for _, line := range lines {
+		args := strings.Fields(line)
+		if args[0] != "diag" {
+			t.Fatalf("a walkthrough line that is not a diag command: %q", line)
+		}
+		r := runDiag(t, map[string]string{"NODE_NAME": "readme-node"}, false, args[1:]...)
+		// 3 is an outcome: findings (analyze), a partial bundle (collect:
+		// this machine has no HNS and perhaps no ip command).
+		if r.code != 0 && !(r.code == 3 && (args[1] == "analyze" || args[1] == "collect")) {
+			t.Fatalf("%s: exit %d\n%s%s", line, r.code, r.stdout, r.stderr)
+		}
+		if strings.Contains(line, "--fail-on never") && r.code != 0 {
+			t.Errorf("%s: exit %d", line, r.code)
+		}
+	}
+	for _, f := range []string{"node.zip", "report.html", "ticket.zip"} {
+		if st, err := os.Stat(f); err != nil || st.Size() == 0 {
+			t.Errorf("the walkthrough did not write %s: %v", f, err)
+		}
+	}
+}
+
+// readmeBlock returns the commands of the fenced block after marker,
+// without their comments.
+func readmeBlock(t *testing.T, path, marker string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []string
+	state := 0 // 0 before the marker, 1 before the fence, 2 inside
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case state == 0 && strings.TrimSpace(line) == marker:
+			state = 1
+		case state == 1 && strings.HasPrefix(line, "```"):
+			state = 2
+		case state == 2 && strings.HasPrefix(line, "```"):
+			return out
+		case state == 2:
+			cmd, _, _ := strings.Cut(line, "#")
+			if cmd = strings.TrimSpace(cmd); cmd != "" {
+				out = append(out, cmd)
+			}
+		}
+	}
+	t.Fatalf("%s: no complete block after %s", path, marker)
+	return nil
+}
