@@ -53,7 +53,7 @@ func TestHTMLReportInBrowser(t *testing.T) {
 		{"seed-fixed", "seed-fixed", 0, 1, nil}, // HOST-05 (egress) remains: not a VTEP problem
 		// Names as AKS and EKS give them, and a dual-stack node's subnets.
 		{"long-names", "seed-broken", 1, 1, func(r *Report) {
-			for _, n := range r.overlay.Nodes {
+			for _, n := range r.picture().Nodes {
 				n.Name = "aks-winpool-38715122-vmss00000a." + n.Name + ".internal.cloudapp.net"
 				n.Subnets = append(n.Subnets, "fd00:10:244:1234:5678::/80")
 			}

@@ -49,7 +49,7 @@ type htmlTable struct {
 func WriteHTML(w io.Writer, r *Report) error { return writeHTML(w, r, nil) }
 
 func writeHTML(w io.Writer, r *Report, tables []htmlTable) error {
-	v := htmlView{R: r, SVG: layoutOverlay(r.overlay), Tables: tables}
+	v := htmlView{R: r, SVG: layoutOverlay(r.picture()), Tables: tables}
 	if len(r.Findings) == 0 {
 		for _, in := range r.Inputs {
 			if line := r.checkedLine(in); line != "" {

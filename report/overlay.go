@@ -2,7 +2,6 @@ package report
 
 import (
 	"net/netip"
-	"sort"
 	"strings"
 
 	"github.com/wincni/diag/finding"
@@ -57,25 +56,18 @@ func (n *OverlayNode) has(a netip.Addr) bool {
 	return false
 }
 
-func (n *OverlayNode) overlaps(p netip.Prefix) bool {
-	for _, q := range n.prefixes {
-		if q.Overlaps(p) {
-			return true
-		}
-	}
-	return false
-}
-
 type overlayBuilder struct {
 	o     *Overlay
 	kube  map[string]*snapshot.KubeNode // every Kubernetes Node any input knows
 	byKey map[string]*OverlayNode
+	idx   *nodeIndex
+	kidx  *kubeIndex // built on first use, once kube is complete
 }
 
 // buildOverlay draws the overlay from the inputs and marks what the
 // findings (through their subjects) say is broken.
 func buildOverlay(snaps []*snapshot.Snapshot, findings []finding.Finding) *Overlay {
-	b := &overlayBuilder{o: &Overlay{}, kube: map[string]*snapshot.KubeNode{}, byKey: map[string]*OverlayNode{}}
+	b := &overlayBuilder{o: &Overlay{}, kube: map[string]*snapshot.KubeNode{}, byKey: map[string]*OverlayNode{}, idx: newNodeIndex()}
 	for _, s := range snaps {
 		for _, k := range s.KubeNodes {
 			b.kube[k.Name] = k
@@ -121,6 +113,7 @@ func (b *overlayBuilder) add(n *OverlayNode) *OverlayNode {
 		return old
 	}
 	b.byKey[n.Key] = n
+	b.idx.add(len(b.o.Nodes), n)
 	b.o.Nodes = append(b.o.Nodes, n)
 	return n
 }
@@ -209,40 +202,28 @@ func hasSubject(f finding.Finding, subject string) bool {
 // (every Vagrant VM has 10.0.2.15, so addresses come last), then among the
 // Kubernetes Nodes, else a bare address.
 func (b *overlayBuilder) peerFor(from *OverlayNode, via netip.Addr, prefix netip.Prefix) *OverlayNode {
-	tests := []func(n *OverlayNode) bool{
-		func(n *OverlayNode) bool { return prefix.IsValid() && n.overlaps(prefix) },
-		func(n *OverlayNode) bool { return via.IsValid() && n.VTEP == via.String() },
-		func(n *OverlayNode) bool { return via.IsValid() && n.has(via) },
-	}
-	for _, test := range tests {
-		for _, n := range b.o.Nodes {
-			if n != from && test(n) {
-				return n
-			}
+	if prefix.IsValid() {
+		if n := b.idx.overlapping(b.o.Nodes, from, prefix); n != nil {
+			return n
 		}
 	}
-	names := make([]string, 0, len(b.kube))
-	for name := range b.kube {
-		names = append(names, name)
+	if via.IsValid() {
+		if i := first(b.o.Nodes, from, b.idx.vtep[via.String()]); i >= 0 {
+			return b.o.Nodes[i]
+		}
+		if i := first(b.o.Nodes, from, b.idx.addr[via]); i >= 0 {
+			return b.o.Nodes[i]
+		}
 	}
-	sort.Strings(names)
-	for _, name := range names {
-		k := b.kube[name]
-		if k.Name == from.Name {
-			continue
+	if b.kidx == nil {
+		b.kidx = newKubeIndex(b.kube)
+	}
+	if k := b.kidx.match(from.Name, via, prefix); k != nil {
+		n := &OverlayNode{Key: "kube:" + k.Name, Name: k.Name, OS: k.OS, VTEP: addrString(k.InternalIP()), addrs: k.InternalIPs}
+		if prefix.IsValid() {
+			n.Subnets, n.prefixes = []string{prefix.String()}, []netip.Prefix{prefix}
 		}
-		t := k.CalicoVXLANTunnelAddr()
-		match := k.HasAddr(via) || t.IsValid() && prefix.Contains(t)
-		for _, p := range k.PodCIDRs {
-			match = match || p == prefix
-		}
-		if match {
-			n := &OverlayNode{Key: "kube:" + k.Name, Name: k.Name, OS: k.OS, VTEP: addrString(k.InternalIP()), addrs: k.InternalIPs}
-			if prefix.IsValid() {
-				n.Subnets, n.prefixes = []string{prefix.String()}, []netip.Prefix{prefix}
-			}
-			return b.add(n)
-		}
+		return b.add(n)
 	}
 	n := &OverlayNode{Key: "addr:" + via.String(), Name: via.String(), VTEP: via.String(), addrs: []netip.Addr{via}}
 	if prefix.IsValid() {
@@ -308,12 +289,9 @@ func (b *overlayBuilder) missingTunnels(self *OverlayNode, s *snapshot.Snapshot,
 				continue
 			}
 			var peer *OverlayNode
-			for _, n := range b.o.Nodes {
-				if n.Name == name {
-					peer = n
-				}
-			}
-			if peer == nil {
+			if i, ok := b.idx.name[name]; ok {
+				peer = b.o.Nodes[i]
+			} else {
 				peer = &OverlayNode{Key: "kube:" + name, Name: name}
 				if k, ok := b.kube[name]; ok {
 					peer.OS, peer.VTEP, peer.addrs = k.OS, addrString(k.InternalIP()), k.InternalIPs

@@ -28,7 +28,20 @@ type Report struct {
 	// Notes are about the analysis as a whole (several bundles of one node),
 	// one line each.
 	Notes   []string `json:"notes,omitempty"`
-	overlay *Overlay
+	// The overlay picture, which only the HTML report draws: built on
+	// first use from the snapshots and findings it was built from.
+	overlay      *Overlay
+	overlayBuilt bool
+	overlayFrom  []*snapshot.Snapshot
+}
+
+// picture returns the overlay picture, building it the first time.
+func (r *Report) picture() *Overlay {
+	if !r.overlayBuilt {
+		r.overlay, r.overlayBuilt = buildOverlay(r.overlayFrom, r.Findings), true
+		r.overlayFrom = nil
+	}
+	return r.overlay
 }
 
 // Tool identifies the diag that wrote the report.
@@ -106,7 +119,7 @@ func Build(tool Tool, now *time.Time, snaps []*snapshot.Snapshot, res analyzers.
 		}
 	}
 	r.Summary.Skipped = len(r.Skipped)
-	r.overlay = buildOverlay(snaps, r.Findings)
+	r.overlayFrom = snaps
 	return r
 }
 

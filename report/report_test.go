@@ -136,7 +136,7 @@ func TestClusterFindingsAreShown(t *testing.T) {
 
 func TestOverlayPicture(t *testing.T) {
 	r := buildReport(t, "seed-broken", "seed-linux-controlplane")
-	o := r.overlay
+	o := r.picture()
 	if o == nil || len(o.Nodes) != 2 || len(o.Tunnels) != 2 {
 		t.Fatalf("overlay: %+v", o)
 	}
@@ -157,7 +157,7 @@ func TestOverlayPicture(t *testing.T) {
 		}
 	}
 	// One bundle alone: the peer comes from the Kubernetes Nodes.
-	single := buildReport(t, "seed-broken").overlay
+	single := buildReport(t, "seed-broken").picture()
 	if len(single.Nodes) != 2 || single.Nodes[1].Name != "controlplane" || single.Nodes[1].InInput {
 		t.Errorf("single: %+v", single.Nodes)
 	}
@@ -171,7 +171,7 @@ func TestMissingRouteIsDrawn(t *testing.T) {
 	}
 	r := Build(Tool{Name: "diag"}, nil, []*snapshot.Snapshot{s}, analyzers.Run([]*snapshot.Snapshot{s}, analyzers.Selection{}))
 	missing := 0
-	for _, tun := range r.overlay.Tunnels {
+	for _, tun := range r.picture().Tunnels {
 		if tun.Status == TunnelMissing {
 			missing++
 			if !strings.HasSuffix(tun.To, "win-2") {
@@ -180,7 +180,7 @@ func TestMissingRouteIsDrawn(t *testing.T) {
 		}
 	}
 	if missing != 1 {
-		t.Errorf("%d missing tunnels: %+v", missing, r.overlay.Tunnels)
+		t.Errorf("%d missing tunnels: %+v", missing, r.picture().Tunnels)
 	}
 }
 
@@ -193,7 +193,7 @@ func TestHostileNamesAreEscaped(t *testing.T) {
 	r.Findings[0].Node = evil
 	r.Findings[0].Summary = "network " + evil + " is broken"
 	r.Findings[0].Evidence[0].Value = evil
-	r.overlay.Nodes[0].Name = evil
+	r.picture().Nodes[0].Name = evil
 	html := string(render(t, r, "html"))
 	if strings.Contains(html, "<script>alert") {
 		t.Error("HTML report contains the raw <script>")
