@@ -13,8 +13,19 @@ func NormalizeMAC(s string) string {
 	if s == "" {
 		return ""
 	}
-	r := strings.NewReplacer("-", ":", ".", "")
-	t := r.Replace(s)
+	// '-' becomes ':' and '.' (Cisco's 0015.5d64.510e) goes; a byte loop,
+	// not a strings.Replacer per call: this runs for every endpoint.
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '-':
+			b = append(b, ':')
+		case '.':
+		default:
+			b = append(b, c)
+		}
+	}
+	t := string(b)
 	if len(t) == 12 && !strings.Contains(t, ":") {
 		var b strings.Builder
 		for i := 0; i < 12; i += 2 {
