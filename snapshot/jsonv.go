@@ -78,7 +78,7 @@ func expandPSStrings(v any, depth int) any {
 	}
 	switch t := v.(type) {
 	case string:
-		if strings.HasPrefix(t, "@{") || psHidden.MatchString(t) {
+		if psExpandable(t) {
 			if h, ok := psValue(t, 0).(hidden); ok {
 				h.why = "ConvertTo-Json stopped at its -Depth and printed System.Object[]"
 				return h
@@ -91,11 +91,30 @@ func expandPSStrings(v any, depth int) any {
 			t[i] = expandPSStrings(t[i], depth+1)
 		}
 	case map[string]any:
+		// Containers are expanded in place; a map entry is written back
+		// only when a string became something else (a write per key cost
+		// a twentieth of analyze time).
 		for k, e := range t {
-			t[k] = expandPSStrings(e, depth+1)
+			switch e := e.(type) {
+			case string:
+				if psExpandable(e) {
+					if nv := expandPSStrings(e, depth+1); nv != any(e) {
+						t[k] = nv
+					}
+				}
+			case []any, map[string]any:
+				expandPSStrings(e, depth+1)
+			}
 		}
 	}
 	return v
+}
+
+// psExpandable says whether a string may be PowerShell's rendering of an
+// object (@{…}) or of an array cut by ConvertTo-Json's depth
+// (System.Object[]): a prefix test before the regular expression.
+func psExpandable(s string) bool {
+	return strings.HasPrefix(s, "@{") || strings.HasPrefix(s, "System.") && psHidden.MatchString(s)
 }
 
 func jsonSyntaxError(text []byte, err error) error {
@@ -166,11 +185,26 @@ func (o obj) get(key string) (any, bool) {
 // first returns the value of the first key present.
 func (o obj) first(keys ...string) (any, bool) {
 	for _, k := range keys {
-		if v, ok := o.get(k); ok && v != nil {
+		if v, ok := o[k]; ok && v != nil {
 			return v, true
 		}
 	}
-	return nil, false
+	// Spelled otherwise (a paste, another producer): one walk of the
+	// object for all the keys, the earliest key winning, instead of a walk
+	// per key.
+	best, bv := len(keys), any(nil)
+	for k, v := range o {
+		if v == nil {
+			continue
+		}
+		for i := 0; i < best; i++ {
+			if strings.EqualFold(k, keys[i]) {
+				best, bv = i, v
+				break
+			}
+		}
+	}
+	return bv, best < len(keys)
 }
 
 // str returns a string field; numbers and booleans are formatted.
