@@ -10,7 +10,7 @@ DIST_PLATFORMS := windows/amd64 linux/amd64 darwin/arm64
 RACE    := $(if $(filter 1,$(shell $(GO) env CGO_ENABLED)),-race,)
 FUZZTIME ?= 10s
 
-.PHONY: build test demo bench fuzz cross vet lint clean dist
+.PHONY: build test demo bench fuzz cross vet lint clean dist compare-tshark
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/diag
@@ -63,6 +63,16 @@ dist:
 	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $$out ./cmd/diag; \
 	  echo "$$out"; \
 	done
+
+# diag's capture decoder against tshark (docs/capture-vs-tshark.md): the
+# corner-case corpus capture/tshark_corpus_test.go writes, and the public
+# captures in ../shared/captures when they are there. Not part of make test:
+# it needs tshark (without it the tool says so and passes).
+CORPUS_DIR ?= $(CURDIR)/test-output/tshark-corpus
+compare-tshark: build
+	@rm -rf $(CORPUS_DIR) && mkdir -p $(CORPUS_DIR)
+	$(GO) test ./capture -run '^TestTsharkCorpus$$' -count=1 -corner-captures $(CORPUS_DIR)
+	$(GO) run ./tools/compare-tshark -diag $(BIN) -vxlan-port 8472 $(CORPUS_DIR) $(wildcard ../shared/captures)
 
 clean:
 	rm -rf bin test-output dist

@@ -399,3 +399,36 @@ func TestPipelineMatchesSerial(t *testing.T) {
 		}
 	}
 }
+
+// A source-routed inner packet's transport checksum covers the final
+// destination, not the next hop in the IP header: the last address of an
+// IPv6 type 0 or 2 routing header or segment list[0] of an SRH while
+// segments are left (RFC 8200 §8.1), the last address of an IPv4 LSRR or
+// SSRR option while its pointer has not passed it (RFC 791). tshark
+// verifies them so; diag called all of them bad.
+func TestSourceRoutedChecksum(t *testing.T) {
+	frames := map[string][]byte{
+		"IPv6 type 2, 1 left":  innerTCPv6Routing(2, 1),
+		"IPv6 SRH, 1 left":     innerTCPv6Routing(4, 1),
+		"IPv6 type 0, 1 left":  innerTCPv6Routing(0, 1),
+		"IPv6 type 2, 0 left":  innerTCPv6Routing(2, 0),
+		"IPv6 SRH, 0 left":     innerTCPv6Routing(4, 0),
+		"IPv4 LSRR":            innerTCPv4SourceRoute(131, false),
+		"IPv4 SSRR":            innerTCPv4SourceRoute(137, false),
+		"IPv4 LSRR, exhausted": innerTCPv4SourceRoute(131, true),
+		"IPv4 SSRR, exhausted": innerTCPv4SourceRoute(137, true),
+	}
+	for name, in := range frames {
+		if want := oracleTCP(t, in); want.DstPort != 443 {
+			t.Fatalf("%s: gopacket decodes TCP port %d", name, want.DstPort)
+		}
+		if r := run(Options{}, pkt{data: encap(vtepA, vtepB, 4789, 1, in)}); hasID(r, "CAP-06") || len(r.Flows) != 1 || r.Flows[0].DstPort != 443 {
+			t.Errorf("%s: findings %v, flows %+v", name, ids(r), r.Flows)
+		}
+		bad := append([]byte(nil), in...)
+		bad[len(bad)-1] ^= 0x20
+		if r := run(Options{}, pkt{data: encap(vtepA, vtepB, 4789, 1, bad)}); !hasID(r, "CAP-06") {
+			t.Errorf("%s, payload corrupted: findings %v", name, ids(r))
+		}
+	}
+}

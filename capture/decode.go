@@ -92,6 +92,8 @@ type innerPkt struct {
 	innerSrc, innerDst     [16]byte
 	innerProto             uint8
 	innerLen               int // IP total length; 0 when the header says 0 (BIG TCP)
+	innerRouted            bool
+	innerFinal             [16]byte // the final destination of a source-routed packet
 	innerID                uint16
 	innerSport, innerDport uint16
 	innerFlags             uint8
@@ -350,6 +352,11 @@ type ipHdr struct {
 	id              uint16
 	frag, firstFrag bool
 	bogus           bool // the header contradicts itself
+	// A source route not yet exhausted (IPv4 LSRR/SSRR, an IPv6 routing
+	// header with segments left): the final destination, which the
+	// transport checksum's pseudo-header holds instead of dst.
+	routed bool
+	final  [16]byte
 }
 
 // parseIP reads the IPv4 or IPv6 header at off, following IPv6 extension
@@ -377,6 +384,9 @@ func parseIP(data []byte, off int, etype uint16, h *ipHdr) bool {
 		}
 		if inRange(data, off, h.ihl) {
 			h.l4 = off + h.ihl
+			if h.ihl > 20 {
+				h.sourceRoute4(data[off+20 : off+h.ihl])
+			}
 		}
 		return true
 	case 0x86DD:
@@ -398,6 +408,9 @@ func parseIP(data []byte, off int, etype uint16, h *ipHdr) bool {
 				if !inRange(data, p, 2) {
 					h.proto = next
 					return true
+				}
+				if next == 43 {
+					h.routing6(data, p)
 				}
 				next, p = data[p], p+(int(data[p+1])+1)*8
 			case 51: // AH
@@ -434,6 +447,59 @@ func parseIP(data []byte, off int, etype uint16, h *ipHdr) bool {
 	return false
 }
 
+// sourceRoute4 finds the final destination in IPv4 options: the last
+// address of a loose or strict source route whose pointer has not gone
+// past it (RFC 791). Once the route is exhausted the header's
+// destination is the final one.
+func (h *ipHdr) sourceRoute4(opts []byte) {
+	for i := 0; i < len(opts); {
+		switch t := opts[i]; t {
+		case 0: // end of options
+			return
+		case 1: // no-operation
+			i++
+			continue
+		case 131, 137: // LSRR, SSRR
+			if i+3 > len(opts) {
+				return
+			}
+			n, ptr := int(opts[i+1]), int(opts[i+2])
+			if n >= 7 && i+n <= len(opts) && ptr <= n {
+				copy(h.final[12:], opts[i+n-4:i+n])
+				h.final[10], h.final[11] = 0xff, 0xff
+				h.routed = true
+			}
+			return
+		}
+		if i+1 >= len(opts) || opts[i+1] < 2 {
+			return
+		}
+		i += int(opts[i+1])
+	}
+}
+
+// routing6 finds the final destination in an IPv6 routing header at p
+// with segments left (RFC 8200 §8.1): the last address of type 0 and 2
+// (Mobile IPv6) headers, segment list[0] of a segment routing header
+// (type 4, RFC 8754). Other types keep the header's destination.
+func (h *ipHdr) routing6(data []byte, p int) {
+	if !inRange(data, p, 8) || data[p+3] == 0 {
+		return
+	}
+	n := int(data[p+1]) / 2 // addresses
+	at := -1
+	switch data[p+2] {
+	case 0, 2:
+		at = p + 8 + (n-1)*16
+	case 4:
+		at = p + 8
+	}
+	if n >= 1 && at >= 0 && inRange(data, at, 16) {
+		copy(h.final[:], data[at:at+16])
+		h.routed = true
+	}
+}
+
 // trim cuts what follows the IP packet (Ethernet padding).
 func (h *ipHdr) trim(data []byte) []byte {
 	if end := h.start + h.total; h.total > 0 && end >= h.l4 && end < len(data) {
@@ -464,6 +530,7 @@ func (f *frame) innerFrame(data []byte, off int) ([]byte, int, [16]byte, [16]byt
 	}
 	f.innerIP, f.innerV6, f.innerSrc, f.innerDst = true, h.v6, h.src, h.dst
 	f.innerProto, f.innerLen, f.innerID, f.innerFrag = h.proto, h.total, h.id, h.frag
+	f.innerRouted, f.innerFinal = h.routed, h.final
 	if h.total == 0 {
 		f.offloadArtefact = true // BIG TCP: the length does not fit 16 bits
 	} else if !h.v6 && inRange(data, off, h.ihl) && checksum(data[off:off+h.ihl], 0) != 0 {
@@ -569,6 +636,9 @@ func (f *frame) verifyL4(data []byte) {
 		}
 	}
 	sum := pseudoHeader(data, f.ipStart, f.innerV6, f.innerProto, len(seg))
+	if f.innerRouted {
+		sum = f.routedPseudoHeader(len(seg))
+	}
 	if checksum(seg, sum) == 0 {
 		return
 	}
@@ -600,6 +670,22 @@ func pseudoHeader(data []byte, ipStart int, v6 bool, proto uint8, length int) ui
 		}
 	}
 	return sum + uint32(proto) + uint32(length)
+}
+
+// routedPseudoHeader is the pseudo-header sum of a source-routed packet:
+// the source and the final destination.
+func (f *innerPkt) routedPseudoHeader(length int) uint32 {
+	sum := uint32(f.innerProto) + uint32(length)
+	from := 0
+	if !f.innerV6 {
+		from = 12
+	}
+	for _, a := range [2]*[16]byte{&f.innerSrc, &f.innerFinal} {
+		for i := from; i < 16; i += 2 {
+			sum += uint32(a[i])<<8 | uint32(a[i+1])
+		}
+	}
+	return sum
 }
 
 func fold(sum uint32) uint16 {
