@@ -10,7 +10,7 @@ DIST_PLATFORMS := windows/amd64 linux/amd64 darwin/arm64
 RACE    := $(if $(filter 1,$(shell $(GO) env CGO_ENABLED)),-race,)
 FUZZTIME ?= 10s
 
-.PHONY: build test demo bench fuzz cross vet lint clean dist compare-tshark
+.PHONY: build test demo bench fuzz cross vet lint clean dist compare-tshark perf
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/diag
@@ -44,6 +44,15 @@ lint:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# The whole-process checks of ../shared/checks (beside the project in CI):
+# analyze of a 1,000-node bundle against decoding its JSON, growth from 1,000
+# to 5,000 nodes per report format, capture decode against the raw read rate.
+# Each prints its ratios; the README quotes them. Not part of make test.
+PERF_CHECKS := analyze-perf analyze-scale capture-perf
+perf:
+	@[ -d ../shared/checks ] || { echo "perf: ../shared/checks is not beside the project"; exit 1; }
+	@rc=0; for c in $(PERF_CHECKS); do echo "== $$c"; ../shared/checks/$$c || rc=1; done; exit $$rc
 
 # Every fuzz target, briefly. FUZZTIME=5m make fuzz for a longer run.
 fuzz:
