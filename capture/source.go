@@ -129,6 +129,10 @@ func (s *Source) open(r io.Reader, gzipOK bool) error {
 		if err != nil {
 			return err
 		}
+		// The block reader reads straight into its slabs once the bytes
+		// bufio already holds are used: bufio copies a read smaller than
+		// its buffer twice (a fifth of decode time).
+		pb.r = &drained{br: br, r: r}
 		pb.maxPacket, pb.skips, pb.stop = s.lim.MaxPacketSize, &s.skips, &s.stop
 		s.blocks, s.Format = pb, "pcap"
 		s.stop.snaplenNote = snaplenNote(pb.snaplen, pb.link, "the file header's")
@@ -336,4 +340,21 @@ func (s *Source) Close() error {
 		return s.f.Close()
 	}
 	return nil
+}
+
+// drained reads what a bufio.Reader holds, then from the reader under it
+// directly.
+type drained struct {
+	br *bufio.Reader
+	r  io.Reader
+}
+
+func (d *drained) Read(p []byte) (int, error) {
+	if d.br != nil {
+		if d.br.Buffered() > 0 {
+			return d.br.Read(p)
+		}
+		d.br = nil
+	}
+	return d.r.Read(p)
 }
