@@ -17,7 +17,14 @@ type Options struct {
 	MTU         int      // underlay MTU for CAP-05; 0 means unknown
 	Context     *Context // a bundle's view of the cluster, for CAP-01/04/07
 	Limits      Limits   // what one analysis may hold; zero fields take the defaults
+	// FlowsGrew, when set, is called each time the tracked flows reach
+	// another multiple of FlowsGrewEvery, with their number: memory grows
+	// with flows, not packets, and the caller can scale its GC limit.
+	FlowsGrew func(flows int)
 }
+
+// FlowsGrewEvery is how often Options.FlowsGrew is called.
+const FlowsGrewEvery = 8192
 
 // Tunnel is one (outer source, outer destination, VNI).
 type Tunnel struct {
@@ -539,6 +546,9 @@ func (a *Analyzer) flowPacket(p *Packet, f *frame, t *Tunnel) {
 		}
 		a.storeFlow(f, fl)
 		a.flowOrder = append(a.flowOrder, fl)
+		if n := len(a.flowOrder); n%FlowsGrewEvery == 0 && a.opts.FlowsGrew != nil {
+			a.opts.FlowsGrew(n)
+		}
 	}
 	// Every frame counts, as tshark counts them, so that flows and tunnels
 	// agree. A copy of the same packet (pktmon logs a packet at every

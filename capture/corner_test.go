@@ -432,3 +432,21 @@ func TestSourceRoutedChecksum(t *testing.T) {
 		}
 	}
 }
+
+// FlowsGrew reports the tracked flows at each multiple of FlowsGrewEvery,
+// so that the caller can scale its memory limit with them.
+func TestFlowsGrewCallback(t *testing.T) {
+	var got []int
+	a := NewAnalyzer(Options{FlowsGrew: func(n int) { got = append(got, n) }})
+	frame := encap(vtepA, vtepB, 4789, 1, innerTCP(podA, podB, tcpSeg{sport: 1, dport: 80, flags: "S", id: 1}))
+	for i := range 2*FlowsGrewEvery + 10 {
+		// A new flow per packet: the inner source port and IP ID change;
+		// checksums are not this test's business.
+		binary.BigEndian.PutUint16(frame[50+14+20:], uint16(i%60000+1))
+		frame[50+14+12] = byte(i / 60000)
+		a.Add(&Packet{Data: frame, Length: len(frame), Time: t0, LinkType: layers.LinkTypeEthernet})
+	}
+	if !slices.Equal(got, []int{FlowsGrewEvery, 2 * FlowsGrewEvery}) {
+		t.Errorf("FlowsGrew called with %v", got)
+	}
+}
