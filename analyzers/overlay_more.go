@@ -3,6 +3,7 @@ package analyzers
 import (
 	"fmt"
 	"net/netip"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -266,6 +267,8 @@ func checkStaleRoutes(s *snapshot.Snapshot) ([]Issue, error) {
 	for _, n := range overlayNetworks(s) {
 		rs := n.RemoteSubnetRoutes
 		peers := newPeerIndex(s, n)
+		overlapping := overlappingRoutes(rs)
+		var owned map[netip.Addr]string // nodeAddresses, built when a route looks stale
 		for i, r := range rs {
 			if !r.DestinationPrefix.IsValid() {
 				continue
@@ -278,17 +281,16 @@ func checkStaleRoutes(s *snapshot.Snapshot) ([]Issue, error) {
 						Subjects: []string{"network:" + n.Name, "prefix:" + r.DestinationPrefix.String()}})
 				}
 			}
-			for _, o := range rs[i+1:] {
-				if o.DestinationPrefix.IsValid() && o.DestinationPrefix.Overlaps(r.DestinationPrefix) {
-					issues = append(issues, Issue{Severity: finding.Fail,
-						Summary: fmt.Sprintf("RemoteSubnetRoutes %s (to %s) and %s (to %s) on network %s overlap", r.DestinationPrefix, r.ProviderAddress, o.DestinationPrefix, o.ProviderAddress, n.Name),
-						Evidence: []finding.Evidence{
-							{File: networkFile(n), Object: networkObject(n), Field: fmt.Sprintf("Policies[%d] DestinationPrefix", r.Index), Value: r.DestinationPrefix.String()},
-							{File: networkFile(n), Object: networkObject(n), Field: fmt.Sprintf("Policies[%d] DestinationPrefix", o.Index), Value: o.DestinationPrefix.String()}},
-						Subjects: []string{"network:" + n.Name, "prefix:" + r.DestinationPrefix.String()}})
-				}
+			for _, j := range overlapping[i] {
+				o := rs[j]
+				issues = append(issues, Issue{Severity: finding.Fail,
+					Summary: fmt.Sprintf("RemoteSubnetRoutes %s (to %s) and %s (to %s) on network %s overlap", r.DestinationPrefix, r.ProviderAddress, o.DestinationPrefix, o.ProviderAddress, n.Name),
+					Evidence: []finding.Evidence{
+						{File: networkFile(n), Object: networkObject(n), Field: fmt.Sprintf("Policies[%d] DestinationPrefix", r.Index), Value: r.DestinationPrefix.String()},
+						{File: networkFile(n), Object: networkObject(n), Field: fmt.Sprintf("Policies[%d] DestinationPrefix", o.Index), Value: o.DestinationPrefix.String()}},
+					Subjects: []string{"network:" + n.Name, "prefix:" + r.DestinationPrefix.String()}})
 			}
-			if s.Has(snapshot.InputKubeNodes) && peers.peer(r) == nil && !routeOwnedByAddress(s, n, r) {
+			if s.Has(snapshot.InputKubeNodes) && peers.peer(r) == nil && !routeOwnedByAddress(s, n, r, &owned) {
 				issues = append(issues, Issue{Summary: fmt.Sprintf("RemoteSubnetRoute %s (to %s) on network %s belongs to no current node: a stale route", r.DestinationPrefix, r.ProviderAddress, n.Name),
 					Evidence: []finding.Evidence{{File: networkFile(n), Object: networkObject(n), Field: fmt.Sprintf("Policies[%d] DestinationPrefix", r.Index), Value: r.DestinationPrefix.String(),
 						Expected: "a pod subnet of a node in " + s.Inputs[snapshot.InputKubeNodes]}},
@@ -301,9 +303,51 @@ func checkStaleRoutes(s *snapshot.Snapshot) ([]Issue, error) {
 
 // routeOwnedByAddress: Calico nodes may own several blocks; a route whose
 // ProviderAddress is a current node's address is not stale.
-func routeOwnedByAddress(s *snapshot.Snapshot, n *snapshot.Network, r snapshot.RemoteSubnetRoute) bool {
-	_, ok := nodeAddresses(s)[r.ProviderAddress]
+func routeOwnedByAddress(s *snapshot.Snapshot, n *snapshot.Network, r snapshot.RemoteSubnetRoute, known *map[netip.Addr]string) bool {
+	if *known == nil {
+		*known = nodeAddresses(s)
+	}
+	_, ok := (*known)[r.ProviderAddress]
 	return ok && flavorOf(s, n) == cniCalico
+}
+
+// overlappingRoutes returns, for each route i, the later routes j > i
+// whose DestinationPrefix overlaps its own, in ascending order: the pairs
+// a loop over every pair finds, by a sweep over the prefixes in address
+// order (CIDR prefixes that overlap are nested, so an open prefix whose
+// range has not ended contains every later one that starts inside it).
+func overlappingRoutes(rs []snapshot.RemoteSubnetRoute) map[int][]int {
+	idx := make([]int, 0, len(rs))
+	for i, r := range rs {
+		if r.DestinationPrefix.IsValid() {
+			idx = append(idx, i)
+		}
+	}
+	pfx := func(i int) netip.Prefix { return rs[i].DestinationPrefix.Masked() }
+	sort.SliceStable(idx, func(a, b int) bool {
+		pa, pb := pfx(idx[a]), pfx(idx[b])
+		if c := pa.Addr().Compare(pb.Addr()); c != 0 {
+			return c < 0
+		}
+		return pa.Bits() < pb.Bits() // the container first
+	})
+	out := map[int][]int{}
+	var open []int
+	for _, i := range idx {
+		p := pfx(i)
+		for len(open) > 0 && !pfx(open[len(open)-1]).Contains(p.Addr()) {
+			open = open[:len(open)-1]
+		}
+		for _, o := range open {
+			a, b := min(o, i), max(o, i)
+			out[a] = append(out[a], b)
+		}
+		open = append(open, i)
+	}
+	for _, l := range out {
+		sort.Ints(l)
+	}
+	return out
 }
 
 func checkManagementIPPresent(s *snapshot.Snapshot) ([]Issue, error) {

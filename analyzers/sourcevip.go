@@ -59,7 +59,18 @@ func checkSourceVIPs(s *snapshot.Snapshot) ([]Issue, error) {
 		pa, covered := routes.lookup(e.IP)
 		return !covered || pa == e.IP
 	}
-	byID := endpointsByID(s)
+	// Each endpoint's verdict once, not once per load balancer that lists
+	// it (a large cluster's load balancers list its endpoints many times).
+	type backend struct {
+		ip   netip.Addr
+		node bool
+	}
+	backends := make(map[string]backend, len(s.Endpoints))
+	for _, e := range s.Endpoints {
+		if e.IP.IsValid() {
+			backends[e.ID] = backend{e.IP, needsNodeSource(e)}
+		}
+	}
 	subset := localSubsetLBs(s)
 	// Backends of every load balancer by SourceVIP, protocol and target
 	// port: the ClusterIP load balancer of a Service shows the full backend
@@ -77,7 +88,7 @@ func checkSourceVIPs(s *snapshot.Snapshot) ([]Issue, error) {
 		lb         *snapshot.LoadBalancer
 		src        netip.Addr
 		kind       sourceKind
-		node, pods []string
+		node, pods []netip.Addr
 	}
 	var fits []fit
 	for _, lb := range s.LoadBalancers {
@@ -111,15 +122,15 @@ func checkSourceVIPs(s *snapshot.Snapshot) ([]Issue, error) {
 		f := fit{lb: lb, src: src, kind: kind}
 		resolved := true
 		for _, id := range lb.EndpointIDs {
-			e := byID[id]
-			if e == nil || !e.IP.IsValid() {
+			b, ok := backends[id]
+			if !ok {
 				resolved = false
 				break
 			}
-			if needsNodeSource(e) {
-				f.node = append(f.node, e.IP.String())
+			if b.node {
+				f.node = append(f.node, b.ip)
 			} else {
-				f.pods = append(f.pods, e.IP.String())
+				f.pods = append(f.pods, b.ip)
 			}
 		}
 		if !resolved {
@@ -139,7 +150,7 @@ func checkSourceVIPs(s *snapshot.Snapshot) ([]Issue, error) {
 		case len(f.node) > 0 && f.kind == sourcePod:
 			issues = append(issues, Issue{
 				Summary: fmt.Sprintf("load balancer %s for %s has node-address or external backends (%s) but SourceVIP %s, the pod source VIP: pods cannot reach this Service through it",
-					lb.ID, vips, strings.Join(firstN(f.node, 5), ", "), src),
+					lb.ID, vips, firstAddrs(f.node, 5), src),
 				Evidence: []finding.Evidence{{File: lb.Ref.File, Object: "load balancer " + lb.ID, Field: "SourceVIP", Value: src.String(),
 					Expected: "the node's address: " + v.own.describe(4)}},
 				Subjects: []string{"vip:" + strings.Join(lb.FrontendVIPs, ",")},
@@ -157,7 +168,7 @@ func checkSourceVIPs(s *snapshot.Snapshot) ([]Issue, error) {
 			}
 			issues = append(issues, Issue{
 				Summary: fmt.Sprintf("load balancer %s for %s has only pod backends (%s) but SourceVIP %s, the node's own address: replies from pods on other nodes do not come back through the overlay",
-					lb.ID, vips, strings.Join(firstN(f.pods, 5), ", "), src),
+					lb.ID, vips, firstAddrs(f.pods, 5), src),
 				Evidence: []finding.Evidence{{File: lb.Ref.File, Object: "load balancer " + lb.ID, Field: "SourceVIP", Value: src.String(),
 					Expected: podVIPExpected(v), Note: "an address of this node (" + v.own.from[src].String() + ")"}},
 				Subjects: []string{"vip:" + strings.Join(lb.FrontendVIPs, ",")},
@@ -255,4 +266,17 @@ func (p *prefixMap) lookup(a netip.Addr) (netip.Addr, bool) {
 		}
 	}
 	return found, best >= 0
+}
+
+// firstAddrs lists the first n addresses, and how many more there are, as
+// firstN does for strings.
+func firstAddrs(as []netip.Addr, n int) string {
+	out := make([]string, 0, n+1)
+	for _, a := range as[:min(n, len(as))] {
+		out = append(out, a.String())
+	}
+	if len(as) > n {
+		out = append(out, fmt.Sprintf("and %d more", len(as)-n))
+	}
+	return strings.Join(out, ", ")
 }
