@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -448,5 +449,28 @@ func TestFlowsGrewCallback(t *testing.T) {
 	}
 	if !slices.Equal(got, []int{FlowsGrewEvery, 2 * FlowsGrewEvery}) {
 		t.Errorf("FlowsGrew called with %v", got)
+	}
+}
+
+// A directory given as a capture gets one line saying so; a capture whose
+// snap length cannot hold a VXLAN header (46 bytes on Ethernet) is read,
+// and the report says why nothing inside a tunnel was decoded.
+func TestDirectoryAndTinySnaplen(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := OpenLimits(dir, Limits{}); err == nil || !strings.Contains(err.Error(), "a directory, not a pcap or pcapng file") {
+		t.Errorf("a directory: %v", err)
+	}
+	var buf bytes.Buffer
+	w := pcapgo.NewWriter(&buf)
+	if err := w.WriteFileHeader(46, layers.LinkTypeEthernet); err != nil {
+		t.Fatal(err)
+	}
+	frame := encap(vtepA, vtepB, 4789, 1, innerTCP(podA, podB, tcpSeg{sport: 1, dport: 80, flags: "S", id: 1}))
+	if err := w.WritePacket(gopacket.CaptureInfo{Timestamp: t0, CaptureLength: 46, Length: len(frame)}, frame[:46]); err != nil {
+		t.Fatal(err)
+	}
+	r := readReport(t, buf.Bytes())
+	if r.Packets != 1 || !hasNote(r, "snap length is 46 bytes") || !hasNote(r, "too short for a VXLAN header (50 bytes are needed") {
+		t.Errorf("%d packets, notes %q", r.Packets, r.Notes)
 	}
 }
