@@ -144,11 +144,15 @@ func loadDiag(l *loader) {
 	v1nets := loadStream(l, FileV1Networks, InputHNSNetworks, networkOf, ParseNetworks)
 	s.Networks = mergeNetworks(s, v2nets, v1nets)
 
-	v2eps := loadStream(l, FileV2Endpoints, InputHNSEndpoints, endpointOf, ParseEndpoints)
+	// The two biggest lists are read side by side with the rest; their
+	// results are taken in the usual order.
+	v2epsRead := startStream(l, FileV2Endpoints, endpointOf)
+	lbsRead := startStream(l, FileV2LoadBalancers, loadBalancerOf)
+	v2eps := finishStream(l, v2epsRead, InputHNSEndpoints, ParseEndpoints)
 	v1eps := loadStream(l, FileV1Endpoints, InputHNSEndpoints, endpointOf, ParseEndpoints)
 	s.Endpoints = mergeEndpoints(v2eps, v1eps)
 
-	s.LoadBalancers = loadStream(l, FileV2LoadBalancers, InputHNSLoadBalancers, loadBalancerOf, ParseLoadBalancers)
+	s.LoadBalancers = finishStream(l, lbsRead, InputHNSLoadBalancers, ParseLoadBalancers)
 	if !b.Has(FileV2LoadBalancers) {
 		s.LoadBalancers = loadStream(l, FileV1PolicyLists, InputHNSLoadBalancers, policyListOf, ParsePolicyLists)
 	}
@@ -294,22 +298,62 @@ func (l *loader) wrap(name string) {
 // malformed ones go through parse on the whole file, which also words the
 // error.
 func loadStream[T any](l *loader, name string, in Input, build func(obj, Ref) *T, parse func([]byte, string) ([]*T, error)) []*T {
+	return finishStream(l, startStream(l, name, build), in, parse)
+}
+
+// streamed is a list file being read (startStream) for finishStream.
+type streamed[T any] struct {
+	name    string
+	started bool // the file is there and was opened
+	done    chan struct{}
+	out     []*T
+	err     error
+	tooMany bool
+}
+
+// startStream reads and builds a list file's elements in a goroutine: the
+// big files of a bundle (endpoints, load balancers, Kubernetes lists) are
+// decoded side by side on a machine with more than one CPU. Everything
+// that touches the loader's state waits for finishStream, which is called
+// in the order the files are loaded, so the snapshot is the same.
+func startStream[T any](l *loader, name string, build func(obj, Ref) *T) *streamed[T] {
+	st := &streamed[T]{name: name, done: make(chan struct{})}
 	if l.err != nil || !l.b.Has(name) {
-		return nil
+		close(st.done)
+		return st
 	}
 	rc, err := l.b.Open(name)
 	if err != nil {
+		st.err = err
+		close(st.done)
+		return st
+	}
+	st.started = true
+	limit, maxObjects := l.lim.MaxJSONValue, l.lim.MaxObjects
+	go func() {
+		defer close(st.done)
+		defer rc.Close()
+		st.out, st.err = parseEachReader(newJSONGuard(rc, limit), func(o obj, i int) *T {
+			if i >= maxObjects {
+				st.tooMany = true
+				return nil
+			}
+			return build(o, Ref{File: name, Index: i})
+		})
+	}()
+	return st
+}
+
+func finishStream[T any](l *loader, st *streamed[T], in Input, parse func([]byte, string) ([]*T, error)) []*T {
+	<-st.done
+	name := st.name
+	if l.err != nil || !l.b.Has(name) {
+		return nil
+	}
+	if !st.started {
 		return loadList(l, name, in, parse)
 	}
-	var tooMany bool
-	out, err := parseEachReader(newJSONGuard(rc, l.lim.MaxJSONValue), func(o obj, i int) *T {
-		if i >= l.lim.MaxObjects {
-			tooMany = true
-			return nil
-		}
-		return build(o, Ref{File: name, Index: i})
-	})
-	rc.Close()
+	out, err := st.out, st.err
 	switch {
 	case errors.Is(err, errPartLimit):
 		l.skip(name, l.b.Size(name), err.Error())
@@ -317,7 +361,7 @@ func loadStream[T any](l *loader, name string, in Input, build func(obj, Ref) *T
 	case err != nil:
 		return loadList(l, name, in, parse)
 	}
-	if tooMany {
+	if st.tooMany {
 		out = slices.DeleteFunc(out, func(t *T) bool { return t == nil })
 		l.s.Notes = append(l.s.Notes, fmt.Sprintf("%s: only its first %d objects were read (the limit); %s raises it", name, l.lim.MaxObjects, LimitFlag))
 	}
