@@ -122,7 +122,9 @@ func checkStaleLoadBalancers(s *snapshot.Snapshot) ([]Issue, error) {
 		vip        string
 		proto, ext int64
 	}
-	seen := map[frontend]*snapshot.LoadBalancer{}
+	// Maps sized up front and keyed by addresses, not their strings: a
+	// large cluster's node has hundreds of thousands of references.
+	seen := make(map[frontend]*snapshot.LoadBalancer, len(s.LoadBalancers))
 	for _, lb := range s.LoadBalancers {
 		if len(lb.PortMappings) == 0 && lb.Knows("PortMappings") {
 			issues = append(issues, Issue{Summary: fmt.Sprintf("%s has no port mappings: kube-proxy versions before the fix panic on it", lbObject(lb)),
@@ -146,13 +148,17 @@ func checkStaleLoadBalancers(s *snapshot.Snapshot) ([]Issue, error) {
 			}
 		}
 	}
-	local := map[string]*snapshot.Endpoint{}
+	local := make(map[netip.Addr]*snapshot.Endpoint, len(s.Endpoints))
 	for _, e := range s.Endpoints {
 		if !e.IsRemote && e.IP.IsValid() {
-			local[e.IP.String()] = e
+			local[e.IP] = e
 		}
 	}
-	backends := map[string]bool{}
+	refs := 0
+	for _, lb := range s.LoadBalancers {
+		refs += len(lb.EndpointIDs)
+	}
+	backends := make(map[string]bool, min(refs, len(s.Endpoints)))
 	for _, lb := range s.LoadBalancers {
 		for _, id := range lb.EndpointIDs {
 			backends[id] = true
@@ -170,7 +176,7 @@ func checkStaleLoadBalancers(s *snapshot.Snapshot) ([]Issue, error) {
 		if !e.IsRemote || !e.IP.IsValid() {
 			continue
 		}
-		if l := local[e.IP.String()]; l != nil {
+		if l := local[e.IP]; l != nil {
 			issues = append(issues, Issue{Summary: fmt.Sprintf("%s has both a local endpoint (%s) and a remote one (%s): pod creation on that address fails or its traffic goes to the remote node", e.IP, l.ID, e.ID),
 				Evidence: []finding.Evidence{{File: epFile(l), Object: "endpoint " + l.ID, Field: "IPAddress", Value: e.IP.String(), Note: "local"},
 					{File: epFile(e), Object: "endpoint " + e.ID, Field: "IPAddress", Value: e.IP.String(), Note: "remote, PA " + addrOrNone(e.ProviderAddress)}},

@@ -119,7 +119,7 @@ func checkSourceVIPs(s *snapshot.Snapshot) ([]Issue, error) {
 		if len(lb.EndpointIDs) == 0 {
 			continue
 		}
-		f := fit{lb: lb, src: src, kind: kind}
+		f := fit{lb: lb, src: src, kind: kind, pods: make([]netip.Addr, 0, len(lb.EndpointIDs))}
 		resolved := true
 		for _, id := range lb.EndpointIDs {
 			b, ok := backends[id]
