@@ -146,7 +146,7 @@ type Analyzer struct {
 		k fastKey
 		t *Tunnel
 	}
-	fcache [4096]struct {
+	fcache [1 << fcacheBits]struct {
 		k  fastKey
 		fl *Flow
 	}
@@ -661,7 +661,7 @@ func (a *Analyzer) untrackedFlow(p *Packet, f *frame) {
 func (a *Analyzer) flowFor(f *frame) (*Flow, bool) {
 	if !f.innerV6 {
 		k, fwd := fastFlowKey(f)
-		slot := &a.fcache[mix(k)>>52]
+		slot := &a.fcache[mix(k)>>(64-fcacheBits)]
 		if slot.fl != nil && slot.k == k {
 			return slot.fl, fwd
 		}
@@ -684,6 +684,11 @@ func (a *Analyzer) storeFlow(f *frame, fl *Flow) {
 	k, _ := canonical(f.innerSrc, f.innerDst, f.innerSport, f.innerDport, f.vni, f.innerProto)
 	a.flows[k] = fl
 }
+
+// fcacheBits sizes the flow cache in front of the flow map: 16,384 slots,
+// so that a few thousand concurrent flows seldom share one (at 4,096 two
+// busy flows in a slot evicted each other on every packet).
+const fcacheBits = 14
 
 // mix spreads a key over 64 bits for the caches' indexes.
 func mix(k fastKey) uint64 {

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"encoding/binary"
+	"math/bits"
 
 	"github.com/gopacket/gopacket/layers"
 )
@@ -700,14 +701,30 @@ func fold(sum uint32) uint16 {
 // not depend on byte order (RFC 1071), so it adds native little-endian
 // 32-bit words, 32 bytes a round, and swaps the bytes of the result.
 func checksum(b []byte, initial uint32) uint16 {
-	var s uint64
+	// One's-complement sum in 64-bit words, the carries added back at the
+	// end (RFC 1071: the sum is independent of byte order and word size as
+	// long as the end-around carries are kept).
+	var s, c, carry uint64
 	for len(b) >= 32 {
-		s += uint64(binary.LittleEndian.Uint32(b)) + uint64(binary.LittleEndian.Uint32(b[4:])) +
-			uint64(binary.LittleEndian.Uint32(b[8:])) + uint64(binary.LittleEndian.Uint32(b[12:])) +
-			uint64(binary.LittleEndian.Uint32(b[16:])) + uint64(binary.LittleEndian.Uint32(b[20:])) +
-			uint64(binary.LittleEndian.Uint32(b[24:])) + uint64(binary.LittleEndian.Uint32(b[28:]))
+		s, c = bits.Add64(s, binary.LittleEndian.Uint64(b), 0)
+		carry += c
+		s, c = bits.Add64(s, binary.LittleEndian.Uint64(b[8:]), 0)
+		carry += c
+		s, c = bits.Add64(s, binary.LittleEndian.Uint64(b[16:]), 0)
+		carry += c
+		s, c = bits.Add64(s, binary.LittleEndian.Uint64(b[24:]), 0)
+		carry += c
 		b = b[32:]
 	}
+	for len(b) >= 8 {
+		s, c = bits.Add64(s, binary.LittleEndian.Uint64(b), 0)
+		carry += c
+		b = b[8:]
+	}
+	s, c = bits.Add64(s, carry, 0)
+	s += c
+	// Fold to 32 bits; the tail adds at most 2^32 more.
+	s = s>>32 + s&0xffffffff
 	for len(b) >= 4 {
 		s += uint64(binary.LittleEndian.Uint32(b))
 		b = b[4:]
