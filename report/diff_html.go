@@ -1,0 +1,28 @@
+package report
+
+import (
+	_ "embed"
+	"html/template"
+	"io"
+)
+
+//go:embed diff.tmpl
+var diffHTMLSource string
+
+var diffHTMLTemplate = template.Must(template.New("diff").Parse(diffHTMLSource))
+
+type diffHTMLView struct {
+	R       *DiffReport
+	Node    string
+	OldLine string
+	NewLine string
+	Summary string
+	Rows    []diffRow
+}
+
+// WriteDiffHTML writes the diff as one self-contained HTML file, styled
+// like the analyze report; html/template escapes what comes from inputs.
+func WriteDiffHTML(w io.Writer, r *DiffReport) error {
+	return diffHTMLTemplate.Execute(w, diffHTMLView{R: r, Node: diffNode(r), OldLine: sideLine("OLD", r.Old),
+		NewLine: sideLine("NEW", r.New), Summary: diffSummary(r), Rows: diffRows(r.Changes)})
+}
