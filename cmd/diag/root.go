@@ -55,6 +55,7 @@ rule ID, a severity, the evidence it rests on and the fix.` + exitStatusCommon +
 	}
 	root.AddCommand(
 		newAnalyzeCommand(e, g),
+		newDiffCommand(e, g),
 		newCollectCommand(e),
 		newCaptureCommand(e, g),
 		newRulesCommand(e),
