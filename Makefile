@@ -38,6 +38,7 @@ cross:
 # It is built once for this machine and run for both platforms diag builds for.
 STATICCHECK := bin/staticcheck
 lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.git/*')); [ -z "$$out" ] || { echo "gofmt: not formatted:"; echo "$$out"; exit 1; }
 	$(GO) build -o $(STATICCHECK) honnef.co/go/tools/cmd/staticcheck
 	./$(STATICCHECK) ./...
 	GOOS=windows ./$(STATICCHECK) ./...

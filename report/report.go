@@ -27,7 +27,7 @@ type Report struct {
 	Skipped       []finding.Skipped `json:"skipped"`
 	// Notes are about the analysis as a whole (several bundles of one node),
 	// one line each.
-	Notes   []string `json:"notes,omitempty"`
+	Notes []string `json:"notes,omitempty"`
 	// The overlay picture, which only the HTML report draws: built on
 	// first use from the snapshots and findings it was built from.
 	overlay      *Overlay

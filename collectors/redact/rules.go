@@ -57,9 +57,9 @@ var (
 	// .netrc: machine HOST login USER password PASS
 	netrc = regexp.MustCompile(`(?i)(\b(?:machine|default)\b.*?\b(?:password|passwd)[ \t]+)(` + value + `)`)
 	// net use \\host\share /user:DOMAIN\user PASS
-	netUseAfter = regexp.MustCompile(`(?i)(\bnet(?:\.exe)?[ \t]+use\b.*?[ \t]/user:\S+[ \t]+)("[^"\n]*"|[^\s"/*][^\s"]*)`)
-	setEnvVar      = regexp.MustCompile(`(?i)(SetEnvironmentVariable\(\s*["'](` + keyName + `)["']\s*,\s*)("(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*')`)
-	netCredential  = regexp.MustCompile(`(?i)(NetworkCredential\s*(?:\(|-ArgumentList)\s*@?\(?\s*(?:"[^"\n]*"|'[^'\n]*'|\$\w+)\s*,\s*)("(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*')`)
+	netUseAfter   = regexp.MustCompile(`(?i)(\bnet(?:\.exe)?[ \t]+use\b.*?[ \t]/user:\S+[ \t]+)("[^"\n]*"|[^\s"/*][^\s"]*)`)
+	setEnvVar     = regexp.MustCompile(`(?i)(SetEnvironmentVariable\(\s*["'](` + keyName + `)["']\s*,\s*)("(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*')`)
+	netCredential = regexp.MustCompile(`(?i)(NetworkCredential\s*(?:\(|-ArgumentList)\s*@?\(?\s*(?:"[^"\n]*"|'[^'\n]*'|\$\w+)\s*,\s*)("(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*')`)
 	// /p:PASS /pass:PASS /password:PASS /rp:PASS /pd:PASS, and /u:USER /user:USER
 	winSlash = regexp.MustCompile(`(?i)((?:^|[\s"'])/(p|pw|pwd|pass|passwd|password|rp|pd|po|u|user|username|ud|uo)[:=])("[^"\n]*"|'[^'\n]*'|[^\s"']+)`)
 	// schtasks /rp PASS; /u USER /p PASS (schtasks /s, psexec-like tools)
