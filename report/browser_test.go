@@ -191,3 +191,79 @@ func mustRun[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
 	}
 	return v
 }
+
+// The diff report of the seed's fix, in headless Chromium at 1400 and 700
+// px: self-contained, no console error, nothing wider than the window;
+// screenshots in the artifact directory.
+func TestDiffHTMLInBrowser(t *testing.T) {
+	browser := findBrowser(t)
+	page := filepath.Join(t.TempDir(), "diff-seed-fix.html")
+	html := renderDiff(t, buildDiff(t, "../testdata/bundles/seed-broken", "../testdata/bundles/seed-fixed"), "html")
+	if err := os.WriteFile(page, html, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, width := range []int{1400, 700} {
+		t.Run(fmt.Sprint(width), func(t *testing.T) {
+			opts := append(chromedp.DefaultExecAllocatorOptions[:],
+				chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.Headless,
+				chromedp.Flag("disable-background-networking", true),
+				chromedp.UserDataDir(filepath.Join(t.TempDir(), "profile")),
+				chromedp.WindowSize(width, 900))
+			actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+			defer cancelAlloc()
+			ctx, cancel := chromedp.NewContext(actx)
+			defer cancel()
+			ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
+			defer cancelTimeout()
+			var mu sync.Mutex
+			var problems []string
+			err := chromedp.Listen(ctx, func(ev any) {
+				mu.Lock()
+				defer mu.Unlock()
+				switch e := ev.(type) {
+				case *network.EventRequestWillBeSent:
+					if u := e.Request.URL; !strings.HasPrefix(u, "file://") && !strings.HasPrefix(u, "data:") && !strings.HasPrefix(u, "about:") {
+						problems = append(problems, "request "+u)
+					}
+				case *runtime.EventExceptionThrown:
+					problems = append(problems, "exception: "+e.ExceptionDetails.Text)
+				case *runtime.EventConsoleAPICalled:
+					if e.Type == runtime.ConsoleAPICalledTypeError {
+						problems = append(problems, "console.error")
+					}
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := chromedp.Call(ctx, runtime.Enable, cdp.Empty{}); err != nil {
+				t.Fatal(err)
+			}
+			if err := chromedp.Do(ctx, chromedp.Navigate("file://"+page), chromedp.WaitVisible(chromedp.CSS(`body`))); err != nil {
+				t.Fatal(err)
+			}
+			text := mustRun(t, ctx, chromedp.Evaluate[string](`document.body.innerText`))
+			pageWidth := mustRun(t, ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
+			windowWidth := mustRun(t, ctx, chromedp.Evaluate[int](`window.innerWidth`))
+			shot := mustRun(t, ctx, chromedp.FullScreenshot(100))
+			out := filepath.Join(t.ArtifactDir(), fmt.Sprintf("diff-seed-fix-%dpx.png", width))
+			if err := os.WriteFile(out, shot, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("screenshot: %s", out)
+			mu.Lock()
+			defer mu.Unlock()
+			if len(problems) > 0 {
+				t.Errorf("problems: %v", problems)
+			}
+			for _, want := range []string{"recreated", "OVL-01", "HOST-05", "10.0.2.15"} {
+				if !strings.Contains(text, want) {
+					t.Errorf("the page does not show %q", want)
+				}
+			}
+			if pageWidth > windowWidth {
+				t.Errorf("the page is %d px wide in a %d px window", pageWidth, windowWidth)
+			}
+		})
+	}
+}
