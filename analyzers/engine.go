@@ -185,14 +185,48 @@ func (c *Coverage) notApplicable(why string) {
 // node are times of that node (see nodeLabels): the per-node rules run on
 // each and name it, the cross-node rules run on the latest of each node.
 func Run(snaps []*snapshot.Snapshot, sel Selection) Result {
+	each := make([]Result, len(snaps))
+	for i, s := range snaps {
+		each[i] = RunNode(s, sel)
+	}
+	return Combine(snaps, each, sel)
+}
+
+// RunNode runs the per-node rules on one snapshot. Its findings and skips
+// name no node yet: Combine labels them once every input is known (two
+// bundles of one node are told apart by their times). A caller that holds
+// many bundles runs this as each is loaded and can then let the snapshot
+// go of what only these rules read (snapshot.DropNodeDetail).
+func RunNode(s *snapshot.Snapshot, sel Selection) Result {
+	var res Result
+	for _, r := range Rules() {
+		if sel.Includes(r.ID) && r.Check != nil {
+			runRule(r, s, "", &res)
+		}
+	}
+	return res
+}
+
+// Combine labels the per-node results of RunNode (each[i] is of snaps[i])
+// and runs the cross-node rules on the latest bundle of each node.
+func Combine(snaps []*snapshot.Snapshot, each []Result, sel Selection) Result {
 	var res Result
 	labels, latest, notes := nodeLabels(snaps)
 	res.Notes = notes
-	for i, s := range snaps {
-		for _, r := range Rules() {
-			if sel.Includes(r.ID) && r.Check != nil {
-				runRule(r, s, labels[i], &res)
+	for i, r := range each {
+		for _, f := range r.Findings {
+			f.Node = labels[i]
+			res.Findings = append(res.Findings, f)
+		}
+		for _, sk := range r.Skipped {
+			sk.Node = labels[i]
+			res.Skipped = append(res.Skipped, sk)
+		}
+		for input, c := range r.Coverage {
+			if res.Coverage == nil {
+				res.Coverage = map[string]*Coverage{}
 			}
+			res.Coverage[input] = c
 		}
 	}
 	if len(latest) > 1 {

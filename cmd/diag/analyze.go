@@ -97,6 +97,7 @@ func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) err
 	}
 
 	snaps := make([]*snapshot.Snapshot, 0, len(paths))
+	each := make([]analyzers.Result, 0, len(paths))
 	budget := newMemoryBudget(e.getenv("GOMEMLIMIT") != "")
 	defer budget.restore()
 	prog := newProgress(e.stderr, e.stderrTerminal())
@@ -112,10 +113,17 @@ func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) err
 		if err != nil {
 			return err
 		}
+		// The per-node rules run as each input is loaded, and the input
+		// then keeps only what the cross-node rules and the report read:
+		// memory grows by that much per bundle, not by whole bundles.
+		each = append(each, analyzers.RunNode(s, sel))
+		if len(paths) > 1 {
+			s.DropNodeDetail()
+		}
 		snaps = append(snaps, s)
 	}
-	prog.step("analyzing", len(paths), len(paths), "rules")
-	res := analyzers.Run(snaps, sel)
+	prog.step("analyzing", len(paths), len(paths), "cross-node rules")
+	res := analyzers.Combine(snaps, each, sel)
 	if err := analyzeBundleCaptures(paths, snaps, sel, o.capture, &res); err != nil {
 		return err
 	}
