@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"runtime/debug"
 	"strings"
 
@@ -130,21 +128,18 @@ func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) err
 	now := e.now().UTC()
 	rep := report.Build(report.Tool{Name: "diag", Version: toolVersion()}, &now, snaps, res)
 
-	var buf bytes.Buffer
-	switch o.output {
-	case "json":
-		err = report.WriteJSON(&buf, rep)
-	case "markdown":
-		err = report.WriteMarkdown(&buf, rep)
-	case "html":
-		err = report.WriteHTML(&buf, rep)
-	default:
-		err = report.WriteTable(&buf, rep, report.TableOptions{Color: e.useColor(g.color, o.outputFile != ""), Width: e.width(), ShowSkipped: o.showSkip})
-	}
-	if err != nil {
-		return fmt.Errorf("render report: %w", err)
-	}
-	if err := writeOutput(e.stdout, o.outputFile, buf.Bytes()); err != nil {
+	if err := streamOutput(e.stdout, o.outputFile, func(w io.Writer) error {
+		switch o.output {
+		case "json":
+			return report.WriteJSON(w, rep)
+		case "markdown":
+			return report.WriteMarkdown(w, rep)
+		case "html":
+			return report.WriteHTML(w, rep)
+		default:
+			return report.WriteTable(w, rep, report.TableOptions{Color: e.useColor(g.color, o.outputFile != ""), Width: e.width(), ShowSkipped: o.showSkip})
+		}
+	}); err != nil {
 		return err
 	}
 	return analyzeExit(rep, failOn)
@@ -260,17 +255,6 @@ func analyzeExit(rep *report.Report, failOn finding.Severity) error {
 	}
 	if crashed {
 		return &exitError{code: exitInternal, err: fmt.Errorf("a rule crashed; its finding is in the report")}
-	}
-	return nil
-}
-
-func writeOutput(stdout io.Writer, file string, data []byte) error {
-	if file == "" {
-		_, err := stdout.Write(data)
-		return err
-	}
-	if err := os.WriteFile(file, data, 0o644); err != nil {
-		return usageErrorf("write report: %v", strings.TrimPrefix(err.Error(), "open "))
 	}
 	return nil
 }

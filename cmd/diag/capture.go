@@ -1,10 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/signal"
@@ -146,21 +146,18 @@ func runCaptureDecode(e *env, g *globalOptions, o *captureDecodeOptions, files [
 	}
 	now := e.now().UTC()
 	rep := report.NewCaptureReport(report.Tool{Name: "diag", Version: toolVersion()}, &now, a.Finish(node))
-	var buf bytes.Buffer
-	switch o.output {
-	case "json":
-		err = report.WriteCaptureJSON(&buf, rep)
-	case "markdown":
-		err = report.WriteCaptureMarkdown(&buf, rep)
-	case "html":
-		err = report.WriteCaptureHTML(&buf, rep)
-	default:
-		err = report.WriteCaptureTable(&buf, rep, report.TableOptions{Color: e.useColor(g.color, o.outputFile != ""), Width: e.width()})
-	}
-	if err != nil {
-		return fmt.Errorf("render report: %w", err)
-	}
-	if err := writeOutput(e.stdout, o.outputFile, buf.Bytes()); err != nil {
+	if err := streamOutput(e.stdout, o.outputFile, func(w io.Writer) error {
+		switch o.output {
+		case "json":
+			return report.WriteCaptureJSON(w, rep)
+		case "markdown":
+			return report.WriteCaptureMarkdown(w, rep)
+		case "html":
+			return report.WriteCaptureHTML(w, rep)
+		default:
+			return report.WriteCaptureTable(w, rep, report.TableOptions{Color: e.useColor(g.color, o.outputFile != ""), Width: e.width()})
+		}
+	}); err != nil {
 		return err
 	}
 	for _, f := range rep.Findings {

@@ -178,3 +178,29 @@ func TestNoFindingsSaysWhatWasChecked(t *testing.T) {
 		t.Errorf("a report with findings has the checked line:\n%s", r.stdout)
 	}
 }
+
+// --output-file: the report arrives whole through a temporary file renamed
+// into place, nothing else is left in the directory, and a directory that
+// does not exist is one line, exit 2.
+func TestOutputFileWrittenWhole(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "report.json")
+	if err := os.WriteFile(out, []byte("the last good report"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runDiag(t, nil, false, "analyze", "-o", "json", "--output-file", out, seedBroken)
+	data, err := os.ReadFile(out)
+	if r.code != 3 || err != nil || !json.Valid(data) || !strings.Contains(string(data), "OVL-01") || r.stdout != "" {
+		t.Errorf("exit %d, %v, stdout %q, file %.80q", r.code, err, r.stdout, data)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("the directory holds %d entries, want the report only", len(entries))
+	}
+	if st, err := os.Stat(out); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("report mode: %v %v", st.Mode(), err)
+	}
+	r = runDiag(t, nil, false, "capture", "decode", "--output-file", filepath.Join(dir, "no", "such", "r.txt"), "../../testdata/captures/seed-syn-unanswered.pcap")
+	if r.code != 2 || !strings.Contains(r.stderr, "write report: "+filepath.Join(dir, "no", "such", "r.txt")+": no such file or directory") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+		t.Errorf("missing directory: exit %d %q", r.code, r.stderr)
+	}
+}

@@ -1,8 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -97,21 +96,18 @@ func runDiff(e *env, g *globalOptions, o *diffOptions, oldPath, newPath string) 
 	now := e.now().UTC()
 	rep := report.BuildDiff(report.Tool{Name: "diag", Version: toolVersion()}, &now, old, cur, diff.Compare(old, cur), diff.Analyze(old, cur))
 
-	var buf bytes.Buffer
-	switch o.output {
-	case "json":
-		err = report.WriteDiffJSON(&buf, rep)
-	case "markdown":
-		err = report.WriteDiffMarkdown(&buf, rep)
-	case "html":
-		err = report.WriteDiffHTML(&buf, rep)
-	default:
-		err = report.WriteDiffTable(&buf, rep, report.TableOptions{Color: e.useColor(g.color, o.outputFile != ""), Width: e.width()})
-	}
-	if err != nil {
-		return fmt.Errorf("render diff: %w", err)
-	}
-	if err := writeOutput(e.stdout, o.outputFile, buf.Bytes()); err != nil {
+	if err := streamOutput(e.stdout, o.outputFile, func(w io.Writer) error {
+		switch o.output {
+		case "json":
+			return report.WriteDiffJSON(w, rep)
+		case "markdown":
+			return report.WriteDiffMarkdown(w, rep)
+		case "html":
+			return report.WriteDiffHTML(w, rep)
+		default:
+			return report.WriteDiffTable(w, rep, report.TableOptions{Color: e.useColor(g.color, o.outputFile != ""), Width: e.width()})
+		}
+	}); err != nil {
 		return err
 	}
 	if rep.Changed() {
