@@ -14,11 +14,19 @@ func (c *comparer) adapters() {
 	om, ok := keyed(c.old.Adapters, key)
 	nm, nk := keyed(c.new.Adapters, key)
 	pairs(om, nm, ok, nk, func(k string, o, n *snapshot.HostAdapter, inOld, inNew bool) {
+		// ipconfig (collectlogs) does not list an adapter bound to a
+		// vSwitch, which holds no address: across formats such an adapter
+		// on one side only is no change.
+		sameFormat := c.old.Format == c.new.Format
 		switch {
 		case !inNew:
-			c.add(Change{Kind: KindAdapter, Name: k, Change: Removed, Detail: prefixList(o.Addresses)})
+			if sameFormat || len(o.Addresses) > 0 {
+				c.add(Change{Kind: KindAdapter, Name: k, Change: Removed, Detail: prefixList(o.Addresses)})
+			}
 		case !inOld:
-			c.add(Change{Kind: KindAdapter, Name: k, Change: Added, Detail: prefixList(n.Addresses)})
+			if sameFormat || len(n.Addresses) > 0 {
+				c.add(Change{Kind: KindAdapter, Name: k, Change: Added, Detail: prefixList(n.Addresses)})
+			}
 		default:
 			base := Change{Kind: KindAdapter, Name: k}
 			c.field(base, "Addresses", prefixList(o.Addresses), prefixList(n.Addresses))
@@ -49,8 +57,8 @@ func addrList(as []netip.Addr) string {
 // hostRoutes compares the host routing table by destination, next hop and
 // interface; a changed metric is a change of the same route.
 func (c *comparer) hostRoutes() {
-	om, ok := keyed(podRoutes(c.old.Routes), routeKey)
-	nm, nk := keyed(podRoutes(c.new.Routes), routeKey)
+	om, ok := keyed(podRoutes(c.old), routeKey)
+	nm, nk := keyed(podRoutes(c.new), routeKey)
 	pairs(om, nm, ok, nk, func(k string, o, n *snapshot.HostRoute, inOld, inNew bool) {
 		switch {
 		case !inNew:
@@ -67,20 +75,43 @@ func (c *comparer) hostRoutes() {
 	})
 }
 
-// podRoutes leaves out loopback, multicast and broadcast routes: route
-// print lists them and Get-NetRoute output often does not, and they never
-// carry pod traffic.
-func podRoutes(rs []*snapshot.HostRoute) []*snapshot.HostRoute {
-	out := make([]*snapshot.HostRoute, 0, len(rs))
-	for _, r := range rs {
+// podRoutes leaves out loopback, multicast and broadcast routes, and the
+// host routes Windows derives from the adapters' own addresses (the
+// address itself and its subnet's broadcast, as /32 or /128): route print
+// lists them and Get-NetRoute output often does not, the adapters'
+// addresses are compared on their own, and none carries pod traffic.
+func podRoutes(s *snapshot.Snapshot) []*snapshot.HostRoute {
+	derived := map[netip.Addr]bool{}
+	for _, a := range s.Adapters {
+		for _, p := range a.Addresses {
+			derived[p.Addr()] = true
+			if b, ok := broadcast(p); ok {
+				derived[b] = true
+			}
+		}
+	}
+	out := make([]*snapshot.HostRoute, 0, len(s.Routes))
+	for _, r := range s.Routes {
 		a := r.Destination.Addr()
 		if a.IsLoopback() || a.IsMulticast() || a == netip.IPv4Unspecified() && r.Destination.Bits() == 32 ||
-			a == netip.AddrFrom4([4]byte{255, 255, 255, 255}) {
+			a == netip.AddrFrom4([4]byte{255, 255, 255, 255}) ||
+			r.Destination.IsSingleIP() && derived[a] {
 			continue
 		}
 		out = append(out, r)
 	}
 	return out
+}
+
+// broadcast is the directed broadcast address of an IPv4 subnet.
+func broadcast(p netip.Prefix) (netip.Addr, bool) {
+	if !p.Addr().Is4() || p.Bits() >= 31 {
+		return netip.Addr{}, false
+	}
+	b := p.Masked().Addr().As4()
+	host := uint32(1)<<(32-p.Bits()) - 1
+	v := uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]) | host
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), true
 }
 
 func routeKey(r *snapshot.HostRoute) string {
