@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/netip"
 	"runtime"
+	"runtime/debug"
 	"time"
 )
 
@@ -216,9 +217,20 @@ func (a *Analyzer) ReadSource(src *Source, name string) error {
 	return err
 }
 
-func (a *Analyzer) readSerial(src *Source) (int64, error) {
+func (a *Analyzer) readSerial(src *Source) (n int64, err error) {
+	if src.isMapped() {
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer func() {
+			if r := recover(); r != nil {
+				if !isFault(r) {
+					panic(r)
+				}
+				src.shrank.Store(true)
+				err = nil
+			}
+		}()
+	}
 	var p Packet
-	var n int64
 	for {
 		err := src.Next(&p)
 		if errors.Is(err, io.EOF) {
@@ -232,11 +244,32 @@ func (a *Analyzer) readSerial(src *Source) (int64, error) {
 	}
 }
 
+// addBatch analyzes a batch; false when a mapped file faulted under it.
+func (a *Analyzer) addBatch(src *Source, b *batch) (ok bool) {
+	if src.isMapped() {
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer func() {
+			if r := recover(); r != nil {
+				if !isFault(r) {
+					panic(r)
+				}
+				src.shrank.Store(true)
+				ok = false
+			}
+		}()
+	}
+	for i := range b.pkts {
+		a.Add(&b.pkts[i])
+	}
+	return true
+}
+
 // batch is a run of packets whose bytes were copied into one slab.
 type batch struct {
-	pkts []Packet
-	slab []byte
-	err  error
+	pkts   []Packet
+	slab   []byte
+	err    error
+	mapEnd int64 // a mapped file: the offset its packets end at
 }
 
 const (
@@ -254,6 +287,19 @@ func (a *Analyzer) readPipelined(src *Source) (int64, error) {
 	defer close(done)
 	go func() {
 		defer close(full)
+		if src.isMapped() {
+			// A mapped file cut while it is read faults: the batch being
+			// framed ends the packets.
+			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+			defer func() {
+				if r := recover(); r != nil {
+					if !isFault(r) {
+						panic(r)
+					}
+					src.shrank.Store(true)
+				}
+			}()
+		}
 		var p Packet
 		for {
 			var b *batch
@@ -262,7 +308,12 @@ func (a *Analyzer) readPipelined(src *Source) (int64, error) {
 			case <-done:
 				return
 			}
-			b.pkts, b.slab, b.err = b.pkts[:0], b.slab[:0], nil
+			if src.blocks != nil {
+				// Batches come back in order: what this one held, and
+				// all before it, is analyzed.
+				src.blocks.release(b.mapEnd)
+			}
+			b.pkts, b.slab, b.err, b.mapEnd = b.pkts[:0], b.slab[:0], nil, 0
 			if src.blocks != nil {
 				// Classic pcap: the block is read straight into the slab.
 				b.err = src.blocks.fill(b)
@@ -294,8 +345,8 @@ func (a *Analyzer) readPipelined(src *Source) (int64, error) {
 	}()
 	var n int64
 	for b := range full {
-		for i := range b.pkts {
-			a.Add(&b.pkts[i])
+		if !a.addBatch(src, b) {
+			return n, nil // the mapped file was cut: noted
 		}
 		n += int64(len(b.pkts))
 		if b.err != nil {

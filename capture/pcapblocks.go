@@ -37,6 +37,12 @@ type pcapBlocks struct {
 	readErr error     // the read error that ended the file early (a cut gzip stream)
 	stop    *readStop // where the file ended early, if it did
 	done    bool      // stopped: the next fill returns io.EOF
+
+	// mapped is the whole file mapped into memory (mmap_unix.go), when it
+	// could be: packets are then slices of it, not copies. released is
+	// how much of it was handed back to the kernel (release).
+	mapped   []byte
+	released int64
 }
 
 // maxPcapRecord bounds one record: anything larger (and larger than the
@@ -84,7 +90,7 @@ func (pb *pcapBlocks) fill(b *batch) error {
 	if pb.done {
 		return io.EOF
 	}
-	if cap(b.slab) < batchSlab {
+	if cap(b.slab) < batchSlab && pb.mapped == nil {
 		b.slab = make([]byte, 0, batchSlab)
 	}
 	if pb.maxPacket <= 0 {
@@ -96,9 +102,17 @@ func (pb *pcapBlocks) fill(b *batch) error {
 	if pb.stop == nil {
 		pb.stop = &readStop{}
 	}
-	slab := b.slab[:cap(b.slab)]
-	n := copy(slab, pb.carry)
-	pb.carry = pb.carry[:0]
+	var slab []byte
+	var n int
+	if pb.mapped != nil {
+		// The rest of the file is in view: nothing to read or carry.
+		slab = pb.mapped[min(pb.off, int64(len(pb.mapped))):]
+		n, pb.eof = len(slab), true
+	} else {
+		slab = b.slab[:cap(b.slab)]
+		n = copy(slab, pb.carry)
+		pb.carry = pb.carry[:0]
+	}
 	off := 0
 	for {
 		for n < len(slab) && !pb.eof {
@@ -111,6 +125,9 @@ func (pb *pcapBlocks) fill(b *batch) error {
 			}
 		}
 		for {
+			if pb.mapped != nil && len(b.pkts) >= batchPackets {
+				break // a batch's worth: the analyzer starts on it
+			}
 			if pb.skip > 0 {
 				d := int(min(pb.skip, int64(n-off)))
 				off += d
@@ -203,8 +220,11 @@ func (pb *pcapBlocks) fill(b *batch) error {
 		pb.done = true
 		return io.EOF
 	}
-	pb.carry = append(pb.carry, rest...)
+	if pb.mapped == nil {
+		pb.carry = append(pb.carry, rest...)
+	}
 	pb.off += int64(off)
+	b.mapEnd = pb.off
 	if len(b.pkts) == 0 {
 		return io.EOF
 	}
@@ -217,6 +237,7 @@ func (pb *pcapBlocks) next(p *Packet) error {
 		pb.cur = &batch{}
 	}
 	if pb.i == len(pb.cur.pkts) {
+		pb.release(pb.cur.mapEnd) // the caller is done with the last batch
 		if err := pb.fill(pb.cur); err != nil {
 			return err
 		}

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/gopacket/gopacket/layers"
@@ -36,7 +38,8 @@ type Source struct {
 	ng     *ngReader
 	lim    Limits
 	skips  readSkips
-	stop   readStop // where the file ended early, if it did
+	stop   readStop    // where the file ended early, if it did
+	shrank atomic.Bool // a mapped file was cut while it was read
 	gz     *gzipTail
 	Format string // "pcap" or "pcapng"
 }
@@ -84,6 +87,13 @@ func OpenLimits(path string, lim Limits) (*Source, error) {
 		return nil, err
 	}
 	s.f = f
+	if s.blocks != nil && s.gz == nil {
+		// A large classic pcap is mapped: its packets are read in place,
+		// without the copy a read makes (a fifth of decode time).
+		if data := mapFile(f); data != nil {
+			s.blocks.mapped = data
+		}
+	}
 	return s, nil
 }
 
@@ -319,7 +329,11 @@ func (s *Source) Notes() []string {
 	if s.stop.kind == 0 {
 		s.stop.packets, s.stop.end = s.packetsRead()
 	}
-	return append(s.skips.notes(s.path, s.lim), s.stop.notes(s.path, s.gz != nil && s.gz.cut)...)
+	out := append(s.skips.notes(s.path, s.lim), s.stop.notes(s.path, s.gz != nil && s.gz.cut)...)
+	if s.shrank.Load() {
+		out = append(out, s.path+": the file was cut while it was read (a capture still being written, or truncated): the packets before the cut are reported.")
+	}
+	return out
 }
 
 // packetsRead says how many packets were passed (read or skipped) and at
@@ -336,10 +350,29 @@ func (s *Source) packetsRead() (int64, int64) {
 
 // Close closes the file.
 func (s *Source) Close() error {
+	if s.blocks != nil && s.blocks.mapped != nil {
+		unmapFile(s.blocks.mapped)
+		s.blocks.mapped = nil
+	}
 	if s.f != nil {
 		return s.f.Close()
 	}
 	return nil
+}
+
+// isMapped says whether the packets are read in place from a mapped file,
+// where a file cut while it is read faults instead of ending.
+func (s *Source) isMapped() bool { return s.blocks != nil && s.blocks.mapped != nil }
+
+// isFault says whether a recovered panic is a memory fault
+// (debug.SetPanicOnFault): a mapped file that shrank under the reader.
+func isFault(r any) bool {
+	e, ok := r.(runtime.Error)
+	if !ok {
+		return false
+	}
+	_, addr := e.(interface{ Addr() uintptr })
+	return addr
 }
 
 // drained reads what a bufio.Reader holds, then from the reader under it

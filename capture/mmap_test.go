@@ -1,0 +1,118 @@
+//go:build unix
+
+package capture
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
+)
+
+// bigCapture writes a classic pcap over mapMinSize: flows of varied sizes,
+// a record over the packet limit in the middle, and cutShort bytes cut off
+// its end.
+func bigCapture(t *testing.T, cutShort int) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "big.pcap")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := pcapgo.NewWriter(f)
+	if err := w.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
+		t.Fatal(err)
+	}
+	written := int64(24)
+	for i := 0; written < mapMinSize+3<<20; i++ {
+		frame := encap(vtepA, vtepB, 4789, 1, innerTCP(podA, podB, tcpSeg{sport: uint16(1000 + i%300), dport: 80, flags: "A", seq: uint32(i), id: uint16(i), payload: i % 1400}))
+		if i == 5000 {
+			frame = append(frame, make([]byte, 70000)...) // over the 64 KiB default packet limit
+		}
+		ci := gopacket.CaptureInfo{Timestamp: t0.Add(time.Duration(i) * time.Microsecond), CaptureLength: len(frame), Length: len(frame)}
+		if err := w.WritePacket(ci, frame); err != nil {
+			t.Fatal(err)
+		}
+		written += 16 + int64(len(frame))
+	}
+	f.Close()
+	if cutShort > 0 {
+		os.Truncate(path, written-int64(cutShort))
+	}
+	return path
+}
+
+// A mapped capture gives the report a read one gives, packet for packet,
+// in the serial and the pipelined reader, whole or cut short.
+func TestMappedMatchesRead(t *testing.T) {
+	for _, cut := range []int{0, 100} {
+		path := bigCapture(t, cut)
+		report := func(mapped, pipelined bool) []byte {
+			src, err := OpenLimits(path, Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			if src.isMapped() != mapped {
+				if mapped {
+					t.Fatalf("%s was not mapped", path)
+				}
+				unmapFile(src.blocks.mapped)
+				src.blocks.mapped = nil
+			}
+			a := NewAnalyzer(Options{})
+			read := a.readSerial
+			if pipelined {
+				read = a.readPipelined
+			}
+			if _, err := read(src); err != nil {
+				t.Fatal(err)
+			}
+			a.limitNotes = append(a.limitNotes, src.Notes()...)
+			out, _ := json.Marshal(a.Finish("x"))
+			return out
+		}
+		want := report(false, true)
+		for _, c := range []struct{ mapped, pipelined bool }{{true, true}, {true, false}, {false, false}} {
+			if got := report(c.mapped, c.pipelined); string(got) != string(want) {
+				t.Errorf("cut %d, mapped %v, pipelined %v: the report differs from a read one (%d vs %d bytes)", cut, c.mapped, c.pipelined, len(got), len(want))
+			}
+		}
+	}
+}
+
+// A mapped capture cut while it is read (a capture still being written,
+// or truncated) ends with the packets before the cut and a note, in the
+// serial and the pipelined reader: never a crash.
+func TestMappedFileCutWhileRead(t *testing.T) {
+	for _, pipelined := range []bool{false, true} {
+		path := bigCapture(t, 0)
+		src, err := OpenLimits(path, Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !src.isMapped() {
+			t.Fatal("not mapped")
+		}
+		if err := os.Truncate(path, 2<<20); err != nil {
+			t.Fatal(err)
+		}
+		a := NewAnalyzer(Options{})
+		read := a.readSerial
+		if pipelined {
+			read = a.readPipelined
+		}
+		n, err := read(src)
+		src.Close()
+		a.limitNotes = append(a.limitNotes, src.Notes()...)
+		r := a.Finish("x")
+		if err != nil || n == 0 || r.VXLANPackets == 0 || !hasNote(r, "the file was cut while it was read") {
+			t.Errorf("pipelined %v: %d packets, error %v, notes %q", pipelined, n, err, r.Notes)
+		}
+	}
+}
