@@ -29,7 +29,7 @@ policies, load balancers, VFP rules, host adapters and routes, the node's Kubern
 into one bundle.zip, and analyzes bundles offline on any OS: every finding has a stable
 rule ID, a severity, the evidence it rests on and the fix.` + exitStatusCommon + `
   3  analyze, capture: findings at or above --fail-on; collect: a partial bundle;
-     bundle verify: the bundle does not match its manifest`,
+     bundle verify: the bundle does not match its manifest; diff: something changed`,
 		Example: `  # on the node (Administrator or HostProcess pod)
   diag collect
 
