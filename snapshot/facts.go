@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"fmt"
 	"net/netip"
 	"sort"
 	"strconv"
@@ -91,8 +92,11 @@ func (s *Snapshot) indexSelf() {
 	s.self, s.selfIndexed = s.findSelfKubeNode(), true
 }
 
-func (s *Snapshot) findSelfKubeNode() *KubeNode {
-	name := s.Facts.Name.Value
+func (s *Snapshot) findSelfKubeNode() *KubeNode { return s.kubeNodeNamed(s.Facts.Name.Value) }
+
+// kubeNodeNamed is the Kubernetes Node of that name (case-insensitive:
+// Windows spells host names in capitals), or nil.
+func (s *Snapshot) kubeNodeNamed(name string) *KubeNode {
 	for _, n := range s.KubeNodes {
 		if name != "" && strings.EqualFold(n.Name, name) {
 			return n
@@ -128,6 +132,14 @@ func (s *Snapshot) deriveFacts() {
 		f.Name = Fact{s.OS.Hostname, s.OS.HostnameFrom}
 	case kp != nil && kp.Hostname != "":
 		f.Name = Fact{kp.Hostname, kp.Source + " --hostname-override"}
+	}
+	// A name that is no Kubernetes Node in the bundle, while kube-proxy's
+	// --hostname-override is one: where the cloud names the Node
+	// (ip-10-0-1-5.ec2.internal) and not Windows (EC2AMAZ-…), kube-proxy is
+	// told the Node's name, and the rules must look that Node up.
+	if kp != nil && kp.Hostname != "" && f.Name.Known() && !strings.EqualFold(f.Name.Value, kp.Hostname) &&
+		s.kubeNodeNamed(f.Name.Value) == nil && s.kubeNodeNamed(kp.Hostname) != nil {
+		f.Name = Fact{kp.Hostname, fmt.Sprintf("%s --hostname-override, the Kubernetes Node of that name (%s says %s)", kp.Source, f.Name.Source, f.Name.Value)}
 	}
 
 	// NetworkName.

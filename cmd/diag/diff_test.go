@@ -202,12 +202,19 @@ func TestDiffCollectlogsAgainstBundle(t *testing.T) {
 func TestDiffDifferentNodes(t *testing.T) {
 	other := copyTree(t, calicoHealthy)
 	writeFile(t, filepath.Join(other, "manifest.json"), []byte(`{"format":"diag-bundle","version":1,"node":"winw2","os":"windows"}`))
+	// Another node's kube-proxy names its own Node.
+	cmdline := filepath.Join(other, "config", "kube-proxy", "cmdline.txt")
+	data, err := os.ReadFile(cmdline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, cmdline, []byte(strings.ReplaceAll(string(data), "--hostname-override=winw1", "--hostname-override=winw2")))
 	r := runDiag(t, nil, false, "diff", calicoHealthy, other)
 	if r.code != 2 || r.stdout != "" || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 ||
 		!strings.Contains(r.stderr, "is node winw1 and") || !strings.Contains(r.stderr, "is node winw2") || !strings.Contains(r.stderr, "--any-nodes") {
 		t.Errorf("different nodes: exit %d %q %q", r.code, r.stdout, r.stderr)
 	}
-	d := diffJSON(t, 0, "--any-nodes", calicoHealthy, other)
+	d := diffJSON(t, 3, "--any-nodes", calicoHealthy, other) // kube-proxy's --hostname-override differs
 	if d.Old.Node != "winw1" || d.New.Node != "winw2" {
 		t.Errorf("--any-nodes: %+v %+v", d.Old, d.New)
 	}
