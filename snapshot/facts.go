@@ -133,13 +133,20 @@ func (s *Snapshot) deriveFacts() {
 	case kp != nil && kp.Hostname != "":
 		f.Name = Fact{kp.Hostname, kp.Source + " --hostname-override"}
 	}
-	// A name that is no Kubernetes Node in the bundle, while kube-proxy's
-	// --hostname-override is one: where the cloud names the Node
-	// (ip-10-0-1-5.ec2.internal) and not Windows (EC2AMAZ-…), kube-proxy is
-	// told the Node's name, and the rules must look that Node up.
-	if kp != nil && kp.Hostname != "" && f.Name.Known() && !strings.EqualFold(f.Name.Value, kp.Hostname) &&
-		s.kubeNodeNamed(f.Name.Value) == nil && s.kubeNodeNamed(kp.Hostname) != nil {
-		f.Name = Fact{kp.Hostname, fmt.Sprintf("%s --hostname-override, the Kubernetes Node of that name (%s says %s)", kp.Source, f.Name.Source, f.Name.Value)}
+	// A name that is no Kubernetes Node in the bundle: where the cloud
+	// names the Node (ip-10-0-1-5.ec2.internal) and not Windows
+	// (EC2AMAZ-…), the rules must look up the Node this host is. The Node
+	// holding one of the host's addresses says it best; else kube-proxy's
+	// --hostname-override, when it names a Node (a wrong override on a
+	// host whose address names another Node is HOST-04's finding, not the
+	// node's name).
+	if f.Name.Known() && len(s.KubeNodes) > 0 && s.kubeNodeNamed(f.Name.Value) == nil {
+		was := fmt.Sprintf("%s says %s, no Node of that name", f.Name.Source, f.Name.Value)
+		if n, ip, ad := s.kubeNodeByAddress(); n != nil {
+			f.Name = Fact{n.Name, fmt.Sprintf("k8s/nodes.json: InternalIP %s is on host adapter %s (%s)", ip, ad, was)}
+		} else if kp != nil && kp.Hostname != "" && s.kubeNodeNamed(kp.Hostname) != nil {
+			f.Name = Fact{kp.Hostname, fmt.Sprintf("%s --hostname-override, the Kubernetes Node of that name (%s)", kp.Source, was)}
+		}
 	}
 
 	// NetworkName.
@@ -250,15 +257,24 @@ func (s *Snapshot) deriveFacts() {
 }
 
 // nameFromKube finds this node among the k8s Nodes when nothing names it.
-func (s *Snapshot) nameFromKube(candidates []*Network) {
-	f := &s.Facts
+// kubeNodeByAddress is the first Kubernetes Node with an InternalIP on one
+// of the host's adapters, that address and the adapter's name.
+func (s *Snapshot) kubeNodeByAddress() (*KubeNode, netip.Addr, string) {
 	for _, n := range s.KubeNodes {
 		for _, ip := range n.InternalIPs {
 			if ad := s.AdapterWithAddr(ip); ad != nil {
-				f.Name = Fact{n.Name, "k8s/nodes.json: InternalIP " + ip.String() + " is on host adapter " + ad.Name}
-				return
+				return n, ip, ad.Name
 			}
 		}
+	}
+	return nil, netip.Addr{}, ""
+}
+
+func (s *Snapshot) nameFromKube(candidates []*Network) {
+	f := &s.Facts
+	if n, ip, ad := s.kubeNodeByAddress(); n != nil {
+		f.Name = Fact{n.Name, "k8s/nodes.json: InternalIP " + ip.String() + " is on host adapter " + ad}
+		return
 	}
 	for _, net := range candidates {
 		for _, n := range s.KubeNodes {

@@ -209,6 +209,11 @@ func TestDiffDifferentNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, cmdline, []byte(strings.ReplaceAll(string(data), "--hostname-override=winw1", "--hostname-override=winw2")))
+	// The copy still holds winw1's addresses: without the Node list, no
+	// Node claims it, and it is node winw2 as its manifest says.
+	if err := os.Remove(filepath.Join(other, "k8s", "nodes.json")); err != nil {
+		t.Fatal(err)
+	}
 	r := runDiag(t, nil, false, "diff", calicoHealthy, other)
 	if r.code != 2 || r.stdout != "" || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 ||
 		!strings.Contains(r.stderr, "is node winw1 and") || !strings.Contains(r.stderr, "is node winw2") || !strings.Contains(r.stderr, "--any-nodes") {
