@@ -69,3 +69,18 @@ func readmeBlock(t *testing.T, path, marker string) []string {
 	t.Fatalf("%s: no complete block after %s", path, marker)
 	return nil
 }
+
+// The README's exit status table has every code the commands use, 3
+// included (it once stopped at 2).
+func TestREADMEExitStatus(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	for _, row := range []string{"| 0 | success", "| 1 | internal error", "| 2 | bad usage or unreadable input", "| 3 | findings at or above `--fail-on`"} {
+		if !strings.Contains(text, row) {
+			t.Errorf("README lacks the exit status row %q", row)
+		}
+	}
+}
