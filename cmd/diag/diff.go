@@ -6,7 +6,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wincni/diag/analyzers"
+	"github.com/wincni/diag/capture"
 	"github.com/wincni/diag/diff"
+	"github.com/wincni/diag/finding"
 	"github.com/wincni/diag/report"
 	"github.com/wincni/diag/snapshot"
 )
@@ -94,7 +97,22 @@ func runDiff(e *env, g *globalOptions, o *diffOptions, oldPath, newPath string) 
 		return usageErrorf("%s is node %s and %s is node %s: diff compares one node over time (--any-nodes compares them anyway)", oldPath, a, newPath, b)
 	}
 	now := e.now().UTC()
-	rep := report.BuildDiff(report.Tool{Name: "diag", Version: toolVersion()}, &now, old, cur, diff.Compare(old, cur), diff.Analyze(old, cur))
+	// Each side's findings as analyze gives them: the rules, and the
+	// capture rules on the captures inside a bundle.
+	findings := func(p string, s *snapshot.Snapshot) ([]finding.Finding, error) {
+		res := analyzers.Run([]*snapshot.Snapshot{s}, analyzers.Selection{})
+		err := analyzeBundleCaptures([]string{p}, []*snapshot.Snapshot{s}, analyzers.Selection{}, capture.Limits{}, &res)
+		return res.Findings, err
+	}
+	of, err := findings(oldPath, old)
+	if err != nil {
+		return err
+	}
+	nf, err := findings(newPath, cur)
+	if err != nil {
+		return err
+	}
+	rep := report.BuildDiff(report.Tool{Name: "diag", Version: toolVersion()}, &now, old, cur, diff.Compare(old, cur), diff.SplitFindings(of, nf))
 
 	if err := streamOutput(e.stdout, o.outputFile, func(w io.Writer) error {
 		switch o.output {

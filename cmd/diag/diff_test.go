@@ -262,3 +262,23 @@ func TestDiffOutputFileAndFormats(t *testing.T) {
 		t.Error("colour with --color never")
 	}
 }
+
+// The capture rules count too: the seed's Linux node, whose capture shows
+// SYNs never answered (CAP-02), against itself keeps CAP-02 persisting,
+// and against a copy without the capture CAP-02 is resolved, as analyze
+// would see it.
+func TestDiffCaptureFindings(t *testing.T) {
+	linux := "../../testdata/bundles/seed-linux-controlplane"
+	d := diffJSON(t, 0, linux, linux)
+	if !strings.Contains(ruleIDs(d.Findings.Persisting), "CAP-02") {
+		t.Errorf("same bundle: persisting %q", ruleIDs(d.Findings.Persisting))
+	}
+	fixed := copyTree(t, linux)
+	if err := os.RemoveAll(filepath.Join(fixed, "capture")); err != nil {
+		t.Fatal(err)
+	}
+	d = diffJSON(t, 3, linux, fixed)
+	if !strings.Contains(ruleIDs(d.Findings.Resolved), "CAP-02") || strings.Contains(ruleIDs(d.Findings.Persisting), "CAP-02") {
+		t.Errorf("capture gone: resolved %q persisting %q", ruleIDs(d.Findings.Resolved), ruleIDs(d.Findings.Persisting))
+	}
+}
