@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/fatih/color"
@@ -207,26 +206,12 @@ func summaryLine(r *Report, pal palette) string {
 // skippedSummary says in one line which rule families were skipped for
 // missing inputs, so a report with no findings does not read as "all checked".
 func skippedSummary(r *Report) string {
-	fams := map[string]int{}
-	var order []string
+	ids := make([]string, 0, len(r.Skipped))
 	for _, s := range r.Skipped {
-		fam, _, _ := strings.Cut(s.ID, "-")
-		if fams[fam] == 0 {
-			order = append(order, fam)
-		}
-		fams[fam]++
-	}
-	sort.Strings(order)
-	var parts []string
-	for _, f := range order {
-		parts = append(parts, fmt.Sprintf("%s %d", f, fams[f]))
-	}
-	rules := "rules"
-	if len(r.Skipped) == 1 {
-		rules = "rule"
+		ids = append(ids, s.ID)
 	}
 	return fmt.Sprintf("%d %s not run for want of their inputs (%s); --show-skipped lists each with the input it needs",
-		len(r.Skipped), rules, strings.Join(parts, ", "))
+		len(r.Skipped), plural(len(r.Skipped), "rule", "rules"), families(ids))
 }
 
 func (p palette) count(s finding.Severity, n int) string {
