@@ -220,15 +220,7 @@ func (a *Analyzer) ReadSource(src *Source, name string) error {
 func (a *Analyzer) readSerial(src *Source) (n int64, err error) {
 	if src.isMapped() {
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-		defer func() {
-			if r := recover(); r != nil {
-				if !isFault(r) {
-					panic(r)
-				}
-				src.shrank.Store(true)
-				err = nil
-			}
-		}()
+		defer src.recoverFault() // n counts the packets before the cut
 	}
 	var p Packet
 	for {
@@ -248,15 +240,7 @@ func (a *Analyzer) readSerial(src *Source) (n int64, err error) {
 func (a *Analyzer) addBatch(src *Source, b *batch) (ok bool) {
 	if src.isMapped() {
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-		defer func() {
-			if r := recover(); r != nil {
-				if !isFault(r) {
-					panic(r)
-				}
-				src.shrank.Store(true)
-				ok = false
-			}
-		}()
+		defer src.recoverFault() // ok stays false
 	}
 	for i := range b.pkts {
 		a.Add(&b.pkts[i])
@@ -291,14 +275,7 @@ func (a *Analyzer) readPipelined(src *Source) (int64, error) {
 			// A mapped file cut while it is read faults: the batch being
 			// framed ends the packets.
 			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-			defer func() {
-				if r := recover(); r != nil {
-					if !isFault(r) {
-						panic(r)
-					}
-					src.shrank.Store(true)
-				}
-			}()
+			defer src.recoverFault()
 		}
 		var p Packet
 		for {

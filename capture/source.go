@@ -364,6 +364,20 @@ func (s *Source) Close() error {
 // where a file cut while it is read faults instead of ending.
 func (s *Source) isMapped() bool { return s.blocks != nil && s.blocks.mapped != nil }
 
+// recoverFault, deferred (after debug.SetPanicOnFault(true)) by a
+// goroutine that touches a mapped file, turns the fault of a file that
+// shrank under it into the end of the packets, noted (Notes); any other
+// panic goes on. The function it was deferred in returns its results as
+// they stood.
+func (s *Source) recoverFault() {
+	if r := recover(); r != nil {
+		if !isFault(r) {
+			panic(r)
+		}
+		s.shrank.Store(true)
+	}
+}
+
 // isFault says whether a recovered panic is a memory fault
 // (debug.SetPanicOnFault): a mapped file that shrank under the reader.
 func isFault(r any) bool {
