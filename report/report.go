@@ -30,16 +30,14 @@ type Report struct {
 	Notes []string `json:"notes,omitempty"`
 	// The overlay picture, which only the HTML report draws: built on
 	// first use from the snapshots and findings it was built from.
-	overlay      *Overlay
-	overlayBuilt bool
-	overlayFrom  []*snapshot.Snapshot
+	overlay     *Overlay
+	overlayFrom []*snapshot.Snapshot // until the picture is built
 }
 
 // picture returns the overlay picture, building it the first time.
 func (r *Report) picture() *Overlay {
-	if !r.overlayBuilt {
-		r.overlay, r.overlayBuilt = buildOverlay(r.overlayFrom, r.Findings), true
-		r.overlayFrom = nil
+	if r.overlayFrom != nil {
+		r.overlay, r.overlayFrom = buildOverlay(r.overlayFrom, r.Findings), nil
 	}
 	return r.overlay
 }
