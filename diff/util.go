@@ -82,19 +82,12 @@ func keyed[T any](objs []T, key func(T) string) (map[string]T, []string) {
 func pairs[T any](old, new map[string]T, oldKeys, newKeys []string, each func(k string, o, n T, inOld, inNew bool)) {
 	keys := append(append([]string{}, oldKeys...), newKeys...)
 	sort.Strings(keys)
-	var zero T
 	for i, k := range keys {
 		if i > 0 && keys[i-1] == k {
 			continue
 		}
-		o, inOld := old[k]
+		o, inOld := old[k] // the zero value when missing
 		n, inNew := new[k]
-		if !inOld {
-			o = zero
-		}
-		if !inNew {
-			n = zero
-		}
 		each(k, o, n, inOld, inNew)
 	}
 }
