@@ -68,18 +68,32 @@ and an existing file is replaced only with --force.
 			if err := checkOutputFileFlags(c); err != nil {
 				return err
 			}
+			switch {
+			case o.timeout <= 0:
+				return outOfRange(c, "timeout", o.timeout)
+			case o.capture < 0:
+				return outOfRange(c, "capture", o.capture)
+			case o.parallel < 1 || o.parallel > 64:
+				return outOfRange(c, "parallel", o.parallel)
+			case o.maxLogBytes < 1:
+				return outOfRange(c, "max-log-bytes", o.maxLogBytes)
+			}
 			return runCollect(c.Context(), e, o)
 		},
 	}
 	f := cmd.Flags()
 	outputFileFlag(cmd, &o.output, "bundle to write (default diag-<node>-<UTC time>.zip in the current directory)")
 	f.DurationVar(&o.timeout, "timeout", 5*time.Minute, "deadline for the whole collection")
+	validValues(f, "timeout", "positive")
 	f.StringSliceVar(&o.only, "only", nil, "run only these collectors (IDs, comma-separated)")
 	f.StringSliceVar(&o.skip, "skip", nil, "do not run these collectors")
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for the Kubernetes context (default: in-cluster, KUBECONFIG, ~/.kube/config, C:\\k\\config)")
 	f.DurationVar(&o.capture, "capture", 0, "also capture VXLAN traffic for this long (e.g. 30s) into capture/diag.pcapng")
+	validValues(f, "capture", "0 (no capture) or a positive duration such as 30s")
 	f.IntVar(&o.parallel, "parallel", 4, "collectors to run at once")
+	validValues(f, "parallel", "between 1 and 64")
 	f.Int64Var(&o.maxLogBytes, "max-log-bytes", collectors.DefaultMaxLogBytes, "keep at most this many bytes of each log (its tail)")
+	validValues(f, "max-log-bytes", "at least 1 (a log's tail in bytes)")
 	f.BoolVar(&o.force, "force", false, "replace the output file if it exists")
 	return cmd
 }
@@ -101,17 +115,6 @@ func stopSignals() []os.Signal {
 }
 
 func runCollect(ctx context.Context, e *env, o collectOptions) error {
-	if o.timeout <= 0 {
-		return usageErrorf("--timeout must be positive, not %s", o.timeout)
-	}
-	switch {
-	case o.capture < 0:
-		return usageErrorf("--capture must be 0 (no capture) or a positive duration such as 30s, not %s", o.capture)
-	case o.parallel < 1 || o.parallel > 64:
-		return usageErrorf("--parallel must be between 1 and 64, not %d", o.parallel)
-	case o.maxLogBytes < 1:
-		return usageErrorf("--max-log-bytes must be at least 1 (a log's tail in bytes), not %d", o.maxLogBytes)
-	}
 	node := nodeName(e)
 	cenv := &collectors.Env{
 		Runner:      collectors.ExecRunner{},
