@@ -17,47 +17,48 @@ import (
 // where the last good one was.
 func streamOutput(stdout io.Writer, file string, render func(io.Writer) error) error {
 	if file == "" {
-		tw := &trackedWriter{w: stdout}
-		bw := bufio.NewWriterSize(tw, 64<<10)
-		rerr := render(bw)
-		ferr := bw.Flush()
-		switch {
-		case tw.err != nil:
-			return tw.err
-		case rerr != nil:
-			return fmt.Errorf("render report: %w", rerr)
+		werr, rerr := renderTo(stdout, render)
+		if werr != nil {
+			return werr
 		}
-		return ferr
+		return rerr
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".*.tmp")
 	if err != nil {
 		return usageErrorf("write report: %s: %v", file, pathErr(err))
 	}
-	tw := &trackedWriter{w: tmp}
-	bw := bufio.NewWriterSize(tw, 64<<10)
-	rerr := render(bw)
-	ferr := bw.Flush()
-	cerr := tmp.Close()
-	if rerr == nil && tw.err == nil && ferr == nil && cerr == nil {
-		if err := os.Chmod(tmp.Name(), 0o644); err == nil {
-			if err = os.Rename(tmp.Name(), file); err == nil {
+	werr, rerr := renderTo(tmp, render)
+	if cerr := tmp.Close(); werr == nil && rerr == nil {
+		werr = cerr
+	}
+	if werr == nil && rerr == nil {
+		if werr = os.Chmod(tmp.Name(), 0o644); werr == nil {
+			if werr = os.Rename(tmp.Name(), file); werr == nil {
 				return nil
 			}
-			cerr = err
-		} else {
-			cerr = err
 		}
 	}
 	os.Remove(tmp.Name())
-	switch {
-	case tw.err != nil:
-		return usageErrorf("write report: %s: %v", file, pathErr(tw.err))
-	case rerr != nil:
-		return fmt.Errorf("render report: %w", rerr)
-	case ferr != nil:
-		return usageErrorf("write report: %s: %v", file, pathErr(ferr))
+	if werr != nil {
+		return usageErrorf("write report: %s: %v", file, pathErr(werr))
 	}
-	return usageErrorf("write report: %s: %v", file, pathErr(cerr))
+	return rerr
+}
+
+// renderTo renders through a buffer into w. It tells a write error (a full
+// disk, a closed pipe) from the renderer's own, which it wraps.
+func renderTo(w io.Writer, render func(io.Writer) error) (werr, rerr error) {
+	tw := &trackedWriter{w: w}
+	bw := bufio.NewWriterSize(tw, 64<<10)
+	if err := render(bw); err != nil && tw.err == nil {
+		rerr = fmt.Errorf("render report: %w", err)
+	}
+	ferr := bw.Flush()
+	werr = tw.err
+	if werr == nil && rerr == nil {
+		werr = ferr
+	}
+	return werr, rerr
 }
 
 // trackedWriter remembers the first write error, to tell a full disk or a
