@@ -54,10 +54,16 @@ func appendOnce(s []int, i int) []int {
 
 // first is the lowest index in the lists whose node is not skip; -1 if none.
 func first(nodes []*OverlayNode, skip *OverlayNode, lists ...[]int) int {
+	return lowest(func(i int) bool { return nodes[i] == skip }, lists...)
+}
+
+// lowest is the lowest index in the lists (each in ascending order) that
+// skip does not refuse; -1 if none.
+func lowest(skip func(int) bool, lists ...[]int) int {
 	best := -1
 	for _, l := range lists {
 		for _, i := range l {
-			if nodes[i] == skip {
+			if skip(i) {
 				continue
 			}
 			if best < 0 || i < best {
@@ -124,23 +130,11 @@ func newKubeIndex(kube map[string]*snapshot.KubeNode) *kubeIndex {
 // skip) that has the address via, whose Calico tunnel address is in
 // prefix, or whose pod CIDR is prefix.
 func (x *kubeIndex) match(skip string, via netip.Addr, prefix netip.Prefix) *snapshot.KubeNode {
-	best := -1
-	pick := func(l []int) {
-		for _, i := range l {
-			if x.nodes[i].Name == skip {
-				continue
-			}
-			if best < 0 || i < best {
-				best = i
-			}
-			break
-		}
-	}
-	pick(x.addr[via])
+	lists := [][]int{x.addr[via]}
 	if prefix.IsValid() {
-		pick(x.tunnel[prefix.Masked()])
-		pick(x.cidr[prefix])
+		lists = append(lists, x.tunnel[prefix.Masked()], x.cidr[prefix])
 	}
+	best := lowest(func(i int) bool { return x.nodes[i].Name == skip }, lists...)
 	if best < 0 {
 		return nil
 	}
