@@ -62,23 +62,26 @@ const (
 // corrupt notes that the block being read is damaged and stops the
 // reading there.
 func (r *ngReader) corrupt(format string, args ...any) error {
-	packet := int64(0)
-	if r.inPacket {
-		packet = r.records
-	}
-	r.stop.damaged("block", r.at, packet, r.records-min(packet, 1), "pcapng: "+fmt.Sprintf(format, args...))
+	packet, before := r.where()
+	r.stop.damaged("block", r.at, packet, before, "pcapng: "+fmt.Sprintf(format, args...))
 	return errStopped
+}
+
+// where says which packet the block being read is (0: no packet block)
+// and how many packets came before it.
+func (r *ngReader) where() (packet, before int64) {
+	if r.inPacket {
+		return r.records, r.records - 1
+	}
+	return 0, r.records
 }
 
 // truncated notes that the file ends in the middle of the block being
 // read and stops the reading there.
 func (r *ngReader) truncated() error {
-	packet := int64(0)
-	if r.inPacket {
-		packet = r.records
-	}
+	packet, before := r.where()
 	rest, _ := io.Copy(io.Discard, r.r)
-	r.stop.cutShort("block", r.at, packet, r.records-min(packet, 1), r.off+rest, r.need)
+	r.stop.cutShort("block", r.at, packet, before, r.off+rest, r.need)
 	return errStopped
 }
 
