@@ -2,14 +2,13 @@ package report
 
 import (
 	_ "embed"
-	"html/template"
 	"io"
 )
 
 //go:embed diff.tmpl
 var diffHTMLSource string
 
-var diffHTMLTemplate = template.Must(template.New("diff").Parse(diffHTMLSource))
+var diffHTMLTemplate = parseHTML("diff", diffHTMLSource)
 
 type diffHTMLView struct {
 	R       *DiffReport

@@ -12,7 +12,13 @@ import (
 //go:embed html.tmpl
 var htmlSource string
 
-var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+// evidence.tmpl defines the evidence table both the analyze report and
+// the diff show.
+//
+//go:embed evidence.tmpl
+var evidenceSource string
+
+var htmlFuncs = template.FuncMap{
 	"f":   f,
 	"add": func(a float64, b int) float64 { return a + float64(b) },
 	// hasFile says whether any evidence names a file: a capture's evidence
@@ -25,7 +31,14 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 		}
 		return false
 	},
-}).Parse(htmlSource))
+}
+
+// parseHTML parses a page template with the shared evidence table.
+func parseHTML(name, source string) *template.Template {
+	return template.Must(template.Must(template.New(name).Funcs(htmlFuncs).Parse(source)).Parse(evidenceSource))
+}
+
+var htmlTemplate = parseHTML("report", htmlSource)
 
 type htmlView struct {
 	R          *Report
