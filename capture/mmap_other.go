@@ -1,10 +1,10 @@
-//go:build !unix
+//go:build !linux
 
 package capture
 
 import "os"
 
-// Captures are read, not mapped, where syscall has no Mmap.
+// Captures are read, not mapped, off Linux (a mapping is not worth a second implementation).
 func mapFile(*os.File) []byte { return nil }
 
 func unmapFile([]byte) {}
