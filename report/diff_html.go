@@ -2,13 +2,16 @@ package report
 
 import (
 	_ "embed"
+	"html/template"
 	"io"
+	"sync"
 )
 
 //go:embed diff.tmpl
 var diffHTMLSource string
 
-var diffHTMLTemplate = parseHTML("diff", diffHTMLSource)
+// Parsed on first use, not at every start of diag.
+var diffHTMLTemplate = sync.OnceValue(func() *template.Template { return parseHTML("diff", diffHTMLSource) })
 
 type diffHTMLView struct {
 	R       *DiffReport
@@ -22,6 +25,6 @@ type diffHTMLView struct {
 // WriteDiffHTML writes the diff as one self-contained HTML file, styled
 // like the analyze report; html/template escapes what comes from inputs.
 func WriteDiffHTML(w io.Writer, r *DiffReport) error {
-	return diffHTMLTemplate.Execute(w, diffHTMLView{R: r, Node: diffNode(r), OldLine: sideLine("OLD", r.Old),
+	return diffHTMLTemplate().Execute(w, diffHTMLView{R: r, Node: diffNode(r), OldLine: sideLine("OLD", r.Old),
 		NewLine: sideLine("NEW", r.New), Summary: diffSummary(r), Rows: diffRows(r.Changes)})
 }

@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"io"
 	"sort"
+	"sync"
 
 	"github.com/wincni/diag/finding"
 )
@@ -38,7 +39,8 @@ func parseHTML(name, source string) *template.Template {
 	return template.Must(template.Must(template.New(name).Funcs(htmlFuncs).Parse(source)).Parse(evidenceSource))
 }
 
-var htmlTemplate = parseHTML("report", htmlSource)
+// Parsed on first use, not at every start of diag.
+var htmlTemplate = sync.OnceValue(func() *template.Template { return parseHTML("report", htmlSource) })
 
 type htmlView struct {
 	R          *Report
@@ -82,5 +84,5 @@ func writeHTML(w io.Writer, r *Report, tables []htmlTable) error {
 		}
 	}
 	sort.Strings(v.NodeNames)
-	return htmlTemplate.Execute(w, v)
+	return htmlTemplate().Execute(w, v)
 }

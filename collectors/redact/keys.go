@@ -1,7 +1,6 @@
 package redact
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -167,11 +166,6 @@ func splitKey(key string) []string {
 	flush()
 	return words
 }
-
-// A PowerShell command (approved verbs that produce a value).
-var verbNoun = regexp.MustCompile(`^(?i:Get|Read|New|ConvertTo|ConvertFrom|Import|Export|Invoke|Select|Join|Format|Out|Test|Resolve|Find|Search|Receive|Request|Unprotect|Protect)-[A-Z][A-Za-z]+$`)
-
-var pathValue = regexp.MustCompile(`^(?:/|\./|\.\./|~/|[A-Za-z]:[\\/]|\\\\|%[A-Za-z_]+%)[^\s]*$`)
 
 // secretValue says whether a value found under a secret key is a secret:
 // not empty, not a JSON/YAML null or boolean, not a variable reference,

@@ -107,6 +107,7 @@ const (
 
 // NewWriter returns a Writer that writes the redacted text to dst.
 func NewWriter(dst io.Writer) *Writer {
+	compiled.Do(compileRules)
 	return &Writer{dst: dst, counts: map[string]int{}}
 }
 
