@@ -28,6 +28,12 @@ func mapFile(f *os.File) []byte {
 
 func unmapFile(data []byte) { _ = syscall.Munmap(data) }
 
+// releaseChunk is how much of the mapping release hands back at once: each
+// call costs a TLB shootdown on every core the reader and the analyzer
+// run on, so one per 4 MiB instead of one per batch (~400 KB) took a tenth
+// off decoding 300k packets, for 4 MiB more of memory at most.
+const releaseChunk = 4 << 20
+
 // release hands the pages of the mapping below end back to the kernel:
 // they stay in the page cache, and out of this process's memory, which
 // grows with the flows, not with the file.
@@ -37,7 +43,7 @@ func (pb *pcapBlocks) release(end int64) {
 	}
 	page := int64(os.Getpagesize())
 	end = end / page * page
-	if end <= pb.released {
+	if end-pb.released < releaseChunk {
 		return
 	}
 	_ = syscall.Madvise(pb.mapped[pb.released:end], syscall.MADV_DONTNEED)
