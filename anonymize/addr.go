@@ -1,0 +1,138 @@
+package anonymize
+
+import "net/netip"
+
+// A rangeRule says how the addresses of one range are mapped: keep is how
+// many leading bits stay (the range's own bits, so RFC 1918 stays private
+// and APIPA stays APIPA); whole ranges are kept entirely (loopback,
+// multicast, netmasks, the Vagrant NAT network rules look for).
+type rangeRule struct {
+	p     netip.Prefix
+	keep  int
+	whole bool
+}
+
+func whole(s string) rangeRule {
+	p := netip.MustParsePrefix(s)
+	return rangeRule{p: p, keep: p.Bits(), whole: true}
+}
+
+func keepBits(s string) rangeRule {
+	p := netip.MustParsePrefix(s)
+	return rangeRule{p: p, keep: p.Bits()}
+}
+
+// Most specific first.
+var v4Rules = []rangeRule{
+	whole("0.0.0.0/8"),
+	whole("127.0.0.0/8"),
+	whole("224.0.0.0/3"),        // multicast, reserved, broadcast, and netmasks from 224.0.0.0 up
+	whole("128.0.0.0/32"),       // the netmask of a /1
+	whole("192.0.0.0/24"),       // IETF assignments, and the netmask of a /2
+	whole("10.0.2.0/24"),        // Vagrant/VirtualBox NAT: what OVL rules recognise
+	whole("192.168.255.0/30"),   // the HNS bootstrap network Calico and flannel create
+	whole("168.63.129.16/32"),   // the Azure platform address (DNS, health probes)
+	whole("169.254.169.254/32"), // cloud instance metadata
+	keepBits("169.254.0.0/16"),  // APIPA: OVL-01's evidence
+	keepBits("10.0.0.0/8"),
+	keepBits("172.16.0.0/12"),
+	keepBits("192.168.0.0/16"),
+	keepBits("100.64.0.0/10"), // carrier-grade NAT
+}
+
+var v6Rules = []rangeRule{
+	whole("::/127"), // unspecified and loopback
+	whole("ff00::/8"),
+	keepBits("fe80::/10"),
+	keepBits("fc00::/7"),
+	keepBits("2001:db8::/32"),
+}
+
+// Bits kept at the end of every address: the host's place in its subnet
+// (the .1 gateway, the .0 network, a Service's .10), so that what rules
+// compute from a subnet stays true. The permuted bits above them are the
+// topology.
+const (
+	keepLow4 = 8
+	keepLow6 = 16
+)
+
+func ruleFor(a netip.Addr) (rangeRule, bool) {
+	rules := v6Rules
+	if a.Is4() {
+		rules = v4Rules
+	}
+	for _, r := range rules {
+		if r.p.Contains(a) {
+			return r, true
+		}
+	}
+	return rangeRule{}, false
+}
+
+// addrMapper maps addresses, remembering each (bundles repeat addresses a
+// great deal, and each costs up to 112 AES blocks).
+type addrMapper struct {
+	v4, v6 *panCipher
+	seen   map[netip.Addr]netip.Addr
+}
+
+func newAddrMapper(k Key) *addrMapper {
+	v4, _ := newPanCipher(k.derive("ipv4"))
+	v6, _ := newPanCipher(k.derive("ipv6"))
+	return &addrMapper{v4: v4, v6: v6, seen: map[netip.Addr]netip.Addr{}}
+}
+
+// Addr maps one address: prefix-preserving within its range, a public
+// address to a public one.
+func (m *addrMapper) Addr(a netip.Addr) netip.Addr {
+	if !a.IsValid() {
+		return a
+	}
+	zone := a.Zone()
+	a = a.WithZone("")
+	if out, ok := m.seen[a]; ok {
+		return out.WithZone(zone)
+	}
+	out := m.mapAddr(a)
+	m.seen[a] = out
+	return out.WithZone(zone)
+}
+
+func (m *addrMapper) mapAddr(a netip.Addr) netip.Addr {
+	if a.Is4In6() {
+		return netip.AddrFrom16(m.Addr(a.Unmap()).As16())
+	}
+	c, bits, low := m.v6, 128, keepLow6
+	if a.Is4() {
+		c, bits, low = m.v4, 32, keepLow4
+	}
+	r, special := ruleFor(a)
+	if r.whole {
+		return a
+	}
+	out := a
+	for range 64 {
+		b, _ := netip.AddrFromSlice(c.permute(out.AsSlice(), r.keep, bits-low))
+		out = b
+		if r2, sp := ruleFor(out); special && r2 == r || !special && !sp {
+			return out
+		}
+		// An address that landed in another range (a public one among
+		// the private, a private one in the Vagrant NAT network) walks on
+		// through the same permutation until it is back in its own:
+		// cycle walking, a bijection on each range.
+	}
+	return out
+}
+
+// Prefix maps a CIDR: a canonical one (no host bits) stays canonical, and
+// contains the mapped form of every address it contained; one with host
+// bits set keeps them set.
+func (m *addrMapper) Prefix(p netip.Prefix) netip.Prefix {
+	out := netip.PrefixFrom(m.Addr(p.Addr()), p.Bits())
+	if p.Masked() == p {
+		return out.Masked()
+	}
+	return out
+}

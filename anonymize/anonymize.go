@@ -1,0 +1,77 @@
+// Package anonymize replaces the addresses, MACs and names of a bundle with
+// keyed pseudonyms that keep what the analysis compares: subnets still
+// contain their addresses (prefix-preserving), private stays private,
+// APIPA stays APIPA, a MAC made from an address still names the mapped
+// address, and a name is the same pseudonym everywhere it appears. It
+// works on the raw artifacts (text of any format, packet captures), so
+// that diag analyze reads an anonymized bundle as it read the original.
+package anonymize
+
+import (
+	"net/netip"
+	"sort"
+)
+
+// Anonymizer maps values with one key. It remembers what it mapped: not
+// safe for concurrent use.
+type Anonymizer struct {
+	key   Key
+	addrs *addrMapper
+	macs  *macMapper
+	names *nameMapper
+}
+
+// New returns an Anonymizer for key k.
+func New(k Key) *Anonymizer {
+	addrs := newAddrMapper(k)
+	return &Anonymizer{key: k, addrs: addrs, macs: newMACMapper(k, addrs), names: newNameMapper(k)}
+}
+
+// AddName registers a name (a host, domain, namespace or object name) to
+// be replaced wherever it appears as a whole word or dotted label.
+func (a *Anonymizer) AddName(kind, name string) { a.names.Add(kind, name) }
+
+// Addr maps one address.
+func (a *Anonymizer) Addr(addr netip.Addr) netip.Addr { return a.addrs.Addr(addr) }
+
+// String anonymizes a short text: a manifest value, a file name.
+func (a *Anonymizer) String(s string) string { return string(a.Text([]byte(s))) }
+
+// Mapping is what was replaced, original → pseudonym, for the owner of the
+// original (--write-map): never written into the anonymized bundle.
+type Mapping struct {
+	KeyID     string      `json:"keyID"`
+	Addresses [][2]string `json:"addresses"`
+	MACs      [][2]string `json:"macs"`
+	Names     [][2]string `json:"names"`
+}
+
+// Mapping returns what this Anonymizer replaced so far.
+func (a *Anonymizer) Mapping() Mapping {
+	m := Mapping{KeyID: a.key.ID(), Names: a.names.Map()}
+	for k, v := range a.addrs.seen {
+		if k != v {
+			m.Addresses = append(m.Addresses, [2]string{k.String(), v.String()})
+		}
+	}
+	for k, v := range a.macs.seen {
+		if k != v {
+			m.MACs = append(m.MACs, [2]string{macString(k), macString(v)})
+		}
+	}
+	sort.Slice(m.Addresses, func(i, j int) bool { return m.Addresses[i][0] < m.Addresses[j][0] })
+	sort.Slice(m.MACs, func(i, j int) bool { return m.MACs[i][0] < m.MACs[j][0] })
+	return m
+}
+
+func macString(b [6]byte) string {
+	const digits = "0123456789abcdef"
+	out := make([]byte, 0, 17)
+	for i, v := range b {
+		if i > 0 {
+			out = append(out, '-')
+		}
+		out = append(out, digits[v>>4], digits[v&15])
+	}
+	return string(out)
+}

@@ -1,0 +1,82 @@
+package anonymize
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/wincni/diag/capture"
+	"github.com/wincni/diag/gen"
+)
+
+// addrLike masks what anonymization changes in a capture report:
+// addresses, MACs, and the file path.
+var addrLike = regexp.MustCompile(`[0-9a-fA-F]{1,4}(:[0-9a-fA-F]{0,4}){2,7}|\d{1,3}(\.\d{1,3}){3}|([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}|"path":"[^"]*"`)
+
+func captureSignature(t *testing.T, path string) string {
+	t.Helper()
+	a := capture.NewAnalyzer(capture.Options{VXLANPorts: []uint16{4789, 8472}})
+	if err := a.ReadFile(path); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	b, err := json.Marshal(a.Finish("node"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return addrLike.ReplaceAllString(string(b), "X")
+}
+
+// TestCaptureSameAnalysis: a capture decodes the same after anonymizing
+// (packets, tunnels, flows, their states and checksum verdicts, the
+// findings), with every address in it changed: outer and inner.
+func TestCaptureSameAnalysis(t *testing.T) {
+	dir := t.TempDir()
+	files := []string{filepath.Join("..", "testdata", "captures", "seed-syn-unanswered.pcap")}
+	// Handshakes through VXLAN, in pcap and in pcapng cut at a snap length.
+	pkts := append(gen.Handshake(0, "10.127.130.36", "10.127.130.37", "10.244.1.5", "10.244.2.7", 40000, 80, 4096, "00-15-5D-64-51-0E", "0E-2A-0A-F4-02-00"),
+		gen.Handshake(1e9, "172.31.4.5", "172.31.9.9", "192.168.3.4", "192.168.7.8", 41000, 443, 4097, "02-42-AC-11-00-02", "c6:71:81:86:b2:77")...)
+	for _, w := range []struct {
+		name  string
+		write func(string) error
+	}{
+		{"gen.pcap", func(p string) error { return gen.WritePcap(p, pkts) }},
+		{"gen.pcapng", func(p string) error { return gen.WritePcapng(p, pkts, 0) }},
+		{"gen-snap.pcapng", func(p string) error { return gen.WritePcapng(p, pkts, 96) }},
+	} {
+		p := filepath.Join(dir, w.name)
+		if err := w.write(p); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, p)
+	}
+	shared, _ := filepath.Glob(filepath.Join("..", "..", "shared", "captures", "*", "*.pcap*"))
+	if len(shared) == 0 {
+		t.Log("../shared/captures absent: the public traces are not checked")
+	}
+	files = append(files, shared...)
+	a := testAnonymizer()
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := a.Capture(data)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		if len(out) != len(data) && !strings.Contains(f, ".pcapng") {
+			t.Errorf("%s: %d bytes became %d", f, len(data), len(out))
+		}
+		p := filepath.Join(dir, "anon-"+filepath.Base(f))
+		if err := os.WriteFile(p, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := captureSignature(t, p), captureSignature(t, f); got != want {
+			t.Errorf("%s: the analysis changed:\n got %.600s\nwant %.600s", f, got, want)
+		}
+	}
+}

@@ -1,0 +1,119 @@
+package anonymize
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base32"
+	"sort"
+	"strings"
+)
+
+// Kinds of names, each with its own pseudonym prefix so that a reader of
+// the anonymized bundle still knows a node from a namespace.
+const (
+	KindHost      = "host"
+	KindDomain    = "domain"
+	KindNamespace = "ns"
+	KindName      = "name" // a Service, pod or other object name
+)
+
+// wellKnown names are kept: they are software defaults every cluster has,
+// not the customer's, and rules (and readers) recognise them.
+var wellKnown = map[string]bool{
+	"default": true, "kube-system": true, "kube-public": true, "kube-node-lease": true, "kube-flannel": true,
+	"calico-system": true, "calico-apiserver": true, "tigera-operator": true, "kubernetes": true, "kube-dns": true,
+	"coredns": true, "cluster.local": true, "svc.cluster.local": true, "localhost": true, "localdomain": true,
+	"workgroup": true, "windows": true, "linux": true, "master": true, "node": true, "external": true,
+	"cbr0": true, "nat": true, "vxlan0": true, "host": true, "local": true, "internal": true,
+}
+
+// minNameLen keeps short tokens (a one-letter host name) from replacing
+// every such letter in the bundle.
+const minNameLen = 3
+
+// nameMapper holds the names to replace and their pseudonyms.
+type nameMapper struct {
+	key   []byte
+	names map[string]string // lower-case name → pseudonym
+	// maxLabels is the most dot-separated labels a name has.
+	maxLabels int
+}
+
+func newNameMapper(k Key) *nameMapper {
+	return &nameMapper{key: k.derive("name"), names: map[string]string{}, maxLabels: 1}
+}
+
+// Add registers a name of a kind. A fully qualified host name registers
+// its first label as a host name and the rest as a domain, so the short
+// form found elsewhere is replaced as well.
+func (m *nameMapper) Add(kind, name string) {
+	name = strings.Trim(strings.TrimSpace(name), ".")
+	low := strings.ToLower(name)
+	if len(name) < minNameLen || wellKnown[low] || !validName(name) {
+		return
+	}
+	if _, ok := m.names[low]; ok {
+		return
+	}
+	if kind == KindHost {
+		if host, domain, ok := strings.Cut(low, "."); ok {
+			m.Add(KindHost, host)
+			m.Add(KindDomain, domain)
+			m.names[low] = m.names[host] + "." + m.names[domain]
+			m.maxLabels = max(m.maxLabels, strings.Count(low, ".")+1)
+			return
+		}
+	}
+	if kind == KindDomain {
+		m.names[low] = m.pseudonym(kind, low) + ".example"
+	} else {
+		m.names[low] = m.pseudonym(kind, low)
+	}
+	m.maxLabels = max(m.maxLabels, strings.Count(low, ".")+1)
+}
+
+func (m *nameMapper) pseudonym(kind, low string) string {
+	h := hmac.New(sha256.New, m.key)
+	h.Write([]byte(kind + "\x00" + low))
+	enc := base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(h.Sum(nil)[:5])
+	return kind + "-" + strings.ToLower(enc)
+}
+
+// validName: letters, digits, '-', '_' and '.', and at least one letter
+// (a number is not a name).
+func validName(s string) bool {
+	letter := false
+	for _, c := range s {
+		switch {
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			letter = true
+		case c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.':
+		default:
+			return false
+		}
+	}
+	return letter
+}
+
+// lookup returns the pseudonym of a name, spelled in the original's case
+// when that was all upper case (Windows host names often are).
+func (m *nameMapper) lookup(word string) (string, bool) {
+	p, ok := m.names[strings.ToLower(word)]
+	if !ok {
+		return "", false
+	}
+	if strings.ToUpper(word) == word {
+		return strings.ToUpper(p), true
+	}
+	return p, true
+}
+
+// Map is the mapping of names, sorted, for --write-map.
+func (m *nameMapper) Map() [][2]string {
+	var out [][2]string
+	for k, v := range m.names {
+		out = append(out, [2]string{k, v})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	return out
+}

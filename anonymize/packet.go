@@ -1,0 +1,279 @@
+package anonymize
+
+import (
+	"encoding/binary"
+	"net/netip"
+)
+
+// VXLAN ports whose payload is an inner Ethernet frame: IANA's and the
+// Linux kernel's default, as capture decode has them.
+func vxlanPort(p uint16) bool { return p == 4789 || p == 8472 }
+
+// Link types of the captures diag reads (capture/decode.go).
+const (
+	linkNull     = 0
+	linkEthernet = 1
+	linkRaw      = 101
+	linkLoop     = 108
+	linkSLL      = 113
+	linkIPv4     = 228
+	linkIPv6     = 229
+)
+
+// frame maps the addresses of one packet in place: MACs of every Ethernet
+// header (outer and, through VXLAN, inner), IPv4 and IPv6 addresses, ARP,
+// and the header an ICMP error quotes. Every checksum is updated by the
+// difference (RFC 1624), so a checksum that was wrong stays wrong by the
+// same amount and one that was right stays right; a UDP checksum of zero
+// (none) stays zero. A packet cut short by the snap length is mapped as
+// far as it goes.
+func (a *Anonymizer) frame(d []byte, link uint32) {
+	switch link {
+	case linkEthernet:
+		a.ethernet(d, 0)
+	case linkRaw, linkIPv4, linkIPv6:
+		if len(d) > 0 {
+			a.l3(d, versionType(d[0]))
+		}
+	case linkSLL:
+		if len(d) >= 16 {
+			if binary.BigEndian.Uint16(d[4:6]) == 6 {
+				a.mapMAC(d[6:12])
+			}
+			a.l3(d[16:], binary.BigEndian.Uint16(d[14:16]))
+		}
+	case linkNull, linkLoop:
+		if len(d) >= 4 {
+			a.l3(d[4:], versionType(d[4%len(d)]))
+		}
+	}
+}
+
+func versionType(b byte) uint16 {
+	switch b >> 4 {
+	case 4:
+		return 0x0800
+	case 6:
+		return 0x86dd
+	}
+	return 0
+}
+
+// depth bounds VXLAN in VXLAN.
+func (a *Anonymizer) ethernet(d []byte, depth int) {
+	if len(d) < 14 || depth > 3 {
+		return
+	}
+	a.mapMAC(d[0:6])
+	a.mapMAC(d[6:12])
+	off, et := 12, binary.BigEndian.Uint16(d[12:14])
+	for (et == 0x8100 || et == 0x88a8) && off+6 <= len(d) {
+		off += 4
+		et = binary.BigEndian.Uint16(d[off : off+2])
+	}
+	a.l3depth(d[off+2:], et, depth)
+}
+
+func (a *Anonymizer) l3(d []byte, et uint16) { a.l3depth(d, et, 0) }
+
+func (a *Anonymizer) l3depth(d []byte, et uint16, depth int) {
+	switch et {
+	case 0x0800:
+		a.ipv4(d, depth)
+	case 0x86dd:
+		a.ipv6(d, depth)
+	case 0x0806:
+		// ARP for IPv4 over Ethernet: sender and target MAC and address.
+		if len(d) >= 28 && binary.BigEndian.Uint16(d[2:4]) == 0x0800 && d[4] == 6 && d[5] == 4 {
+			a.mapMAC(d[8:14])
+			a.mapIP(d[14:18])
+			a.mapMAC(d[18:24])
+			a.mapIP(d[24:28])
+		}
+	}
+}
+
+func (a *Anonymizer) ipv4(d []byte, depth int) {
+	if len(d) < 20 {
+		return
+	}
+	ihl := int(d[0]&15) * 4
+	if ihl < 20 || len(d) < ihl {
+		return
+	}
+	before := make([]byte, 8)
+	copy(before, d[12:20])
+	a.mapIP(d[12:16])
+	a.mapIP(d[16:20])
+	adjust(d[10:12], before, d[12:20])
+	// Fragments after the first carry no transport header.
+	if binary.BigEndian.Uint16(d[6:8])&0x1fff != 0 {
+		return
+	}
+	a.transport(d[ihl:], d[9], int(binary.BigEndian.Uint16(d[2:4]))-ihl, before, d[12:20], depth)
+}
+
+func (a *Anonymizer) ipv6(d []byte, depth int) {
+	if len(d) < 40 {
+		return
+	}
+	before := make([]byte, 32)
+	copy(before, d[8:40])
+	a.mapIP(d[8:24])
+	a.mapIP(d[24:40])
+	a.transport(d[40:], d[6], int(binary.BigEndian.Uint16(d[4:6])), before, d[8:40], depth)
+}
+
+// transport maps what is inside a TCP, UDP or ICMP segment and updates its
+// checksum for the changed pseudo-header addresses and payload. length is
+// the segment's length as the IP header has it (seg may be cut short).
+func (a *Anonymizer) transport(seg []byte, proto byte, length int, oldAddrs, newAddrs []byte, depth int) {
+	var sum []byte
+	switch proto {
+	case 6:
+		if len(seg) < 18 {
+			return
+		}
+		sum = seg[16:18]
+	case 17:
+		if len(seg) < 8 {
+			return
+		}
+		sum = seg[6:8]
+	case 1, 58:
+		if len(seg) < 4 {
+			return
+		}
+		sum = seg[2:4]
+	default:
+		return
+	}
+	// A checksum left to the NIC (transmit offload) holds only the
+	// pseudo-header's sum, with the length or without it (Windows LSO):
+	// it gets the new addresses' sum the same way.
+	if proto != 1 {
+		v := uint32(binary.BigEndian.Uint16(sum))
+		for _, withLen := range []bool{true, false} {
+			if v == partialSum(oldAddrs, proto, length, withLen) {
+				binary.BigEndian.PutUint16(sum, uint16(partialSum(newAddrs, proto, length, withLen)))
+				sum = nil
+				break
+			}
+		}
+	}
+	old := append([]byte(nil), seg...)
+	switch proto {
+	case 17:
+		if vxlanPort(binary.BigEndian.Uint16(seg[2:4])) || vxlanPort(binary.BigEndian.Uint16(seg[0:2])) {
+			if len(seg) >= 16 {
+				a.ethernet(seg[16:], depth+1)
+			}
+		}
+	case 1:
+		// An ICMP error quotes the header of the packet it answers.
+		if t := seg[0]; (t == 3 || t == 4 || t == 5 || t == 11 || t == 12) && len(seg) >= 28 {
+			if q := seg[8:]; q[0]>>4 == 4 {
+				a.mapIP(q[12:16])
+				a.mapIP(q[16:20])
+			}
+		}
+	}
+	if sum == nil || proto == 17 && sum[0] == 0 && sum[1] == 0 {
+		return // offloaded, or no checksum
+	}
+	// Both sums skip the checksum field itself: it changes separately.
+	o := sumOffset(proto)
+	old[o], old[o+1] = 0, 0
+	cur := append([]byte(nil), seg...)
+	cur[o], cur[o+1] = 0, 0
+	m, m2 := onesSum(old), onesSum(cur)
+	if proto != 1 {
+		// The pseudo-header's addresses (its length and protocol stay).
+		m, m2 = fold(m+onesSum(oldAddrs)), fold(m2+onesSum(newAddrs))
+	}
+	adjustSums(sum, m, m2)
+	if proto == 17 && sum[0] == 0 && sum[1] == 0 {
+		sum[0], sum[1] = 0xff, 0xff // a computed zero is sent as all ones
+	}
+}
+
+// partialSum is the folded, uncomplemented pseudo-header sum an
+// offloaded checksum field holds.
+func partialSum(addrs []byte, proto byte, length int, withLen bool) uint32 {
+	s := onesSum(addrs) + uint32(proto)
+	if withLen {
+		s += uint32(length)
+	}
+	return fold(s)
+}
+
+func sumOffset(proto byte) int {
+	switch proto {
+	case 6:
+		return 16
+	case 17:
+		return 6
+	}
+	return 2
+}
+
+// adjust updates the 16-bit ones'-complement checksum at sum for data that
+// went from old to cur (RFC 1624, eqn. 3, over all words at once).
+func adjust(sum []byte, old, cur []byte) { adjustSums(sum, onesSum(old), onesSum(cur)) }
+
+// adjustSums is adjust given the ones'-complement sums of old and new data.
+func adjustSums(sum []byte, m, m2 uint32) {
+	hc := uint32(binary.BigEndian.Uint16(sum))
+	if m == m2 {
+		return
+	}
+	v := (^hc & 0xffff) + (^m & 0xffff) + m2
+	for v>>16 != 0 {
+		v = v&0xffff + v>>16
+	}
+	binary.BigEndian.PutUint16(sum, ^uint16(v))
+}
+
+func onesSum(b []byte) uint32 {
+	var s uint64
+	for len(b) >= 2 {
+		s += uint64(binary.BigEndian.Uint16(b))
+		b = b[2:]
+	}
+	if len(b) == 1 {
+		s += uint64(b[0]) << 8
+	}
+	for s>>16 != 0 {
+		s = s&0xffff + s>>16
+	}
+	return uint32(s)
+}
+
+func fold(v uint32) uint32 {
+	for v>>16 != 0 {
+		v = v&0xffff + v>>16
+	}
+	return v
+}
+
+func (a *Anonymizer) mapMAC(b []byte) {
+	var m [6]byte
+	copy(m[:], b)
+	out := a.macs.MAC(m)
+	copy(b, out[:])
+}
+
+func (a *Anonymizer) mapIP(b []byte) {
+	addr, ok := netip.AddrFromSlice(b)
+	if !ok {
+		return
+	}
+	out := a.addrs.Addr(addr)
+	if addr.Is4() {
+		v := out.As4()
+		copy(b, v[:])
+	} else {
+		v := out.As16()
+		copy(b, v[:])
+	}
+}

@@ -1,0 +1,255 @@
+package anonymize
+
+import (
+	"net/netip"
+	"strconv"
+	"strings"
+)
+
+// Text rewrites every IPv4 and IPv6 address (with or without a prefix
+// length), MAC address and registered name in text, leaving everything
+// else byte for byte. Addresses are found by their shape at a token
+// boundary; a dotted version number (v1.2.3.4, 10.0.17763.1) is not an
+// address.
+func (a *Anonymizer) Text(in []byte) []byte {
+	out := make([]byte, 0, len(in)+len(in)/16)
+	for i := 0; i < len(in); {
+		var prev byte
+		if i > 0 {
+			prev = in[i-1]
+		}
+		if !addrChar(prev) {
+			if n, rep := a.addrAt(in, i); n > 0 {
+				out = append(out, rep...)
+				i += n
+				continue
+			}
+		}
+		if !nameChar(prev) && nameChar(in[i]) {
+			n, rep := a.namesAt(in, i)
+			out = append(out, rep...)
+			i += n
+			continue
+		}
+		out = append(out, in[i])
+		i++
+	}
+	return out
+}
+
+// addrChar: characters that make a preceding address part of something else.
+func addrChar(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '.' || c == ':'
+}
+
+func nameChar(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '.' || c == '-'
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func isAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
+}
+
+// addrAt matches an address at in[i:]: the bytes it spans and their
+// replacement, or 0.
+func (a *Anonymizer) addrAt(in []byte, i int) (int, []byte) {
+	if n, rep := a.ipv6At(in, i); n > 0 {
+		return n, rep
+	}
+	if n, rep := a.macAt(in, i); n > 0 {
+		return n, rep
+	}
+	return a.ipv4At(in, i)
+}
+
+func (a *Anonymizer) ipv6At(in []byte, i int) (int, []byte) {
+	j, colons := i, 0
+	for j < len(in) && (isHex(in[j]) || in[j] == ':' || in[j] == '.') {
+		if in[j] == ':' {
+			colons++
+		}
+		j++
+	}
+	run := strings.TrimRight(string(in[i:j]), ".")
+	j = i + len(run)
+	if colons < 2 || j < len(in) && isAlnum(in[j]) || run[0] == ':' && colons < 3 {
+		return 0, nil
+	}
+	addr, err := netip.ParseAddr(run)
+	if err != nil || !addr.Is6() {
+		return 0, nil
+	}
+	zone := ""
+	if j < len(in) && in[j] == '%' {
+		k := j + 1
+		for k < len(in) && isAlnum(in[k]) {
+			k++
+		}
+		zone, j = string(in[j:k]), k
+	}
+	mapped := a.addrs.Addr(addr)
+	if bits, n := prefixLen(in, j, 128); n > 0 {
+		p := a.addrs.Prefix(netip.PrefixFrom(addr, bits))
+		return j + n - i, []byte(p.Addr().String() + zone + "/" + strconv.Itoa(bits))
+	}
+	return j - i, []byte(mapped.String() + zone)
+}
+
+// prefixLen reads "/n" at in[j:] (n at most max): n and the bytes it spans.
+func prefixLen(in []byte, j, max int) (int, int) {
+	if j >= len(in) || in[j] != '/' {
+		return 0, 0
+	}
+	k, v := j+1, 0
+	for k < len(in) && in[k] >= '0' && in[k] <= '9' && k-j <= 3 {
+		v = v*10 + int(in[k]-'0')
+		k++
+	}
+	if k == j+1 || v > max || k < len(in) && (isAlnum(in[k]) || in[k] == '.') {
+		return 0, 0
+	}
+	return v, k - j
+}
+
+func (a *Anonymizer) macAt(in []byte, i int) (int, []byte) {
+	if i+17 > len(in) {
+		return 0, nil
+	}
+	sep := in[i+2]
+	if sep != '-' && sep != ':' {
+		return 0, nil
+	}
+	var b [6]byte
+	upper := false
+	for g := 0; g < 6; g++ {
+		h, l := in[i+3*g], in[i+3*g+1]
+		if !isHex(h) || !isHex(l) || g < 5 && in[i+3*g+2] != sep {
+			return 0, nil
+		}
+		upper = upper || h >= 'A' && h <= 'F' || l >= 'A' && l <= 'F'
+		v, _ := strconv.ParseUint(string([]byte{h, l}), 16, 8)
+		b[g] = byte(v)
+	}
+	if e := i + 17; e < len(in) && (isAlnum(in[e]) || in[e] == sep && e+1 < len(in) && isHex(in[e+1])) {
+		return 0, nil
+	}
+	m := a.macs.MAC(b)
+	digits := "0123456789abcdef"
+	if upper {
+		digits = "0123456789ABCDEF"
+	}
+	out := make([]byte, 0, 17)
+	for g, v := range m {
+		if g > 0 {
+			out = append(out, sep)
+		}
+		out = append(out, digits[v>>4], digits[v&15])
+	}
+	return 17, out
+}
+
+// dotted reads a dotted-quad IPv4 address at in[i:]: the address and the
+// bytes it spans, or 0.
+func dotted(in []byte, i int) (netip.Addr, int) {
+	var b [4]byte
+	j := i
+	for part := 0; part < 4; part++ {
+		if part > 0 {
+			if j >= len(in) || in[j] != '.' {
+				return netip.Addr{}, 0
+			}
+			j++
+		}
+		k, v := j, 0
+		for k < len(in) && in[k] >= '0' && in[k] <= '9' && k-j < 4 {
+			v = v*10 + int(in[k]-'0')
+			k++
+		}
+		if k == j || k-j > 3 || v > 255 {
+			return netip.Addr{}, 0
+		}
+		b[part], j = byte(v), k
+	}
+	// 1.2.3.4.5, 1.2.3.45678 and 1.2.3.4abc are something else.
+	if j < len(in) && (isAlnum(in[j]) || in[j] == '.' && j+1 < len(in) && in[j+1] >= '0' && in[j+1] <= '9') {
+		return netip.Addr{}, 0
+	}
+	return netip.AddrFrom4(b), j - i
+}
+
+func (a *Anonymizer) ipv4At(in []byte, i int) (int, []byte) {
+	addr, n := dotted(in, i)
+	if n == 0 {
+		return 0, nil
+	}
+	j := i + n
+	if bits, pn := prefixLen(in, j, 32); pn > 0 {
+		p := a.addrs.Prefix(netip.PrefixFrom(addr, bits))
+		return n + pn, []byte(p.Addr().String() + "/" + strconv.Itoa(bits))
+	}
+	// route print: "10.244.0.0    255.255.0.0": the address is a network.
+	k := j
+	for k < len(in) && (in[k] == ' ' || in[k] == '\t') {
+		k++
+	}
+	if k > j {
+		if mask, mn := dotted(in, k); mn > 0 {
+			if bits, ok := maskBits(mask); ok {
+				return n, []byte(a.addrs.Prefix(netip.PrefixFrom(addr, bits)).Addr().String())
+			}
+		}
+	}
+	return n, []byte(a.addrs.Addr(addr).String())
+}
+
+// maskBits: the prefix length of a contiguous netmask. 0.0.0.0 is a mask
+// only after a 0.0.0.0 destination, which is kept anyway.
+func maskBits(m netip.Addr) (int, bool) {
+	b := m.As4()
+	v := uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+	if v>>24 != 255 {
+		return 0, false
+	}
+	ones := 0
+	for v&0x80000000 != 0 {
+		ones++
+		v <<= 1
+	}
+	return ones, v == 0
+}
+
+// namesAt replaces registered names in the word at in[i:] (letters,
+// digits, '-', '_', '.'), label by label: win-1.contoso.local has its
+// host and its domain replaced even when only each is registered.
+func (a *Anonymizer) namesAt(in []byte, i int) (int, []byte) {
+	j := i
+	for j < len(in) && nameChar(in[j]) {
+		j++
+	}
+	word := string(in[i:j])
+	if a.names == nil || len(a.names.names) == 0 {
+		return j - i, in[i:j]
+	}
+	labels := strings.Split(word, ".")
+	var out []string
+	for k := 0; k < len(labels); {
+		done := false
+		for n := min(a.names.maxLabels, len(labels)-k); n > 0; n-- {
+			if p, ok := a.names.lookup(strings.Join(labels[k:k+n], ".")); ok {
+				out = append(out, p)
+				k += n
+				done = true
+				break
+			}
+		}
+		if !done {
+			out = append(out, labels[k])
+			k++
+		}
+	}
+	return j - i, []byte(strings.Join(out, "."))
+}

@@ -1,0 +1,109 @@
+package anonymize
+
+import (
+	"net/netip"
+	"strings"
+	"testing"
+)
+
+func testAnonymizer() *Anonymizer {
+	var k Key
+	copy(k[:], referenceKey)
+	return New(k)
+}
+
+// TestTextShapes: what is an address and what is not, and that the rest
+// of the text stays byte for byte.
+func TestTextShapes(t *testing.T) {
+	a := testAnonymizer()
+	for _, keep := range []string{
+		"10.0.17763.1", "v1.2.3.4", "1.2.3.4.5", "127.0.0.1", "0.0.0.0/0", "255.255.255.0", "224.0.0.251",
+		"10.0.2.15", "192.168.255.1", "[IO.Path]::Combine", "12:30:45", "::1", "ff02::1", "ff-ff-ff-ff-ff-ff",
+		"01-00-5e-00-00-fb", "8A37B7B4-6C0C-4E7C-9A8B-1234567890AB", "build 20348.2340", "\"Port\": 4789,",
+	} {
+		if got := a.String(keep); got != keep {
+			t.Errorf("%q -> %q, want it kept", keep, got)
+		}
+	}
+	for _, change := range []string{
+		"10.244.1.5", "\"IpAddress\":\"172.17.0.2\"", "8.8.8.8", "fe80::1c2b:3dff:fe4c:5d6e%12", "2001:4860::8888",
+		"00-15-5D-64-51-0E", "c6:71:81:86:b2:77", "--cluster-cidr=10.244.0.0/16",
+	} {
+		if got := a.String(change); got == change {
+			t.Errorf("%q kept, want it mapped", change)
+		}
+	}
+	in := "route: 10.244.0.0    255.255.0.0      10.0.0.1  eth0\n"
+	got := a.String(in)
+	if !strings.Contains(got, "255.255.0.0") || !strings.HasSuffix(got, "  eth0\n") {
+		t.Errorf("%q -> %q", in, got)
+	}
+	f := strings.Fields(got)
+	if p := netip.MustParsePrefix(f[1] + "/16"); p.Masked() != p {
+		t.Errorf("route destination %s is no longer a /16 network", f[1])
+	}
+}
+
+// TestPrefixesContainTheirAddresses: the relation every overlay rule
+// leans on, kept for private, APIPA and public ranges, with canonical
+// prefixes staying canonical.
+func TestPrefixesContainTheirAddresses(t *testing.T) {
+	a := testAnonymizer()
+	for _, c := range []struct{ prefix, addr string }{
+		{"10.244.0.0/16", "10.244.3.7"}, {"10.244.3.0/24", "10.244.3.1"}, {"172.16.0.0/12", "172.20.1.1"},
+		{"169.254.0.0/16", "169.254.3.4"}, {"20.50.0.0/16", "20.50.7.9"}, {"10.96.0.0/12", "10.96.0.10"},
+		{"fd00:10:244::/56", "fd00:10:244:1::5"},
+	} {
+		p := a.addrs.Prefix(netip.MustParsePrefix(c.prefix))
+		x := a.Addr(netip.MustParseAddr(c.addr))
+		if p.Masked() != p || !p.Contains(x) {
+			t.Errorf("%s -> %s, %s -> %s: not contained or not canonical", c.prefix, p, c.addr, x)
+		}
+		orig := netip.MustParseAddr(c.addr)
+		if x.IsPrivate() != orig.IsPrivate() || x.IsLinkLocalUnicast() != orig.IsLinkLocalUnicast() {
+			t.Errorf("%s -> %s changed its class", orig, x)
+		}
+	}
+	// A CIDR with host bits set keeps them set (CNI-02 looks for those).
+	if p := a.addrs.Prefix(netip.MustParsePrefix("172.17.0.1/16")); p.Masked() == p {
+		t.Errorf("172.17.0.1/16 -> %s lost its host bits", p)
+	}
+}
+
+// TestMACSpellings: one MAC in every spelling maps to one MAC, the bits
+// that say multicast and locally administered stay, and a flannel MAC
+// still embeds the mapped VTEP address.
+func TestMACSpellings(t *testing.T) {
+	a := testAnonymizer()
+	x, y := a.String("00-15-5D-64-51-0E"), a.String("00:15:5d:64:51:0e")
+	if strings.ReplaceAll(strings.ToLower(x), "-", ":") != y {
+		t.Errorf("%s and %s: one MAC mapped two ways", x, y)
+	}
+	if !strings.HasPrefix(x, "00-15-5D-") {
+		t.Errorf("%s: vendor not kept", x)
+	}
+	vtep := a.Addr(netip.MustParseAddr("10.127.130.36")).As4()
+	mac := a.String("0E-2A-0A-7F-82-24")
+	want := "0E-2A-" + strings.ToUpper(macString([6]byte{0, 0, vtep[0], vtep[1], vtep[2], vtep[3]})[6:])
+	if mac != want {
+		t.Errorf("flannel MAC -> %s, want %s", mac, want)
+	}
+}
+
+// TestNames: a registered host name is replaced as a word, in an FQDN, in
+// upper case, and not inside another word.
+func TestNames(t *testing.T) {
+	a := testAnonymizer()
+	a.AddName(KindHost, "win-node-1.contoso.local")
+	got := a.String(`"node": "win-node-1", fqdn WIN-NODE-1.contoso.local, file win-node-1.log, kwin-node-10`)
+	if strings.Contains(strings.ToLower(got), "win-node-1") && !strings.Contains(got, "kwin-node-10") || strings.Contains(got, "contoso") {
+		t.Errorf("got %q", got)
+	}
+	if !strings.Contains(got, "kwin-node-10") {
+		t.Errorf("a longer word was changed: %q", got)
+	}
+	a.AddName(KindHost, "windows")
+	if got := a.String(`"kubernetes.io/os": "windows"`); got != `"kubernetes.io/os": "windows"` {
+		t.Errorf("a well-known word was replaced: %q", got)
+	}
+}
