@@ -75,3 +75,6 @@ func macString(b [6]byte) string {
 	}
 	return string(out)
 }
+
+// Prefix maps one CIDR (see addrMapper.Prefix).
+func (a *Anonymizer) Prefix(p netip.Prefix) netip.Prefix { return a.addrs.Prefix(p) }

@@ -25,7 +25,8 @@ func newMACMapper(k Key, addrs *addrMapper) *macMapper {
 // bytes and maps the other four as an IPv4 address, because that is how
 // flannel (MacPrefix 0E-2A + the VTEP address) and Docker (02-42 + the
 // container address) make them, so such a MAC still names the mapped
-// address. Both are bijections: no two MACs become one.
+// address (unless those bytes cannot be one, see opaqueEmbedded). Both are
+// bijections: no two MACs become one.
 func (m *macMapper) MAC(b [6]byte) [6]byte {
 	if b == [6]byte{} || b == [6]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff} || b[0]&1 != 0 {
 		return b
@@ -34,8 +35,9 @@ func (m *macMapper) MAC(b [6]byte) [6]byte {
 		return out
 	}
 	out := b
-	if b[0]&2 != 0 {
-		a := m.addrs.Addr(netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]})).As4()
+	embedded := netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]})
+	if b[0]&2 != 0 && !opaqueEmbedded(embedded) {
+		a := m.addrs.Addr(embedded).As4()
 		copy(out[2:], a[:])
 	} else {
 		v := m.feistel24(uint32(b[3])<<16 | uint32(b[4])<<8 | uint32(b[5]))
@@ -43,6 +45,15 @@ func (m *macMapper) MAC(b [6]byte) [6]byte {
 	}
 	m.seen[b] = out
 	return out
+}
+
+// opaqueEmbedded: four bytes of a locally administered MAC that cannot be
+// an address it was made from (QEMU's 52-54-00-12-35-02 holds 0.18.53.2):
+// the MAC is mapped like a vendor's, within the same range so that the
+// two schemes never meet.
+func opaqueEmbedded(a netip.Addr) bool {
+	b := a.As4()
+	return b[0] == 0 || b[0] == 127 || b[0] >= 224
 }
 
 // feistel24 is a keyed permutation of 24-bit values: four Feistel rounds

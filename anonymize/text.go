@@ -222,23 +222,23 @@ func maskBits(m netip.Addr) (int, bool) {
 	return ones, v == 0
 }
 
-// namesAt replaces registered names in the word at in[i:] (letters,
-// digits, '-', '_', '.'), label by label: win-1.contoso.local has its
-// host and its domain replaced even when only each is registered.
+// namesAt rewrites the word at in[i:] (letters, digits, '-', '_', '.'),
+// label by label (see label): win-1.contoso.local has its host and its
+// domain replaced even when only each is registered.
 func (a *Anonymizer) namesAt(in []byte, i int) (int, []byte) {
 	j := i
 	for j < len(in) && nameChar(in[j]) {
 		j++
 	}
 	word := string(in[i:j])
-	if a.names == nil || len(a.names.names) == 0 {
+	if !strings.ContainsAny(word, "-.") && len(a.names.names) == 0 {
 		return j - i, in[i:j]
 	}
 	labels := strings.Split(word, ".")
 	var out []string
 	for k := 0; k < len(labels); {
 		done := false
-		for n := min(a.names.maxLabels, len(labels)-k); n > 0; n-- {
+		for n := min(a.names.maxLabels, len(labels)-k); n > 1; n-- {
 			if p, ok := a.names.lookup(strings.Join(labels[k:k+n], ".")); ok {
 				out = append(out, p)
 				k += n
@@ -247,9 +247,76 @@ func (a *Anonymizer) namesAt(in []byte, i int) (int, []byte) {
 			}
 		}
 		if !done {
-			out = append(out, labels[k])
+			out = append(out, a.label(labels[k]))
 			k++
 		}
 	}
 	return j - i, []byte(strings.Join(out, "."))
+}
+
+// label rewrites one dot-free label: a registered name, whole or as a
+// dash-separated part (Calico names blocks <node>-<CIDR>), and an address
+// written with dashes (EKS host names ip-10-0-1-5, Calico's
+// 10-244-1-0-26, a CIDR when a prefix length follows).
+func (a *Anonymizer) label(l string) string {
+	if p, ok := a.names.lookup(l); ok {
+		return p
+	}
+	if !strings.Contains(l, "-") {
+		return l
+	}
+	parts := strings.Split(l, "-")
+	var out []string
+	for i := 0; i < len(parts); {
+		matched := false
+		for j := len(parts); j > i && !matched; j-- {
+			if j-i == len(parts) {
+				continue // the whole label: tried above
+			}
+			if p, ok := a.names.lookup(strings.Join(parts[i:j], "-")); ok {
+				out = append(out, p)
+				i, matched = j, true
+			}
+		}
+		if matched {
+			continue
+		}
+		if addr, ok := dashedIPv4(parts[i:]); ok {
+			if i+5 <= len(parts) {
+				if bits, err := strconv.Atoi(parts[i+4]); err == nil && bits <= 32 && len(parts[i+4]) <= 2 {
+					if p := netip.PrefixFrom(addr, bits); p.Masked() == p {
+						out = append(out, strings.ReplaceAll(a.addrs.Prefix(p).Addr().String(), ".", "-"), parts[i+4])
+						i += 5
+						continue
+					}
+				}
+			}
+			out = append(out, strings.ReplaceAll(a.addrs.Addr(addr).String(), ".", "-"))
+			i += 4
+			continue
+		}
+		out = append(out, parts[i])
+		i++
+	}
+	return strings.Join(out, "-")
+}
+
+// dashedIPv4 reads four decimal octets from the first four parts.
+func dashedIPv4(parts []string) (netip.Addr, bool) {
+	if len(parts) < 4 {
+		return netip.Addr{}, false
+	}
+	var b [4]byte
+	for i := 0; i < 4; i++ {
+		p := parts[i]
+		if len(p) == 0 || len(p) > 3 || len(p) > 1 && p[0] == '0' {
+			return netip.Addr{}, false
+		}
+		v, err := strconv.Atoi(p)
+		if err != nil || v > 255 || strings.ContainsAny(p, "+-") {
+			return netip.Addr{}, false
+		}
+		b[i] = byte(v)
+	}
+	return netip.AddrFrom4(b), true
 }

@@ -82,6 +82,10 @@ func TestMACSpellings(t *testing.T) {
 	if !strings.HasPrefix(x, "00-15-5D-") {
 		t.Errorf("%s: vendor not kept", x)
 	}
+	// QEMU's MACs are locally administered but hold no address.
+	if q := a.String("52:54:00:12:35:02"); q == "52:54:00:12:35:02" || !strings.HasPrefix(q, "52:54:00:") {
+		t.Errorf("QEMU MAC -> %s", q)
+	}
 	vtep := a.Addr(netip.MustParseAddr("10.127.130.36")).As4()
 	mac := a.String("0E-2A-0A-7F-82-24")
 	want := "0E-2A-" + strings.ToUpper(macString([6]byte{0, 0, vtep[0], vtep[1], vtep[2], vtep[3]})[6:])

@@ -27,6 +27,7 @@ type Outcome struct {
 	Data     []byte      // Replace: the new content
 	Redacted []Redaction // Replace: what was removed, recorded in the manifest
 	Reason   string      // Omit: why, for the user
+	Name     string      // Replace: the entry's new name, when it changes (anonymize maps host names in file names)
 }
 
 // RewriteHead is how many bytes of an entry a Filter sees before it decides
@@ -97,6 +98,10 @@ func Rewrite(ctx context.Context, in *Bundle, w *Writer, filter Filter) (*Rewrit
 			res.Omitted = append(res.Omitted, Omission{Path: name, Reason: out.Reason})
 			continue
 		}
+		written := name
+		if out.Name != "" {
+			written = out.Name
+		}
 		truncated := false
 		if in.Manifest != nil {
 			if fe, ok := in.Manifest.File(name); ok {
@@ -104,14 +109,14 @@ func Rewrite(ctx context.Context, in *Bundle, w *Writer, filter Filter) (*Rewrit
 			}
 		}
 		if truncated || len(out.Redacted) > 0 {
-			if err := w.MarkEntry(name, truncated, out.Redacted); err != nil {
+			if err := w.MarkEntry(written, truncated, out.Redacted); err != nil {
 				return nil, err
 			}
 		}
 		for _, r := range out.Redacted {
 			totals[r.Kind] += r.Count
 		}
-		res.Files = append(res.Files, FileEntry{Path: name, Redacted: out.Redacted, Truncated: truncated})
+		res.Files = append(res.Files, FileEntry{Path: written, Redacted: out.Redacted, Truncated: truncated})
 	}
 	for k, n := range totals {
 		res.Redacted = append(res.Redacted, Redaction{Kind: k, Count: n})
@@ -141,6 +146,9 @@ func rewriteOne(ctx context.Context, in *Bundle, w *Writer, name string, filter 
 	case Omit:
 		return out, nil
 	case Replace:
+		if out.Name != "" {
+			return out, w.WriteFile(out.Name, out.Data)
+		}
 		return out, w.WriteFile(name, out.Data)
 	case Copy:
 		var src io.Reader = io.MultiReader(bytes.NewReader(e.Head), r)

@@ -52,6 +52,7 @@ sidecar <bundle>.sha256 when one is next to it.` + exitStatusCommon + `
 		},
 	})
 	c.AddCommand(newBundleRedactCommand(e))
+	c.AddCommand(newBundleAnonymizeCommand(e))
 	return c
 }
 

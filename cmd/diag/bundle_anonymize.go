@@ -1,0 +1,202 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wincni/diag/anonymize"
+	"github.com/wincni/diag/bundle"
+	"github.com/wincni/diag/collectors"
+)
+
+type anonymizeOptions struct {
+	output   string
+	keyFile  string
+	writeMap bool
+	force    bool
+}
+
+func newBundleAnonymizeCommand(e *env) *cobra.Command {
+	var o anonymizeOptions
+	c := &cobra.Command{
+		Use:   "anonymize INPUT",
+		Short: "Write a copy of a bundle with secrets removed and addresses, MACs and names replaced, for a public ticket",
+		Long: `anonymize does what diag bundle redact does (secrets removed, every input kind read, a fresh
+manifest) and replaces the customer's topology with keyed pseudonyms that keep what the analysis
+compares:
+
+  IP addresses   prefix-preserving (Crypto-PAn): addresses that share a prefix still share it, so
+                 subnets, RemoteSubnetRoutes, ProviderAddresses and cluster CIDRs still line up; a
+                 private address stays private, APIPA stays APIPA, loopback, multicast, netmasks,
+                 0.0.0.0/0 and the Vagrant NAT network are kept; the last octet (IPv6: the last 16
+                 bits) is kept, so a subnet's .0, .1 and .10 stay where rules look for them.
+  MACs           the vendor part is kept, the rest replaced; a MAC made from an address (flannel's
+                 0E-2A-<VTEP>, Docker's 02-42-<IP>) names the replaced address.
+  Names          the node's host and domain names, every Kubernetes Node, and the namespaces and
+                 names of Services outside the cluster's own (kube-system...), in text and file names.
+  Captures       pcap and pcapng, outer and inner (VXLAN) headers, checksums moved by the same
+                 difference (a bad one stays bad); VNIs and ports kept.
+
+diag analyze gives the same findings (rule IDs, severities, counts) on the output as on the input.
+The same key maps the same way in every bundle, so anonymize the bundles of several nodes, or the
+before and after of one node, with one --key-file to analyze them together or diff them. Without
+--key-file a random key is written to <OUTPUT>.key (readable by you only) and named on stderr; keep
+it private, it undoes nothing by itself but links pseudonyms across bundles. The manifest records
+that the bundle was anonymized and the key's ID, never the key. --write-map writes
+<OUTPUT>.map.json (original -> pseudonym, readable by you only) for reading the findings back.
+
+The output defaults to <INPUT name>-anonymized.zip beside the input.` + exitStatusCommon,
+		Example: `  diag bundle anonymize diag-win-1-20261122T0500Z.zip        # writes ...-anonymized.zip and its .key
+  diag bundle anonymize node1.zip --key-file team.key --output-file node1-anon.zip
+  diag bundle anonymize node2.zip --key-file team.key --output-file node2-anon.zip --write-map`,
+		Args: func(c *cobra.Command, args []string) error { return exactlyOne(c, args, "the input to anonymize") },
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := checkOutputFileFlags(c); err != nil {
+				return err
+			}
+			return runBundleAnonymize(c.Context(), e, o, args[0])
+		},
+	}
+	f := c.Flags()
+	outputFileFlag(c, &o.output, "bundle zip to write (default <INPUT name>-anonymized.zip beside the input)")
+	f.StringVar(&o.keyFile, "key-file", "", "the key to use (64 hex digits); default: a new key written to <OUTPUT>.key")
+	f.BoolVar(&o.writeMap, "write-map", false, "also write <OUTPUT>.map.json, original -> pseudonym, for your eyes only")
+	f.BoolVar(&o.force, "force", false, "replace the output if it exists")
+	return c
+}
+
+func runBundleAnonymize(ctx context.Context, e *env, o anonymizeOptions, input string) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	out := o.output
+	if out == "" {
+		p, err := redactOutputPath(input, "")
+		if err != nil {
+			return err
+		}
+		out = strings.TrimSuffix(p, "-redacted.zip") + "-anonymized.zip"
+	}
+	if err := checkRedactOutput(input, out, o.force); err != nil {
+		return err
+	}
+	var key anonymize.Key
+	keyPath := o.keyFile
+	if keyPath != "" {
+		k, err := anonymize.ReadKeyFile(keyPath)
+		if err != nil {
+			return usageErrorf("--key-file: %v", err)
+		}
+		key = k
+	} else {
+		keyPath = out + ".key"
+		if _, err := os.Lstat(keyPath); err == nil && !o.force {
+			return usageErrorf("%s exists: give it with --key-file to reuse it, or --force to replace it", keyPath)
+		}
+		k, err := anonymize.NewKey()
+		if err != nil {
+			return err
+		}
+		key = k
+	}
+
+	in, err := bundle.Open(input, bundle.DefaultLimits)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	before, err := loadSnapshot(input)
+	if err != nil {
+		// Names are learnt from what analyze reads: without it only
+		// addresses and MACs would be replaced, and names would leak.
+		return err
+	}
+	a := anonymize.New(key)
+	a.AddSnapshotNames(before)
+
+	m := redactManifest(in, before, input)
+	m.Options["redact.source"] = "" // the input's file name may name the node or the customer
+	delete(m.Options, "redact.source")
+	a.Manifest(&m)
+	m.Options["anonymize"] = "addresses prefix-preserving (Crypto-PAn), MACs, names"
+	m.Options["anonymize.key-id"] = key.ID()
+	w, err := bundle.Create(out, m)
+	if err != nil {
+		return err
+	}
+	if !o.force {
+		w.NoReplace()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	res, err := bundle.Rewrite(ctx, in, w, a.Filter(collectors.RedactEntry))
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		w.Abort()
+		if ctx.Err() != nil {
+			return &exitError{code: exitInternal, err: fmt.Errorf("interrupted: %s not written", out)}
+		}
+		return err
+	}
+	if _, err := w.Close(); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return usageErrorf("%s was created while anonymizing: not replaced (use --force to replace it)", out)
+		}
+		return err
+	}
+	after, err := loadSnapshot(out)
+	switch {
+	case err != nil:
+		removeOutput(out)
+		return &exitError{code: exitInternal, err: fmt.Errorf("%s: the anonymized bundle cannot be read back (%v); not written", out, err)}
+	case after.Format != before.Format:
+		removeOutput(out)
+		return &exitError{code: exitInternal, err: fmt.Errorf("%s: this diag would read the anonymized bundle as a %s, not as %s like %s; not written", out, after.Format, before.Format, input)}
+	}
+	if o.keyFile == "" {
+		if o.force {
+			os.Remove(keyPath)
+		}
+		if err := anonymize.WriteKeyFile(keyPath, key); err != nil {
+			removeOutput(out)
+			return fmt.Errorf("write the key: %w; %s not written", err, out)
+		}
+	}
+	if o.writeMap {
+		mp := out + ".map.json"
+		if o.force {
+			os.Remove(mp)
+		}
+		f, err := os.OpenFile(mp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return fmt.Errorf("write the map: %w", err)
+		}
+		if err := anonymize.WriteMapping(f, a.Mapping()); err != nil {
+			f.Close()
+			return fmt.Errorf("write %s: %w", mp, err)
+		}
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("write %s: %w", mp, err)
+		}
+		fmt.Fprintf(e.stderr, "bundle anonymize: the mapping is in %s: keep it private\n", mp)
+	}
+	for _, om := range res.Omitted {
+		fmt.Fprintf(e.stderr, "bundle anonymize: %s: %s\n", om.Path, om.Reason)
+	}
+	mp := a.Mapping()
+	fmt.Fprintf(e.stderr, "bundle anonymize: wrote %s: %d files; replaced %d addresses, %d MACs, %d names; key %s (ID %s)\n",
+		out, len(res.Files), len(mp.Addresses), len(mp.MACs), len(mp.Names), filepath.Clean(keyPath), key.ID())
+	fmt.Fprintln(e.stdout, out)
+	return nil
+}

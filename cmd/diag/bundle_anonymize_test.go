@@ -1,0 +1,271 @@
+package main
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/wincni/diag/anonymize"
+)
+
+// anonymizeKey writes a fixed key so that the bundles of one cluster share it.
+func anonymizeKey(t *testing.T, dir string) string {
+	t.Helper()
+	p := filepath.Join(dir, "test.key")
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	if err := os.WriteFile(p, []byte(hex.EncodeToString([]byte("diag anonymize test key, 32 byte"))+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// verdicts is what anonymizing must keep of an analysis: per finding its
+// rule, severity and number of evidence rows, and the rules skipped.
+func verdicts(t *testing.T, inputs ...string) string {
+	t.Helper()
+	r := runDiag(t, nil, false, append([]string{"analyze", "-o", "json", "--fail-on", "never"}, inputs...)...)
+	if r.code != 0 {
+		t.Fatalf("analyze %v: exit %d: %s", inputs, r.code, r.stderr)
+	}
+	var rep struct {
+		Findings []struct {
+			ID       string `json:"id"`
+			Severity string `json:"severity"`
+			Evidence []any  `json:"evidence"`
+		} `json:"findings"`
+		Skipped []struct {
+			ID string `json:"id"`
+		} `json:"skipped"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, f := range rep.Findings {
+		out = append(out, f.ID+" "+f.Severity+" "+itoa(len(f.Evidence)))
+	}
+	for _, s := range rep.Skipped {
+		out = append(out, "skipped "+s.ID)
+	}
+	sort.Strings(out)
+	return strings.Join(out, "\n")
+}
+
+// anonymizeInputs: every bundle, collectlogs folder and paste in testdata,
+// every analyzer scenario, and every cluster scenario's bundles.
+func anonymizeInputs(t *testing.T) [][]string {
+	var sets [][]string
+	for _, g := range []string{"../../testdata/bundles/*", "../../testdata/collectlogs/*", "../../testdata/text/*", "../../analyzers/testdata/scenarios/*"} {
+		m, _ := filepath.Glob(g)
+		for _, p := range m {
+			sets = append(sets, []string{p})
+		}
+	}
+	clusters, _ := filepath.Glob("../../analyzers/testdata/clusters/*")
+	for _, dir := range clusters {
+		var members []string
+		if data, err := os.ReadFile(filepath.Join(dir, "bundles")); err == nil {
+			for _, l := range strings.Split(string(data), "\n") {
+				if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+					members = append(members, filepath.Join(dir, l))
+				}
+			}
+		} else {
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				if e.IsDir() {
+					members = append(members, filepath.Join(dir, e.Name()))
+				}
+			}
+		}
+		sets = append(sets, members)
+	}
+	if len(sets) < 90 {
+		t.Fatalf("only %d inputs found", len(sets))
+	}
+	return sets
+}
+
+// TestAnonymizeKeepsTheAnalysis is the invariant of diag bundle anonymize:
+// analyze finds the same rules, severities and evidence counts on the
+// anonymized input, alone or with the other bundles of its cluster
+// anonymized with the same key; and no address, MAC or node name that the
+// original's parsers saw is left anywhere in the output, except those kept
+// by design (loopback, multicast, netmasks, the Vagrant NAT network...).
+func TestAnonymizeKeepsTheAnalysis(t *testing.T) {
+	for _, set := range anonymizeInputs(t) {
+		name := strings.TrimPrefix(set[0], "../../")
+		if len(set) > 1 {
+			name = filepath.Dir(name)
+		}
+		t.Run(strings.ReplaceAll(name, "/", "_"), func(t *testing.T) {
+			dir := t.TempDir()
+			key := anonymizeKey(t, dir)
+			var outs []string
+			for i, in := range set {
+				out := filepath.Join(dir, itoa(i)+".zip")
+				r := runDiag(t, nil, false, "bundle", "anonymize", in, "--key-file", key, "--output-file", out)
+				if r.code != 0 {
+					t.Fatalf("anonymize %s: exit %d: %s", in, r.code, r.stderr)
+				}
+				outs = append(outs, out)
+				checkNothingLeft(t, in, out)
+			}
+			if got, want := verdicts(t, outs...), verdicts(t, set...); got != want {
+				t.Errorf("analysis changed:\n--- anonymized\n%s\n--- original\n%s", got, want)
+			}
+		})
+	}
+}
+
+// keptAddr: the addresses anonymize keeps by design (its --help says which).
+func keptAddr(ip netip.Addr) bool {
+	for _, p := range []string{"0.0.0.0/8", "127.0.0.0/8", "224.0.0.0/3", "128.0.0.0/32", "192.0.0.0/24", "10.0.2.0/24",
+		"192.168.255.0/30", "168.63.129.16/32", "169.254.169.254/32"} {
+		if netip.MustParsePrefix(p).Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+// fewPlaces: a prefix at most 4 bits longer than the private range it is
+// in, whose mapping may be itself by chance.
+func fewPlaces(p netip.Prefix) bool {
+	for _, r := range []string{"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "100.64.0.0/10"} {
+		if rp := netip.MustParsePrefix(r); rp.Contains(p.Addr()) && p.Bits()-rp.Bits() <= 4 {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	ipv4Seen = regexp.MustCompile(`\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}(/\d{1,2})?\b`)
+	macSeen  = regexp.MustCompile(`\b[0-9A-Fa-f]{2}([-:])[0-9A-Fa-f]{2}(?:[-:][0-9A-Fa-f]{2}){4}\b`)
+)
+
+// checkNothingLeft scans every byte of out (entries, names, manifest,
+// sidecar) for the addresses, MACs and host names of in as the parsers
+// read it.
+func checkNothingLeft(t *testing.T, in, out string) {
+	t.Helper()
+	s, err := loadSnapshot(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, _ := json.Marshal(s)
+	var k anonymize.Key
+	copy(k[:], "diag anonymize test key, 32 byte")
+	a := anonymize.New(k)
+	var values []string
+	// What is kept is decided here, not by asking the anonymizer: a
+	// mapping that kept everything must fail this test.
+	for _, v := range ipv4Seen.FindAllString(string(model), -1) {
+		if p, err := netip.ParsePrefix(v); err == nil {
+			// A short prefix of a private range can map to itself
+			// (10.96.0.0/12 has 16 places to go in 10/8).
+			if !keptAddr(p.Addr()) && !(a.Prefix(p) == p && fewPlaces(p)) {
+				values = append(values, v)
+			}
+		} else if ip, err := netip.ParseAddr(v); err == nil && !keptAddr(ip) {
+			values = append(values, v)
+		}
+	}
+	for _, v := range macSeen.FindAllString(string(model), -1) {
+		mac := strings.ToLower(strings.ReplaceAll(v, ":", "-"))
+		if mac == "00-00-00-00-00-00" || mac == "ff-ff-ff-ff-ff-ff" || strings.ContainsAny(mac[1:2], "13579bdf") {
+			continue // broadcast, zero, multicast: kept
+		}
+		// A locally administered MAC made from a kept address (flannel's
+		// MAC of a VTEP in the Vagrant NAT network) is kept with it.
+		var b [6]byte
+		hex.Decode(b[:], []byte(strings.ReplaceAll(mac, "-", "")))
+		if emb := netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}); b[0]&2 != 0 && keptAddr(emb) && b[2] != 0 && b[2] != 127 && b[2] < 224 {
+			continue
+		}
+		values = append(values, mac)
+	}
+	names := []string{s.NodeName()}
+	if s.OS != nil {
+		names = append(names, s.OS.Hostname)
+	}
+	for _, n := range s.KubeNodes {
+		names = append(names, n.Name)
+	}
+	for _, n := range names {
+		if len(n) >= 3 && !map[string]bool{"localhost": true, "windows": true, "linux": true, "master": true, "node": true}[strings.ToLower(n)] {
+			values = append(values, strings.ToLower(n))
+		}
+	}
+	var blob strings.Builder
+	for name, data := range readZip(t, out) {
+		blob.WriteString(name + "\n" + string(data) + "\n")
+	}
+	sidecar, _ := os.ReadFile(out + ".sha256")
+	blob.WriteString(string(sidecar))
+	text := strings.ToLower(blob.String())
+	// Addresses and MACs as tokens of the output; names by a search each
+	// (few, and they may sit inside a longer word: winw1-100-244-206-64-26).
+	found := map[string]bool{}
+	for _, v := range ipv4Seen.FindAllString(text, -1) {
+		found[v] = true
+	}
+	for _, v := range macSeen.FindAllString(text, -1) {
+		found[strings.ReplaceAll(v, ":", "-")] = true
+	}
+	for _, v := range values {
+		left := found[v]
+		if !strings.ContainsAny(v, ".-/") || !ipv4Seen.MatchString(v) && !macSeen.MatchString(v) {
+			re := regexp.MustCompile(`(^|[^0-9a-z.\-_])` + regexp.QuoteMeta(v) + `($|[^0-9a-z_]|\.[^0-9])`)
+			left = re.MatchString(text)
+		}
+		if left {
+			t.Errorf("%s: %q left in the output", in, v)
+		}
+	}
+}
+
+// TestAnonymizedDiff: diag diff of two bundles anonymized with one key
+// sees the same changes (kind, field, change) and the same new, resolved
+// and persisting findings as on the originals; across formats (the
+// collectlogs folder against the bundle of one state) still nothing.
+func TestAnonymizedDiff(t *testing.T) {
+	dir := t.TempDir()
+	key := anonymizeKey(t, dir)
+	anon := func(in, name string) string {
+		out := filepath.Join(dir, name)
+		if r := runDiag(t, nil, false, "bundle", "anonymize", in, "--key-file", key, "--output-file", out); r.code != 0 {
+			t.Fatalf("anonymize %s: %s", in, r.stderr)
+		}
+		return out
+	}
+	shape := func(d diffDoc) string {
+		var out []string
+		for _, c := range d.Changes {
+			out = append(out, c.Kind+" "+c.Field+" "+c.Change)
+		}
+		sort.Strings(out)
+		return strings.Join(out, "\n") + "\nnew " + ruleIDs(d.Findings.New) + " resolved " + ruleIDs(d.Findings.Resolved) + " persisting " + ruleIDs(d.Findings.Persisting)
+	}
+	broken, fixed := anon(seedBroken, "broken.zip"), anon(seedFixed, "fixed.zip")
+	want, got := diffJSON(t, 3, seedBroken, seedFixed), diffJSON(t, 3, broken, fixed)
+	if shape(got) != shape(want) {
+		t.Errorf("anonymized diff:\n%s\noriginal diff:\n%s", shape(got), shape(want))
+	}
+	if got.Old.Node == "winw1" || got.Old.Node == "" || got.Old.Node != got.New.Node {
+		t.Errorf("nodes %q %q: one pseudonym expected", got.Old.Node, got.New.Node)
+	}
+	cl := anon("../../testdata/collectlogs/seed-broken", "collectlogs.zip")
+	if d := diffJSON(t, 0, cl, broken); len(d.Changes) != 0 {
+		t.Errorf("collectlogs against bundle, anonymized: %+v", d.Changes)
+	}
+}
