@@ -43,6 +43,7 @@ var v4Rules = []rangeRule{
 var v6Rules = []rangeRule{
 	whole("::/127"), // unspecified and loopback
 	whole("ff00::/8"),
+	keepBits("fe80::/64"), // link-local as Windows and Linux number it: only the interface ID is mapped
 	keepBits("fe80::/10"),
 	keepBits("fc00::/7"),
 	keepBits("2001:db8::/32"),

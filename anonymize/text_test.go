@@ -111,3 +111,33 @@ func TestNames(t *testing.T) {
 		t.Errorf("a well-known word was replaced: %q", got)
 	}
 }
+
+// TestHarvestText: names stated by ipconfig /all, systeminfo, environment
+// dumps, WMI JSON and profile paths are registered and replaced; built-in
+// accounts and Kubernetes' own DNS suffixes are not.
+func TestHarvestText(t *testing.T) {
+	a := testAnonymizer()
+	a.HarvestText([]byte("   Host Name . . . . . . . . . . . . : WIN-AB12CD\r\n" +
+		"   Primary Dns Suffix  . . . . . . . : corp.contoso.com\r\n" +
+		"   DNS Suffix Search List. . . . . . : corp.contoso.com\r\n" +
+		"                                       lab.fabrikam.net\r\n" +
+		"Domain:                    corp.contoso.com\n" +
+		"USERNAME=jdoe\n" +
+		`{"CSName": "WIN-AB12CD", "DNSSuffix": "default.svc.cluster.local"}` + "\n" +
+		`C:\Users\alice\AppData C:\Users\Public\x /home/bob/.kube/config` + "\n"))
+	in := "WIN-AB12CD win-ab12cd.corp.contoso.com lab.fabrikam.net jdoe alice bob Public default.svc.cluster.local"
+	got := a.String(in)
+	for _, leak := range []string{"ab12cd", "contoso", "fabrikam", "jdoe", "alice", "bob"} {
+		if strings.Contains(strings.ToLower(got), leak) {
+			t.Errorf("%q left in %q", leak, got)
+		}
+	}
+	for _, kept := range []string{"Public", "default.svc.cluster.local"} {
+		if !strings.Contains(got, kept) {
+			t.Errorf("%q replaced: %q", kept, got)
+		}
+	}
+	if fe := a.String("fe80::1c2b:3dff:fe4c:5d6e"); !strings.HasPrefix(fe, "fe80::") {
+		t.Errorf("link-local -> %s: its fe80:: prefix is not kept", fe)
+	}
+}

@@ -203,7 +203,7 @@ func (o *Output) CopyFiles(fsys fs.FS, dir string, max int64, patterns ...string
 				o.Problem(fmt.Errorf("read %s: %w", m, err))
 				continue
 			}
-			if redact.IsBinary(toUTF8(data)) {
+			if redact.IsBinary(ToUTF8(data)) {
 				o.Logf("%s: binary or compressed, left out", m)
 				continue
 			}
@@ -248,8 +248,8 @@ func safeName(s string) string {
 	}, s)
 }
 
-// toUTF8 transcodes UTF-16 text with a byte order mark to UTF-8.
-func toUTF8(data []byte) []byte {
+// ToUTF8 transcodes UTF-16 text with a byte order mark to UTF-8.
+func ToUTF8(data []byte) []byte {
 	if len(data) >= 2 && (data[0] == 0xFF && data[1] == 0xFE || data[0] == 0xFE && data[1] == 0xFF) {
 		dec := unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM).NewDecoder()
 		if out, err := dec.Bytes(data); err == nil {

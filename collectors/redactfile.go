@@ -22,7 +22,7 @@ var ErrBinary = errors.New("binary data, not stored (it cannot be redacted)")
 // are replaced. The marks say per kind how many values were removed, never
 // the values.
 func RedactText(data []byte) ([]byte, []bundle.Redaction, error) {
-	data = toUTF8(data)
+	data = ToUTF8(data)
 	if redact.IsBinary(data) {
 		return nil, nil, ErrBinary
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/signal"
@@ -122,6 +123,9 @@ func runBundleAnonymize(ctx context.Context, e *env, o anonymizeOptions, input s
 	}
 	a := anonymize.New(key)
 	a.AddSnapshotNames(before)
+	if err := harvestNames(ctx, a, in); err != nil {
+		return err
+	}
 
 	m := redactManifest(in, before, input)
 	m.Options["redact.source"] = "" // the input's file name may name the node or the customer
@@ -198,5 +202,36 @@ func runBundleAnonymize(ctx context.Context, e *env, o anonymizeOptions, input s
 	fmt.Fprintf(e.stderr, "bundle anonymize: wrote %s: %d files; replaced %d addresses, %d MACs, %d names; key %s (ID %s)\n",
 		out, len(res.Files), len(mp.Addresses), len(mp.MACs), len(mp.Names), filepath.Clean(keyPath), key.ID())
 	fmt.Fprintln(e.stdout, out)
+	return nil
+}
+
+// harvestNames reads every text entry once before anything is written,
+// for the host, domain and user names it states (ipconfig /all,
+// systeminfo, profile paths): a name found in the last file must be
+// replaced in the first one too. Entries over collectors.MaxRedactEntry
+// are left out of the rewrite anyway.
+func harvestNames(ctx context.Context, a *anonymize.Anonymizer, in *bundle.Bundle) error {
+	for _, name := range in.Names() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if name == bundle.ManifestPath || in.Size(name) > collectors.MaxRedactEntry {
+			continue
+		}
+		rc, err := in.Open(name)
+		if err != nil {
+			return err
+		}
+		data, err := io.ReadAll(io.LimitReader(rc, collectors.MaxRedactEntry+1))
+		rc.Close()
+		if err != nil {
+			return fmt.Errorf("read %s: %w", name, err)
+		}
+		if collectors.IsCapture(data) {
+			continue
+		}
+		a.HarvestText(collectors.ToUTF8(data))
+		a.HarvestText([]byte(name)) // a collectlogs file named after a user's profile path
+	}
 	return nil
 }

@@ -69,6 +69,16 @@ func anonymizeInputs(t *testing.T) [][]string {
 			sets = append(sets, []string{p})
 		}
 	}
+	// Real pastes from public issue threads, beside the project in CI.
+	pastes, _ := filepath.Glob("../../../shared/real-pastes/*/paste.txt")
+	if len(pastes) == 0 {
+		t.Log("no ../shared/real-pastes beside the project: real pastes not anonymized")
+	}
+	for _, p := range pastes {
+		if _, err := loadSnapshot(p); err == nil { // those analyze refuses, anonymize refuses too
+			sets = append(sets, []string{p})
+		}
+	}
 	clusters, _ := filepath.Glob("../../analyzers/testdata/clusters/*")
 	for _, dir := range clusters {
 		var members []string
@@ -149,6 +159,8 @@ func fewPlaces(p netip.Prefix) bool {
 }
 
 var (
+	ipv6Seen   = regexp.MustCompile(`\b[0-9a-fA-F]{1,4}(?::[0-9a-fA-F]{0,4}){3,7}\b`)
+	statedName = regexp.MustCompile(`(?m)(?:Host Name|Primary Dns Suffix)[ .]*: *([A-Za-z0-9][A-Za-z0-9.-]+)\r?$`)
 	ipv4Seen = regexp.MustCompile(`\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}(/\d{1,2})?\b`)
 	macSeen  = regexp.MustCompile(`\b[0-9A-Fa-f]{2}([-:])[0-9A-Fa-f]{2}(?:[-:][0-9A-Fa-f]{2}){4}\b`)
 )
@@ -180,6 +192,11 @@ func checkNothingLeft(t *testing.T, in, out string) {
 			values = append(values, v)
 		}
 	}
+	for _, v := range ipv6Seen.FindAllString(string(model), -1) {
+		if ip, err := netip.ParseAddr(v); err == nil && !ip.IsLoopback() && !ip.IsUnspecified() && !ip.IsMulticast() {
+			values = append(values, strings.ToLower(ip.String()))
+		}
+	}
 	for _, v := range macSeen.FindAllString(string(model), -1) {
 		mac := strings.ToLower(strings.ReplaceAll(v, ":", "-"))
 		if mac == "00-00-00-00-00-00" || mac == "ff-ff-ff-ff-ff-ff" || strings.ContainsAny(mac[1:2], "13579bdf") {
@@ -200,6 +217,20 @@ func checkNothingLeft(t *testing.T, in, out string) {
 	}
 	for _, n := range s.KubeNodes {
 		names = append(names, n.Name)
+	}
+	// Names only ipconfig /all and its kind state.
+	files := []string{in}
+	filepath.WalkDir(in, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files = append(files, p)
+		}
+		return nil
+	})
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		for _, m := range statedName.FindAllStringSubmatch(string(data), -1) {
+			names = append(names, m[1])
+		}
 	}
 	for _, n := range names {
 		if len(n) >= 3 && !map[string]bool{"localhost": true, "windows": true, "linux": true, "master": true, "node": true}[strings.ToLower(n)] {
@@ -222,9 +253,14 @@ func checkNothingLeft(t *testing.T, in, out string) {
 	for _, v := range macSeen.FindAllString(text, -1) {
 		found[strings.ReplaceAll(v, ":", "-")] = true
 	}
+	for _, v := range ipv6Seen.FindAllString(text, -1) {
+		if ip, err := netip.ParseAddr(v); err == nil {
+			found[ip.String()] = true
+		}
+	}
 	for _, v := range values {
 		left := found[v]
-		if !strings.ContainsAny(v, ".-/") || !ipv4Seen.MatchString(v) && !macSeen.MatchString(v) {
+		if !strings.ContainsAny(v, ".-/:") || !ipv4Seen.MatchString(v) && !macSeen.MatchString(v) && !ipv6Seen.MatchString(v) {
 			re := regexp.MustCompile(`(^|[^0-9a-z.\-_])` + regexp.QuoteMeta(v) + `($|[^0-9a-z_]|\.[^0-9])`)
 			left = re.MatchString(text)
 		}

@@ -1,0 +1,59 @@
+package anonymize
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Where text names the host, its domain or a user: ipconfig /all,
+// systeminfo, environment dumps, WMI objects as JSON, user profile paths.
+// analyze does not read these, so the snapshot cannot say them.
+var (
+	harvestLine = regexp.MustCompile(`(?im)^[ \t]*(Host Name|Primary Dns Suffix|Connection-specific DNS Suffix|DNS Suffix Search List|Domain|COMPUTERNAME|USERDNSDOMAIN|USERDOMAIN|USERNAME)[ .]*[:=][ \t]*([A-Za-z0-9][A-Za-z0-9_.-]*)[ \t]*\r?$`)
+	// The indented lines that continue "DNS Suffix Search List".
+	harvestMore = regexp.MustCompile(`(?im)^[ \t]*DNS Suffix Search List[ .]*:[^\n]*\n((?:[ \t]{20,}[A-Za-z0-9][A-Za-z0-9_.-]*[ \t]*\r?\n)+)`)
+	harvestJSON = regexp.MustCompile(`(?i)"(DNSHostName|HostName|ComputerName|CSName|Domain|DNSDomain|DnsSuffix|PrimaryDnsSuffix|UserName)"\s*:\s*"([A-Za-z0-9][A-Za-z0-9_.\\-]*)"`)
+	harvestPath = regexp.MustCompile(`(?i)(?:[A-Z]:\\Users\\|/home/)([A-Za-z0-9][A-Za-z0-9_.-]*)`)
+)
+
+// Profile folders that are no one's.
+var builtinUsers = map[string]bool{"public": true, "default": true, "default user": true, "all users": true,
+	"administrator": true, "system": true, "localsystem": true, "networkservice": true, "localservice": true}
+
+// HarvestText registers the host, domain and user names a text states.
+func (a *Anonymizer) HarvestText(text []byte) {
+	add := func(key, v string) {
+		v = strings.TrimSpace(v)
+		switch k := strings.ToLower(key); {
+		case k == "host name" || k == "computername" || k == "dnshostname" || k == "hostname" || k == "csname":
+			a.AddName(KindHost, v)
+		case k == "username" || k == "userdomain" && !strings.Contains(v, "."):
+			if !builtinUsers[strings.ToLower(v)] && !strings.HasSuffix(v, "$") {
+				a.AddName(KindName, v)
+			}
+		default: // the suffixes and domains, not Kubernetes' own search suffixes
+			low := strings.ToLower(v)
+			if strings.Contains(v, ".") && !strings.HasSuffix(low, "cluster.local") && !strings.HasPrefix(low, "svc.") && !strings.Contains(low, ".svc.") {
+				a.AddName(KindDomain, v)
+			}
+		}
+	}
+	for _, m := range harvestLine.FindAllSubmatch(text, -1) {
+		add(string(m[1]), string(m[2]))
+	}
+	for _, m := range harvestMore.FindAllSubmatch(text, -1) {
+		for _, l := range strings.Split(string(m[1]), "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				add("dns suffix", l)
+			}
+		}
+	}
+	for _, m := range harvestJSON.FindAllSubmatch(text, -1) {
+		add(string(m[1]), strings.ReplaceAll(string(m[2]), `\\`, `\`))
+	}
+	for _, m := range harvestPath.FindAllSubmatch(text, -1) {
+		if u := string(m[1]); !builtinUsers[strings.ToLower(u)] {
+			a.AddName(KindName, u)
+		}
+	}
+}
