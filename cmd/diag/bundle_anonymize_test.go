@@ -161,8 +161,8 @@ func fewPlaces(p netip.Prefix) bool {
 var (
 	ipv6Seen   = regexp.MustCompile(`\b[0-9a-fA-F]{1,4}(?::[0-9a-fA-F]{0,4}){3,7}\b`)
 	statedName = regexp.MustCompile(`(?m)(?:Host Name|Primary Dns Suffix)[ .]*: *([A-Za-z0-9][A-Za-z0-9.-]+)\r?$`)
-	ipv4Seen = regexp.MustCompile(`\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}(/\d{1,2})?\b`)
-	macSeen  = regexp.MustCompile(`\b[0-9A-Fa-f]{2}([-:])[0-9A-Fa-f]{2}(?:[-:][0-9A-Fa-f]{2}){4}\b`)
+	ipv4Seen   = regexp.MustCompile(`\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}(/\d{1,2})?\b`)
+	macSeen    = regexp.MustCompile(`\b[0-9A-Fa-f]{2}([-:])[0-9A-Fa-f]{2}(?:[-:][0-9A-Fa-f]{2}){4}\b`)
 )
 
 // checkNothingLeft scans every byte of out (entries, names, manifest,
