@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// The README's walkthrough (collect, verify, analyze, HTML, JSON, redact)
+// The README's walkthrough (collect, verify, analyze, HTML, JSON, anonymize)
 // works as written: each line of the block after the readme-test marker
 // runs in order in an empty directory.
 func TestREADMEWalkthrough(t *testing.T) {
@@ -31,7 +31,7 @@ func TestREADMEWalkthrough(t *testing.T) {
 			t.Errorf("%s: exit %d", line, r.code)
 		}
 	}
-	for _, f := range []string{"node.zip", "report.html", "ticket.zip"} {
+	for _, f := range []string{"node.zip", "report.html", "ticket.zip", "ticket.zip.key", "ticket.html"} {
 		if st, err := os.Stat(f); err != nil || st.Size() == 0 {
 			t.Errorf("the walkthrough did not write %s: %v", f, err)
 		}
