@@ -164,6 +164,9 @@ func (a *Anonymizer) pcapng(data []byte) ([]byte, error) {
 		out = append(out, hdr[4:8]...) // the trailing length
 		off += n
 	}
+	if len(out) == 0 {
+		return nil, errors.New("pcapng file without a whole section header block")
+	}
 	return out, nil
 }
 

@@ -128,8 +128,7 @@ func runBundleAnonymize(ctx context.Context, e *env, o anonymizeOptions, input s
 	}
 
 	m := redactManifest(in, before, input)
-	m.Options["redact.source"] = "" // the input's file name may name the node or the customer
-	delete(m.Options, "redact.source")
+	delete(m.Options, "redact.source") // the input's file name may name the node or the customer
 	a.Manifest(&m)
 	m.Options["anonymize"] = "addresses prefix-preserving (Crypto-PAn), MACs, names"
 	m.Options["anonymize.key-id"] = key.ID()

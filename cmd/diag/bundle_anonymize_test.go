@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/wincni/diag/anonymize"
+	"github.com/wincni/diag/bundle"
 )
 
 // anonymizeKey writes a fixed key so that the bundles of one cluster share it.
@@ -303,5 +304,72 @@ func TestAnonymizedDiff(t *testing.T) {
 	cl := anon("../../testdata/collectlogs/seed-broken", "collectlogs.zip")
 	if d := diffJSON(t, 0, cl, broken); len(d.Changes) != 0 {
 		t.Errorf("collectlogs against bundle, anonymized: %+v", d.Changes)
+	}
+}
+
+// TestAnonymizeCommand: the key (new, 0600, named on stderr; refused when
+// it exists; a bad one is one line, exit 2), the map (only asked for,
+// 0600), the manifest (the key's ID, never the key), the default output
+// name, and one key giving one output.
+func TestAnonymizeCommand(t *testing.T) {
+	dir := t.TempDir()
+	in := copyTree(t, seedBroken)
+	out := filepath.Join(dir, "a.zip")
+	r := runDiag(t, nil, false, "bundle", "anonymize", in, "--output-file", out, "--write-map")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != out || !strings.Contains(r.stderr, "a.zip.key") {
+		t.Fatalf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+	for _, f := range []string{out + ".key", out + ".map.json"} {
+		st, err := os.Stat(f)
+		if err != nil || st.Mode().Perm() != 0o600 {
+			t.Errorf("%s: %v %v, want mode 0600", f, err, st)
+		}
+	}
+	key, _ := os.ReadFile(out + ".key")
+	m := readManifest(t, out)
+	raw := readZip(t, out)[bundle.ManifestPath]
+	if m.Options["anonymize.key-id"] == "" || strings.Contains(string(raw), strings.TrimSpace(string(key))) || m.Node == "winw1" {
+		t.Errorf("manifest: %s", raw)
+	}
+	mp, _ := os.ReadFile(out + ".map.json")
+	if !strings.Contains(string(mp), `"winw1": "`+m.Node+`"`) {
+		t.Errorf("the map does not name the node's pseudonym %s: %.400s", m.Node, mp)
+	}
+
+	// The key exists: not replaced without --force, reused with --key-file.
+	r = runDiag(t, nil, false, "bundle", "anonymize", in, "--output-file", filepath.Join(dir, "b.zip"))
+	if r.code != 0 {
+		t.Fatalf("b.zip: %s", r.stderr)
+	}
+	r = runDiag(t, nil, false, "bundle", "anonymize", in, "--output-file", filepath.Join(dir, "b.zip"), "--force")
+	if r.code != 0 {
+		t.Fatalf("b.zip --force: %s", r.stderr)
+	}
+	os.Remove(filepath.Join(dir, "b.zip"))
+	if r := runDiag(t, nil, false, "bundle", "anonymize", in, "--output-file", filepath.Join(dir, "b.zip")); r.code != 2 || !strings.Contains(r.stderr, "b.zip.key exists") {
+		t.Errorf("an existing key: exit %d %q", r.code, r.stderr)
+	}
+	c := filepath.Join(dir, "c.zip")
+	if r := runDiag(t, nil, false, "bundle", "anonymize", in, "--output-file", c, "--key-file", out+".key"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	a1, c1 := readZip(t, out), readZip(t, c)
+	for name, data := range a1 {
+		if name != bundle.ManifestPath && string(c1[name]) != string(data) {
+			t.Errorf("%s: one key, two outputs", name)
+		}
+	}
+
+	bad := filepath.Join(dir, "bad.key")
+	writeFile(t, bad, []byte("not a key\n"))
+	r = runDiag(t, nil, false, "bundle", "anonymize", in, "--output-file", filepath.Join(dir, "d.zip"), "--key-file", bad)
+	if r.code != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, "bad.key") {
+		t.Errorf("a bad key: exit %d %q", r.code, r.stderr)
+	}
+
+	// The default output, beside the input.
+	r = runDiag(t, nil, false, "bundle", "anonymize", in)
+	if want := in + "-anonymized.zip"; r.code != 0 || strings.TrimSpace(r.stdout) != want {
+		t.Errorf("default output: exit %d %q, want %s", r.code, r.stdout, want)
 	}
 }
