@@ -445,7 +445,7 @@ func TestFlowsGrewCallback(t *testing.T) {
 		// checksums are not this test's business.
 		binary.BigEndian.PutUint16(frame[50+14+20:], uint16(i%60000+1))
 		frame[50+14+12] = byte(i / 60000)
-		a.Add(&Packet{Data: frame, Length: len(frame), Time: t0, LinkType: layers.LinkTypeEthernet})
+		a.Add(&Packet{Data: frame, Length: len(frame), Time: t0, LinkType: LinkTypeEthernet})
 	}
 	if !slices.Equal(got, []int{FlowsGrewEvery, 2 * FlowsGrewEvery}) {
 		t.Errorf("FlowsGrew called with %v", got)

@@ -3,8 +3,6 @@ package capture
 import (
 	"encoding/binary"
 	"math/bits"
-
-	"github.com/gopacket/gopacket/layers"
 )
 
 // The fast path: the tunnel's headers have fixed layouts, so the decoder
@@ -155,7 +153,7 @@ func tunnelOf(sport, dport uint16, ports *portSet) uint8 {
 }
 
 // decode reads a packet into f.
-func decode(f *frame, data []byte, wireLen int, lt layers.LinkType, vxlanPorts *portSet) {
+func decode(f *frame, data []byte, wireLen int, lt LinkType, vxlanPorts *portSet) {
 	*f = frame{truncated: len(data) < wireLen}
 	off, etype, ok := linkLayer(data, lt)
 	if !ok {
@@ -281,11 +279,11 @@ func validGeneve(data []byte, p int) bool {
 }
 
 // linkLayer returns the offset of the network header and its EtherType.
-func linkLayer(data []byte, lt layers.LinkType) (int, uint16, bool) {
+func linkLayer(data []byte, lt LinkType) (int, uint16, bool) {
 	switch lt {
-	case layers.LinkTypeEthernet:
+	case LinkTypeEthernet:
 		return ethernet(data, 0)
-	case layers.LinkTypeLinuxSLL:
+	case LinkTypeLinuxSLL:
 		if !inRange(data, 0, 16) {
 			return 0, 0, false
 		}
@@ -295,7 +293,7 @@ func linkLayer(data []byte, lt layers.LinkType) (int, uint16, bool) {
 			return 0, 0, false
 		}
 		return vlanTags(data, 20, be16(data, 0))
-	case layers.LinkTypeRaw, 12, 14, layers.LinkTypeIPv4, layers.LinkTypeIPv6:
+	case LinkTypeRaw, 12, 14, LinkTypeIPv4, LinkTypeIPv6:
 		if len(data) == 0 {
 			return 0, 0, false
 		}
@@ -305,12 +303,12 @@ func linkLayer(data []byte, lt layers.LinkType) (int, uint16, bool) {
 		case 6:
 			return 0, 0x86DD, true
 		}
-	case layers.LinkTypeNull, layers.LinkTypeLoop:
+	case LinkTypeNull, LinkTypeLoop:
 		if !inRange(data, 0, 4) {
 			return 0, 0, false
 		}
 		fam := binary.LittleEndian.Uint32(data)
-		if lt == layers.LinkTypeLoop {
+		if lt == LinkTypeLoop {
 			fam = be32(data, 0)
 		}
 		switch fam {

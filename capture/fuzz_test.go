@@ -21,7 +21,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add(bytes.Repeat([]byte{0x81, 0x00}, 20), uint16(276))
 	a := NewAnalyzer(Options{VXLANPorts: []uint16{4789, 8472}, ExpectedVNI: 4096, MTU: 1500})
 	f.Fuzz(func(t *testing.T, data []byte, lt uint16) {
-		p := Packet{Data: data, Length: len(data) + int(lt%3), LinkType: layers.LinkType(lt)}
+		p := Packet{Data: data, Length: len(data) + int(lt%3), LinkType: LinkType(lt)}
 		a.Add(&p)
 		a.f.verifyL4(data)
 	})

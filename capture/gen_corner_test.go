@@ -194,7 +194,7 @@ func run(opts Options, pkts ...pkt) *Report {
 		if lt == 0 {
 			lt = layers.LinkTypeEthernet
 		}
-		a.Add(&Packet{Data: p.data, Length: wire, Time: t0.Add(p.at), LinkType: lt, Interface: p.iface, PacketID: p.packetID})
+		a.Add(&Packet{Data: p.data, Length: wire, Time: t0.Add(p.at), LinkType: LinkType(lt), Interface: p.iface, PacketID: p.packetID})
 	}
 	return a.Finish("test")
 }

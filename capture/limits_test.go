@@ -371,7 +371,7 @@ func TestPcapngMatchesGopacket(t *testing.T) {
 			dir = map[pcapgo.NgEpbFlag]int8{1: -1, 2: 1}[opts.Flags.Direction]
 		}
 		if !bytes.Equal(p.Data, want) || p.Length != ci.Length || !p.Time.Equal(ci.Timestamp) || p.Interface != ci.InterfaceIndex ||
-			p.LinkType != ci.AncillaryData[0].(layers.LinkType) || p.PacketID != id || p.Outbound != dir {
+			p.LinkType != LinkType(ci.AncillaryData[0].(layers.LinkType)) || p.PacketID != id || p.Outbound != dir {
 			t.Errorf("packet %d: %d bytes, len %d, %v, iface %d, %v, id %d, dir %d; gopacket %d, %d, %v, %d, %v, %d, %d", i,
 				len(p.Data), p.Length, p.Time, p.Interface, p.LinkType, p.PacketID, p.Outbound,
 				len(want), ci.Length, ci.Timestamp, ci.InterfaceIndex, ci.AncillaryData[0], id, dir)

@@ -8,10 +8,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/afpacket"
-	"github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/pcapgo"
 )
 
 // liveCapture reads from AF_PACKET (no cgo, no libpcap) with a kernel filter
@@ -52,8 +49,7 @@ func readAFPacket(ctx context.Context, tp *afpacket.TPacket, opts LiveOptions, o
 	if name == "" {
 		name = "any"
 	}
-	w, err := pcapgo.NewNgWriterInterface(out, pcapgo.NgInterface{Name: name, LinkType: layers.LinkTypeEthernet, SnapLength: 65536},
-		pcapgo.NgWriterOptions{SectionInfo: pcapgo.NgSectionInfo{Application: "diag capture start"}})
+	w, err := newNgWriter(out, name, LinkTypeEthernet, 65536, "diag capture start")
 	if err != nil {
 		return stats, err
 	}
@@ -66,8 +62,7 @@ func readAFPacket(ctx context.Context, tp *afpacket.TPacket, opts LiveOptions, o
 		if err != nil {
 			return stats, err
 		}
-		ci.InterfaceIndex, ci.AncillaryData = 0, nil
-		if err := w.WritePacket(gopacket.CaptureInfo{Timestamp: ci.Timestamp, CaptureLength: len(data), Length: ci.Length}, data); err != nil {
+		if err := w.WritePacket(ci.Timestamp, data, ci.Length); err != nil {
 			return stats, err
 		}
 		stats.Packets++

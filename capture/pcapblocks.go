@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"time"
-
-	"github.com/gopacket/gopacket/layers"
 )
 
 // pcapBlocks reads classic (uncompressed) pcap in large blocks: each read
@@ -18,7 +16,7 @@ type pcapBlocks struct {
 	r     io.Reader
 	order binary.ByteOrder
 	nano  bool
-	link  layers.LinkType
+	link  LinkType
 	carry []byte
 	eof   bool
 	path  string
@@ -73,7 +71,7 @@ func newPcapBlocks(r io.Reader, path string) (*pcapBlocks, error) {
 		return nil, &InputError{Path: path, Err: fmt.Errorf("pcap: unknown magic %x", h[:4])}
 	}
 	// The upper bits of the link type field carry FCS information.
-	pb.link = layers.LinkType(pb.order.Uint32(h[20:]) & 0x0fffffff)
+	pb.link = LinkType(pb.order.Uint32(h[20:]) & 0x0fffffff)
 	pb.snaplen = pb.order.Uint32(h[16:])
 	return pb, nil
 }

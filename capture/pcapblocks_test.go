@@ -56,7 +56,7 @@ func readAllPcapgo(data []byte) ([]Packet, error) {
 		if err != nil {
 			return out, err
 		}
-		out = append(out, Packet{Data: d, Length: ci.Length, Time: ci.Timestamp, LinkType: r.LinkType()})
+		out = append(out, Packet{Data: d, Length: ci.Length, Time: ci.Timestamp, LinkType: LinkType(r.LinkType())})
 	}
 }
 

@@ -8,8 +8,6 @@ import (
 	"io"
 	"math"
 	"time"
-
-	"github.com/gopacket/gopacket/layers"
 )
 
 // ngReader reads pcapng within Limits: a packet block larger than
@@ -42,7 +40,7 @@ type ngReader struct {
 var errStopped = errors.New("capture file ended early")
 
 type ngIface struct {
-	link                           layers.LinkType
+	link                           LinkType
 	snaplen                        uint32
 	secondMask, scaleUp, scaleDown uint64
 	tsOffset                       uint64
@@ -273,7 +271,7 @@ func (r *ngReader) iface(n, at int64) error {
 		}
 		b = b[:n-4]
 	}
-	ifc := ngIface{link: layers.LinkType(r.order.Uint16(b[8:])), snaplen: r.order.Uint32(b[12:])}
+	ifc := ngIface{link: LinkType(r.order.Uint16(b[8:])), snaplen: r.order.Uint32(b[12:])}
 	res := uint8(6)
 	r.options(b[min(16, len(b)):], func(code uint16, v []byte) {
 		switch code {

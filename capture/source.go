@@ -14,8 +14,6 @@ import (
 	"runtime"
 	"sync/atomic"
 	"time"
-
-	"github.com/gopacket/gopacket/layers"
 )
 
 // Packet is one captured frame. Data is only valid until the next call to
@@ -24,7 +22,7 @@ type Packet struct {
 	Data      []byte
 	Length    int // on the wire; len(Data) is what was captured
 	Time      time.Time
-	LinkType  layers.LinkType
+	LinkType  LinkType
 	Interface int
 	PacketID  uint64 // pcapng epb_packetid (pktmon PktGroupId via etl2pcapng); 0 when absent
 	Outbound  int8   // pcapng epb_flags direction: 1 out, -1 in, 0 unknown
@@ -266,17 +264,17 @@ func (s *readStop) notes(name string, gzipCut bool) []string {
 
 // minVXLANSnaplen is the bytes a packet needs up to the end of its VXLAN
 // header, by link type: the link header, IPv4 (20), UDP (8) and VXLAN (8).
-func minVXLANSnaplen(link layers.LinkType) int {
+func minVXLANSnaplen(link LinkType) int {
 	switch link {
-	case layers.LinkTypeEthernet:
+	case LinkTypeEthernet:
 		return 14 + 36
-	case layers.LinkTypeRaw, 228: // raw IP, raw IPv4
+	case LinkTypeRaw, 228: // raw IP, raw IPv4
 		return 36
-	case layers.LinkTypeLinuxSLL:
+	case LinkTypeLinuxSLL:
 		return 16 + 36
-	case 276: // Linux cooked v2
+	case LinkTypeSLL2:
 		return 20 + 36
-	case layers.LinkTypeNull, layers.LinkTypeLoop:
+	case LinkTypeNull, LinkTypeLoop:
 		return 4 + 36
 	}
 	return 0
@@ -284,7 +282,7 @@ func minVXLANSnaplen(link layers.LinkType) int {
 
 // snaplenNote says what a snap length too short for a VXLAN header means;
 // "" for one that holds it (0 means no limit, as libpcap has it).
-func snaplenNote(snaplen uint32, link layers.LinkType, whose string) string {
+func snaplenNote(snaplen uint32, link LinkType, whose string) string {
 	need := minVXLANSnaplen(link)
 	if snaplen == 0 || int64(snaplen) >= int64(need) {
 		return ""
