@@ -620,7 +620,7 @@ var groundings = map[string]Grounding{
 	"SVC-05": {
 		Upstream: []string{
 			"kubernetes pkg/proxy/winkernel/proxier.go syncProxyRules (isDSR from --enable-dsr on ClusterIP load balancers; others DSR only for externalTrafficPolicy Local)",
-			"microsoft/hcsshim hcn/hcnglobals.go DSRVersion (HNS 9.3 to 9.x, or 10.2 and later)",
+			"microsoft/hcsshim hcn/hcnglobals.go DSRVersion (HNS 9.3 to 9.x, or 10.2 and later), hcn/hcnsupport.go GetSupportedFeatures: what the node's hcsshim says (hns/v2/features.json) is read first, the version through this table only for bundles without it",
 			"microsoft/SDN Kubernetes/windows/debug/networkmonitor/networkhealth.ps1 ClusterIPServiceDSR",
 		},
 		Guards: []string{

@@ -108,10 +108,16 @@ func checkDSR(s *snapshot.Snapshot) ([]Issue, error) {
 	}
 	ev = append([]finding.Evidence{{File: s.KubeProxy.Source, Field: "--enable-dsr", Value: "true"}}, ev...)
 	why := ""
-	if v := s.HNSVersion; v != nil && !v.SupportsDSR() {
-		// kube-proxy checks this and quietly turns DSR off.
-		why = fmt.Sprintf(": HNS %s has no DSR (it needs 9.3 or later 9.x, or 10.2 and later)", v)
-		ev = append(ev, finding.Evidence{File: snapshot.FileHNSGlobals, Field: "HNS version", Value: v.String(), Expected: "9.3+ or 10.2+"})
+	if f := s.Feature(snapshot.FeatureDSR); f.Known && !f.Supported {
+		// kube-proxy asks hcsshim (hcn.DSRSupported) and quietly turns
+		// DSR off. The node's own answer (features.json) comes first, the
+		// version and hcsshim's table only for bundles without it.
+		ver := ""
+		if v := s.HNSVersion; v != nil {
+			ver = " " + v.String()
+		}
+		why = fmt.Sprintf(": HNS%s has no DSR, says %s (DSR needs 9.3 or later 9.x, or 10.2 and later)", ver, f.Source)
+		ev = append(ev, finding.Evidence{File: f.File, Field: "DSR supported", Value: "false (" + f.Source + ")", Expected: "true: HNS 9.3+ or 10.2+"})
 	}
 	return []Issue{{Summary: fmt.Sprintf("kube-proxy asks for DSR but %d ClusterIP load balancer(s) are not DSR%s: %s", len(off), why, strings.Join(firstN(off, 5), "; ")), Evidence: ev}}, nil
 }

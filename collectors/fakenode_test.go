@@ -103,6 +103,13 @@ func (f *fakeWindowsNode) GetV1(ctx context.Context, path string) ([]byte, error
 	return []byte("[]"), nil
 }
 
+func (f *fakeWindowsNode) GetFeatures(ctx context.Context) ([]byte, error) {
+	f.record(func(ctx context.Context) { f.GetFeatures(ctx) })
+	return []byte(`{"source":"github.com/Microsoft/hcsshim v0.15.0 hcn.GetSupportedFeatures","version":{"Major":15,"Minor":4},` +
+		`"features":{"ACL":{"AclAddressLists":true},"API":{"V1":true,"V2":true},"RemoteSubnet":true,"HostRoute":true,"DSR":true,` +
+		`"IPv6DualStack":true,"ModifyLoadbalancer":true}}`), nil
+}
+
 func portName(i int) string { return fmt.Sprintf("%08X-AAAA-4BBB-8CCC-%012X", 0x7000000+i, i) }
 
 func (f *fakeWindowsNode) Run(ctx context.Context, name string, args ...string) ([]byte, error) {

@@ -24,6 +24,11 @@ type HNSSource interface {
 	ListV2(ctx context.Context, kind HNSKind, detailed bool) ([]byte, error)
 	// GetV1 is HNSCall("GET", path): the response's Output, as JSON.
 	GetV1(ctx context.Context, path string) ([]byte, error)
+	// GetFeatures is hns/v2/features.json: the HNS version and the
+	// features hcsshim's hcn package derives from it (GetGlobals,
+	// GetSupportedFeatures), which is what kube-proxy, flannel and the
+	// sdnoverlay CNI decide by.
+	GetFeatures(ctx context.Context) ([]byte, error)
 }
 
 // KubeSource reads the Kubernetes API. It can only GET.

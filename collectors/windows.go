@@ -14,7 +14,7 @@ import (
 // files through Env.FS, so all of them run on Linux against fakes.
 func WindowsCollectors() []Collector {
 	return []Collector{
-		{ID: "hns-v2", Description: "HNS v2 networks, endpoints, load balancers, namespaces, SDN routes, globals", Timeout: 90 * time.Second, Run: collectHNSv2},
+		{ID: "hns-v2", Description: "HNS v2 networks, endpoints, load balancers, namespaces, SDN routes, globals, hcsshim features", Timeout: 90 * time.Second, Run: collectHNSv2},
 		{ID: "hns-v1", Description: "HNS v1 networks, endpoints and policy lists (the Get-HnsNetwork view)", Timeout: 90 * time.Second, Run: collectHNSv1},
 		{ID: "vfp", Description: "VFP ports, layers, groups, rules, counters and port state (vfpctrl)", Timeout: 3 * time.Minute, Run: collectVFP},
 		{ID: "host-adapters", Description: "adapters, IP addresses, MTU, forwarding", Timeout: time.Minute, Run: psCollector("host/adapters.json", psAdapters)},
@@ -67,6 +67,13 @@ func collectHNSv2(ctx context.Context, e *Env, out *Output) error {
 		}
 	} else {
 		out.Problem(fmt.Errorf("HNS globals: %w", err))
+	}
+	if data, err := e.HNS.GetFeatures(ctx); err == nil {
+		if err := out.WriteText("hns/v2/features.json", data); err != nil {
+			return err
+		}
+	} else {
+		out.Problem(fmt.Errorf("HNS features (hcsshim): %w", err))
 	}
 	if failed == 2*len(hnsV2Kinds) {
 		return fmt.Errorf("no HNS v2 query answered (is this Windows Server 2019 or later, run as Administrator?)")

@@ -10,6 +10,7 @@ import (
 	"io"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -52,6 +53,7 @@ func TestWindowsBusyNodeBundle(t *testing.T) {
 	}
 	want := []string{
 		"hns/v2/networks.json", "hns/v2/endpoints.json", "hns/v2/loadbalancers.json", "hns/v2/namespaces.json", "hns/v2/routes.json", "hns/v2/globals.json",
+		"hns/v2/features.json",
 		"hns/v2/detailed/networks.json", "hns/v2/detailed/endpoints.json",
 		"hns/v1/networks.json", "hns/v1/endpoints.json", "hns/v1/policylists.json",
 		"vfp/ports.txt", "host/adapters.json", "host/routes.json", "host/firewall.json", "host/os.json", "host/portranges.json",
@@ -185,6 +187,29 @@ func TestWindowsCollectionIsReadOnly(t *testing.T) {
 	})
 	if procs != 21 || methods != 1 {
 		t.Errorf("found %d proc bindings and %d GET methods; the test no longer sees the reader", procs, methods)
+	}
+
+	// The hcsshim reader calls only hcn's two queries.
+	file, err = parser.ParseFile(fset, "hns_features_windows.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hcnCalls []string
+	ast.Inspect(file, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok {
+			if id, ok := sel.X.(*ast.Ident); ok && id.Name == "hcn" {
+				hcnCalls = append(hcnCalls, sel.Sel.Name)
+			}
+		}
+		return true
+	})
+	for _, c := range hcnCalls {
+		if c != "GetGlobals" && c != "GetCachedSupportedFeatures" && c != "Version" && c != "SupportedFeatures" {
+			t.Errorf("hns_features_windows.go uses hcn.%s", c)
+		}
+	}
+	if !slices.Contains(hcnCalls, "GetGlobals") || !slices.Contains(hcnCalls, "GetCachedSupportedFeatures") {
+		t.Errorf("hcn uses %v: the test no longer sees the reader", hcnCalls)
 	}
 
 	// Every command run against a busy node is a read.

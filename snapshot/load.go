@@ -172,9 +172,17 @@ func loadDiag(l *loader) {
 		}
 		l.wrap(FileOS)
 	}
+	if data, ok := l.read(FileHNSFeatures); ok {
+		s.HNSFeatures, l.err = ParseHNSFeatures(data)
+		l.wrap(FileHNSFeatures)
+	}
 	if data, ok := l.read(FileHNSGlobals); ok {
 		s.HNSVersion, l.err = ParseHNSGlobals(data)
 		l.wrap(FileHNSGlobals)
+	}
+	if f := s.HNSFeatures; f != nil && s.HNSVersion == nil && f.Version.Major > 0 {
+		v := f.Version
+		s.HNSVersion = &v
 	}
 	if data, ok := l.read(FileFirewall); ok {
 		if s.Firewall, l.err = ParseFirewall(data, FileFirewall); l.err == nil && s.Firewall != nil {

@@ -26,7 +26,8 @@ type Snapshot struct {
 	Routes         []*HostRoute     `json:"routes,omitempty"`
 	OS             *OSInfo          `json:"os,omitempty"`
 	Firewall       *HostFirewall    `json:"firewall,omitempty"`
-	HNSVersion     *HNSVersion      `json:"hnsVersion,omitempty"` // hns/v2/globals.json
+	HNSVersion     *HNSVersion      `json:"hnsVersion,omitempty"`  // hns/v2/globals.json
+	HNSFeatures    *HNSFeatures     `json:"hnsFeatures,omitempty"` // hns/v2/features.json
 	PortRanges     *PortRanges      `json:"portRanges,omitempty"`
 	KubeNodes      []*KubeNode      `json:"kubeNodes,omitempty"`
 	Services       []*Service       `json:"services,omitempty"`
