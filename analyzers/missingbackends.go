@@ -1,0 +1,96 @@
+package analyzers
+
+import (
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+
+	"github.com/wincni/diag/finding"
+	"github.com/wincni/diag/snapshot"
+)
+
+func init() {
+	register(&Rule{
+		ID: "SVC-10", Title: "Load balancer misses ready endpoints of its Service", Severity: finding.Warn,
+		Needs: []snapshot.Input{snapshot.InputHNSLoadBalancers, snapshot.InputHNSEndpoints, snapshot.InputKubeServices, snapshot.InputEndpointSlices},
+		Checks: "With the Services and their EndpointSlices in the bundle, every ClusterIP load balancer has each ready endpoint of its Service, of the VIP's address family, " +
+			"among its backends (the other direction of SVC-06's stale backends). Services with internalTrafficPolicy Local, topology hints or no ready endpoint, and " +
+			"load balancers whose backend list the input hid or that name endpoints the bundle does not have, are not judged.",
+		Why: "kube-proxy gives each ClusterIP load balancer every ready endpoint. Where HNS supports ModifyLoadbalancer (HNS 15.4, Windows Server 2025), kube-proxy " +
+			"updates a load balancer in place instead of deleting and recreating it, and updates have been seen to leave backends out: the pods behind them get no " +
+			"traffic from this node, and a Service whose only ready pods are left out fails from here while it works from other nodes.",
+		Fix: "Restart kube-proxy (it deletes and recreates its load balancers); if it comes back, check the Windows Server 2025 cumulative updates for HNS load " +
+			"balancer fixes. A pod that became ready in the seconds before the bundle was collected also shows here: collect again to confirm.",
+		Sources: []string{"kubernetes pkg/proxy/winkernel/hns.go updateLoadBalancer (hcn UpdateLoadBalancer, used when hcn.ModifyLoadbalancerSupported)",
+			"microsoft/hcsshim hcn/hcnglobals.go ModifyLoadbalancerVersion (HNS 15.4)"},
+		Check: checkMissingBackends,
+	})
+}
+
+// checkMissingBackends compares, per ClusterIP load balancer, the desired
+// backends (the Service's ready endpoints) with the actual ones.
+func checkMissingBackends(s *snapshot.Snapshot) ([]Issue, error) {
+	byVIP, byID := loadBalancersByVIP(s), endpointsByID(s)
+	modify := s.Feature(snapshot.FeatureModifyLoadbalancer)
+	var issues []Issue
+	for _, svc := range s.Services {
+		if strings.EqualFold(svc.InternalTrafficPolicy, "Local") {
+			continue
+		}
+		ready, hinted := snapshot.ReadyAddresses(s.SlicesOf(svc.Namespace, svc.Name))
+		if len(ready) == 0 || hinted {
+			continue
+		}
+		for _, vip := range svc.ClusterIPs {
+			v, err := netip.ParseAddr(vip)
+			if err != nil {
+				continue
+			}
+			for _, lb := range byVIP[vip] {
+				if missing, ok := missingFrom(lb, v.Is4(), ready, byID); ok && len(missing) > 0 {
+					issues = append(issues, missingIssue(s, svc, vip, lb, missing, len(ready), modify))
+				}
+			}
+		}
+	}
+	return issues, nil
+}
+
+// missingFrom: the ready addresses of the VIP's family that are no backend
+// of lb, sorted; false when lb's backends cannot all be told.
+func missingFrom(lb *snapshot.LoadBalancer, v4 bool, ready map[netip.Addr]bool, byID map[string]*snapshot.Endpoint) ([]string, bool) {
+	if !lb.Knows("HostComputeEndpoints") {
+		return nil, false
+	}
+	have := make(map[netip.Addr]bool, len(lb.EndpointIDs))
+	for _, id := range lb.EndpointIDs {
+		e := byID[id]
+		if e == nil || !e.IP.IsValid() {
+			return nil, false
+		}
+		have[e.IP] = true
+	}
+	var missing []string
+	for a := range ready {
+		if a.Is4() == v4 && !have[a] {
+			missing = append(missing, a.String())
+		}
+	}
+	slices.Sort(missing)
+	return missing, true
+}
+
+func missingIssue(s *snapshot.Snapshot, svc *snapshot.Service, vip string, lb *snapshot.LoadBalancer, missing []string, ready int, modify snapshot.FeatureState) Issue {
+	summary := fmt.Sprintf("%s for Service %s/%s lacks %d of the Service's %d ready endpoint(s) (%s): they get no traffic from this node",
+		lbObject(lb), svc.Namespace, svc.Name, len(missing), ready, strings.Join(firstN(missing, 5), ", "))
+	ev := []finding.Evidence{
+		{File: lb.Ref.File, Object: lbObject(lb), Field: "backends", Value: fmt.Sprint(len(lb.EndpointIDs)), Expected: "every ready endpoint: " + strings.Join(firstN(missing, 5), ", ") + " missing"},
+		{File: s.Inputs[snapshot.InputEndpointSlices], Object: "EndpointSlices of " + svc.Namespace + "/" + svc.Name, Field: "ready addresses", Value: fmt.Sprint(ready)},
+	}
+	if modify.Known && modify.Supported {
+		summary += "; HNS here updates load balancers in place (ModifyLoadbalancer), where such updates have dropped backends"
+		ev = append(ev, finding.Evidence{File: modify.File, Field: "ModifyLoadbalancer supported", Value: "true (" + modify.Source + ")"})
+	}
+	return Issue{Summary: summary, Evidence: ev, Subjects: []string{"service:" + svc.Namespace + "/" + svc.Name, "vip:" + vip}}
+}
