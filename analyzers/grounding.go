@@ -630,6 +630,20 @@ var groundings = map[string]Grounding{
 			guardLinux,
 		},
 	},
+	"HOST-10": {
+		Upstream: []string{
+			"kubernetes.io Ports and Protocols: kubelet API TCP 10250, reached by the control plane (logs, exec, port-forward, metrics)",
+			"kubernetes pkg/proxy/healthcheck and cmd/kube-proxy options (--healthz-bind-address, port 10256 by default)",
+			"kubernetes pkg/proxy/winkernel/proxier.go forwardHealthCheckVip (health check through the Service VIP on Windows Server 2019)",
+		},
+		Guards: []string{
+			"only bundles whose firewall.json says it gathered the TCP rules (Collected): older collectors gathered the VXLAN ports' UDP rules only",
+			"an allow rule for kubelet.exe or kube-proxy.exe counts as well as one for the port",
+			"profiles that are off, or whose default inbound action is Allow, are not judged",
+			"only the profile of the adapter holding the node IP, when its category is known",
+			"10256 is a warn: it matters only for Services with externalTrafficPolicy Local behind a cloud load balancer",
+		},
+	},
 	"SVC-10": {
 		Upstream: []string{
 			"kubernetes pkg/proxy/winkernel/proxier.go syncProxyRules (every ready endpoint, of the Service's family, is a backend of each ClusterIP load balancer; terminating ones only when none is ready)",

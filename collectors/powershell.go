@@ -31,16 +31,17 @@ const psRoutes = `ConvertTo-Json -Depth 3 -InputObject @(Get-NetRoute -ErrorActi
 // (they allow 4789 too); the application filter says whether a rule is
 // limited to a program.
 const psFirewall = `$profiles = @(Get-NetFirewallProfile | ForEach-Object { [ordered]@{ Name = $_.Name; Enabled = "$($_.Enabled)"; DefaultInboundAction = "$($_.DefaultInboundAction)"; DefaultOutboundAction = "$($_.DefaultOutboundAction)" } })
-$rules = @(Get-NetFirewallPortFilter -Protocol UDP -ErrorAction SilentlyContinue | Where-Object { $lp = @($_.LocalPort); $lp -contains '4789' -or $lp -contains '8472' -or $lp -contains 'Any' -or ($lp -match '-') } | ForEach-Object {
+$want = @{ UDP = @('4789', '8472'); TCP = @('10250', '10256') }
+$rules = @(foreach ($proto in 'UDP', 'TCP') { Get-NetFirewallPortFilter -Protocol $proto -ErrorAction SilentlyContinue | Where-Object { $lp = @($_.LocalPort); @($lp | Where-Object { $want[$proto] -contains $_ }).Count -gt 0 -or $lp -contains 'Any' -or ($lp -match '-') } | ForEach-Object {
   $r = $_ | Get-NetFirewallRule
   if ($r.Enabled -ne 'True' -and @($_.LocalPort) -contains 'Any') { return }
   $app = $r | Get-NetFirewallApplicationFilter
-  if (@($_.LocalPort) -contains 'Any' -and $app.Program -ne 'Any') { return }
+  if (@($_.LocalPort) -contains 'Any' -and $app.Program -ne 'Any' -and ($proto -eq 'UDP' -or $app.Program -notmatch '(kubelet|kube-proxy)\.exe$')) { return }
   [ordered]@{ Name = $r.Name; DisplayName = $r.DisplayName; Enabled = "$($r.Enabled)"; Direction = "$($r.Direction)"; Action = "$($r.Action)"; Profile = "$($r.Profile)";
     Protocol = $_.Protocol; LocalPort = @($_.LocalPort); RemotePort = @($_.RemotePort); Program = $app.Program }
-})
+} })
 $networks = @(Get-NetConnectionProfile -ErrorAction SilentlyContinue | ForEach-Object { [ordered]@{ InterfaceAlias = $_.InterfaceAlias; NetworkCategory = "$($_.NetworkCategory)" } })
-ConvertTo-Json -Depth 4 -InputObject ([ordered]@{ Profiles = $profiles; Rules = $rules; ConnectionProfiles = $networks })`
+ConvertTo-Json -Depth 4 -InputObject ([ordered]@{ Profiles = $profiles; Rules = $rules; ConnectionProfiles = $networks; Collected = @('UDP:4789', 'UDP:8472', 'TCP:10250', 'TCP:10256') })`
 
 const psOS = `$cv = Get-ItemProperty 'HKLM:\SOFTWARE\Microsoft\Windows NT\CurrentVersion'
 $hf = @(Get-HotFix -ErrorAction SilentlyContinue | ForEach-Object { [ordered]@{ HotFixID = $_.HotFixID; InstalledOn = "$($_.InstalledOn)" } })

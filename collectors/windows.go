@@ -19,7 +19,7 @@ func WindowsCollectors() []Collector {
 		{ID: "vfp", Description: "VFP ports, layers, groups, rules, counters and port state (vfpctrl)", Timeout: 3 * time.Minute, Run: collectVFP},
 		{ID: "host-adapters", Description: "adapters, IP addresses, MTU, forwarding", Timeout: time.Minute, Run: psCollector("host/adapters.json", psAdapters)},
 		{ID: "host-routes", Description: "IPv4 and IPv6 routes", Timeout: time.Minute, Run: psCollector("host/routes.json", psRoutes)},
-		{ID: "firewall", Description: "firewall profiles and rules for the VXLAN ports", Timeout: time.Minute, Run: psCollector("host/firewall.json", psFirewall)},
+		{ID: "firewall", Description: "firewall profiles and rules for the VXLAN ports, kubelet (TCP 10250) and kube-proxy health (TCP 10256)", Timeout: time.Minute, Run: psCollector("host/firewall.json", psFirewall)},
 		{ID: "os", Description: "product, build, UBR, hotfixes, host name", Timeout: time.Minute, Run: psCollector("host/os.json", psOS)},
 		{ID: "port-ranges", Description: "excluded and dynamic port ranges (netsh)", Timeout: 30 * time.Second, Run: collectPortRanges},
 		{ID: "kube-proxy", Description: "kube-proxy's command line", Timeout: 30 * time.Second, Run: collectWindowsKubeProxy},

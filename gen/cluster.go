@@ -164,8 +164,11 @@ func WriteClusterNode(dir string, c ClusterNode) error {
 		"host/firewall.json": map[string]any{
 			"Profiles": []map[string]any{{"Name": "Domain", "Enabled": "True"}, {"Name": "Private", "Enabled": "True"}, {"Name": "Public", "Enabled": "True"}},
 			"Rules": []map[string]any{{"Name": "OverlayTraffic4789UDP", "Enabled": "True", "Direction": "Inbound", "Action": "Allow", "Profile": "Any",
-				"Protocol": "UDP", "LocalPort": []string{"4789"}, "Program": "Any"}},
+				"Protocol": "UDP", "LocalPort": []string{"4789"}, "Program": "Any"},
+				{"Name": "kubelet", "Enabled": "True", "Direction": "Inbound", "Action": "Allow", "Profile": "Any", "Protocol": "TCP", "LocalPort": []string{"10250"}, "Program": "Any"},
+				{"Name": "kube-proxy-health", "Enabled": "True", "Direction": "Inbound", "Action": "Allow", "Profile": "Any", "Protocol": "TCP", "LocalPort": []string{"10256"}, "Program": "Any"}},
 			"ConnectionProfiles": []map[string]any{{"InterfaceAlias": "vEthernet (Ethernet)", "NetworkCategory": "DomainAuthenticated"}},
+			"Collected":          []string{"UDP:4789", "UDP:8472", "TCP:10250", "TCP:10256"},
 		},
 		"host/portranges.json": map[string]any{
 			"excluded": map[string]any{"tcp": []map[string]any{{"start": 50000, "end": 50059, "administered": true}}, "udp": []map[string]any{}},

@@ -10,10 +10,14 @@ import (
 // network is in. diag's collector writes it from Get-NetFirewallProfile,
 // Get-NetFirewallPortFilter/Get-NetFirewallRule and Get-NetConnectionProfile.
 type HostFirewall struct {
-	Source   string               `json:"source,omitempty"`
-	Profiles []FirewallProfile    `json:"profiles,omitempty"`
-	Rules    []FirewallRule       `json:"rules,omitempty"`
-	Networks []ConnectionCategory `json:"networks,omitempty"`
+	Source string `json:"source,omitempty"`
+	// Collected lists the protocol/port pairs whose rules the collector
+	// gathered ("TCP:10250"); empty for bundles from before it said so,
+	// which gathered the VXLAN ports' UDP rules only.
+	Collected []string             `json:"collected,omitempty"`
+	Profiles  []FirewallProfile    `json:"profiles,omitempty"`
+	Rules     []FirewallRule       `json:"rules,omitempty"`
+	Networks  []ConnectionCategory `json:"networks,omitempty"`
 }
 
 // FirewallProfile is one of Domain, Private and Public.
@@ -48,7 +52,7 @@ func ParseFirewall(data []byte, file string) (*HostFirewall, error) {
 	if o == nil || err != nil {
 		return nil, err
 	}
-	fw := &HostFirewall{Source: file}
+	fw := &HostFirewall{Source: file, Collected: o.strs("Collected")}
 	for _, p := range o.list("Profiles") {
 		enabled, _ := p.boolean("Enabled")
 		fw.Profiles = append(fw.Profiles, FirewallProfile{Name: p.str("Name"), Enabled: enabled, DefaultInboundAction: p.str("DefaultInboundAction")})
@@ -77,12 +81,33 @@ func ProfileFor(category string) string {
 
 // CoversUDPPort says whether the rule's protocol and local ports include
 // UDP port p, for every program.
-func (r FirewallRule) CoversUDPPort(p int) bool {
-	if proto := strings.ToUpper(r.Protocol); proto != "UDP" && proto != "ANY" && proto != "17" {
+func (r FirewallRule) CoversUDPPort(p int) bool { return r.CoversPort("UDP", p, "") }
+
+// HasCollected says whether the collector gathered the rules for a
+// protocol and port ("TCP", 10250).
+func (fw *HostFirewall) HasCollected(proto string, port int) bool {
+	want := strings.ToUpper(proto) + ":" + strconv.Itoa(port)
+	for _, c := range fw.Collected {
+		if strings.EqualFold(strings.TrimSpace(c), want) {
+			return true
+		}
+	}
+	return false
+}
+
+// CoversPort says whether the rule's protocol and local ports include
+// port p of proto ("TCP", "UDP"), for every program or for program (an
+// executable's file name such as kubelet.exe; "" for every program only).
+func (r FirewallRule) CoversPort(proto string, p int, program string) bool {
+	number := map[string]string{"TCP": "6", "UDP": "17"}[strings.ToUpper(proto)]
+	if rp := strings.ToUpper(r.Protocol); rp != strings.ToUpper(proto) && rp != "ANY" && rp != number {
 		return false
 	}
 	if r.Program != "" && !strings.EqualFold(r.Program, "Any") {
-		return false
+		base := r.Program[strings.LastIndexAny(r.Program, `\/`)+1:]
+		if program == "" || !strings.EqualFold(base, program) {
+			return false
+		}
 	}
 	for _, lp := range r.LocalPorts {
 		if strings.EqualFold(lp, "Any") {

@@ -1,0 +1,134 @@
+package analyzers
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"github.com/wincni/diag/finding"
+	"github.com/wincni/diag/snapshot"
+)
+
+func init() {
+	register(&Rule{
+		ID: "HOST-10", Title: "Windows Firewall blocks kubelet (TCP 10250) or kube-proxy's health check (TCP 10256)", Severity: finding.Fail,
+		Needs: []snapshot.Input{snapshot.InputFirewall},
+		Checks: "Every enabled firewall profile that applies to the node's adapter (the one holding the node IP: its network category when known, else every " +
+			"profile) lets TCP 10250 (kubelet) and TCP 10256 (kube-proxy's health check) in: an enabled inbound Allow rule for the port, for every program or " +
+			"for kubelet.exe / kube-proxy.exe, and no enabled inbound Block rule for it (a block rule wins). Profiles whose default inbound action is Allow and " +
+			"disabled profiles are not checked, nor bundles whose firewall.json does not say it gathered the TCP rules (older collectors).",
+		Why: "The API server reaches kubelet on 10250 for kubectl logs, exec, port-forward and metrics: blocked, those fail for every pod of the node while the " +
+			"node looks Ready. Cloud load balancers probe kube-proxy on 10256 for Services with externalTrafficPolicy Local (and, with " +
+			"--forward-healthcheck-vip on Windows Server 2019, through the Service VIP): blocked, the node is taken out of every such Service.",
+		Fix: "New-NetFirewallRule -Name kubelet -DisplayName 'kubelet (TCP 10250)' -Direction Inbound -Protocol TCP -LocalPort 10250 -Action Allow; " +
+			"New-NetFirewallRule -Name kube-proxy-health -DisplayName 'kube-proxy health (TCP 10256)' -Direction Inbound -Protocol TCP -LocalPort 10256 -Action Allow; " +
+			"remove or narrow any block rule for them.",
+		Sources: []string{"kubernetes.io Ports and Protocols (kubelet API 10250 from the control plane)",
+			"kubernetes pkg/proxy/healthcheck (the health check server on --healthz-port, default 10256)",
+			"kubernetes pkg/proxy/winkernel/proxier.go (--forward-healthcheck-vip: the health check through the load balancer VIP)"},
+		Check: checkFirewallNodePorts,
+	})
+}
+
+// The node's own TCP ports the control plane and load balancers reach.
+var nodeTCPPorts = []struct {
+	port     int
+	program  string
+	what     string
+	severity finding.Severity
+}{
+	{10250, "kubelet.exe", "kubelet: kubectl logs, exec, port-forward and metrics fail for this node's pods", finding.Fail},
+	{10256, "kube-proxy.exe", "kube-proxy's health check: load balancers of externalTrafficPolicy Local Services take this node out", finding.Warn},
+}
+
+func checkFirewallNodePorts(s *snapshot.Snapshot) ([]Issue, error) {
+	fw := s.Firewall
+	if !fw.HasCollected("TCP", 10250) && !fw.HasCollected("TCP", 10256) {
+		return nil, Skip("%s holds no TCP rules (a collector from before HOST-10 gathered the VXLAN ports' only): collect again", fw.Source)
+	}
+	profiles, adapter := nodeProfiles(s)
+	var issues []Issue
+	for _, np := range nodeTCPPorts {
+		if !fw.HasCollected("TCP", np.port) {
+			continue
+		}
+		var blocked = map[*snapshot.FirewallRule][]string{}
+		var blockOrder []*snapshot.FirewallRule
+		var unallowed []string
+		for _, p := range fw.Profiles {
+			if !p.Enabled || !profiles[strings.ToLower(p.Name)] || strings.EqualFold(p.DefaultInboundAction, "Allow") {
+				continue
+			}
+			var allow, block *snapshot.FirewallRule
+			for i := range fw.Rules {
+				r := &fw.Rules[i]
+				if !r.Enabled || !strings.EqualFold(r.Direction, "Inbound") || !r.AppliesTo(p.Name) || !r.CoversPort("TCP", np.port, np.program) {
+					continue
+				}
+				switch {
+				case strings.EqualFold(r.Action, "Block") && block == nil:
+					block = r
+				case strings.EqualFold(r.Action, "Allow") && allow == nil:
+					allow = r
+				}
+			}
+			switch {
+			case block != nil:
+				if _, seen := blocked[block]; !seen {
+					blockOrder = append(blockOrder, block)
+				}
+				blocked[block] = append(blocked[block], p.Name)
+			case allow == nil:
+				unallowed = append(unallowed, p.Name)
+			}
+		}
+		where := func(names []string) string {
+			w := "the " + strings.Join(names, ", ") + " profile"
+			if len(names) > 1 {
+				w += "s"
+			}
+			if adapter != "" {
+				w += " (the network of " + adapter + ")"
+			}
+			return w
+		}
+		for _, block := range blockOrder {
+			issues = append(issues, Issue{
+				Severity: np.severity,
+				Summary:  fmt.Sprintf("firewall rule %s blocks inbound TCP %d in %s: %s", ruleName(*block), np.port, where(blocked[block]), np.what),
+				Evidence: []finding.Evidence{{File: fw.Source, Object: "firewall rule " + block.Name, Field: "Action", Value: block.Action + " inbound TCP " + strings.Join(block.LocalPorts, ","),
+					Expected: fmt.Sprintf("no block rule for TCP %d", np.port)}},
+				Remediation: fmt.Sprintf("A block rule wins over any allow rule: remove rule %s or exclude TCP %d from it (Set-NetFirewallPortFilter).", block.Name, np.port),
+			})
+		}
+		if len(unallowed) > 0 {
+			issues = append(issues, Issue{
+				Severity: np.severity,
+				Summary:  fmt.Sprintf("the Windows Firewall is on in %s and no inbound rule allows TCP %d: %s", where(unallowed), np.port, np.what),
+				Evidence: []finding.Evidence{{File: fw.Source, Object: "firewall profiles " + strings.Join(unallowed, ", "), Field: fmt.Sprintf("inbound rules for TCP %d", np.port),
+					Value: fmt.Sprintf("none of %d collected rules allows it", len(fw.Rules)), Expected: fmt.Sprintf("an enabled Allow rule for TCP %d or %s", np.port, np.program)}},
+			})
+		}
+	}
+	return issues, nil
+}
+
+// nodeProfiles are the firewall profiles of the node's adapter (the one
+// holding the node IP): its connection category when known, else all.
+func nodeProfiles(s *snapshot.Snapshot) (map[string]bool, string) {
+	out := map[string]bool{}
+	if ip, err := netip.ParseAddr(s.Facts.NodeIP.Value); err == nil {
+		if ad := s.AdapterWithAddr(ip); ad != nil {
+			for _, c := range s.Firewall.Networks {
+				if strings.EqualFold(c.InterfaceAlias, ad.Name) && c.Category != "" {
+					out[strings.ToLower(snapshot.ProfileFor(c.Category))] = true
+					return out, ad.Name
+				}
+			}
+		}
+	}
+	for _, p := range s.Firewall.Profiles {
+		out[strings.ToLower(p.Name)] = true
+	}
+	return out, ""
+}
