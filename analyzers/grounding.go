@@ -630,6 +630,19 @@ var groundings = map[string]Grounding{
 			guardLinux,
 		},
 	},
+	"LOG-01": {
+		Upstream: []string{
+			"kubernetes cmd/kube-proxy/app/server.go ProxyServer.Run: klog \"Version info\" first at every start",
+			"kubernetes client-go tools/cache/reflector.go: list and watch errors carry the API server's status text (Unauthorized for 401)",
+			"microsoft/hcsshim hcn/hcnerrors.go NetworkNotFoundError: Network name \"...\" not found / Network ID \"...\" not found, returned by GetNetworkByName/ByID to the CNI",
+		},
+		Guards: []string{
+			"only the component logs of the bundle (logs/), never pasted text",
+			"each kind once per log, with its count and last line: old occurrences warn, only those in the last 50 lines fail",
+			"kube-proxy restarts only from three starts within the log, and never fail on their own",
+			"a line over 64 KiB is judged by its start; a log over the part limit is scanned up to it, with a note",
+		},
+	},
 	"HOST-10": {
 		Upstream: []string{
 			"kubernetes.io Ports and Protocols: kubelet API TCP 10250, reached by the control plane (logs, exec, port-forward, metrics)",

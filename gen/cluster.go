@@ -192,6 +192,15 @@ func WriteClusterNode(dir string, c ClusterNode) error {
 	if err := writeFile(filepath.Join(dir, "config", "kube-proxy", "cmdline.txt"), []byte(cmd)); err != nil {
 		return err
 	}
+	// A healthy kube-proxy's log: one start, then syncs.
+	kpLog := `I1124 09:00:00.100000    4412 server.go:847] "Version info" version="v1.31.4"` + "\n" +
+		`I1124 09:00:00.210000    4412 server_windows.go:97] "Using" proxier="winkernel"` + "\n"
+	for i := range 20 {
+		kpLog += fmt.Sprintf(`I1124 09:%02d:00.000000    4412 proxier.go:1082] "Syncing proxy rules complete" elapsed="%dms"`+"\n", i+1, 40+i)
+	}
+	if err := writeFile(filepath.Join(dir, "logs", "kube-proxy", "kube-proxy.log"), []byte(kpLog)); err != nil {
+		return err
+	}
 	return writeVFP(dir, c, myIP, netName)
 }
 

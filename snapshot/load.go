@@ -209,6 +209,36 @@ func loadDiag(l *loader) {
 		l.wrap(FileFlannelNetConf)
 	}
 	loadLinuxFiles(l, b.Glob("linux/*.json"))
+	loadLogs(l)
+}
+
+// loadLogs scans the component logs of logs/ for the events rules read,
+// line by line: a log of any size costs one buffer. One larger than the
+// part limit is scanned up to the limit, with a note.
+func loadLogs(l *loader) {
+	for _, name := range l.b.Names() {
+		comp := logComponent(name)
+		if comp == "" || l.err != nil {
+			continue
+		}
+		rc, err := l.b.Open(name)
+		if err != nil {
+			l.err = err
+			return
+		}
+		limit := l.lim.capFor(name)
+		lf, err := scanLog(io.LimitReader(rc, limit), name, comp)
+		rc.Close()
+		if err != nil {
+			l.err = &ParseError{Bundle: l.b.Path(), File: name, Err: err}
+			return
+		}
+		if size := l.b.Size(name); size > limit {
+			l.skip(name, size, "scanned up to the "+byteSize(limit)+" limit for one part")
+		}
+		l.s.Logs = append(l.s.Logs, lf)
+		l.s.Inputs[InputLogs] = "logs/"
+	}
 }
 
 // loader threads the first error through a sequence of reads.

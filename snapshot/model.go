@@ -28,6 +28,7 @@ type Snapshot struct {
 	Firewall       *HostFirewall    `json:"firewall,omitempty"`
 	HNSVersion     *HNSVersion      `json:"hnsVersion,omitempty"`  // hns/v2/globals.json
 	HNSFeatures    *HNSFeatures     `json:"hnsFeatures,omitempty"` // hns/v2/features.json
+	Logs           []*LogFile       `json:"logs,omitempty"`        // what logs/ says, as events
 	PortRanges     *PortRanges      `json:"portRanges,omitempty"`
 	KubeNodes      []*KubeNode      `json:"kubeNodes,omitempty"`
 	Services       []*Service       `json:"services,omitempty"`
@@ -76,6 +77,7 @@ const (
 	InputPortRanges       Input = "host-portranges"
 	InputEndpointSlices   Input = "k8s-endpointslices"
 	InputCalicoIPAM       Input = "calico-ipam"
+	InputLogs             Input = "component-logs"
 )
 
 // InputFiles says what provides each input, for skip reasons.
@@ -98,6 +100,7 @@ var InputFiles = map[Input]string{
 	InputPortRanges:       "excluded and dynamic port ranges (host/portranges.json)",
 	InputEndpointSlices:   "Kubernetes EndpointSlices (k8s/endpointslices.json)",
 	InputCalicoIPAM:       "Calico IPAM blocks and configuration (k8s/calico-ipamblocks.json, k8s/calico-ipamconfigs.json)",
+	InputLogs:             "kube-proxy, CNI, flannel or Calico logs (logs/)",
 }
 
 // Has reports whether an input was present.

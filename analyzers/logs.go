@@ -1,0 +1,77 @@
+package analyzers
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/wincni/diag/finding"
+	"github.com/wincni/diag/snapshot"
+)
+
+func init() {
+	register(&Rule{
+		ID: "LOG-01", Title: "kube-proxy, the CNI or the overlay agent fails in its own log", Severity: finding.Fail,
+		Needs: []snapshot.Input{snapshot.InputLogs},
+		Checks: "The logs in the bundle (logs/kube-proxy, logs/cni, logs/flannel, logs/calico) hold none of: an Unauthorized answer from the API server; " +
+			"a Go panic; hcsshim's \"Network name/ID ... not found\" (the CNI asked for an HNS network that is gone); HNS's \"Element not found\" and " +
+			"\"The object already exists\"; and kube-proxy did not start three times or more within the log (\"Version info\" at each start). " +
+			"Each is reported with its count, the log and the line of its last occurrence; it fails when that is among the last 50 lines (still happening) " +
+			"and warns when it is older.",
+		Why: "These are the failures the components state themselves, which the HNS state shows only indirectly: an expired or rotated token leaves " +
+			"kube-proxy and flannel working from stale state; a kube-proxy in a crash loop deletes and recreates every load balancer at each start; a CNI " +
+			"whose network is gone (HNS restarted, the network recreated under a new ID) fails every pod sandbox on the node.",
+		Fix: "Unauthorized: renew the component's kubeconfig or service account token and restart it. Panic or restarts: read the lines before the last " +
+			"start; upgrade kube-proxy if it is a known crash. Network not found: check that the CNI configuration names the HNS network that exists " +
+			"(Get-HnsNetwork) and restart the overlay agent (flanneld, calico-node) so that it recreates the network, then the pods.",
+		Sources: []string{"kubernetes cmd/kube-proxy/app/server.go Run (\"Version info\" logged at every start)",
+			"kubernetes client-go tools/cache/reflector.go (\"Failed to watch\"/\"failed to list\" with the API server's Unauthorized)",
+			"microsoft/hcsshim hcn/hcnerrors.go NetworkNotFoundError", "https://github.com/Azure/aks-engine/issues/853",
+			"https://github.com/kubernetes/kubernetes/issues/72696"},
+		Check: checkLogs,
+	})
+}
+
+// recentLines: an event this close to the end of its log is still happening.
+const recentLines = 50
+
+var logKinds = []struct {
+	kind, what string
+	min        int // occurrences before it is reported
+}{
+	{snapshot.LogUnauthorized, "the API server refuses its credentials (Unauthorized): it works from stale state", 1},
+	{snapshot.LogPanic, "it crashed (Go panic)", 1},
+	{snapshot.LogNetworkNotFound, "the HNS network it asks for is gone (hcsshim: network not found): pod sandboxes fail", 1},
+	{snapshot.LogHNSNotFound, "HNS answers Element not found: an object it refers to was removed (an HNS restart, a recreated network)", 1},
+	{snapshot.LogHNSExists, "HNS answers The object already exists: a left-over endpoint or policy is in the way", 1},
+	{snapshot.LogStart, "kube-proxy started", 3},
+}
+
+func checkLogs(s *snapshot.Snapshot) ([]Issue, error) {
+	var issues []Issue
+	for _, lf := range s.Logs {
+		for _, k := range logKinds {
+			ev := lf.Events[k.kind]
+			if ev == nil || ev.Count < k.min {
+				continue
+			}
+			sev := finding.Warn
+			when := "earlier in the log"
+			if lf.Lines-ev.LastLine < recentLines {
+				sev, when = finding.Fail, "still at the end of the log"
+			}
+			summary := fmt.Sprintf("%s: %s; %d time(s) in %s, last at line %d (%s)", lf.Component, k.what, ev.Count, lf.File, ev.LastLine, when)
+			if k.kind == snapshot.LogStart {
+				sev = finding.Warn
+				summary = fmt.Sprintf("kube-proxy started %d times within %s (%d lines): it restarts, and each start deletes and recreates its load balancers; last start at line %d",
+					ev.Count, lf.File, lf.Lines, ev.LastLine)
+			}
+			issues = append(issues, Issue{
+				Severity: sev,
+				Summary:  summary,
+				Evidence: []finding.Evidence{{File: lf.File, Field: "line " + strconv.Itoa(ev.LastLine), Value: ev.LastText}},
+				Subjects: []string{"log:" + lf.File},
+			})
+		}
+	}
+	return issues, nil
+}
