@@ -14,7 +14,8 @@ func init() {
 		Needs: []snapshot.Input{snapshot.InputLogs},
 		Checks: "The logs in the bundle (logs/kube-proxy, logs/cni, logs/flannel, logs/calico) hold none of: an Unauthorized answer from the API server; " +
 			"a Go panic; hcsshim's \"Network name/ID ... not found\" (the CNI asked for an HNS network that is gone); HNS's \"Element not found\" and " +
-			"\"The object already exists\"; and kube-proxy did not start three times or more within the log (\"Version info\" at each start). " +
+			"\"The object already exists\"; kube-proxy's \"Unable to find HNS Network specified by\" and \"Policy creation failed\" / \"Remote endpoint creation failed\"; " +
+			"and kube-proxy did not start three times or more within the log (\"Version info\" at each start). " +
 			"Each is reported with its count, the log and the line of its last occurrence; it fails when that is among the last 50 lines (still happening) " +
 			"and warns when it is older.",
 		Why: "These are the failures the components state themselves, which the HNS state shows only indirectly: an expired or rotated token leaves " +
@@ -26,7 +27,7 @@ func init() {
 		Sources: []string{"kubernetes cmd/kube-proxy/app/server.go Run (\"Version info\" logged at every start)",
 			"kubernetes client-go tools/cache/reflector.go (\"Failed to watch\"/\"failed to list\" with the API server's Unauthorized)",
 			"microsoft/hcsshim hcn/hcnerrors.go NetworkNotFoundError", "https://github.com/Azure/aks-engine/issues/853",
-			"https://github.com/kubernetes/kubernetes/issues/72696"},
+			"https://github.com/kubernetes/kubernetes/issues/72696", "kubernetes pkg/proxy/winkernel/proxier.go syncProxyRules (Unable to find HNS Network specified by ...; Policy creation failed)"},
 		Check: checkLogs,
 	})
 }
@@ -43,6 +44,8 @@ var logKinds = []struct {
 	{snapshot.LogNetworkNotFound, "the HNS network it asks for is gone (hcsshim: network not found): pod sandboxes fail", 1},
 	{snapshot.LogHNSNotFound, "HNS answers Element not found: an object it refers to was removed (an HNS restart, a recreated network)", 1},
 	{snapshot.LogHNSExists, "HNS answers The object already exists: a left-over endpoint or policy is in the way", 1},
+	{snapshot.LogProxyNoNetwork, "it cannot find its HNS network (check --network-name / KUBE_NETWORK and the CNI) and removes all its load balancers", 1},
+	{snapshot.LogProxyPolicy, "it fails to create load balancers or remote endpoints: those Services do not work from this node", 1},
 	{snapshot.LogStart, "kube-proxy started", 3},
 }
 

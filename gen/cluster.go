@@ -194,9 +194,9 @@ func WriteClusterNode(dir string, c ClusterNode) error {
 	}
 	// A healthy kube-proxy's log: one start, then syncs.
 	kpLog := `I1124 09:00:00.100000    4412 server.go:847] "Version info" version="v1.31.4"` + "\n" +
-		`I1124 09:00:00.210000    4412 server_windows.go:97] "Using" proxier="winkernel"` + "\n"
+		`I1124 09:00:00.210000    4412 server.go:849] "Golang settings" GOGC="" GOMAXPROCS="" GOTRACEBACK=""` + "\n"
 	for i := range 20 {
-		kpLog += fmt.Sprintf(`I1124 09:%02d:00.000000    4412 proxier.go:1082] "Syncing proxy rules complete" elapsed="%dms"`+"\n", i+1, 40+i)
+		kpLog += fmt.Sprintf(`I1124 09:%02d:00.000000    4412 proxier.go:1227] Updating network %s to check for new remote subnet policies`+"\n", i+1, netName)
 	}
 	if err := writeFile(filepath.Join(dir, "logs", "kube-proxy", "kube-proxy.log"), []byte(kpLog)); err != nil {
 		return err

@@ -15,6 +15,8 @@ const (
 	LogNetworkNotFound = "network-not-found" // hcsshim NetworkNotFoundError: the HNS network the CNI wants is gone
 	LogHNSNotFound     = "hns-element-not-found"
 	LogHNSExists       = "hns-object-exists"
+	LogProxyNoNetwork  = "proxy-network-missing" // kube-proxy cannot find its HNS network and removes its policies
+	LogProxyPolicy     = "proxy-policy-failed"   // kube-proxy failed to create a load balancer or remote endpoint
 )
 
 // LogFile is what diag read from one component log of the bundle: per
@@ -50,6 +52,9 @@ var logPatterns = []struct {
 	{LogNetworkNotFound, regexp.MustCompile(`Network (?:name|ID) \\?"[^"]*" not found`)}, // quotes escaped in JSON logs
 	{LogHNSNotFound, regexp.MustCompile(`(?i)HNS failed with error\s*:\s*Element not found`)},
 	{LogHNSExists, regexp.MustCompile(`(?i)hnsCall failed in Win32: The object already exists`)},
+	// winkernel proxier.go syncProxyRules, in its own words.
+	{LogProxyNoNetwork, regexp.MustCompile(`Unable to find HNS Network specified by`)},
+	{LogProxyPolicy, regexp.MustCompile(`Policy creation failed|Remote endpoint creation failed`)},
 }
 
 // maxLogLine bounds one line of a log (a JSON blob on one line is cut).
@@ -78,7 +83,7 @@ func scanLog(r io.Reader, file, component string) (*LogFile, error) {
 		}
 		lf.Lines++
 		for _, p := range logPatterns {
-			if p.kind == LogStart && component != "kube-proxy" {
+			if (p.kind == LogStart || p.kind == LogProxyNoNetwork || p.kind == LogProxyPolicy) && component != "kube-proxy" {
 				continue
 			}
 			if !p.re.MatchString(line) {

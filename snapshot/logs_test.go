@@ -18,20 +18,21 @@ func TestScanLog(t *testing.T) {
 		`Failed create pod sandbox: ... network: Failed to create endpoint: HNS failed with error : Element not found.`,
 		`panic: runtime error: invalid memory address or nil pointer dereference`,
 		`I1124 09:05:00.1 5000 server.go:847] "Version info" version="v1.31.4"`,
+		`E1124 09:06:00.1 5000 proxier.go:1230] Unable to find HNS Network specified by flannel.4096. Please check network name and CNI deployment`,
 		`the last line`,
 	}, "\n")
 	lf, err := scanLog(strings.NewReader(text), "logs/kube-proxy/kube-proxy.log", "kube-proxy")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string][2]int{LogStart: {2, 7}, LogUnauthorized: {2, 3}, LogNetworkNotFound: {1, 4}, LogHNSNotFound: {1, 5}, LogPanic: {1, 6}}
+	want := map[string][2]int{LogStart: {2, 7}, LogUnauthorized: {2, 3}, LogNetworkNotFound: {1, 4}, LogHNSNotFound: {1, 5}, LogPanic: {1, 6}, LogProxyNoNetwork: {1, 8}}
 	for kind, w := range want {
 		ev := lf.Events[kind]
 		if ev == nil || ev.Count != w[0] || ev.LastLine != w[1] {
 			t.Errorf("%s: %+v, want count %d line %d", kind, ev, w[0], w[1])
 		}
 	}
-	if lf.Lines != 8 || len(lf.Events[LogUnauthorized].LastText) > 310 {
+	if lf.Lines != 9 || len(lf.Events[LogUnauthorized].LastText) > 310 {
 		t.Errorf("%d lines, last Unauthorized text %d bytes", lf.Lines, len(lf.Events[LogUnauthorized].LastText))
 	}
 	cni, _ := scanLog(strings.NewReader(text), "logs/cni/x.log", "cni")
