@@ -630,6 +630,19 @@ var groundings = map[string]Grounding{
 			guardLinux,
 		},
 	},
+	"DS-01": {
+		Upstream: []string{
+			"microsoft/hcsshim hcn/hcnglobals.go IPv6DualStackVersion (11.10 and later), read from hns/v2/features.json first",
+			"kubernetes pkg/proxy/winkernel/proxier.go NewDualStackProxier: an IPv6 proxier only with dual-stack on, whose load balancers carry the IPv6 flag",
+			"kubernetes pkg/controller/nodeipam: a dual-stack cluster gives each Node one pod CIDR per family (spec.podCIDRs)",
+		},
+		Guards: []string{
+			"only when this node's own Node has pod CIDRs of both families: single-stack nodes are never judged",
+			"pod endpoints are the local ones inside the Node's IPv4 pod CIDR (not remote endpoints, not the host's)",
+			"IPv6 load balancers only with Services and EndpointSlices in the bundle, and only for Services with ready IPv6 endpoints",
+			"the HNS feature only when features.json or the HNS version is in the bundle",
+		},
+	},
 	"LOG-01": {
 		Upstream: []string{
 			"kubernetes cmd/kube-proxy/app/server.go ProxyServer.Run: klog \"Version info\" first at every start",

@@ -171,11 +171,17 @@ func endpointOf(o obj, ref Ref) *Endpoint {
 		}
 	}
 	for _, ipc := range o.list("IpConfigurations") {
-		if a := parseAddr(ipc.str("IpAddress")); a.IsValid() && (!e.IP.IsValid() || a.Is4() && !e.IP.Is4()) {
+		a := parseAddr(ipc.str("IpAddress"))
+		if a.IsValid() && (!e.IP.IsValid() || a.Is4() && !e.IP.Is4()) {
+			if e.IP.IsValid() && e.IP.Is6() {
+				e.IPv6 = e.IP
+			}
 			e.IP = a
 			if pl, ok := ipc.num("PrefixLength"); ok {
 				e.PrefixLength = int(pl)
 			}
+		} else if a.IsValid() && a.Is6() && e.IP.Is4() && !e.IPv6.IsValid() {
+			e.IPv6 = a
 		}
 	}
 	if dns := o.child("Dns"); dns != nil {

@@ -198,11 +198,13 @@ type Policy struct {
 // Endpoint is an HNS endpoint: a pod's vNIC (local) or a remote pod or
 // service address programmed for encapsulation (remote).
 type Endpoint struct {
-	ID           string     `json:"id,omitempty"`
-	Name         string     `json:"name,omitempty"`
-	NetworkID    string     `json:"networkID,omitempty"`
-	NetworkName  string     `json:"networkName,omitempty"`
-	IP           netip.Addr `json:"ip,omitzero"`
+	ID          string     `json:"id,omitempty"`
+	Name        string     `json:"name,omitempty"`
+	NetworkID   string     `json:"networkID,omitempty"`
+	NetworkName string     `json:"networkName,omitempty"`
+	IP          netip.Addr `json:"ip,omitzero"`
+	// IPv6 is a dual-stack endpoint's second address (IP is the IPv4 one).
+	IPv6         netip.Addr `json:"ipv6,omitzero"`
 	PrefixLength int        `json:"prefixLength,omitempty"`
 	MAC          string     `json:"mac,omitempty"`
 	Gateway      netip.Addr `json:"gateway,omitzero"`
