@@ -55,8 +55,15 @@ if ($p.Count -gt 0) { $p; exit 0 }
 $s = Get-ItemProperty 'HKLM:\SYSTEM\CurrentControlSet\Services\kube-proxy\Parameters' -ErrorAction SilentlyContinue
 if ($s -and $s.AppParameters) { 'kube-proxy.exe ' + $s.AppParameters }`
 
+// The HNS event channels (Admin: errors HNS reports, such as failed
+// network creation; Operational: what it did), newest first, bounded.
+const psHNSEvents = `$events = @(foreach ($log in 'Microsoft-Windows-Host-Network-Service-Admin', 'Microsoft-Windows-Host-Network-Service-Operational') {
+  Get-WinEvent -LogName $log -MaxEvents 500 -ErrorAction SilentlyContinue | ForEach-Object {
+    [ordered]@{ Log = $log; TimeCreated = $_.TimeCreated.ToUniversalTime().ToString('o'); Id = $_.Id; Level = "$($_.LevelDisplayName)"; Message = $_.Message } } })
+ConvertTo-Json -Depth 3 -InputObject ([ordered]@{ Events = $events })`
+
 // psScripts lists every script, for the read-only test.
-var psScripts = map[string]string{"adapters": psAdapters, "routes": psRoutes, "firewall": psFirewall, "os": psOS, "kube-proxy": psKubeProxy}
+var psScripts = map[string]string{"adapters": psAdapters, "routes": psRoutes, "firewall": psFirewall, "os": psOS, "kube-proxy": psKubeProxy, "hns-events": psHNSEvents}
 
 // psArgs is the argument list that runs one script.
 func psArgs(script string) []string {

@@ -60,6 +60,7 @@ func TestWindowsBusyNodeBundle(t *testing.T) {
 		"config/kube-proxy/cmdline.txt", "config/cni/10-flannel.conf", "config/cni/calico-kubeconfig", "config/flannel/net-conf.json",
 		"config/flannel/subnet.env", "config/calico/config.ps1", "config/node/kubeclusterconfig.json",
 		"logs/kube-proxy/kube-proxy.log", "logs/cni/azure-vnet.log", "logs/flannel/flanneld.log", "logs/calico/calico-node.log", "diag.log",
+		"events/hns.json",
 	}
 	for i := range 100 {
 		want = append(want, "vfp/port-"+portName(i)+".txt")
@@ -215,9 +216,10 @@ func TestWindowsCollectionIsReadOnly(t *testing.T) {
 	// Every command run against a busy node is a read.
 	f := newFakeWindowsNode(t, 3, 5, 3, 0)
 	collectFake(t, f)
-	cmdlet := regexp.MustCompile(`\b([A-Z][a-z]+)-(Net\w+|Hot\w+|Item\w+|Cim\w+|Json|Object)\b`)
+	cmdlet := regexp.MustCompile(`\b([A-Z][a-z]+)-(Net\w+|Hot\w+|Item\w+|Cim\w+|WinEvent|Json|Object)\b`)
+	quoted := regexp.MustCompile(`'[^'\n]*'`) // data, such as event log names
 	for _, script := range psScripts {
-		for _, m := range cmdlet.FindAllStringSubmatch(script, -1) {
+		for _, m := range cmdlet.FindAllStringSubmatch(quoted.ReplaceAllString(script, "''"), -1) {
 			switch m[1] {
 			case "Get", "ConvertTo", "ForEach", "Where", "Select":
 			default:
