@@ -630,6 +630,29 @@ var groundings = map[string]Grounding{
 			guardLinux,
 		},
 	},
+	"EP-02": {
+		Upstream: []string{
+			"microsoft/windows-container-networking cni (sdnoverlay, sdnbridge) and containernetworking plugins win-overlay/win-bridge: the HNS endpoint is created in CNI ADD and deleted in DEL, nowhere else",
+			"kubernetes.io Networking on Windows: HNS restart or a recreated network loses container endpoints",
+			"kubernetes pkg/kubelet: status.podIPs of a Running pod are what the CNI returned at sandbox creation",
+		},
+		Guards: []string{
+			"only Running pods that are not hostNetwork, not being deleted, and whose pod IP is not the node's own",
+			"an endpoint with either of the pod's addresses (IPv4 or IPv6) counts",
+			"only with this node's Pods in the bundle (k8s/pods.json)",
+		},
+	},
+	"EP-03": {
+		Upstream: []string{
+			"microsoft/windows-container-networking cni: runtimeConfig portMappings (capability portMappings) become PortMapping endpoint policies (InternalPort, ExternalPort, Protocol)",
+			"HNS V1 endpoint policy NAT = V2 PortMapping (policy aliases)",
+		},
+		Guards: []string{
+			"only Running pods with an HNS endpoint (pods without one are EP-02's)",
+			"an endpoint whose policies the input hid is not judged",
+			"a PortMapping without InternalPort or Protocol matches any",
+		},
+	},
 	"DS-01": {
 		Upstream: []string{
 			"microsoft/hcsshim hcn/hcnglobals.go IPv6DualStackVersion (11.10 and later), read from hns/v2/features.json first",

@@ -13,8 +13,9 @@ import (
 
 // AddSnapshotNames registers the names a snapshot of the input holds: the
 // node's own (manifest, OS host name, kube-proxy's --hostname-override),
-// every Kubernetes Node, and the namespaces and names of Services and
-// EndpointSlices that are not the cluster's own (kube-system, kube-dns...).
+// every Kubernetes Node, and the namespaces and names of Services,
+// EndpointSlices and this node's Pods that are not the cluster's own
+// (kube-system, kube-dns...).
 func (a *Anonymizer) AddSnapshotNames(s *snapshot.Snapshot) {
 	if s == nil {
 		return
@@ -37,6 +38,14 @@ func (a *Anonymizer) AddSnapshotNames(s *snapshot.Snapshot) {
 		if !wellKnown[strings.ToLower(sv.Namespace)] {
 			a.AddName(KindNamespace, sv.Namespace)
 			a.AddName(KindName, sv.Name)
+		}
+	}
+	for _, p := range s.Pods {
+		if !wellKnown[strings.ToLower(p.Namespace)] {
+			a.AddName(KindNamespace, p.Namespace)
+			if strings.Contains(p.Name, "-") { // controller-made names; a bare word may be anything
+				a.AddName(KindName, p.Name)
+			}
 		}
 	}
 	for _, sl := range s.EndpointSlices {

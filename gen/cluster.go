@@ -76,9 +76,15 @@ func WriteClusterNode(dir string, c ClusterNode) error {
 	endpoints = append(endpoints, map[string]any{"ID": guid(2, 0), "Name": "sourceVip", "HostComputeNetwork": networkID, "Flags": 1,
 		"IpConfigurations": []map[string]any{{"IpAddress": sourceVIP, "PrefixLength": 24}}, "MacAddress": mac("02-11", 2),
 		"Policies": []map[string]any{{"Type": "ProviderAddress", "Settings": map[string]any{"ProviderAddress": myIP}}}})
+	var pods []map[string]any
 	for p := range c.LocalPods {
 		id := guid(3, p)
 		localIDs = append(localIDs, id)
+		if p < 250 { // one Running pod per distinct pod address
+			pods = append(pods, map[string]any{"metadata": map[string]any{"namespace": "default", "name": fmt.Sprintf("app-%d", p)},
+				"spec":   map[string]any{"nodeName": nodeName(self), "containers": []map[string]any{{"name": "app", "ports": []map[string]any{{"containerPort": 80}}}}},
+				"status": map[string]any{"phase": "Running", "podIP": fmt.Sprintf("%s%d", myPrefix, 3+p), "podIPs": []map[string]any{{"ip": fmt.Sprintf("%s%d", myPrefix, 3+p)}}}})
+		}
 		endpoints = append(endpoints, map[string]any{"ID": id, "Name": fmt.Sprintf("%012x_%s", p, netName), "HostComputeNetwork": networkID, "Flags": 0,
 			"IpConfigurations": []map[string]any{{"IpAddress": fmt.Sprintf("%s%d", myPrefix, 3+p%250), "PrefixLength": 24}},
 			"MacAddress":       mac("0E-2A", p),
@@ -176,6 +182,7 @@ func WriteClusterNode(dir string, c ClusterNode) error {
 		},
 		"k8s/nodes.json":    map[string]any{"apiVersion": "v1", "kind": "List", "items": nodes},
 		"k8s/services.json": map[string]any{"apiVersion": "v1", "kind": "List", "items": services},
+		"k8s/pods.json":     map[string]any{"apiVersion": "v1", "kind": "List", "items": pods},
 		// Only kube-dns's slice: the scale benchmarks measure the HNS side.
 		"k8s/endpointslices.json": map[string]any{"apiVersion": "v1", "kind": "List", "items": []map[string]any{{
 			"metadata":    map[string]any{"name": "kube-dns-1", "namespace": "kube-system", "labels": map[string]string{"kubernetes.io/service-name": "kube-dns"}},

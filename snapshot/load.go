@@ -166,6 +166,8 @@ func loadDiag(l *loader) {
 		func(d []byte, _ string) ([]*Service, error) { return ParseServices(d) })
 	loadCalicoIPAM(l)
 	s.EndpointSlices = loadList(l, FileEndpointSlices, InputEndpointSlices, func(d []byte, _ string) ([]*EndpointSlice, error) { return ParseEndpointSlices(d) })
+	s.Pods = loadStream(l, FileKubePods, InputKubePods, func(o obj, _ Ref) *Pod { return podOf(o) },
+		func(d []byte, _ string) ([]*Pod, error) { return ParseKubePods(d) })
 	if data, ok := l.read(FileOS); ok {
 		if s.OS, l.err = ParseOS(data); l.err == nil && s.OS != nil {
 			s.Inputs[InputOS] = FileOS

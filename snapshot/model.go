@@ -33,6 +33,7 @@ type Snapshot struct {
 	KubeNodes      []*KubeNode      `json:"kubeNodes,omitempty"`
 	Services       []*Service       `json:"services,omitempty"`
 	EndpointSlices []*EndpointSlice `json:"endpointSlices,omitempty"`
+	Pods           []*Pod           `json:"pods,omitempty"` // this node's, k8s/pods.json
 	CalicoIPAM     *CalicoIPAM      `json:"calicoIPAM,omitempty"`
 	KubeProxy      *KubeProxyConfig `json:"kubeProxy,omitempty"`
 	CNIConfigs     []*CNIConfig     `json:"cniConfigs,omitempty"` // in the order the runtime reads them
@@ -78,6 +79,7 @@ const (
 	InputEndpointSlices   Input = "k8s-endpointslices"
 	InputCalicoIPAM       Input = "calico-ipam"
 	InputLogs             Input = "component-logs"
+	InputKubePods         Input = "k8s-pods"
 )
 
 // InputFiles says what provides each input, for skip reasons.
@@ -101,6 +103,7 @@ var InputFiles = map[Input]string{
 	InputEndpointSlices:   "Kubernetes EndpointSlices (k8s/endpointslices.json)",
 	InputCalicoIPAM:       "Calico IPAM blocks and configuration (k8s/calico-ipamblocks.json, k8s/calico-ipamconfigs.json)",
 	InputLogs:             "kube-proxy, CNI, flannel or Calico logs (logs/)",
+	InputKubePods:         "this node's Pods (k8s/pods.json)",
 }
 
 // Has reports whether an input was present.

@@ -58,3 +58,10 @@ func (p Policy) Kind() string {
 	}
 	return p.Type
 }
+
+// Num reads a numeric setting of the policy (names case-insensitive; a
+// number written as a string counts).
+func (p Policy) Num(names ...string) (int64, bool) { return p.settings().num(names...) }
+
+// Str reads a setting as text (a number too).
+func (p Policy) Str(names ...string) string { return p.settings().str(names...) }

@@ -22,6 +22,8 @@ func (s *Snapshot) DropNodeDetail() {
 	s.VFPPorts = nil
 	s.Services = nil
 	s.EndpointSlices = nil
+	s.Pods = nil
+	s.Logs = nil
 	s.CalicoIPAM = nil
 	s.HNSDiag = nil
 	s.slicesByService = nil

@@ -1,0 +1,67 @@
+package snapshot
+
+import (
+	"net/netip"
+	"strings"
+)
+
+// FileKubePods is this node's Pods (spec.nodeName = the node), as the
+// collector asks the API server for them.
+const FileKubePods = "k8s/pods.json"
+
+// Pod is a Kubernetes Pod on this node: what its networking should be.
+type Pod struct {
+	Namespace   string       `json:"namespace,omitempty"`
+	Name        string       `json:"name,omitempty"`
+	NodeName    string       `json:"nodeName,omitempty"`
+	Phase       string       `json:"phase,omitempty"` // Pending, Running, Succeeded, Failed
+	HostNetwork bool         `json:"hostNetwork,omitempty"`
+	Deleting    bool         `json:"deleting,omitempty"` // metadata.deletionTimestamp set
+	PodIPs      []netip.Addr `json:"podIPs,omitempty"`
+	HostPorts   []HostPort   `json:"hostPorts,omitempty"`
+}
+
+// HostPort is a container port published on the node (ports[].hostPort).
+type HostPort struct {
+	Container     string `json:"container,omitempty"`
+	Protocol      string `json:"protocol,omitempty"` // TCP (default), UDP, SCTP
+	ContainerPort int64  `json:"containerPort,omitempty"`
+	HostPort      int64  `json:"hostPort"`
+}
+
+// ParseKubePods parses a PodList, a single Pod or a bare array of Pods.
+func ParseKubePods(data []byte) ([]*Pod, error) {
+	return parseEach(data, func(o obj, _ int) *Pod { return podOf(o) })
+}
+
+func podOf(o obj) *Pod {
+	meta, spec, status := o.child("metadata"), o.child("spec"), o.child("status")
+	p := &Pod{Namespace: meta.str("namespace"), Name: meta.str("name"), NodeName: spec.str("nodeName"), Phase: status.str("phase"),
+		Deleting: meta.str("deletionTimestamp") != ""}
+	p.HostNetwork, _ = spec.boolean("hostNetwork")
+	for _, ip := range status.list("podIPs") {
+		if a := parseAddr(ip.str("ip")); a.IsValid() {
+			p.PodIPs = append(p.PodIPs, a)
+		}
+	}
+	if len(p.PodIPs) == 0 {
+		if a := parseAddr(status.str("podIP")); a.IsValid() {
+			p.PodIPs = append(p.PodIPs, a)
+		}
+	}
+	for _, c := range spec.list("containers") {
+		for _, port := range c.list("ports") {
+			hp, _ := port.num("hostPort")
+			if hp <= 0 {
+				continue
+			}
+			cp, _ := port.num("containerPort")
+			proto := strings.ToUpper(port.str("protocol"))
+			if proto == "" {
+				proto = "TCP"
+			}
+			p.HostPorts = append(p.HostPorts, HostPort{Container: c.str("name"), Protocol: proto, ContainerPort: cp, HostPort: hp})
+		}
+	}
+	return p
+}
