@@ -12,7 +12,8 @@ func init() {
 	register(&Rule{
 		ID: "LOG-01", Title: "kube-proxy, the CNI or the overlay agent fails in its own log", Severity: finding.Fail,
 		Needs: []snapshot.Input{snapshot.InputLogs},
-		Checks: "The logs in the bundle (logs/kube-proxy, logs/cni, logs/flannel, logs/calico) hold none of: an Unauthorized answer from the API server; " +
+		Checks: "The logs in the bundle (logs/kube-proxy, logs/cni, logs/flannel, logs/calico, and HNS's Admin and Operational event channels in events/hns.json: " +
+			"its Error events) hold none of: an Unauthorized answer from the API server; " +
 			"a Go panic; hcsshim's \"Network name/ID ... not found\" (the CNI asked for an HNS network that is gone); HNS's \"Element not found\" and " +
 			"\"The object already exists\"; kube-proxy's \"Unable to find HNS Network specified by\" and \"Policy creation failed\" / \"Remote endpoint creation failed\"; " +
 			"and kube-proxy did not start three times or more within the log (\"Version info\" at each start). " +
@@ -46,6 +47,7 @@ var logKinds = []struct {
 	{snapshot.LogHNSExists, "HNS answers The object already exists: a left-over endpoint or policy is in the way", 1},
 	{snapshot.LogProxyNoNetwork, "it cannot find its HNS network (check --network-name / KUBE_NETWORK and the CNI) and removes all its load balancers", 1},
 	{snapshot.LogProxyPolicy, "it fails to create load balancers or remote endpoints: those Services do not work from this node", 1},
+	{snapshot.LogHNSEventError, "HNS logged errors in its own event channels (events/hns.json)", 1},
 	{snapshot.LogStart, "kube-proxy started", 3},
 }
 

@@ -241,6 +241,18 @@ func loadLogs(l *loader) {
 		l.s.Logs = append(l.s.Logs, lf)
 		l.s.Inputs[InputLogs] = "logs/"
 	}
+	if data, ok := l.read(FileHNSEvents); ok {
+		lf, err := parseHNSEvents(data)
+		if err != nil {
+			l.err = err
+			l.wrap(FileHNSEvents)
+			return
+		}
+		if lf != nil {
+			l.s.Logs = append(l.s.Logs, lf)
+			l.s.Inputs[InputLogs] = "logs/"
+		}
+	}
 }
 
 // loader threads the first error through a sequence of reads.

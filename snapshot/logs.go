@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"regexp"
 	"strings"
@@ -17,7 +18,46 @@ const (
 	LogHNSExists       = "hns-object-exists"
 	LogProxyNoNetwork  = "proxy-network-missing" // kube-proxy cannot find its HNS network and removes its policies
 	LogProxyPolicy     = "proxy-policy-failed"   // kube-proxy failed to create a load balancer or remote endpoint
+	LogHNSEventError   = "hns-event-error"       // an Error in HNS's own event channels
 )
+
+// FileHNSEvents is where the collector keeps the HNS event channels.
+const FileHNSEvents = "events/hns.json"
+
+// parseHNSEvents reads events/hns.json ({"Events": [{Log, TimeCreated,
+// Id, Level, Message}]}, newest first as Get-WinEvent gives them) as a
+// log: its errors, counted, with the newest as the last one.
+func parseHNSEvents(data []byte) (*LogFile, error) {
+	o, err := firstObject(data)
+	if o == nil || err != nil {
+		return nil, err
+	}
+	lf := &LogFile{File: FileHNSEvents, Component: "hns"}
+	events := o.list("Events")
+	lf.Lines = len(events)
+	for i, ev := range events {
+		if !strings.EqualFold(ev.str("Level"), "Error") {
+			continue
+		}
+		if lf.Events == nil {
+			lf.Events = map[string]*LogEvent{}
+		}
+		e := lf.Events[LogHNSEventError]
+		if e == nil {
+			// Newest first: the first error is the last one that happened,
+			// at "line" = events after it, so that recency reads alike.
+			id, _ := ev.num("Id")
+			text := strings.Join(strings.Fields(ev.str("Message")), " ")
+			if len(text) > 300 {
+				text = strings.ToValidUTF8(text[:300], "") + "…"
+			}
+			e = &LogEvent{LastLine: lf.Lines - i, LastText: fmt.Sprintf("%s event %d: %s", ev.str("TimeCreated"), id, text)}
+			lf.Events[LogHNSEventError] = e
+		}
+		e.Count++
+	}
+	return lf, nil
+}
 
 // LogFile is what diag read from one component log of the bundle: per
 // kind, how often and where last; and how many lines the file has.
@@ -51,7 +91,7 @@ var logPatterns = []struct {
 	{LogPanic, regexp.MustCompile(`^panic: |goroutine \d+ \[running\]:`)},
 	{LogNetworkNotFound, regexp.MustCompile(`Network (?:name|ID) \\?"[^"]*" not found`)}, // quotes escaped in JSON logs
 	{LogHNSNotFound, regexp.MustCompile(`(?i)HNS failed with error\s*:\s*Element not found`)},
-	{LogHNSExists, regexp.MustCompile(`(?i)hnsCall failed in Win32: The object already exists`)},
+	{LogHNSExists, regexp.MustCompile(`(?i)hnsCall failed in Win32: The object already exists|0x800700b7|Cannot create a file when that file already exists`)},
 	// winkernel proxier.go syncProxyRules, in its own words.
 	{LogProxyNoNetwork, regexp.MustCompile(`Unable to find HNS Network specified by`)},
 	{LogProxyPolicy, regexp.MustCompile(`Policy creation failed|Remote endpoint creation failed`)},

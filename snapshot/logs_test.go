@@ -82,3 +82,20 @@ func FuzzScanLog(f *testing.F) {
 		}
 	})
 }
+
+// TestParseHNSEvents: the Error events of the HNS channels, newest first
+// as Get-WinEvent gives them: the first one is the last that happened.
+func TestParseHNSEvents(t *testing.T) {
+	lf, err := parseHNSEvents([]byte(`{"Events":[{"Level":"Information","Message":"x"},{"Id":1001,"Level":"Error","TimeCreated":"t2","Message":"newer\n error"},
+		{"Id":1002,"Level":"Error","TimeCreated":"t1","Message":"older"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := lf.Events[LogHNSEventError]
+	if ev == nil || ev.Count != 2 || ev.LastText != "t2 event 1001: newer error" || ev.LastLine != 2 || lf.Lines != 3 {
+		t.Errorf("%+v %+v", lf, ev)
+	}
+	if lf, _ := parseHNSEvents([]byte(`{"Events":[]}`)); lf == nil || lf.Events != nil {
+		t.Errorf("no events: %+v", lf)
+	}
+}
