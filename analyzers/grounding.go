@@ -630,6 +630,17 @@ var groundings = map[string]Grounding{
 			guardLinux,
 		},
 	},
+	"LOG-02": {
+		Upstream: []string{
+			"kubernetes core/v1 ContainerStatus: restartCount, state.waiting.reason (CrashLoopBackOff), lastState.terminated (reason, exitCode)",
+			"the pod names of the kube-proxy, flannel, Calico and Antrea Windows daemon sets (sig-windows-tools hostprocess manifests, calico-windows, antrea-windows)",
+		},
+		Guards: []string{
+			"only this node's pods whose names start like the networking daemon sets' (kube-proxy, kube-flannel, calico-node, antrea-agent...)",
+			"restarts warn from 5; only CrashLoopBackOff fails",
+			"only with this node's Pods in the bundle (k8s/pods.json)",
+		},
+	},
 	"EP-02": {
 		Upstream: []string{
 			"microsoft/windows-container-networking cni (sdnoverlay, sdnbridge) and containernetworking plugins win-overlay/win-bridge: the HNS endpoint is created in CNI ADD and deleted in DEL, nowhere else",

@@ -2,7 +2,9 @@ package analyzers
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/wincni/diag/finding"
 	"github.com/wincni/diag/snapshot"
@@ -77,6 +79,57 @@ func checkLogs(s *snapshot.Snapshot) ([]Issue, error) {
 				Subjects: []string{"log:" + lf.File},
 			})
 		}
+	}
+	return issues, nil
+}
+
+func init() {
+	register(&Rule{
+		ID: "LOG-02", Title: "kube-proxy, the CNI or the overlay agent restarts in a loop", Severity: finding.Fail,
+		Needs: []snapshot.Input{snapshot.InputKubePods},
+		Checks: "On this node, no container of the networking pods (kube-proxy, flannel, Calico, Antrea, the CNI daemon sets: matched by pod name) " +
+			"is waiting in CrashLoopBackOff (fail) or has restarted 5 times or more (warn), as the pod status says.",
+		Why: "kube-proxy deletes and recreates every load balancer when it starts, flanneld and calico-node recreate routes and may recreate " +
+			"the HNS network: while they restart in a loop, Services and pod-to-pod traffic on the node come and go.",
+		Fix: "kubectl logs --previous on the pod names the reason; LOG-01 shows what the logs in the bundle say (Unauthorized, network not found, panics).",
+		Sources: []string{"kubernetes core/v1 ContainerStatus (restartCount, state.waiting.reason CrashLoopBackOff, lastState.terminated)",
+			"kubernetes.io Debug Running Pods (CrashLoopBackOff)"},
+		Check: checkNetworkingPodRestarts,
+	})
+}
+
+// networkingPods are the pods whose restarts break the node's networking,
+// by the names their manifests give them.
+var networkingPods = []string{"kube-proxy", "kube-flannel", "flannel", "calico-node", "calico-windows", "antrea-agent", "cilium", "azure-cns", "azure-ip-masq"}
+
+// Restarts from which a pod is restarting, not recovering.
+const manyRestarts = 5
+
+func checkNetworkingPodRestarts(s *snapshot.Snapshot) ([]Issue, error) {
+	var issues []Issue
+	for _, p := range s.Pods {
+		name := strings.ToLower(p.Name)
+		if !slices.ContainsFunc(networkingPods, func(n string) bool { return strings.HasPrefix(name, n) }) {
+			continue
+		}
+		loop := strings.EqualFold(p.Waiting, "CrashLoopBackOff")
+		if !loop && p.Restarts < manyRestarts {
+			continue
+		}
+		sev, state := finding.Warn, ""
+		if loop {
+			sev, state = finding.Fail, ", now waiting in CrashLoopBackOff"
+		}
+		ev := []finding.Evidence{{File: snapshot.FileKubePods, Object: "Pod " + p.Namespace + "/" + p.Name, Field: "containerStatuses[" + p.RestartedName + "].restartCount", Value: strconv.FormatInt(p.Restarts, 10)}}
+		if p.LastExit != "" {
+			ev = append(ev, finding.Evidence{File: snapshot.FileKubePods, Object: "Pod " + p.Namespace + "/" + p.Name, Field: "lastState.terminated", Value: p.LastExit})
+		}
+		issues = append(issues, Issue{
+			Severity: sev,
+			Summary:  fmt.Sprintf("%s/%s (container %s) restarted %d times%s", p.Namespace, p.Name, p.RestartedName, p.Restarts, state),
+			Evidence: ev,
+			Subjects: []string{"pod:" + p.Namespace + "/" + p.Name},
+		})
 	}
 	return issues, nil
 }

@@ -187,13 +187,13 @@ func TestSeedBundles(t *testing.T) {
 	// to this Calico node, so they are not skipped either), but those
 	// whose inputs this older bundle has not: HOST-10 (its firewall.json
 	// is from before the collector gathered the TCP rules, and says so by
-	// not listing them), LOG-01 (no component logs), EP-02 and EP-03 (no
+	// not listing them), LOG-01 (no component logs), EP-02, EP-03 and LOG-02 (no
 	// k8s/pods.json).
 	var skipped []string
 	for _, sk := range fixed.Skipped {
 		skipped = append(skipped, sk.ID)
 	}
-	if len(fixed.Findings) != 1 || fixed.Findings[0].ID != "HOST-05" || strings.Join(skipped, " ") != "EP-02 EP-03 HOST-10 LOG-01" {
+	if len(fixed.Findings) != 1 || fixed.Findings[0].ID != "HOST-05" || strings.Join(skipped, " ") != "EP-02 EP-03 HOST-10 LOG-01 LOG-02" {
 		t.Errorf("seed-fixed: %v skipped %v", summaries(fixed.Findings), fixed.Skipped)
 	}
 }

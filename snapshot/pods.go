@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"fmt"
 	"net/netip"
 	"strings"
 )
@@ -19,6 +20,12 @@ type Pod struct {
 	Deleting    bool         `json:"deleting,omitempty"` // metadata.deletionTimestamp set
 	PodIPs      []netip.Addr `json:"podIPs,omitempty"`
 	HostPorts   []HostPort   `json:"hostPorts,omitempty"`
+	// Restarts is the most restarts of one of its containers, and
+	// Waiting that container's waiting reason (CrashLoopBackOff...).
+	Restarts      int64  `json:"restarts,omitempty"`
+	RestartedName string `json:"restartedContainer,omitempty"`
+	Waiting       string `json:"waiting,omitempty"`
+	LastExit      string `json:"lastExit,omitempty"` // lastState.terminated: reason and exit code
 }
 
 // HostPort is a container port published on the node (ports[].hostPort).
@@ -47,6 +54,18 @@ func podOf(o obj) *Pod {
 	if len(p.PodIPs) == 0 {
 		if a := parseAddr(status.str("podIP")); a.IsValid() {
 			p.PodIPs = append(p.PodIPs, a)
+		}
+	}
+	for _, cs := range status.list("containerStatuses") {
+		n, _ := cs.num("restartCount")
+		if n <= p.Restarts && p.RestartedName != "" {
+			continue
+		}
+		p.Restarts, p.RestartedName = n, cs.str("name")
+		p.Waiting = cs.child("state").child("waiting").str("reason")
+		if t := cs.child("lastState").child("terminated"); t != nil {
+			code, _ := t.num("exitCode")
+			p.LastExit = fmt.Sprintf("%s (exit code %d)", t.str("reason"), code)
 		}
 	}
 	for _, c := range spec.list("containers") {
