@@ -2,6 +2,7 @@ package analyzers
 
 import (
 	"fmt"
+	"net/netip"
 	"strings"
 
 	"github.com/wincni/diag/finding"
@@ -37,47 +38,8 @@ func checkFirewallVXLAN(s *snapshot.Snapshot) ([]Issue, error) {
 			port = n.VxlanPort
 		}
 		profiles, adapter := overlayProfiles(s, n)
-		// One finding per cause, naming every profile it hits.
-		var blocked = map[*snapshot.FirewallRule][]string{}
-		var blockOrder []*snapshot.FirewallRule
-		var unallowed []string
-		for _, p := range fw.Profiles {
-			if !p.Enabled || !profiles[strings.ToLower(p.Name)] || strings.EqualFold(p.DefaultInboundAction, "Allow") {
-				continue
-			}
-			var allow, block *snapshot.FirewallRule
-			for i := range fw.Rules {
-				r := &fw.Rules[i]
-				if !r.Enabled || !strings.EqualFold(r.Direction, "Inbound") || !r.AppliesTo(p.Name) || !r.CoversUDPPort(port) {
-					continue
-				}
-				switch {
-				case strings.EqualFold(r.Action, "Block") && block == nil:
-					block = r
-				case strings.EqualFold(r.Action, "Allow") && allow == nil:
-					allow = r
-				}
-			}
-			switch {
-			case block != nil:
-				if _, seen := blocked[block]; !seen {
-					blockOrder = append(blockOrder, block)
-				}
-				blocked[block] = append(blocked[block], p.Name)
-			case allow == nil:
-				unallowed = append(unallowed, p.Name)
-			}
-		}
-		where := func(names []string) string {
-			w := "the " + strings.Join(names, ", ") + " profile"
-			if len(names) > 1 {
-				w += "s"
-			}
-			if adapter != "" {
-				w += " (the network of " + adapter + ")"
-			}
-			return w
-		}
+		blocked, blockOrder, unallowed := judgeProfiles(fw, profiles, func(r *snapshot.FirewallRule) bool { return r.CoversUDPPort(port) })
+		where := func(names []string) string { return profileWhere(names, adapter) }
 		for _, block := range blockOrder {
 			issues = append(issues, Issue{
 				Summary: fmt.Sprintf("firewall rule %s blocks inbound UDP %d in %s: overlay network %s receives no VXLAN from its peers", ruleName(*block), port, where(blocked[block]), n.Name),
@@ -99,12 +61,64 @@ func checkFirewallVXLAN(s *snapshot.Snapshot) ([]Issue, error) {
 	return issues, nil
 }
 
-// overlayProfiles are the firewall profiles that apply to the network's
-// adapter: its connection category when the bundle has it, else all.
-func overlayProfiles(s *snapshot.Snapshot, n *snapshot.Network) (map[string]bool, string) {
+// judgeProfiles finds, in every enabled profile of profiles whose default
+// inbound action is not Allow, the first enabled inbound Block rule that
+// covers what covers says (a block rule wins), else whether an Allow rule
+// does: the profiles each block rule hits (in order of the rules), and
+// the profiles nothing allows.
+func judgeProfiles(fw *snapshot.HostFirewall, profiles map[string]bool, covers func(*snapshot.FirewallRule) bool) (map[*snapshot.FirewallRule][]string, []*snapshot.FirewallRule, []string) {
+	blocked := map[*snapshot.FirewallRule][]string{}
+	var blockOrder []*snapshot.FirewallRule
+	var unallowed []string
+	for _, p := range fw.Profiles {
+		if !p.Enabled || !profiles[strings.ToLower(p.Name)] || strings.EqualFold(p.DefaultInboundAction, "Allow") {
+			continue
+		}
+		var allow, block *snapshot.FirewallRule
+		for i := range fw.Rules {
+			r := &fw.Rules[i]
+			if !r.Enabled || !strings.EqualFold(r.Direction, "Inbound") || !r.AppliesTo(p.Name) || !covers(r) {
+				continue
+			}
+			switch {
+			case strings.EqualFold(r.Action, "Block") && block == nil:
+				block = r
+			case strings.EqualFold(r.Action, "Allow") && allow == nil:
+				allow = r
+			}
+		}
+		switch {
+		case block != nil:
+			if _, seen := blocked[block]; !seen {
+				blockOrder = append(blockOrder, block)
+			}
+			blocked[block] = append(blocked[block], p.Name)
+		case allow == nil:
+			unallowed = append(unallowed, p.Name)
+		}
+	}
+	return blocked, blockOrder, unallowed
+}
+
+// profileWhere names profiles for a summary, with the adapter whose
+// network they are when it is known.
+func profileWhere(names []string, adapter string) string {
+	w := "the " + strings.Join(names, ", ") + " profile"
+	if len(names) > 1 {
+		w += "s"
+	}
+	if adapter != "" {
+		w += " (the network of " + adapter + ")"
+	}
+	return w
+}
+
+// profilesOf are the firewall profiles of the adapter holding addr: its
+// connection category when the bundle has it, else every profile.
+func profilesOf(s *snapshot.Snapshot, addr netip.Addr) (map[string]bool, string) {
 	out := map[string]bool{}
-	if n.ManagementIP.IsValid() {
-		if ad := s.AdapterWithAddr(n.ManagementIP); ad != nil {
+	if addr.IsValid() {
+		if ad := s.AdapterWithAddr(addr); ad != nil {
 			for _, c := range s.Firewall.Networks {
 				if strings.EqualFold(c.InterfaceAlias, ad.Name) && c.Category != "" {
 					out[strings.ToLower(snapshot.ProfileFor(c.Category))] = true
@@ -117,6 +131,12 @@ func overlayProfiles(s *snapshot.Snapshot, n *snapshot.Network) (map[string]bool
 		out[strings.ToLower(p.Name)] = true
 	}
 	return out, ""
+}
+
+// overlayProfiles are the firewall profiles that apply to the network's
+// adapter: its connection category when the bundle has it, else all.
+func overlayProfiles(s *snapshot.Snapshot, n *snapshot.Network) (map[string]bool, string) {
+	return profilesOf(s, n.ManagementIP)
 }
 
 func ruleName(r snapshot.FirewallRule) string {

@@ -52,46 +52,8 @@ func checkFirewallNodePorts(s *snapshot.Snapshot) ([]Issue, error) {
 		if !fw.HasCollected("TCP", np.port) {
 			continue
 		}
-		var blocked = map[*snapshot.FirewallRule][]string{}
-		var blockOrder []*snapshot.FirewallRule
-		var unallowed []string
-		for _, p := range fw.Profiles {
-			if !p.Enabled || !profiles[strings.ToLower(p.Name)] || strings.EqualFold(p.DefaultInboundAction, "Allow") {
-				continue
-			}
-			var allow, block *snapshot.FirewallRule
-			for i := range fw.Rules {
-				r := &fw.Rules[i]
-				if !r.Enabled || !strings.EqualFold(r.Direction, "Inbound") || !r.AppliesTo(p.Name) || !r.CoversPort("TCP", np.port, np.program) {
-					continue
-				}
-				switch {
-				case strings.EqualFold(r.Action, "Block") && block == nil:
-					block = r
-				case strings.EqualFold(r.Action, "Allow") && allow == nil:
-					allow = r
-				}
-			}
-			switch {
-			case block != nil:
-				if _, seen := blocked[block]; !seen {
-					blockOrder = append(blockOrder, block)
-				}
-				blocked[block] = append(blocked[block], p.Name)
-			case allow == nil:
-				unallowed = append(unallowed, p.Name)
-			}
-		}
-		where := func(names []string) string {
-			w := "the " + strings.Join(names, ", ") + " profile"
-			if len(names) > 1 {
-				w += "s"
-			}
-			if adapter != "" {
-				w += " (the network of " + adapter + ")"
-			}
-			return w
-		}
+		blocked, blockOrder, unallowed := judgeProfiles(fw, profiles, func(r *snapshot.FirewallRule) bool { return r.CoversPort("TCP", np.port, np.program) })
+		where := func(names []string) string { return profileWhere(names, adapter) }
 		for _, block := range blockOrder {
 			issues = append(issues, Issue{
 				Severity: np.severity,
@@ -116,19 +78,6 @@ func checkFirewallNodePorts(s *snapshot.Snapshot) ([]Issue, error) {
 // nodeProfiles are the firewall profiles of the node's adapter (the one
 // holding the node IP): its connection category when known, else all.
 func nodeProfiles(s *snapshot.Snapshot) (map[string]bool, string) {
-	out := map[string]bool{}
-	if ip, err := netip.ParseAddr(s.Facts.NodeIP.Value); err == nil {
-		if ad := s.AdapterWithAddr(ip); ad != nil {
-			for _, c := range s.Firewall.Networks {
-				if strings.EqualFold(c.InterfaceAlias, ad.Name) && c.Category != "" {
-					out[strings.ToLower(snapshot.ProfileFor(c.Category))] = true
-					return out, ad.Name
-				}
-			}
-		}
-	}
-	for _, p := range s.Firewall.Profiles {
-		out[strings.ToLower(p.Name)] = true
-	}
-	return out, ""
+	ip, _ := netip.ParseAddr(s.Facts.NodeIP.Value)
+	return profilesOf(s, ip)
 }

@@ -2,15 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -132,40 +128,9 @@ func runBundleAnonymize(ctx context.Context, e *env, o anonymizeOptions, input s
 	a.Manifest(&m)
 	m.Options["anonymize"] = "addresses prefix-preserving (Crypto-PAn), MACs, names"
 	m.Options["anonymize.key-id"] = key.ID()
-	w, err := bundle.Create(out, m)
+	res, err := rewriteBundle(ctx, in, input, out, m, o.force, a.Filter(collectors.RedactEntry), before, "anonymized")
 	if err != nil {
 		return err
-	}
-	if !o.force {
-		w.NoReplace()
-	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
-	res, err := bundle.Rewrite(ctx, in, w, a.Filter(collectors.RedactEntry))
-	if err == nil {
-		err = ctx.Err()
-	}
-	if err != nil {
-		w.Abort()
-		if ctx.Err() != nil {
-			return &exitError{code: exitInternal, err: fmt.Errorf("interrupted: %s not written", out)}
-		}
-		return err
-	}
-	if _, err := w.Close(); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return usageErrorf("%s was created while anonymizing: not replaced (use --force to replace it)", out)
-		}
-		return err
-	}
-	after, err := loadSnapshot(out)
-	switch {
-	case err != nil:
-		removeOutput(out)
-		return &exitError{code: exitInternal, err: fmt.Errorf("%s: the anonymized bundle cannot be read back (%v); not written", out, err)}
-	case after.Format != before.Format:
-		removeOutput(out)
-		return &exitError{code: exitInternal, err: fmt.Errorf("%s: this diag would read the anonymized bundle as a %s, not as %s like %s; not written", out, after.Format, before.Format, input)}
 	}
 	if o.keyFile == "" {
 		if o.force {

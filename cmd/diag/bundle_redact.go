@@ -2,14 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -89,51 +85,9 @@ func runBundleRedact(ctx context.Context, e *env, o redactOptions, input string)
 	before, _ := loadSnapshot(input)
 
 	m := redactManifest(in, before, input)
-	w, err := bundle.Create(out, m)
+	res, err := rewriteBundle(ctx, in, input, out, m, o.force, collectors.RedactEntry, before, "redacted")
 	if err != nil {
 		return err
-	}
-	if !o.force {
-		w.NoReplace()
-	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
-	res, err := bundle.Rewrite(ctx, in, w, collectors.RedactEntry)
-	if err == nil {
-		err = ctx.Err()
-	}
-	if err != nil {
-		w.Abort()
-		if ctx.Err() != nil {
-			return &exitError{code: exitInternal, err: fmt.Errorf("interrupted: %s not written", out)}
-		}
-		return err
-	}
-	if _, err := w.Close(); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return usageErrorf("%s was created while redacting: not replaced (use --force to replace it)", out)
-		}
-		return err
-	}
-	// The zip is complete. Read it back as analyze would: an input this
-	// diag reads as collectlogs output or loose files must not become a
-	// bundle it reads as something else.
-	if before != nil {
-		after, err := loadSnapshot(out)
-		if err == nil && ctx.Err() != nil {
-			err = ctx.Err()
-		}
-		switch {
-		case err != nil:
-			removeOutput(out)
-			if ctx.Err() != nil {
-				return &exitError{code: exitInternal, err: fmt.Errorf("interrupted: %s not written", out)}
-			}
-			return &exitError{code: exitInternal, err: fmt.Errorf("%s: the redacted bundle cannot be read back (%v); not written", out, err)}
-		case after.Format != before.Format:
-			removeOutput(out)
-			return &exitError{code: exitInternal, err: fmt.Errorf("%s: this diag would read the redacted bundle as a %s, not as %s like %s; not written", out, after.Format, before.Format, input)}
-		}
 	}
 
 	for _, om := range res.Omitted {
