@@ -229,8 +229,47 @@ func staleBackends(s *snapshot.Snapshot) []Issue {
 	if !s.Has(snapshot.InputEndpointSlices) || !s.Has(snapshot.InputKubeServices) {
 		return nil
 	}
-	byVIP, byID := loadBalancersByVIP(s), endpointsByID(s)
+	byID := endpointsByID(s)
 	var issues []Issue
+	for _, sl := range serviceLoadBalancers(s) {
+		svc, ip, lb, ready := sl.svc, sl.vip, sl.lb, sl.ready
+		var gone []string
+		for _, id := range lb.EndpointIDs {
+			if e := byID[id]; e != nil && e.IP.IsValid() && !ready[e.IP] {
+				gone = append(gone, e.IP.String())
+			}
+		}
+		if len(gone) == 0 {
+			continue
+		}
+		issues = append(issues, Issue{
+			Summary: fmt.Sprintf("%s for Service %s/%s still sends to %d address(es) that are not ready endpoints of the Service (%s): traffic to them fails",
+				lbObject(lb), svc.Namespace, svc.Name, len(gone), strings.Join(firstN(gone, 5), ", ")),
+			Evidence: []finding.Evidence{
+				{File: lb.Ref.File, Object: lbObject(lb), Field: "backends", Value: strings.Join(firstN(gone, 5), ", "), Expected: "the Service's ready endpoints"},
+				{File: snapshot.FileEndpointSlices, Object: "EndpointSlices of " + svc.Namespace + "/" + svc.Name, Field: "ready addresses", Value: fmt.Sprint(len(ready))},
+			},
+			Subjects: []string{"service:" + svc.Namespace + "/" + svc.Name, "vip:" + ip},
+		})
+	}
+	return issues
+}
+
+// serviceLB is a ClusterIP load balancer of a Service with the Service's
+// ready endpoints: what kube-proxy should have given it.
+type serviceLB struct {
+	svc   *snapshot.Service
+	vip   string
+	lb    *snapshot.LoadBalancer
+	ready map[netip.Addr]bool
+}
+
+// serviceLoadBalancers pairs each Service's ClusterIPs with their load
+// balancers, for the Services whose backends can be judged: not
+// internalTrafficPolicy Local, no topology hints, some ready endpoint.
+func serviceLoadBalancers(s *snapshot.Snapshot) []serviceLB {
+	byVIP := loadBalancersByVIP(s)
+	var out []serviceLB
 	for _, svc := range s.Services {
 		if strings.EqualFold(svc.InternalTrafficPolicy, "Local") {
 			continue
@@ -241,28 +280,11 @@ func staleBackends(s *snapshot.Snapshot) []Issue {
 		}
 		for _, ip := range svc.ClusterIPs {
 			for _, lb := range byVIP[ip] {
-				var gone []string
-				for _, id := range lb.EndpointIDs {
-					if e := byID[id]; e != nil && e.IP.IsValid() && !ready[e.IP] {
-						gone = append(gone, e.IP.String())
-					}
-				}
-				if len(gone) == 0 {
-					continue
-				}
-				issues = append(issues, Issue{
-					Summary: fmt.Sprintf("%s for Service %s/%s still sends to %d address(es) that are not ready endpoints of the Service (%s): traffic to them fails",
-						lbObject(lb), svc.Namespace, svc.Name, len(gone), strings.Join(firstN(gone, 5), ", ")),
-					Evidence: []finding.Evidence{
-						{File: lb.Ref.File, Object: lbObject(lb), Field: "backends", Value: strings.Join(firstN(gone, 5), ", "), Expected: "the Service's ready endpoints"},
-						{File: snapshot.FileEndpointSlices, Object: "EndpointSlices of " + svc.Namespace + "/" + svc.Name, Field: "ready addresses", Value: fmt.Sprint(len(ready))},
-					},
-					Subjects: []string{"service:" + svc.Namespace + "/" + svc.Name, "vip:" + ip},
-				})
+				out = append(out, serviceLB{svc, ip, lb, ready})
 			}
 		}
 	}
-	return issues
+	return out
 }
 
 // vtepAddresses are the nodes' own addresses that remote endpoints exist

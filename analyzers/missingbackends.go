@@ -31,27 +31,16 @@ func init() {
 // checkMissingBackends compares, per ClusterIP load balancer, the desired
 // backends (the Service's ready endpoints) with the actual ones.
 func checkMissingBackends(s *snapshot.Snapshot) ([]Issue, error) {
-	byVIP, byID := loadBalancersByVIP(s), endpointsByID(s)
+	byID := endpointsByID(s)
 	modify := s.Feature(snapshot.FeatureModifyLoadbalancer)
 	var issues []Issue
-	for _, svc := range s.Services {
-		if strings.EqualFold(svc.InternalTrafficPolicy, "Local") {
+	for _, sl := range serviceLoadBalancers(s) {
+		v, err := netip.ParseAddr(sl.vip)
+		if err != nil {
 			continue
 		}
-		ready, hinted := snapshot.ReadyAddresses(s.SlicesOf(svc.Namespace, svc.Name))
-		if len(ready) == 0 || hinted {
-			continue
-		}
-		for _, vip := range svc.ClusterIPs {
-			v, err := netip.ParseAddr(vip)
-			if err != nil {
-				continue
-			}
-			for _, lb := range byVIP[vip] {
-				if missing, ok := missingFrom(lb, v.Is4(), ready, byID); ok && len(missing) > 0 {
-					issues = append(issues, missingIssue(s, svc, vip, lb, missing, len(ready), modify))
-				}
-			}
+		if missing, ok := missingFrom(sl.lb, v.Is4(), sl.ready, byID); ok && len(missing) > 0 {
+			issues = append(issues, missingIssue(s, sl.svc, sl.vip, sl.lb, missing, len(sl.ready), modify))
 		}
 	}
 	return issues, nil
