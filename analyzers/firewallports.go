@@ -14,12 +14,14 @@ func init() {
 		ID: "HOST-10", Title: "Windows Firewall blocks kubelet (TCP 10250) or kube-proxy's health check (TCP 10256)", Severity: finding.Fail,
 		Needs: []snapshot.Input{snapshot.InputFirewall},
 		Checks: "Every enabled firewall profile that applies to the node's adapter (the one holding the node IP: its network category when known, else every " +
-			"profile) lets TCP 10250 (kubelet) and TCP 10256 (kube-proxy's health check) in: an enabled inbound Allow rule for the port, for every program or " +
+			"profile) lets TCP 10250 (kubelet) in, and TCP 10256 (kube-proxy's health check) when the bundle's Services include a LoadBalancer: an enabled " +
+			"inbound Allow rule for the port, for every program or " +
 			"for kubelet.exe / kube-proxy.exe, and no enabled inbound Block rule for it (a block rule wins). Profiles whose default inbound action is Allow and " +
 			"disabled profiles are not checked, nor bundles whose firewall.json does not say it gathered the TCP rules (older collectors).",
 		Why: "The API server reaches kubelet on 10250 for kubectl logs, exec, port-forward and metrics: blocked, those fail for every pod of the node while the " +
-			"node looks Ready. Cloud load balancers probe kube-proxy on 10256 for Services with externalTrafficPolicy Local (and, with " +
-			"--forward-healthcheck-vip on Windows Server 2019, through the Service VIP): blocked, the node is taken out of every such Service.",
+			"node looks Ready. Cloud load balancers of externalTrafficPolicy Cluster Services probe kube-proxy's health check on 10256 (on Windows Server 2019 " +
+			"also through the Service VIP, --forward-healthcheck-vip): blocked, they take the node out of those Services. The installers open 10250 only " +
+			"(sig-windows-tools PrepareNode.ps1, aks-engine's KubeletAllow10250), so 10256 is judged only where a LoadBalancer Service needs it, and warns.",
 		Fix: "New-NetFirewallRule -Name kubelet -DisplayName 'kubelet (TCP 10250)' -Direction Inbound -Protocol TCP -LocalPort 10250 -Action Allow; " +
 			"New-NetFirewallRule -Name kube-proxy-health -DisplayName 'kube-proxy health (TCP 10256)' -Direction Inbound -Protocol TCP -LocalPort 10256 -Action Allow; " +
 			"remove or narrow any block rule for them.",
@@ -38,7 +40,7 @@ var nodeTCPPorts = []struct {
 	severity finding.Severity
 }{
 	{10250, "kubelet.exe", "kubelet: kubectl logs, exec, port-forward and metrics fail for this node's pods", finding.Fail},
-	{10256, "kube-proxy.exe", "kube-proxy's health check: load balancers of externalTrafficPolicy Local Services take this node out", finding.Warn},
+	{10256, "kube-proxy.exe", "kube-proxy's health check: cloud load balancers of LoadBalancer Services take this node out", finding.Warn},
 }
 
 func checkFirewallNodePorts(s *snapshot.Snapshot) ([]Issue, error) {
@@ -49,7 +51,7 @@ func checkFirewallNodePorts(s *snapshot.Snapshot) ([]Issue, error) {
 	profiles, adapter := nodeProfiles(s)
 	var issues []Issue
 	for _, np := range nodeTCPPorts {
-		if !fw.HasCollected("TCP", np.port) {
+		if !fw.HasCollected("TCP", np.port) || np.port == 10256 && !hasLoadBalancerService(s) {
 			continue
 		}
 		blocked, blockOrder, unallowed := judgeProfiles(fw, profiles, func(r *snapshot.FirewallRule) bool { return r.CoversPort("TCP", np.port, np.program) })
@@ -80,4 +82,14 @@ func checkFirewallNodePorts(s *snapshot.Snapshot) ([]Issue, error) {
 func nodeProfiles(s *snapshot.Snapshot) (map[string]bool, string) {
 	ip, _ := netip.ParseAddr(s.Facts.NodeIP.Value)
 	return profilesOf(s, ip)
+}
+
+// hasLoadBalancerService: a Service of type LoadBalancer in the bundle.
+func hasLoadBalancerService(s *snapshot.Snapshot) bool {
+	for _, svc := range s.Services {
+		if strings.EqualFold(svc.Type, "LoadBalancer") {
+			return true
+		}
+	}
+	return false
 }

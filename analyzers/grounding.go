@@ -637,7 +637,7 @@ var groundings = map[string]Grounding{
 		},
 		Guards: []string{
 			"only this node's pods whose names start like the networking daemon sets' (kube-proxy, kube-flannel, calico-node, antrea-agent...)",
-			"restarts warn from 5; only CrashLoopBackOff fails",
+			"restarts warn from 5 and only when the last termination was within the hour before collection (restartCount also counts reboots); CrashLoopBackOff of any container fails",
 			"only with this node's Pods in the bundle (k8s/pods.json)",
 		},
 	},
@@ -701,7 +701,7 @@ var groundings = map[string]Grounding{
 			"an allow rule for kubelet.exe or kube-proxy.exe counts as well as one for the port",
 			"profiles that are off, or whose default inbound action is Allow, are not judged",
 			"only the profile of the adapter holding the node IP, when its category is known",
-			"10256 is a warn: it matters only for Services with externalTrafficPolicy Local behind a cloud load balancer",
+			"10256 only when the bundle has a LoadBalancer Service, and only a warn: installers open 10250 alone",
 		},
 	},
 	"SVC-10": {

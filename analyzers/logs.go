@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/wincni/diag/finding"
 	"github.com/wincni/diag/snapshot"
@@ -18,9 +19,10 @@ func init() {
 			"its Error events) hold none of: an Unauthorized answer from the API server; " +
 			"a Go panic; hcsshim's \"Network name/ID ... not found\" (the CNI asked for an HNS network that is gone); HNS's \"Element not found\" and " +
 			"\"The object already exists\"; kube-proxy's \"Unable to find HNS Network specified by\" and \"Policy creation failed\" / \"Remote endpoint creation failed\"; " +
-			"and kube-proxy did not start three times or more within the log (\"Version info\" at each start). " +
-			"Each is reported with its count, the log and the line of its last occurrence; it fails when that is among the last 50 lines (still happening) " +
-			"and warns when it is older.",
+			"and kube-proxy did not start three times or more within an hour (\"Version info\" at each start, by klog's times). " +
+			"Each is reported with its count, the log and the line of its last occurrence; it fails when that is among the last 50 lines (still happening), " +
+			"or for the HNS event channels within the hour before collection, and warns when it is older. hcsshim's network-not-found counts in the CNI's " +
+			"logs only: kube-proxy retries it every second after a reboot until the overlay agent creates the network.",
 		Why: "These are the failures the components state themselves, which the HNS state shows only indirectly: an expired or rotated token leaves " +
 			"kube-proxy and flannel working from stale state; a kube-proxy in a crash loop deletes and recreates every load balancer at each start; a CNI " +
 			"whose network is gone (HNS restarted, the network recreated under a new ID) fails every pod sandbox on the node.",
@@ -50,10 +52,23 @@ var logKinds = []struct {
 	{snapshot.LogProxyNoNetwork, "it cannot find its HNS network (check --network-name / KUBE_NETWORK and the CNI) and removes all its load balancers", 1},
 	{snapshot.LogProxyPolicy, "it fails to create load balancers or remote endpoints: those Services do not work from this node", 1},
 	{snapshot.LogHNSEventError, "HNS logged errors in its own event channels (events/hns.json)", 1},
-	{snapshot.LogStart, "kube-proxy started", 3},
+	{snapshot.LogStart, "kube-proxy started", loopStarts},
 }
 
+// Starts within this many minutes make a crash loop, not restarts for
+// reboots months apart.
+const (
+	loopStarts  = 3
+	loopMinutes = 60
+	// An event this close before the collection is still happening.
+	recentEvent = time.Hour
+)
+
 func checkLogs(s *snapshot.Snapshot) ([]Issue, error) {
+	var collected time.Time
+	if m := s.Manifest; m != nil && m.Started != nil {
+		collected = *m.Started
+	}
 	var issues []Issue
 	for _, lf := range s.Logs {
 		for _, k := range logKinds {
@@ -63,14 +78,26 @@ func checkLogs(s *snapshot.Snapshot) ([]Issue, error) {
 			}
 			sev := finding.Warn
 			when := "earlier in the log"
-			if lf.Lines-ev.LastLine < recentLines {
+			switch {
+			case !ev.LastTime.IsZero():
+				// Event channels say when: judge by the clock, not by
+				// the position (two channels are listed one after the other).
+				when = "at " + ev.LastTime.UTC().Format(time.RFC3339)
+				if !collected.IsZero() && collected.Sub(ev.LastTime) < recentEvent {
+					sev, when = finding.Fail, when+", within the hour before collection"
+				}
+			case lf.Lines-ev.LastLine < recentLines:
 				sev, when = finding.Fail, "still at the end of the log"
 			}
 			summary := fmt.Sprintf("%s: %s; %d time(s) in %s, last at line %d (%s)", lf.Component, k.what, ev.Count, lf.File, ev.LastLine, when)
 			if k.kind == snapshot.LogStart {
+				n, span := densestStarts(ev.Minutes)
+				if n < loopStarts {
+					continue // restarts for reboots and upgrades, not a loop
+				}
 				sev = finding.Warn
-				summary = fmt.Sprintf("kube-proxy started %d times within %s (%d lines): it restarts, and each start deletes and recreates its load balancers; last start at line %d",
-					ev.Count, lf.File, lf.Lines, ev.LastLine)
+				summary = fmt.Sprintf("kube-proxy started %d times within %d minutes in %s: it restarts in a loop, and each start deletes and recreates its load balancers; last start at line %d",
+					n, span, lf.File, ev.LastLine)
 			}
 			issues = append(issues, Issue{
 				Severity: sev,
@@ -88,7 +115,8 @@ func init() {
 		ID: "LOG-02", Title: "kube-proxy, the CNI or the overlay agent restarts in a loop", Severity: finding.Fail,
 		Needs: []snapshot.Input{snapshot.InputKubePods},
 		Checks: "On this node, no container of the networking pods (kube-proxy, flannel, Calico, Antrea, the CNI daemon sets: matched by pod name) " +
-			"is waiting in CrashLoopBackOff (fail) or has restarted 5 times or more (warn), as the pod status says.",
+			"is waiting in CrashLoopBackOff (fail), or has restarted 5 times or more and last terminated within the hour before collection (warn), as " +
+			"the pod status says. restartCount grows over the pod's life (each reboot adds one), so older restarts are not judged.",
 		Why: "kube-proxy deletes and recreates every load balancer when it starts, flanneld and calico-node recreate routes and may recreate " +
 			"the HNS network: while they restart in a loop, Services and pod-to-pod traffic on the node come and go.",
 		Fix: "kubectl logs --previous on the pod names the reason; LOG-01 shows what the logs in the bundle say (Unauthorized, network not found, panics).",
@@ -106,19 +134,24 @@ var networkingPods = []string{"kube-proxy", "kube-flannel", "flannel", "calico-n
 const manyRestarts = 5
 
 func checkNetworkingPodRestarts(s *snapshot.Snapshot) ([]Issue, error) {
+	var collected time.Time
+	if m := s.Manifest; m != nil && m.Started != nil {
+		collected = *m.Started
+	}
 	var issues []Issue
 	for _, p := range s.Pods {
 		name := strings.ToLower(p.Name)
 		if !slices.ContainsFunc(networkingPods, func(n string) bool { return strings.HasPrefix(name, n) }) {
 			continue
 		}
-		loop := strings.EqualFold(p.Waiting, "CrashLoopBackOff")
-		if !loop && p.Restarts < manyRestarts {
+		loop := p.CrashLooping != ""
+		recent := !p.LastExitAt.IsZero() && !collected.IsZero() && collected.Sub(p.LastExitAt) < recentEvent
+		if !loop && (p.Restarts < manyRestarts || !recent) {
 			continue
 		}
-		sev, state := finding.Warn, ""
+		sev, state := finding.Warn, ", the last time within the hour before collection"
 		if loop {
-			sev, state = finding.Fail, ", now waiting in CrashLoopBackOff"
+			sev, state = finding.Fail, ", now container "+p.CrashLooping+" waits in CrashLoopBackOff"
 		}
 		ev := []finding.Evidence{{File: snapshot.FileKubePods, Object: "Pod " + p.Namespace + "/" + p.Name, Field: "containerStatuses[" + p.RestartedName + "].restartCount", Value: strconv.FormatInt(p.Restarts, 10)}}
 		if p.LastExit != "" {
@@ -132,4 +165,20 @@ func checkNetworkingPodRestarts(s *snapshot.Snapshot) ([]Issue, error) {
 		})
 	}
 	return issues, nil
+}
+
+// densestStarts is the most starts within loopMinutes of each other, and
+// the minutes they span.
+func densestStarts(minutes []int) (int, int) {
+	best, span := 0, 0
+	for i := range minutes {
+		j := i
+		for j+1 < len(minutes) && minutes[j+1]-minutes[i] <= loopMinutes && minutes[j+1] >= minutes[i] {
+			j++
+		}
+		if n := j - i + 1; n > best {
+			best, span = n, minutes[j]-minutes[i]
+		}
+	}
+	return best, span
 }

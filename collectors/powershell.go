@@ -59,7 +59,7 @@ if ($s -and $s.AppParameters) { 'kube-proxy.exe ' + $s.AppParameters }`
 // network creation; Operational: what it did), newest first, bounded.
 const psHNSEvents = `$events = @(foreach ($log in 'Microsoft-Windows-Host-Network-Service-Admin', 'Microsoft-Windows-Host-Network-Service-Operational') {
   Get-WinEvent -LogName $log -MaxEvents 500 -ErrorAction SilentlyContinue | ForEach-Object {
-    [ordered]@{ Log = $log; TimeCreated = $_.TimeCreated.ToUniversalTime().ToString('o'); Id = $_.Id; Level = "$($_.LevelDisplayName)"; Message = $_.Message } } })
+    [ordered]@{ Log = $log; TimeCreated = $_.TimeCreated.ToUniversalTime().ToString('o'); Id = $_.Id; Level = [int]$_.Level; LevelName = "$($_.LevelDisplayName)"; Message = $_.Message } } })
 ConvertTo-Json -Depth 3 -InputObject ([ordered]@{ Events = $events })`
 
 // psScripts lists every script, for the read-only test.

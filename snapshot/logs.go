@@ -6,6 +6,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"time"
 )
 
 // LogEvent kinds: failures the components say in their own words.
@@ -36,7 +37,9 @@ func parseHNSEvents(data []byte) (*LogFile, error) {
 	events := o.list("Events")
 	lf.Lines = len(events)
 	for i, ev := range events {
-		if !strings.EqualFold(ev.str("Level"), "Error") {
+		// Level 1 Critical, 2 Error (LevelDisplayName is translated).
+		level, isNum := ev.num("Level")
+		if !(isNum && (level == 1 || level == 2)) && !strings.EqualFold(ev.str("Level"), "Error") && !strings.EqualFold(ev.str("LevelName"), "Error") {
 			continue
 		}
 		if lf.Events == nil {
@@ -52,7 +55,16 @@ func parseHNSEvents(data []byte) (*LogFile, error) {
 				text = strings.ToValidUTF8(text[:300], "") + "…"
 			}
 			e = &LogEvent{LastLine: lf.Lines - i, LastText: fmt.Sprintf("%s event %d: %s", ev.str("TimeCreated"), id, text)}
+			if t, err := time.Parse(time.RFC3339Nano, ev.str("TimeCreated")); err == nil {
+				e.LastTime = t
+			}
 			lf.Events[LogHNSEventError] = e
+		} else if t, err := time.Parse(time.RFC3339Nano, ev.str("TimeCreated")); err == nil && t.After(e.LastTime) {
+			// The two channels are listed one after the other.
+			e.LastTime, e.LastText = t, fmt.Sprintf("%s event %d: %s", ev.str("TimeCreated"), func() int64 { n, _ := ev.num("Id"); return n }(), strings.Join(strings.Fields(ev.str("Message")), " "))
+			if len(e.LastText) > 300 {
+				e.LastText = strings.ToValidUTF8(e.LastText[:300], "") + "…"
+			}
 		}
 		e.Count++
 	}
@@ -73,6 +85,39 @@ type LogEvent struct {
 	Count    int    `json:"count"`
 	LastLine int    `json:"lastLine"`
 	LastText string `json:"lastText"`
+	// LastTime is when the last one happened, where the log says it with
+	// a year (event channels); zero otherwise.
+	LastTime time.Time `json:"lastTime,omitzero"`
+	// Minutes are the klog times of the last starts (minutes into the
+	// year: klog's header has no year), for telling a crash loop from
+	// restarts months apart.
+	Minutes []int `json:"minutes,omitempty"`
+}
+
+// maxStartTimes bounds LogEvent.Minutes.
+const maxStartTimes = 64
+
+// klogMinutes reads the time of a klog header (Lmmdd hh:mm:ss...) as
+// minutes into the year; false when the line has none.
+func klogMinutes(line string) (int, bool) {
+	if len(line) < 12 || !strings.ContainsRune("IWEF", rune(line[0])) || line[5] != ' ' || line[8] != ':' || line[11] != ':' {
+		return 0, false
+	}
+	n := func(s string) int {
+		v := 0
+		for _, c := range s {
+			if c < '0' || c > '9' {
+				return -1
+			}
+			v = v*10 + int(c-'0')
+		}
+		return v
+	}
+	mo, d, h, mi := n(line[1:3]), n(line[3:5]), n(line[6:8]), n(line[9:11])
+	if mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 {
+		return 0, false
+	}
+	return ((mo-1)*31+d-1)*1440 + h*60 + mi, true
 }
 
 // logPatterns recognise each kind by the component's own message:
@@ -93,7 +138,7 @@ var logPatterns = []struct {
 	{LogHNSNotFound, regexp.MustCompile(`(?i)HNS failed with error\s*:\s*Element not found`)},
 	{LogHNSExists, regexp.MustCompile(`(?i)hnsCall failed in Win32: The object already exists|0x800700b7|Cannot create a file when that file already exists`)},
 	// winkernel proxier.go syncProxyRules, in its own words.
-	{LogProxyNoNetwork, regexp.MustCompile(`Unable to find HNS Network specified by`)},
+	{LogProxyNoNetwork, regexp.MustCompile(`Unable to find HNS Network specified`)},
 	{LogProxyPolicy, regexp.MustCompile(`Policy creation failed|Remote endpoint creation failed`)},
 }
 
@@ -126,6 +171,12 @@ func scanLog(r io.Reader, file, component string) (*LogFile, error) {
 			if (p.kind == LogStart || p.kind == LogProxyNoNetwork || p.kind == LogProxyPolicy) && component != "kube-proxy" {
 				continue
 			}
+			// kube-proxy retries its network every second until flanneld
+			// or Calico creates it after a reboot: hcsshim's not found is
+			// the CNI's failure, kube-proxy's own is LogProxyNoNetwork.
+			if p.kind == LogNetworkNotFound && component == "kube-proxy" {
+				continue
+			}
 			if !p.re.MatchString(line) {
 				continue
 			}
@@ -139,6 +190,14 @@ func scanLog(r io.Reader, file, component string) (*LogFile, error) {
 			}
 			ev.Count++
 			ev.LastLine = lf.Lines
+			if p.kind == LogStart {
+				if m, ok := klogMinutes(line); ok {
+					ev.Minutes = append(ev.Minutes, m)
+					if len(ev.Minutes) > maxStartTimes {
+						ev.Minutes = ev.Minutes[1:]
+					}
+				}
+			}
 			ev.LastText = strings.ToValidUTF8(strings.TrimSpace(line), "?")
 			if len(ev.LastText) > 300 {
 				ev.LastText = strings.ToValidUTF8(ev.LastText[:300], "") + "…"

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+	"time"
 )
 
 // FileKubePods is this node's Pods (spec.nodeName = the node), as the
@@ -26,6 +27,10 @@ type Pod struct {
 	RestartedName string `json:"restartedContainer,omitempty"`
 	Waiting       string `json:"waiting,omitempty"`
 	LastExit      string `json:"lastExit,omitempty"` // lastState.terminated: reason and exit code
+	// LastExitAt is when that container last terminated.
+	LastExitAt time.Time `json:"lastExitAt,omitzero"`
+	// CrashLooping names a container waiting in CrashLoopBackOff, any of them.
+	CrashLooping string `json:"crashLooping,omitempty"`
 }
 
 // HostPort is a container port published on the node (ports[].hostPort).
@@ -57,15 +62,20 @@ func podOf(o obj) *Pod {
 		}
 	}
 	for _, cs := range status.list("containerStatuses") {
+		waiting := cs.child("state").child("waiting").str("reason")
+		if strings.EqualFold(waiting, "CrashLoopBackOff") && p.CrashLooping == "" {
+			p.CrashLooping = cs.str("name")
+		}
 		n, _ := cs.num("restartCount")
 		if n <= p.Restarts && p.RestartedName != "" {
 			continue
 		}
-		p.Restarts, p.RestartedName = n, cs.str("name")
-		p.Waiting = cs.child("state").child("waiting").str("reason")
+		p.Restarts, p.RestartedName, p.Waiting = n, cs.str("name"), waiting
+		p.LastExit, p.LastExitAt = "", time.Time{}
 		if t := cs.child("lastState").child("terminated"); t != nil {
 			code, _ := t.num("exitCode")
 			p.LastExit = fmt.Sprintf("%s (exit code %d)", t.str("reason"), code)
+			p.LastExitAt, _ = time.Parse(time.RFC3339, t.str("finishedAt"))
 		}
 	}
 	for _, c := range spec.list("containers") {
