@@ -134,7 +134,7 @@ func (f *fakeWindowsNode) Run(ctx context.Context, name string, args ...string) 
 		case strings.Contains(script, psFirewall):
 			return os.ReadFile(filepath.Join(f.hnsDir, "host", "firewall.json"))
 		case strings.Contains(script, psHNSEvents):
-			return []byte(`{"Events":[{"Log":"Microsoft-Windows-Host-Network-Service-Admin","TimeCreated":"2026-11-24T09:00:00.0000000Z","Id":1001,"Level":2,"LevelName":"Error","Message":"Failed to create network."}]}`), nil
+			return []byte(`{"Events":[{"Log":"Microsoft-Windows-Host-Network-Service-Admin","TimeCreated":"2026-11-24T09:00:00.0000000Z","Id":1100,"Level":4,"LevelName":"Information","Message":"Endpoint created."}]}`), nil
 		case strings.Contains(script, psKubeProxy):
 			cmd, err := os.ReadFile(filepath.Join(f.hnsDir, "config", "kube-proxy", "cmdline.txt"))
 			return append(cmd, []byte(" --kubeconfig=C:\\k\\config --password="+secretMarker+"\n")...), err
