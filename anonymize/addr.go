@@ -41,7 +41,7 @@ var v4Rules = []rangeRule{
 }
 
 var v6Rules = []rangeRule{
-	whole("::/127"), // unspecified and loopback
+	whole("::/112"), // unspecified and loopback, at the map's granularity (the last 16 bits are kept)
 	whole("ff00::/8"),
 	keepBits("fe80::/64"), // link-local as Windows and Linux number it: only the interface ID is mapped
 	keepBits("fe80::/10"),

@@ -34,14 +34,17 @@ func (a *Anonymizer) AddSnapshotNames(s *snapshot.Snapshot) {
 	for _, n := range s.KubeNodes {
 		a.AddName(KindHost, n.Name)
 	}
+	// The cluster's own namespaces hold the cluster's own objects; in
+	// default and the rest, the names are the customer's (AddName keeps
+	// the well-known ones, such as kubernetes in default).
 	for _, sv := range s.Services {
-		if !wellKnown[strings.ToLower(sv.Namespace)] {
+		if !systemNamespace(sv.Namespace) {
 			a.AddName(KindNamespace, sv.Namespace)
 			a.AddName(KindName, sv.Name)
 		}
 	}
 	for _, p := range s.Pods {
-		if !wellKnown[strings.ToLower(p.Namespace)] {
+		if !systemNamespace(p.Namespace) {
 			a.AddName(KindNamespace, p.Namespace)
 			if strings.Contains(p.Name, "-") { // controller-made names; a bare word may be anything
 				a.AddName(KindName, p.Name)
@@ -49,7 +52,7 @@ func (a *Anonymizer) AddSnapshotNames(s *snapshot.Snapshot) {
 		}
 	}
 	for _, sl := range s.EndpointSlices {
-		if !wellKnown[strings.ToLower(sl.Namespace)] {
+		if !systemNamespace(sl.Namespace) {
 			a.AddName(KindNamespace, sl.Namespace)
 			a.AddName(KindName, sl.Service)
 		}
@@ -57,6 +60,12 @@ func (a *Anonymizer) AddSnapshotNames(s *snapshot.Snapshot) {
 			a.AddName(KindHost, e.NodeName)
 		}
 	}
+}
+
+// systemNamespace: a namespace of the cluster's own components.
+func systemNamespace(ns string) bool {
+	ns = strings.ToLower(ns)
+	return ns != "default" && wellKnown[ns]
 }
 
 // Filter wraps the redaction filter of diag bundle redact: what it keeps

@@ -9,11 +9,12 @@ import (
 // systeminfo, environment dumps, WMI objects as JSON, user profile paths.
 // analyze does not read these, so the snapshot cannot say them.
 var (
-	harvestLine = regexp.MustCompile(`(?im)^[ \t]*(Host Name|Primary Dns Suffix|Connection-specific DNS Suffix|DNS Suffix Search List|Domain|COMPUTERNAME|USERDNSDOMAIN|USERDOMAIN|USERNAME)[ .]*[:=][ \t]*([A-Za-z0-9][A-Za-z0-9_.-]*)[ \t]*\r?$`)
+	harvestLine = regexp.MustCompile(`(?im)^[ \t]*(Host Name|Primary Dns Suffix|Connection-specific DNS Suffix|DNS Suffix Search List|Domain|COMPUTERNAME|USERDNSDOMAIN|USERDOMAIN|USERNAME|LOGONSERVER|Logon Server)[ .]*[:=][ \t]*(?:\\\\)?([A-Za-z0-9][A-Za-z0-9_.-]*)[ \t]*\r?$`)
 	// The indented lines that continue "DNS Suffix Search List".
 	harvestMore = regexp.MustCompile(`(?im)^[ \t]*DNS Suffix Search List[ .]*:[^\n]*\n((?:[ \t]{20,}[A-Za-z0-9][A-Za-z0-9_.-]*[ \t]*\r?\n)+)`)
 	harvestJSON = regexp.MustCompile(`(?i)"(DNSHostName|HostName|ComputerName|CSName|Domain|DNSDomain|DnsSuffix|PrimaryDnsSuffix|UserName)"\s*:\s*"([A-Za-z0-9][A-Za-z0-9_.\\-]*)"`)
-	harvestPath = regexp.MustCompile(`(?i)(?:[A-Z]:\\Users\\|/home/)([A-Za-z0-9][A-Za-z0-9_.-]*)`)
+	// C:\Users\name, also JSON-escaped (C:\\Users\\name), and /home/name.
+	harvestPath = regexp.MustCompile(`(?i)(?:[A-Z]:(?:\\\\?)Users(?:\\\\?)|/home/)([A-Za-z0-9][A-Za-z0-9_.-]*)`)
 )
 
 // Profile folders that are no one's.
@@ -27,7 +28,14 @@ func (a *Anonymizer) HarvestText(text []byte) {
 		switch k := strings.ToLower(key); {
 		case k == "host name" || k == "computername" || k == "dnshostname" || k == "hostname" || k == "csname":
 			a.AddName(KindHost, v)
+		case k == "logonserver" || k == "logon server":
+			a.AddName(KindHost, strings.TrimLeft(v, `\`))
 		case k == "username" || k == "userdomain" && !strings.Contains(v, "."):
+			// DOMAIN\user (JSON: DOMAIN\\user): both are names.
+			if dom, user, ok := strings.Cut(strings.ReplaceAll(v, `\\`, `\`), `\`); ok {
+				a.AddName(KindName, dom)
+				v = user
+			}
 			if !builtinUsers[strings.ToLower(v)] && !strings.HasSuffix(v, "$") {
 				a.AddName(KindName, v)
 			}

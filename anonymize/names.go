@@ -35,12 +35,13 @@ const minNameLen = 3
 type nameMapper struct {
 	key   []byte
 	names map[string]string // lower-case name → pseudonym
+	kinds map[string]string // lower-case name → its kind
 	// maxLabels is the most dot-separated labels a name has.
 	maxLabels int
 }
 
 func newNameMapper(k Key) *nameMapper {
-	return &nameMapper{key: k.derive("name"), names: map[string]string{}, maxLabels: 1}
+	return &nameMapper{key: k.derive("name"), names: map[string]string{}, kinds: map[string]string{}, maxLabels: 1}
 }
 
 // Add registers a name of a kind. A fully qualified host name registers
@@ -58,17 +59,39 @@ func (m *nameMapper) Add(kind, name string) {
 	if kind == KindHost {
 		if host, domain, ok := strings.Cut(low, "."); ok {
 			m.Add(KindHost, host)
-			m.Add(KindDomain, domain)
-			m.names[low] = m.names[host] + "." + m.names[domain]
-			m.maxLabels = max(m.maxLabels, strings.Count(low, ".")+1)
+			if strings.Contains(domain, ".") {
+				m.Add(KindDomain, domain)
+			}
+			// A part that is not replaced (well known, too short) stays.
+			hp, dp := m.names[host], m.names[domain]
+			if hp == "" {
+				hp = host
+			}
+			if dp == "" {
+				dp = domain
+			}
+			if hp != host || dp != domain {
+				m.names[low], m.kinds[low] = hp+"."+dp, kind
+				m.maxLabels = max(m.maxLabels, strings.Count(low, ".")+1)
+			}
 			return
 		}
+	}
+	if kind == KindDomain {
+		// contoso.com stands alone too where corp.contoso.com was stated.
+		if _, parent, ok := strings.Cut(low, "."); ok && strings.Contains(parent, ".") && !publicSuffix(parent) {
+			m.Add(KindDomain, parent)
+		}
+	}
+	if kind != KindHost && vocabulary[low] {
+		return // a word the formats use (Overlay, proxy): replacing it would change what diag reads
 	}
 	if kind == KindDomain {
 		m.names[low] = m.pseudonym(kind, low) + ".example"
 	} else {
 		m.names[low] = m.pseudonym(kind, low)
 	}
+	m.kinds[low] = kind
 	m.maxLabels = max(m.maxLabels, strings.Count(low, ".")+1)
 }
 
@@ -106,6 +129,36 @@ func (m *nameMapper) lookup(word string) (string, bool) {
 		return strings.ToUpper(p), true
 	}
 	return p, true
+}
+
+// lookupKind is lookup for names of one kind.
+func (m *nameMapper) lookupKind(word, kind string) (string, bool) {
+	if m.kinds[strings.ToLower(word)] != kind {
+		return "", false
+	}
+	return m.lookup(word)
+}
+
+// vocabulary: words of the formats diag reads that an object may also be
+// named (a namespace called overlay, a Service called proxy): they are not
+// replaced, or what diag reads would change.
+var vocabulary = map[string]bool{
+	"overlay": true, "l2bridge": true, "l2tunnel": true, "transparent": true, "ics": true, "private": true, "mirrored": true, "tunnel": true,
+	"proxy": true, "dns": true, "dhcp": true, "vxlan": true, "flannel": true, "calico": true, "antrea": true, "cilium": true, "kube-proxy": true,
+	"ethernet": true, "vethernet": true, "vip": true, "acl": true, "elb": true, "outboundnat": true, "sdnroute": true, "route": true, "routes": true,
+	"remote": true, "policy": true, "policies": true, "network": true, "networks": true, "endpoint": true, "endpoints": true, "service": true,
+	"services": true, "pods": true, "pod": true, "nodes": true, "logs": true, "config": true, "events": true, "hns": true, "vfp": true, "cni": true,
+	"true": true, "false": true, "none": true, "null": true, "tcp": true, "udp": true, "icmp": true, "ready": true, "running": true, "app": true,
+	"web": true, "api": true, "test": true, "demo": true, "prod": true, "dev": true, "staging": true, "monitoring": true, "ingress": true,
+}
+
+// publicSuffix: a domain under which names belong to many owners.
+func publicSuffix(d string) bool {
+	switch d {
+	case "co.uk", "com.au", "co.jp", "com.br", "co.in", "ac.uk", "gov.uk", "org.uk":
+		return true
+	}
+	return false
 }
 
 // Map is the mapping of names, sorted, for --write-map.

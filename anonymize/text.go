@@ -14,19 +14,27 @@ import (
 func (a *Anonymizer) Text(in []byte) []byte {
 	out := make([]byte, 0, len(in)+len(in)/16)
 	for i := 0; i < len(in); {
-		var prev byte
-		if i > 0 {
-			prev = in[i-1]
-		}
-		if !addrChar(prev) {
+		if addrStart(in, i) {
 			if n, rep := a.addrAt(in, i); n > 0 {
 				out = append(out, rep...)
 				i += n
 				continue
 			}
 		}
-		if !nameChar(prev) && nameChar(in[i]) {
-			n, rep := a.namesAt(in, i)
+		if n := escapeAt(in, i); n > 0 {
+			// The letters of a JSON escape (\n, \u003c) are not a word's.
+			out = append(out, in[i:i+n]...)
+			i += n
+			continue
+		}
+		if (i == 0 || !nameChar(in[i-1]) || jsonEscapeBefore(in, i)) && nameChar(in[i]) {
+			// A word ends early where an address starts inside it
+			// (host-10.1.2.3, pod_fd00::5): the address is the loop's.
+			j := i + 1
+			for j < len(in) && nameChar(in[j]) && !(strings.IndexByte("-_", in[j-1]) >= 0 && addrStart(in, j) && a.isAddrAt(in, j)) {
+				j++
+			}
+			n, rep := a.namesAt(in[:j], i)
 			out = append(out, rep...)
 			i += n
 			continue
@@ -35,6 +43,73 @@ func (a *Anonymizer) Text(in []byte) []byte {
 		i++
 	}
 	return out
+}
+
+// addrStart: an address may start at in[i]: what precedes it does not
+// make it part of something else (a digit or dot: a longer number; a
+// letter: a version such as v1.2.3.4; a hex digit or colon: a longer hex
+// run), except the letter of a JSON escape (\n10.1.2.3) and a colon
+// after a word (IPAddress:10.1.2.3, addr:fe80::1).
+func addrStart(in []byte, i int) bool {
+	if i == 0 {
+		return true
+	}
+	c := in[i-1]
+	switch {
+	case c >= '0' && c <= '9', c == '.':
+		return false
+	case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+		return jsonEscapeBefore(in, i)
+	case c == ':':
+		// After "word:", not inside a hex run such as a MAC or IPv6: the
+		// run before the colon is a group of at most four hex digits that
+		// a colon or nothing word-like precedes.
+		k := i - 1
+		for k > 0 && isHex(in[k-1]) {
+			k--
+		}
+		if k == i-1 {
+			return !(k > 0 && in[k-1] == ':') // "::" or "x::"
+		}
+		inRun := i-1-k <= 4 && (k == 0 || !isAlnum(in[k-1]) || in[k-1] == ':')
+		return !inRun
+	}
+	return true
+}
+
+// jsonEscapeBefore: in[i-1] ends a JSON or Go escape (\n, \t, \r, \u003c).
+func jsonEscapeBefore(in []byte, i int) bool {
+	if i >= 2 && in[i-2] == '\\' && strings.IndexByte("ntrbf", in[i-1]) >= 0 {
+		return true
+	}
+	return i >= 6 && in[i-6] == '\\' && in[i-5] == 'u' && isHex(in[i-4]) && isHex(in[i-3]) && isHex(in[i-2]) && isHex(in[i-1])
+}
+
+// escapeAt: the length of the escape letters at in[i] after a backslash
+// (n, t, r, b, f: 1; u and four hex digits: 5), else 0.
+func escapeAt(in []byte, i int) int {
+	if i == 0 || in[i-1] != '\\' || i >= 2 && in[i-2] == '\\' {
+		return 0
+	}
+	if strings.IndexByte("ntrbf", in[i]) >= 0 {
+		return 1
+	}
+	if in[i] == 'u' && i+5 <= len(in) && isHex(in[i+1]) && isHex(in[i+2]) && isHex(in[i+3]) && isHex(in[i+4]) {
+		return 5
+	}
+	return 0
+}
+
+// isAddrAt: an address starts at in[j] (without rewriting it).
+func (a *Anonymizer) isAddrAt(in []byte, j int) bool {
+	if _, n := dotted(in, j); n > 0 {
+		return true
+	}
+	if n, _ := a.macAt(in, j); n > 0 {
+		return true
+	}
+	n, _ := a.ipv6At(in, j)
+	return n > 0
 }
 
 // addrChar: characters that make a preceding address part of something else.
@@ -76,10 +151,16 @@ func (a *Anonymizer) ipv6At(in []byte, i int) (int, []byte) {
 	}
 	run := strings.TrimRight(string(in[i:j]), ".")
 	j = i + len(run)
-	if colons < 2 || j < len(in) && isAlnum(in[j]) || run[0] == ':' && colons < 3 {
+	if colons < 2 || j < len(in) && isAlnum(in[j]) || run[0] == ':' && colons < 3 && !strings.Contains(run, ".") {
 		return 0, nil
 	}
 	addr, err := netip.ParseAddr(run)
+	if err != nil && strings.HasSuffix(run, ":") && !strings.HasSuffix(run, "::") {
+		// "fd00::10: error": the colon ends the address.
+		run = run[:len(run)-1]
+		j--
+		addr, err = netip.ParseAddr(run)
+	}
 	if err != nil || !addr.Is6() {
 		return 0, nil
 	}
@@ -262,43 +343,84 @@ func (a *Anonymizer) label(l string) string {
 	if p, ok := a.names.lookup(l); ok {
 		return p
 	}
-	if !strings.Contains(l, "-") {
+	if !strings.ContainsAny(l, "-_") {
 		return l
 	}
-	parts := strings.Split(l, "-")
-	var out []string
+	// Parts and the separators between them ('-' or '_').
+	var parts []string
+	var seps []byte
+	start := 0
+	for k := 0; k < len(l); k++ {
+		if l[k] == '-' || l[k] == '_' {
+			parts, seps = append(parts, l[start:k]), append(seps, l[k])
+			start = k + 1
+		}
+	}
+	parts = append(parts, l[start:])
+	join := func(i, j int) string { // parts[i:j] with their separators
+		var b strings.Builder
+		for k := i; k < j; k++ {
+			if k > i {
+				b.WriteByte(seps[k-1])
+			}
+			b.WriteString(parts[k])
+		}
+		return b.String()
+	}
+	var out strings.Builder
+	sep := func(i int) {
+		if i > 0 {
+			out.WriteByte(seps[i-1])
+		}
+	}
 	for i := 0; i < len(parts); {
 		matched := false
 		for j := len(parts); j > i && !matched; j-- {
 			if j-i == len(parts) {
 				continue // the whole label: tried above
 			}
-			if p, ok := a.names.lookup(strings.Join(parts[i:j], "-")); ok {
-				out = append(out, p)
+			// Inside a longer word only host names are looked for
+			// (Calico's <node>-<CIDR>, kubelet_<node>.log): a Service
+			// called proxy must not rename kube-proxy.
+			if p, ok := a.names.lookupKind(join(i, j), KindHost); ok {
+				sep(i)
+				out.WriteString(p)
 				i, matched = j, true
 			}
 		}
 		if matched {
 			continue
 		}
-		if addr, ok := dashedIPv4(parts[i:]); ok {
-			if i+5 <= len(parts) {
+		if addr, ok := dashedIPv4(parts[i:]); ok && allDash(seps, i, 3) {
+			sep(i)
+			if i+5 <= len(parts) && seps[i+3] == '-' {
 				if bits, err := strconv.Atoi(parts[i+4]); err == nil && bits <= 32 && len(parts[i+4]) <= 2 {
 					if p := netip.PrefixFrom(addr, bits); p.Masked() == p {
-						out = append(out, strings.ReplaceAll(a.addrs.Prefix(p).Addr().String(), ".", "-"), parts[i+4])
+						out.WriteString(strings.ReplaceAll(a.addrs.Prefix(p).Addr().String(), ".", "-") + "-" + parts[i+4])
 						i += 5
 						continue
 					}
 				}
 			}
-			out = append(out, strings.ReplaceAll(a.addrs.Addr(addr).String(), ".", "-"))
+			out.WriteString(strings.ReplaceAll(a.addrs.Addr(addr).String(), ".", "-"))
 			i += 4
 			continue
 		}
-		out = append(out, parts[i])
+		sep(i)
+		out.WriteString(parts[i])
 		i++
 	}
-	return strings.Join(out, "-")
+	return out.String()
+}
+
+// allDash: the n separators after part i are dashes.
+func allDash(seps []byte, i, n int) bool {
+	for k := i; k < i+n; k++ {
+		if k >= len(seps) || seps[k] != '-' {
+			return false
+		}
+	}
+	return true
 }
 
 // dashedIPv4 reads four decimal octets from the first four parts.

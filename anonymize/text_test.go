@@ -141,3 +141,48 @@ func TestHarvestText(t *testing.T) {
 		t.Errorf("link-local -> %s: its fe80:: prefix is not kept", fe)
 	}
 }
+
+// TestTextBoundaries: addresses after a colon, a dash, an underscore or a
+// JSON escape, and inside a longer word, are found (the review's leaks).
+func TestTextBoundaries(t *testing.T) {
+	a := testAnonymizer()
+	a.AddName(KindHost, "win-node1")
+	for _, in := range []string{"IPAddress:10.1.2.3", "addr:fe80::1c2b:3dff:fe4c:5d6e", "mac:00-15-5D-0A-7C-21", "host-10.1.2.3", "pod_10.1.2.3",
+		`{"message":"x\n10.1.2.3:443\tfd00::5:6:7\nwin-node1"}`, `"\u003c10.1.2.3\u003e"`, "fd00::10: error", "kubelet_win-node1.log"} {
+		got := a.String(in)
+		for _, leak := range []string{"10.1.2.3", "fe4c:5d6e", "0A-7C-21", "fd00::5", "fd00::10", "win-node1"} {
+			if strings.Contains(in, leak) && strings.Contains(got, leak) {
+				t.Errorf("%q -> %q: %s left", in, got, leak)
+			}
+		}
+	}
+	for _, keep := range []string{"v1.2.3.4", "1.2.3.4.5", "0A:7C:21:00-15", "abc123.4.5.6"} {
+		if got := a.String(keep); got != keep {
+			t.Errorf("%q -> %q", keep, got)
+		}
+	}
+}
+
+// TestReviewNameCases: JSON-escaped profile paths, DOMAIN\user, the logon
+// server, a parent domain, an FQDN with a well-known part, and names that
+// are words of the formats.
+func TestReviewNameCases(t *testing.T) {
+	a := testAnonymizer()
+	a.HarvestText([]byte(`{"Path":"C:\\Users\\jdoe\\x","UserName":"CONTOSO\\mbrown"}` + "\n" + "   Logon Server: \\\\CORP-DC01\n"))
+	a.AddName(KindDomain, "corp.fabrikam.com")
+	a.AddName(KindHost, "master.contoso.com")
+	a.AddName(KindHost, "win-1.local")
+	a.AddName(KindNamespace, "overlay")
+	a.AddName(KindName, "proxy")
+	got := a.String(`jdoe mbrown CONTOSO CORP-DC01 fabrikam.com master.contoso.com win-1.local "Type": "Overlay" config/kube-proxy/cmdline.txt`)
+	for _, leak := range []string{"jdoe", "mbrown", "CONTOSO ", "CORP-DC01", "fabrikam", "win-1."} {
+		if strings.Contains(got, leak) {
+			t.Errorf("%q left: %q", leak, got)
+		}
+	}
+	for _, kept := range []string{`"Type": "Overlay"`, "config/kube-proxy/cmdline.txt", "master.", ".local"} {
+		if !strings.Contains(got, kept) {
+			t.Errorf("%q changed: %q", kept, got)
+		}
+	}
+}
