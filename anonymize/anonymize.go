@@ -19,6 +19,17 @@ type Anonymizer struct {
 	addrs *addrMapper
 	macs  *macMapper
 	names *nameMapper
+	// extraPorts are VXLAN ports besides 4789 and 8472 (--vxlan-port).
+	extraPorts map[uint16]bool
+}
+
+// AddVXLANPort makes captures' UDP port p VXLAN, as capture decode's
+// --vxlan-port does: its inner frames are rewritten too.
+func (a *Anonymizer) AddVXLANPort(p uint16) {
+	if a.extraPorts == nil {
+		a.extraPorts = map[uint16]bool{}
+	}
+	a.extraPorts[p] = true
 }
 
 // New returns an Anonymizer for key k.

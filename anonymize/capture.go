@@ -83,8 +83,8 @@ func (a *Anonymizer) pcap(data []byte) ([]byte, error) {
 
 // Options kept per pcapng block type.
 var keptOptions = map[uint32]map[uint16]bool{
-	0x00000001: {9: true, 13: true}, // IDB: if_tsresol, if_fcslen
-	0x00000006: {2: true},           // EPB: epb_flags
+	0x00000001: {9: true, 13: true, 14: true}, // IDB: if_tsresol, if_fcslen, if_tsoffset (capture decode reads them)
+	0x00000006: {2: true, 5: true},            // EPB: epb_flags, epb_packetid (pktmon's duplicates are told by it)
 }
 
 func (a *Anonymizer) pcapng(data []byte) ([]byte, error) {
@@ -136,9 +136,13 @@ func (a *Anonymizer) pcapng(data []byte) ([]byte, error) {
 			if capLen > len(body)-20 {
 				capLen = len(body) - 20
 			}
-			if id < len(links) {
-				a.frame(body[20:20+capLen], links[id])
+			if id >= len(links) {
+				// No interface describes it: its bytes cannot be read,
+				// so they are not kept.
+				off += n
+				continue
 			}
+			a.frame(body[20:20+capLen], links[id])
 			fixed = 20 + (capLen+3)/4*4
 		case 0x00000003: // SPB
 			if len(links) > 0 && len(body) > 4 {

@@ -2,6 +2,7 @@ package anonymize
 
 import (
 	"encoding/json"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -78,5 +79,51 @@ func TestCaptureSameAnalysis(t *testing.T) {
 		if got, want := captureSignature(t, p), captureSignature(t, f); got != want {
 			t.Errorf("%s: the analysis changed:\n got %.600s\nwant %.600s", f, got, want)
 		}
+	}
+}
+
+// icmp6Sum is the ICMPv6 checksum over the pseudo-header and the message.
+func icmp6Sum(src, dst, msg []byte) uint16 {
+	var s uint32
+	add := func(b []byte) {
+		for i := 0; i+1 < len(b); i += 2 {
+			s += uint32(b[i])<<8 | uint32(b[i+1])
+		}
+		if len(b)%2 == 1 {
+			s += uint32(b[len(b)-1]) << 8
+		}
+	}
+	add(src)
+	add(dst)
+	s += uint32(len(msg)) + 58
+	add(msg)
+	for s>>16 != 0 {
+		s = s&0xffff + s>>16
+	}
+	return ^uint16(s)
+}
+
+// TestIPv6ExtensionHeaders: an MLDv2 report behind a hop-by-hop header
+// keeps a valid ICMPv6 checksum after its addresses are mapped.
+func TestIPv6ExtensionHeaders(t *testing.T) {
+	src := netip.MustParseAddr("fd00:10:244:2::5").As16()
+	dst := netip.MustParseAddr("ff02::16").As16()
+	msg := []byte{143, 0, 0, 0, 0, 0, 0, 1, 4, 0, 0, 0, 0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xfb}
+	sum := icmp6Sum(src[:], dst[:], msg)
+	msg[2], msg[3] = byte(sum>>8), byte(sum)
+	hbh := []byte{58, 0, 5, 2, 0, 0, 1, 0}
+	pkt := []byte{0x60, 0, 0, 0, 0, byte(len(hbh) + len(msg)), 0, 1}
+	pkt = append(append(append(append(pkt, src[:]...), dst[:]...), hbh...), msg...)
+	a := testAnonymizer()
+	a.frame(pkt, linkIPv6)
+	newSrc := pkt[8:24]
+	if netip.AddrFrom16([16]byte(newSrc)) == netip.AddrFrom16(src) {
+		t.Fatal("source not mapped")
+	}
+	m := pkt[48:]
+	got := uint16(m[2])<<8 | uint16(m[3])
+	m[2], m[3] = 0, 0
+	if want := icmp6Sum(pkt[8:24], pkt[24:40], m); got != want {
+		t.Errorf("ICMPv6 checksum %04x after mapping, want %04x", got, want)
 	}
 }

@@ -6,8 +6,14 @@ import (
 )
 
 // VXLAN ports whose payload is an inner Ethernet frame: IANA's and the
-// Linux kernel's default, as capture decode has them.
-func vxlanPort(p uint16) bool { return p == 4789 || p == 8472 }
+// Linux kernel's default, as capture decode has them, and those the
+// Anonymizer was told (VXLANPorts).
+func (a *Anonymizer) vxlanPort(p uint16) bool {
+	return p == 4789 || p == 8472 || a.extraPorts[p]
+}
+
+// geneveport is IANA's Geneve port, which capture decode reads too.
+const genevePort = 6081
 
 // Link types of the captures diag reads (capture/decode.go).
 const (
@@ -18,6 +24,7 @@ const (
 	linkSLL      = 113
 	linkIPv4     = 228
 	linkIPv6     = 229
+	linkSLL2     = 276
 )
 
 // frame maps the addresses of one packet in place: MACs of every Ethernet
@@ -31,9 +38,18 @@ func (a *Anonymizer) frame(d []byte, link uint32) {
 	switch link {
 	case linkEthernet:
 		a.ethernet(d, 0)
-	case linkRaw, linkIPv4, linkIPv6:
+	case linkRaw, linkIPv4, linkIPv6, 12, 14:
 		if len(d) > 0 {
 			a.l3(d, versionType(d[0]))
+		}
+	case linkSLL2:
+		// Protocol (2), reserved (2), ifindex (4), hatype (2), packet type
+		// (1), address length (1), address (8).
+		if len(d) >= 20 {
+			if d[11] == 6 {
+				a.mapMAC(d[12:18])
+			}
+			a.l3(d[20:], binary.BigEndian.Uint16(d[0:2]))
 		}
 	case linkSLL:
 		if len(d) >= 16 {
@@ -67,7 +83,7 @@ func (a *Anonymizer) ethernet(d []byte, depth int) {
 	a.mapMAC(d[0:6])
 	a.mapMAC(d[6:12])
 	off, et := 12, binary.BigEndian.Uint16(d[12:14])
-	for (et == 0x8100 || et == 0x88a8) && off+6 <= len(d) {
+	for (et == 0x8100 || et == 0x88a8 || et == 0x9100) && off+6 <= len(d) {
 		off += 4
 		et = binary.BigEndian.Uint16(d[off : off+2])
 	}
@@ -121,7 +137,33 @@ func (a *Anonymizer) ipv6(d []byte, depth int) {
 	copy(before, d[8:40])
 	a.mapIP(d[8:24])
 	a.mapIP(d[24:40])
-	a.transport(d[40:], d[6], int(binary.BigEndian.Uint16(d[4:6])), before, d[8:40], depth)
+	// Past the extension headers (hop-by-hop, routing, destination
+	// options; a fragment other than the first carries no transport
+	// header) to the transport header, whose pseudo-header has the
+	// addresses.
+	next, off, length := d[6], 40, int(binary.BigEndian.Uint16(d[4:6]))
+	for hops := 0; hops < 8; hops++ {
+		switch next {
+		case 0, 43, 60:
+			if off+8 > len(d) {
+				return
+			}
+			n := 8 + int(d[off+1])*8
+			next, off, length = d[off], off+n, length-n
+			continue
+		case 44:
+			if off+8 > len(d) || binary.BigEndian.Uint16(d[off+2:off+4])&0xfff8 != 0 {
+				return
+			}
+			next, off, length = d[off], off+8, length-8
+			continue
+		}
+		break
+	}
+	if off > len(d) {
+		return
+	}
+	a.transport(d[off:], next, length, before, d[8:40], depth)
 }
 
 // transport maps what is inside a TCP, UDP or ICMP segment and updates its
@@ -145,6 +187,7 @@ func (a *Anonymizer) transport(seg []byte, proto byte, length int, oldAddrs, new
 			return
 		}
 		sum = seg[2:4]
+
 	default:
 		return
 	}
@@ -164,18 +207,38 @@ func (a *Anonymizer) transport(seg []byte, proto byte, length int, oldAddrs, new
 	old := append([]byte(nil), seg...)
 	switch proto {
 	case 17:
-		if vxlanPort(binary.BigEndian.Uint16(seg[2:4])) || vxlanPort(binary.BigEndian.Uint16(seg[0:2])) {
-			if len(seg) >= 16 {
+		src, dst := binary.BigEndian.Uint16(seg[0:2]), binary.BigEndian.Uint16(seg[2:4])
+		switch {
+		case a.vxlanPort(dst) || a.vxlanPort(src):
+			// VXLAN with the I flag: an inner Ethernet frame follows.
+			if len(seg) >= 16 && seg[8]&0x08 != 0 {
 				a.ethernet(seg[16:], depth+1)
+			}
+		case dst == genevePort || src == genevePort:
+			// Geneve: 8 bytes, options (their length in 4-byte words),
+			// then a frame of the protocol type (Ethernet 0x6558).
+			if len(seg) >= 16 {
+				opt := int(seg[8]&0x3f) * 4
+				if proto := binary.BigEndian.Uint16(seg[10:12]); proto == 0x6558 && len(seg) >= 16+opt {
+					a.ethernet(seg[16+opt:], depth+1)
+				}
 			}
 		}
 	case 1:
 		// An ICMP error quotes the header of the packet it answers.
 		if t := seg[0]; (t == 3 || t == 4 || t == 5 || t == 11 || t == 12) && len(seg) >= 28 {
 			if q := seg[8:]; q[0]>>4 == 4 {
+				qb := append([]byte(nil), q[12:20]...)
 				a.mapIP(q[12:16])
 				a.mapIP(q[16:20])
+				adjust(q[10:12], qb, q[12:20]) // the quoted header's own checksum
 			}
+		}
+	case 58:
+		// An ICMPv6 error quotes the IPv6 header of the packet it answers.
+		if t := seg[0]; t >= 1 && t <= 4 && len(seg) >= 48 && seg[8]>>4 == 6 {
+			a.mapIP(seg[16:32])
+			a.mapIP(seg[32:48])
 		}
 	}
 	if sum == nil || proto == 17 && sum[0] == 0 && sum[1] == 0 {

@@ -20,6 +20,7 @@ type anonymizeOptions struct {
 	keyFile  string
 	writeMap bool
 	force    bool
+	ports    []uint
 }
 
 func newBundleAnonymizeCommand(e *env) *cobra.Command {
@@ -40,8 +41,10 @@ compares:
                  0E-2A-<VTEP>, Docker's 02-42-<IP>) names the replaced address.
   Names          the node's host and domain names, every Kubernetes Node, and the namespaces and
                  names of Services outside the cluster's own (kube-system...), in text and file names.
-  Captures       pcap and pcapng, outer and inner (VXLAN) headers, checksums moved by the same
-                 difference (a bad one stays bad); VNIs and ports kept.
+  Captures       pcap and pcapng, outer and inner (VXLAN, Geneve) headers, ARP, the headers ICMP
+                 errors quote; checksums moved by the same difference (a bad one stays bad); VNIs and
+                 ports kept. Payloads are not read: addresses inside DNS answers, DHCP or neighbour
+                 discovery stay.
 
 diag analyze gives the same findings (rule IDs, severities, counts) on the output as on the input.
 The same key maps the same way in every bundle, so anonymize the bundles of several nodes, or the
@@ -68,6 +71,7 @@ The output defaults to <INPUT name>-anonymized.zip beside the input.` + exitStat
 	f.StringVar(&o.keyFile, "key-file", "", "the key to use (64 hex digits); default: a new key written to <OUTPUT>.key")
 	f.BoolVar(&o.writeMap, "write-map", false, "also write <OUTPUT>.map.json, original -> pseudonym, for your eyes only")
 	f.BoolVar(&o.force, "force", false, "replace the output if it exists")
+	f.UintSliceVar(&o.ports, "vxlan-port", nil, "VXLAN UDP port(s) of the captures besides 4789 and 8472, so that their inner frames are rewritten too")
 	return c
 }
 
@@ -118,6 +122,12 @@ func runBundleAnonymize(ctx context.Context, e *env, o anonymizeOptions, input s
 		return err
 	}
 	a := anonymize.New(key)
+	for _, p := range o.ports {
+		if p == 0 || p > 65535 {
+			return usageErrorf("--vxlan-port %d: a UDP port is 1 to 65535", p)
+		}
+		a.AddVXLANPort(uint16(p))
+	}
 	a.AddSnapshotNames(before)
 	if err := harvestNames(ctx, a, in); err != nil {
 		return err
