@@ -13,7 +13,8 @@ func init() {
 	register(&Rule{
 		ID: "DS-01", Title: "Dual-stack cluster, but this Windows node is single-stack", Severity: finding.Fail,
 		Needs: []snapshot.Input{snapshot.InputKubeNodes, snapshot.InputHNSEndpoints},
-		Checks: "When this node's Kubernetes Node has pod CIDRs of both families (the cluster is dual-stack): HNS here supports IPv6DualStack " +
+		Checks: "When this node's Kubernetes Node has pod CIDRs of both families (the cluster is dual-stack), its network is not Overlay (single-stack by " +
+			"design) and kube-proxy's --cluster-cidr, when known, has an IPv6 range: HNS here supports IPv6DualStack " +
 			"(hns/v2/features.json first, else the HNS version through hcsshim's table: 11.10 and later) (fail); the pod endpoints in the node's " +
 			"IPv4 pod CIDR also have an IPv6 address (warn); and with the Services and EndpointSlices in the bundle, every IPv6 ClusterIP of a " +
 			"Service with ready IPv6 endpoints has a load balancer (warn). Single-stack nodes are not judged.",
@@ -46,6 +47,15 @@ func checkDualStack(s *snapshot.Snapshot) ([]Issue, error) {
 	if !v4.IsValid() || !v6.IsValid() {
 		return nil, nil // single-stack
 	}
+	// Overlay networks are single-stack by design (winkernel's
+	// dualStackCompatible is false for them; flannel on Windows is
+	// IPv4-only), and kube-proxy given one family only is told so.
+	if cni := s.CNINetwork(); cni != nil && cni.Type == snapshot.TypeOverlay {
+		return nil, nil
+	}
+	if kp := s.KubeProxy; kp != nil && kp.ClusterCIDR != "" && !strings.Contains(kp.ClusterCIDR, ":") {
+		return nil, nil
+	}
 	cidrs := v4.String() + ", " + v6.String()
 	var issues []Issue
 	if f := s.Feature(snapshot.FeatureIPv6DualStack); f.Known && !f.Supported {
@@ -57,8 +67,11 @@ func checkDualStack(s *snapshot.Snapshot) ([]Issue, error) {
 	}
 	var pods, only4 int
 	var example []string
+	own := thisNodeAddresses(s)
+	sourceVIP, _ := netip.ParseAddr(s.Facts.SourceVIP.Value)
 	for _, e := range s.Endpoints {
-		if e.IsRemote || !e.IP.IsValid() || !v4.Contains(e.IP) {
+		// Pods only: not the source VIP, the host's or the gateway's.
+		if e.IsRemote || !e.IP.IsValid() || !v4.Contains(e.IP) || e.IP == sourceVIP || own[e.IP] || e.IP == v4.Addr().Next() {
 			continue
 		}
 		pods++
@@ -97,7 +110,13 @@ func missingIPv6LoadBalancers(s *snapshot.Snapshot) []Issue {
 	}
 	var missing []string
 	for _, svc := range s.Services {
-		ready, _ := snapshot.ReadyAddresses(s.SlicesOf(svc.Namespace, svc.Name))
+		if strings.EqualFold(svc.InternalTrafficPolicy, "Local") {
+			continue
+		}
+		ready, hinted := snapshot.ReadyAddresses(s.SlicesOf(svc.Namespace, svc.Name))
+		if hinted {
+			continue
+		}
 		has6 := false
 		for a := range ready {
 			has6 = has6 || a.Is6()

@@ -648,7 +648,8 @@ var groundings = map[string]Grounding{
 			"kubernetes pkg/kubelet: status.podIPs of a Running pod are what the CNI returned at sandbox creation",
 		},
 		Guards: []string{
-			"only Running pods that are not hostNetwork, not being deleted, and whose pod IP is not the node's own",
+			"only Running pods that are not hostNetwork, not being deleted, started more than 5 minutes before the collection, and whose pod IP is not the node's own",
+			"an empty pod list on a node with local endpoints is skipped: the collector asked the API server for another node name",
 			"an endpoint with either of the pod's addresses (IPv4 or IPv6) counts",
 			"only with this node's Pods in the bundle (k8s/pods.json)",
 		},
@@ -672,7 +673,8 @@ var groundings = map[string]Grounding{
 		},
 		Guards: []string{
 			"only when this node's own Node has pod CIDRs of both families: single-stack nodes are never judged",
-			"pod endpoints are the local ones inside the Node's IPv4 pod CIDR (not remote endpoints, not the host's)",
+			"never on Overlay networks (winkernel's dualStackCompatible is false for them; flannel on Windows is IPv4-only), nor when kube-proxy's --cluster-cidr has no IPv6 range",
+			"pod endpoints are the local ones inside the Node's IPv4 pod CIDR, not the source VIP, the gateway or the host's own addresses",
 			"IPv6 load balancers only with Services and EndpointSlices in the bundle, and only for Services with ready IPv6 endpoints",
 			"the HNS feature only when features.json or the HNS version is in the bundle",
 		},
@@ -715,6 +717,7 @@ var groundings = map[string]Grounding{
 			"Services with internalTrafficPolicy Local, topology hints or no ready endpoint are not judged",
 			"a load balancer whose backend list the input hid, or that names an endpoint the bundle does not have, is not judged",
 			"only addresses of the VIP's family are expected (an IPv4 VIP never lists IPv6 pods)",
+			"this node's own addresses are not expected: kube-proxy leaves out a local endpoint without an HNS endpoint (hostNetwork pods here)",
 			"warn, not fail: a pod that became ready seconds before collection can be missing for one sync period",
 		},
 	},

@@ -34,7 +34,7 @@ func init() {
 		ID: "SVC-05", Title: "DSR enabled in kube-proxy but not on its load balancers", Severity: finding.Fail,
 		Needs:  []snapshot.Input{snapshot.InputHNSLoadBalancers, snapshot.InputKubeProxy},
 		Checks: "When kube-proxy runs with --enable-dsr=true, its ClusterIP load balancers have the DSR flag (the check of networkhealth.ps1's ClusterIPServiceDSR). kube-proxy sets the flag from --enable-dsr on ClusterIP load balancers only; NodePort, externalIP and ingress load balancers are DSR only for externalTrafficPolicy Local, so they are not judged.",
-		Why:    "kube-proxy silently falls back to non-DSR when HNS lacks DSR support; client source IPs are lost and externalTrafficPolicy: Local Services do not work.",
+		Why:    "Without DSR the replies of every ClusterIP connection come back through the load balancer's NAT: client source IPs are lost and externalTrafficPolicy: Local Services do not work. Where HNS has no DSR (before 9.3 / 10.2) kube-proxy cannot program it at all, whatever the flag says; where it has, non-DSR load balancers are left over from a kube-proxy started without it.",
 		Fix:    "Check that the OS build supports DSR (WS2019 with recent updates or later), that the WinDSR feature gate is on, then restart kube-proxy and read its log for DSR errors.",
 		Sources: []string{"microsoft/SDN networkhealth.ps1 ClusterIPServiceDSR", "kubernetes.io Networking on Windows (DSR)", "https://github.com/kubernetes/kubernetes/pull/93080",
 			"kubernetes pkg/proxy/winkernel/proxier.go (syncProxyRules: loadBalancerFlags isDSR per load balancer type)"},
@@ -109,9 +109,10 @@ func checkDSR(s *snapshot.Snapshot) ([]Issue, error) {
 	ev = append([]finding.Evidence{{File: s.KubeProxy.Source, Field: "--enable-dsr", Value: "true"}}, ev...)
 	why := ""
 	if f := s.Feature(snapshot.FeatureDSR); f.Known && !f.Supported {
-		// kube-proxy asks hcsshim (hcn.DSRSupported) and quietly turns
-		// DSR off. The node's own answer (features.json) comes first, the
-		// version and hcsshim's table only for bundles without it.
+		// kube-proxy asks hcsshim (hcn.DSRSupported); without it no load
+		// balancer of this node can be DSR, whatever the flag says. The
+		// node's own answer (features.json) comes first, the version and
+		// hcsshim's table only for bundles without it.
 		ver := ""
 		if v := s.HNSVersion; v != nil {
 			ver = " " + v.String()

@@ -18,7 +18,7 @@ func init() {
 		Checks: "The logs in the bundle (logs/kube-proxy, logs/cni, logs/flannel, logs/calico, and HNS's Admin and Operational event channels in events/hns.json: " +
 			"its Error events) hold none of: an Unauthorized answer from the API server; " +
 			"a Go panic; hcsshim's \"Network name/ID ... not found\" (the CNI asked for an HNS network that is gone); HNS's \"Element not found\" and " +
-			"\"The object already exists\"; kube-proxy's \"Unable to find HNS Network specified by\" and \"Policy creation failed\" / \"Remote endpoint creation failed\"; " +
+			"\"The object already exists\"; kube-proxy's \"Unable to find HNS Network specified\" and \"The HNS network ... is not present or has changed\" and \"Policy creation failed\" / \"Remote endpoint creation failed\"; " +
 			"and kube-proxy did not start three times or more within an hour (\"Version info\" at each start, by klog's times). " +
 			"Each is reported with its count, the log and the line of its last occurrence; it fails when that is among the last 50 lines (still happening), " +
 			"or for the HNS event channels within the hour before collection, and warns when it is older. hcsshim's network-not-found counts in the CNI's " +
@@ -49,7 +49,7 @@ var logKinds = []struct {
 	{snapshot.LogNetworkNotFound, "the HNS network it asks for is gone (hcsshim: network not found): pod sandboxes fail", 1},
 	{snapshot.LogHNSNotFound, "HNS answers Element not found: an object it refers to was removed (an HNS restart, a recreated network)", 1},
 	{snapshot.LogHNSExists, "HNS answers The object already exists: a left-over endpoint or policy is in the way", 1},
-	{snapshot.LogProxyNoNetwork, "it cannot find its HNS network (check --network-name / KUBE_NETWORK and the CNI) and removes all its load balancers", 1},
+	{snapshot.LogProxyNoNetwork, "its HNS network is gone or was recreated under a new ID (HNS restarted, the overlay agent recreated it, or --network-name / KUBE_NETWORK names another) and it removes all its load balancers", 1},
 	{snapshot.LogProxyPolicy, "it fails to create load balancers or remote endpoints: those Services do not work from this node", 1},
 	{snapshot.LogHNSEventError, "HNS logged errors in its own event channels (events/hns.json)", 1},
 	{snapshot.LogStart, "kube-proxy started", loopStarts},

@@ -16,7 +16,8 @@ func init() {
 		Needs: []snapshot.Input{snapshot.InputHNSLoadBalancers, snapshot.InputHNSEndpoints, snapshot.InputKubeServices, snapshot.InputEndpointSlices},
 		Checks: "With the Services and their EndpointSlices in the bundle, every ClusterIP load balancer has each ready endpoint of its Service, of the VIP's address family, " +
 			"among its backends (the other direction of SVC-06's stale backends). Services with internalTrafficPolicy Local, topology hints or no ready endpoint, and " +
-			"load balancers whose backend list the input hid or that name endpoints the bundle does not have, are not judged.",
+			"load balancers whose backend list the input hid or that name endpoints the bundle does not have, are not judged; this node's own addresses " +
+			"(hostNetwork pods here, which kube-proxy leaves out by design) are not expected.",
 		Why: "kube-proxy gives each ClusterIP load balancer every ready endpoint. Where HNS supports ModifyLoadbalancer (HNS 15.4, Windows Server 2025), kube-proxy " +
 			"updates a load balancer in place instead of deleting and recreating it, and updates have been seen to leave backends out: the pods behind them get no " +
 			"traffic from this node, and a Service whose only ready pods are left out fails from here while it works from other nodes.",
@@ -33,13 +34,14 @@ func init() {
 func checkMissingBackends(s *snapshot.Snapshot) ([]Issue, error) {
 	byID := endpointsByID(s)
 	modify := s.Feature(snapshot.FeatureModifyLoadbalancer)
+	own := thisNodeAddresses(s)
 	var issues []Issue
 	for _, sl := range serviceLoadBalancers(s) {
 		v, err := netip.ParseAddr(sl.vip)
 		if err != nil {
 			continue
 		}
-		if missing, ok := missingFrom(sl.lb, v.Is4(), sl.ready, byID); ok && len(missing) > 0 {
+		if missing, ok := missingFrom(sl.lb, v.Is4(), sl.ready, byID, own); ok && len(missing) > 0 {
 			issues = append(issues, missingIssue(s, sl.svc, sl.vip, sl.lb, missing, len(sl.ready), modify))
 		}
 	}
@@ -48,7 +50,7 @@ func checkMissingBackends(s *snapshot.Snapshot) ([]Issue, error) {
 
 // missingFrom: the ready addresses of the VIP's family that are no backend
 // of lb, sorted; false when lb's backends cannot all be told.
-func missingFrom(lb *snapshot.LoadBalancer, v4 bool, ready map[netip.Addr]bool, byID map[string]*snapshot.Endpoint) ([]string, bool) {
+func missingFrom(lb *snapshot.LoadBalancer, v4 bool, ready map[netip.Addr]bool, byID map[string]*snapshot.Endpoint, own map[netip.Addr]bool) ([]string, bool) {
 	if !lb.Knows("HostComputeEndpoints") {
 		return nil, false
 	}
@@ -62,7 +64,9 @@ func missingFrom(lb *snapshot.LoadBalancer, v4 bool, ready map[netip.Addr]bool, 
 	}
 	var missing []string
 	for a := range ready {
-		if a.Is4() == v4 && !have[a] {
+		// This node's own addresses are hostNetwork pods here: kube-proxy
+		// skips a local endpoint without an HNS endpoint by design.
+		if a.Is4() == v4 && !have[a] && !own[a] {
 			missing = append(missing, a.String())
 		}
 	}
@@ -82,4 +86,24 @@ func missingIssue(s *snapshot.Snapshot, svc *snapshot.Service, vip string, lb *s
 		ev = append(ev, finding.Evidence{File: modify.File, Field: "ModifyLoadbalancer supported", Value: "true (" + modify.Source + ")"})
 	}
 	return Issue{Summary: summary, Evidence: ev, Subjects: []string{"service:" + svc.Namespace + "/" + svc.Name, "vip:" + vip}}
+}
+
+// thisNodeAddresses are this node's own addresses: its adapters' and its
+// Kubernetes Node's.
+func thisNodeAddresses(s *snapshot.Snapshot) map[netip.Addr]bool {
+	out := map[netip.Addr]bool{}
+	for _, ad := range s.Adapters {
+		for _, p := range ad.Addresses {
+			out[p.Addr()] = true
+		}
+	}
+	if self := s.SelfKubeNode(); self != nil {
+		for _, a := range self.InternalIPs {
+			out[a] = true
+		}
+	}
+	if a, err := netip.ParseAddr(s.Facts.NodeIP.Value); err == nil {
+		out[a] = true
+	}
+	return out
 }

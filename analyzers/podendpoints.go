@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/wincni/diag/finding"
 	"github.com/wincni/diag/snapshot"
@@ -14,8 +15,9 @@ func init() {
 	register(&Rule{
 		ID: "EP-02", Title: "Running pods without an HNS endpoint", Severity: finding.Fail,
 		Needs: []snapshot.Input{snapshot.InputKubePods, snapshot.InputHNSEndpoints},
-		Checks: "Every Running pod of this node that is not hostNetwork, not being deleted, and has a pod IP other than the node's own has a local " +
-			"HNS endpoint with that IP (either family).",
+		Checks: "Every Running pod of this node that is not hostNetwork, not being deleted, started more than 5 minutes before the collection " +
+			"(HNS is read first, the pods later), and has a pod IP other than the node's own has a local HNS endpoint with that IP (either family). " +
+			"An empty pod list on a node with local endpoints is skipped, not judged (the collector asked for another node name).",
 		Why: "The CNI creates a pod's HNS endpoint once, when the sandbox starts. When HNS loses it (HNS restarted or crashed and purged its " +
 			"state, a network recreated under a new ID, someone ran Remove-HnsEndpoint or a cleanup script), the pod keeps running with no " +
 			"network at all: nothing recreates the endpoint until the pod is recreated.",
@@ -68,14 +70,32 @@ func podNeedsEndpoint(s *snapshot.Snapshot, p *snapshot.Pod) bool {
 	return true
 }
 
+// settleTime: a pod that started this close to the collection may have
+// got its endpoint after HNS was read (HNS first, the pods minutes later).
+const settleTime = 5 * time.Minute
+
 func checkPodEndpoints(s *snapshot.Snapshot) ([]Issue, error) {
 	byIP := localEndpointsByIP(s)
+	if len(s.Pods) == 0 {
+		for _, e := range s.Endpoints {
+			if !e.IsRemote {
+				return nil, Skip("%s lists no pod of this node although it has local endpoints: the node name the collector asked for is not the Node's", snapshot.FileKubePods)
+			}
+		}
+	}
+	var collected time.Time
+	if m := s.Manifest; m != nil && m.Started != nil {
+		collected = *m.Started
+	}
 	var missing []string
 	var ev []finding.Evidence
 	pods := 0
 	for _, p := range s.Pods {
 		if !podNeedsEndpoint(s, p) {
 			continue
+		}
+		if !collected.IsZero() && !p.StartTime.IsZero() && p.StartTime.After(collected.Add(-settleTime)) {
+			continue // started around the collection: HNS may have been read before
 		}
 		pods++
 		found := false

@@ -138,7 +138,9 @@ var logPatterns = []struct {
 	{LogHNSNotFound, regexp.MustCompile(`(?i)HNS failed with error\s*:\s*Element not found`)},
 	{LogHNSExists, regexp.MustCompile(`(?i)hnsCall failed in Win32: The object already exists|0x800700b7|Cannot create a file when that file already exists`)},
 	// winkernel proxier.go syncProxyRules, in its own words.
-	{LogProxyNoNetwork, regexp.MustCompile(`Unable to find HNS Network specified`)},
+	// ...and in syncProxyRules when the network's ID changed: HNS
+	// restarted or the network was recreated; kube-proxy drops its policies.
+	{LogProxyNoNetwork, regexp.MustCompile(`Unable to find HNS Network specified|The HNS network \S+ is not present or has changed`)},
 	{LogProxyPolicy, regexp.MustCompile(`Policy creation failed|Remote endpoint creation failed`)},
 }
 

@@ -19,6 +19,7 @@ type Pod struct {
 	Phase       string       `json:"phase,omitempty"` // Pending, Running, Succeeded, Failed
 	HostNetwork bool         `json:"hostNetwork,omitempty"`
 	Deleting    bool         `json:"deleting,omitempty"` // metadata.deletionTimestamp set
+	StartTime   time.Time    `json:"startTime,omitzero"` // status.startTime
 	PodIPs      []netip.Addr `json:"podIPs,omitempty"`
 	HostPorts   []HostPort   `json:"hostPorts,omitempty"`
 	// Restarts is the most restarts of one of its containers, and
@@ -51,6 +52,7 @@ func podOf(o obj) *Pod {
 	p := &Pod{Namespace: meta.str("namespace"), Name: meta.str("name"), NodeName: spec.str("nodeName"), Phase: status.str("phase"),
 		Deleting: meta.str("deletionTimestamp") != ""}
 	p.HostNetwork, _ = spec.boolean("hostNetwork")
+	p.StartTime, _ = time.Parse(time.RFC3339, status.str("startTime"))
 	for _, ip := range status.list("podIPs") {
 		if a := parseAddr(ip.str("ip")); a.IsValid() {
 			p.PodIPs = append(p.PodIPs, a)
