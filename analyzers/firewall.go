@@ -81,6 +81,9 @@ func judgeProfiles(fw *snapshot.HostFirewall, profiles map[string]bool, covers f
 				continue
 			}
 			switch {
+			case strings.EqualFold(r.Action, "Block") && !r.AllPeers():
+				// A block for some peers only: whether they are the ones
+				// that matter is not in the bundle; not a block for all.
 			case strings.EqualFold(r.Action, "Block") && block == nil:
 				block = r
 			case strings.EqualFold(r.Action, "Allow") && allow == nil:

@@ -107,3 +107,20 @@ func TestStaleSourceVIPWithoutKubeProxy(t *testing.T) {
 		t.Fatalf("got %+v %v", issues, err)
 	}
 }
+
+// TestJudgeProfilesScopedBlockAndAnyProtocol: a block rule for some peers
+// only is not a block for all; an any-protocol allow rule for kubelet.exe
+// opens its port.
+func TestJudgeProfilesScopedBlockAndAnyProtocol(t *testing.T) {
+	fw := &snapshot.HostFirewall{
+		Profiles: []snapshot.FirewallProfile{{Name: "Domain", Enabled: true}},
+		Rules: []snapshot.FirewallRule{
+			{Name: "block-lab", Enabled: true, Direction: "Inbound", Action: "Block", Profile: "Any", Protocol: "TCP", LocalPorts: []string{"10250"}, Program: "Any", RemoteAddresses: []string{"192.0.2.0/24"}},
+			{Name: "kubelet", Enabled: true, Direction: "Inbound", Action: "Allow", Profile: "Any", Protocol: "Any", Program: `%SystemDrive%\k\kubelet.exe`},
+		},
+	}
+	blocked, order, unallowed := judgeProfiles(fw, map[string]bool{"domain": true}, func(r *snapshot.FirewallRule) bool { return r.CoversPort("TCP", 10250, "kubelet.exe") })
+	if len(blocked) != 0 || len(order) != 0 || len(unallowed) != 0 {
+		t.Errorf("blocked %v unallowed %v", order, unallowed)
+	}
+}

@@ -30,15 +30,21 @@ const psRoutes = `ConvertTo-Json -Depth 3 -InputObject @(Get-NetRoute -ErrorActi
 // Rules for the VXLAN ports, and UDP rules open to every port and program
 // (they allow 4789 too); the application filter says whether a rule is
 // limited to a program.
-const psFirewall = `$profiles = @(Get-NetFirewallProfile | ForEach-Object { [ordered]@{ Name = $_.Name; Enabled = "$($_.Enabled)"; DefaultInboundAction = "$($_.DefaultInboundAction)"; DefaultOutboundAction = "$($_.DefaultOutboundAction)" } })
-$want = @{ UDP = @('4789', '8472'); TCP = @('10250', '10256') }
-$rules = @(foreach ($proto in 'UDP', 'TCP') { Get-NetFirewallPortFilter -Protocol $proto -ErrorAction SilentlyContinue | Where-Object { $lp = @($_.LocalPort); @($lp | Where-Object { $want[$proto] -contains $_ }).Count -gt 0 -or $lp -contains 'Any' -or ($lp -match '-') } | ForEach-Object {
+// psFirewall reads the effective policy (ActiveStore: local rules and
+// Group Policy together): the profiles, the rules whose port filter can
+// cover the VXLAN, kubelet and kube-proxy health ports, any-protocol rules
+// (Protocol Any filters have no ports), with their remote address filter,
+// and each network's category.
+const psFirewall = `$profiles = @(Get-NetFirewallProfile -PolicyStore ActiveStore | ForEach-Object { [ordered]@{ Name = $_.Name; Enabled = "$($_.Enabled)"; DefaultInboundAction = "$($_.DefaultInboundAction)"; DefaultOutboundAction = "$($_.DefaultOutboundAction)" } })
+$want = @{ UDP = @('4789', '8472'); TCP = @('10250', '10256'); Any = @() }
+$rules = @(foreach ($proto in 'UDP', 'TCP', 'Any') { Get-NetFirewallPortFilter -PolicyStore ActiveStore -Protocol $proto -ErrorAction SilentlyContinue | Where-Object { $lp = @($_.LocalPort); @($lp | Where-Object { $want[$proto] -contains $_ }).Count -gt 0 -or $lp -contains 'Any' -or ($lp -match '-') } | ForEach-Object {
   $r = $_ | Get-NetFirewallRule
   if ($r.Enabled -ne 'True' -and @($_.LocalPort) -contains 'Any') { return }
   $app = $r | Get-NetFirewallApplicationFilter
   if (@($_.LocalPort) -contains 'Any' -and $app.Program -ne 'Any' -and ($proto -eq 'UDP' -or $app.Program -notmatch '(kubelet|kube-proxy)\.exe$')) { return }
+  $addr = $r | Get-NetFirewallAddressFilter
   [ordered]@{ Name = $r.Name; DisplayName = $r.DisplayName; Enabled = "$($r.Enabled)"; Direction = "$($r.Direction)"; Action = "$($r.Action)"; Profile = "$($r.Profile)";
-    Protocol = $_.Protocol; LocalPort = @($_.LocalPort); RemotePort = @($_.RemotePort); Program = $app.Program }
+    Protocol = $_.Protocol; LocalPort = @($_.LocalPort); RemotePort = @($_.RemotePort); Program = $app.Program; RemoteAddress = @($addr.RemoteAddress) }
 } })
 $networks = @(Get-NetConnectionProfile -ErrorAction SilentlyContinue | ForEach-Object { [ordered]@{ InterfaceAlias = $_.InterfaceAlias; NetworkCategory = "$($_.NetworkCategory)" } })
 ConvertTo-Json -Depth 4 -InputObject ([ordered]@{ Profiles = $profiles; Rules = $rules; ConnectionProfiles = $networks; Collected = @('UDP:4789', 'UDP:8472', 'TCP:10250', 'TCP:10256') })`

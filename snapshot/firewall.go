@@ -38,6 +38,18 @@ type FirewallRule struct {
 	Protocol    string   `json:"protocol,omitempty"`  // UDP, Any
 	LocalPorts  []string `json:"localPorts,omitempty"`
 	Program     string   `json:"program,omitempty"` // "Any" when not limited to a program
+	// RemoteAddresses limit the rule to some peers; empty or "Any" for all.
+	RemoteAddresses []string `json:"remoteAddresses,omitempty"`
+}
+
+// AllPeers says whether the rule applies to every remote address.
+func (r FirewallRule) AllPeers() bool {
+	for _, a := range r.RemoteAddresses {
+		if !strings.EqualFold(strings.TrimSpace(a), "Any") && strings.TrimSpace(a) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // ConnectionCategory is the firewall profile an interface's network is in.
@@ -63,6 +75,7 @@ func ParseFirewall(data []byte, file string) (*HostFirewall, error) {
 			Name: r.str("Name"), DisplayName: r.str("DisplayName"), Enabled: enabled,
 			Direction: r.str("Direction"), Action: r.str("Action"), Profile: r.str("Profile"),
 			Protocol: r.str("Protocol"), LocalPorts: r.strs("LocalPort", "LocalPorts"), Program: r.str("Program"),
+			RemoteAddresses: r.strs("RemoteAddress", "RemoteAddresses"),
 		})
 	}
 	for _, c := range o.list("ConnectionProfiles", "Networks") {
@@ -108,6 +121,9 @@ func (r FirewallRule) CoversPort(proto string, p int, program string) bool {
 		if program == "" || !strings.EqualFold(base, program) {
 			return false
 		}
+	}
+	if len(r.LocalPorts) == 0 && strings.EqualFold(r.Protocol, "Any") {
+		return true // an any-protocol rule has no port filter: every port
 	}
 	for _, lp := range r.LocalPorts {
 		if strings.EqualFold(lp, "Any") {
