@@ -275,13 +275,23 @@ func serviceLoadBalancers(s *snapshot.Snapshot) []serviceLB {
 		if strings.EqualFold(svc.InternalTrafficPolicy, "Local") {
 			continue
 		}
-		ready, hinted := snapshot.ReadyAddresses(s.SlicesOf(svc.Namespace, svc.Name))
-		if len(ready) == 0 || hinted {
+		slices := s.SlicesOf(svc.Namespace, svc.Name)
+		if ready, hinted := snapshot.ReadyAddresses(slices); len(ready) == 0 || hinted {
 			continue
 		}
 		for _, ip := range svc.ClusterIPs {
 			for _, lb := range byVIP[ip] {
-				out = append(out, serviceLB{svc, ip, lb, ready})
+				// The endpoints of the slices that serve this load
+				// balancer's target port: with named ports, a pod without
+				// one is in a slice without it, and rightly not a backend.
+				port := ""
+				if len(lb.PortMappings) > 0 {
+					port = protoName(lb.PortMappings[0].Protocol) + "/" + strconv.FormatInt(lb.PortMappings[0].InternalPort, 10)
+				}
+				ready, _ := snapshot.ReadyAddressesFor(slices, port)
+				if len(ready) > 0 {
+					out = append(out, serviceLB{svc, ip, lb, ready})
+				}
 			}
 		}
 	}

@@ -43,3 +43,22 @@ func TestFeature(t *testing.T) {
 		t.Error("features.json without features: no error")
 	}
 }
+
+// TestReadyAddressesFor: with named target ports, a pod without one of
+// them sits in a slice without it and is no endpoint of that port.
+func TestReadyAddressesFor(t *testing.T) {
+	sl, err := ParseEndpointSlices([]byte(`{"items":[
+	 {"metadata":{"labels":{"kubernetes.io/service-name":"web"}},"ports":[{"name":"http","protocol":"TCP","port":8080},{"name":"metrics","protocol":"TCP","port":9100}],
+	  "endpoints":[{"addresses":["10.244.1.5"],"conditions":{"ready":true}}]},
+	 {"metadata":{"labels":{"kubernetes.io/service-name":"web"}},"ports":[{"name":"http","protocol":"TCP","port":8080}],
+	  "endpoints":[{"addresses":["10.244.1.6"],"conditions":{"ready":true}}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	http, _ := ReadyAddressesFor(sl, "TCP/8080")
+	metrics, _ := ReadyAddressesFor(sl, "TCP/9100")
+	all, _ := ReadyAddresses(sl)
+	if len(http) != 2 || len(metrics) != 1 || len(all) != 2 {
+		t.Errorf("http %v metrics %v all %v", http, metrics, all)
+	}
+}

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"net/netip"
+	"strconv"
 	"strings"
 )
 
@@ -147,6 +148,9 @@ type EndpointSlice struct {
 	Namespace string          `json:"namespace,omitempty"`
 	Service   string          `json:"service,omitempty"` // label kubernetes.io/service-name
 	Endpoints []SliceEndpoint `json:"endpoints,omitempty"`
+	// Ports are the slice's target ports ("TCP/8080"): a pod lacking a
+	// named port of its Service sits in a slice without it.
+	Ports []string `json:"ports,omitempty"`
 }
 
 // SliceEndpoint is one backend of an EndpointSlice.
@@ -165,6 +169,15 @@ func ParseEndpointSlices(data []byte) ([]*EndpointSlice, error) {
 		es := &EndpointSlice{Namespace: meta.str("namespace"), Service: meta.child("labels").str("kubernetes.io/service-name")}
 		if es.Service == "" {
 			return nil
+		}
+		for _, p := range o.list("ports") {
+			if n, ok := p.num("port"); ok {
+				proto := strings.ToUpper(p.str("protocol"))
+				if proto == "" {
+					proto = "TCP"
+				}
+				es.Ports = append(es.Ports, proto+"/"+strconv.FormatInt(n, 10))
+			}
 		}
 		for _, e := range o.list("endpoints") {
 			se := SliceEndpoint{NodeName: e.str("nodeName"), Ready: true, Hinted: e.child("hints") != nil}
@@ -219,8 +232,18 @@ func ReadyEndpoints(slices []*EndpointSlice) (ready int, nodes []string) {
 // ReadyAddresses is the set of ready backend addresses in one Service's
 // slices, and whether any of its endpoints carries topology hints.
 func ReadyAddresses(slices []*EndpointSlice) (ready map[netip.Addr]bool, hinted bool) {
+	return ReadyAddressesFor(slices, "")
+}
+
+// ReadyAddressesFor is ReadyAddresses of the slices that serve a target
+// port ("TCP/8080"; "" for all, and slices that do not say their ports
+// serve every port).
+func ReadyAddressesFor(slices []*EndpointSlice, port string) (ready map[netip.Addr]bool, hinted bool) {
 	ready = map[netip.Addr]bool{}
 	for _, es := range slices {
+		if port != "" && len(es.Ports) > 0 && !hasPort(es.Ports, port) {
+			continue
+		}
 		for _, e := range es.Endpoints {
 			hinted = hinted || e.Hinted
 			if e.Ready {
@@ -231,4 +254,13 @@ func ReadyAddresses(slices []*EndpointSlice) (ready map[netip.Addr]bool, hinted 
 		}
 	}
 	return ready, hinted
+}
+
+func hasPort(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
 }
