@@ -112,11 +112,6 @@ func (a *Anonymizer) isAddrAt(in []byte, j int) bool {
 	return n > 0
 }
 
-// addrChar: characters that make a preceding address part of something else.
-func addrChar(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '.' || c == ':'
-}
-
 func nameChar(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '.' || c == '-'
 }
