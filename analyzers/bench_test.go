@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/wincni/diag/bundle"
+	"github.com/wincni/diag/formats"
 	"github.com/wincni/diag/snapshot"
 )
 
@@ -15,7 +16,7 @@ func BenchmarkSeed(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		s, err := snapshot.Load(bd)
+		s, err := formats.Load(bd)
 		if err != nil {
 			b.Fatal(err)
 		}

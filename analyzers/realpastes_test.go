@@ -10,6 +10,7 @@ import (
 
 	"github.com/wincni/diag/bundle"
 	"github.com/wincni/diag/finding"
+	"github.com/wincni/diag/formats"
 	"github.com/wincni/diag/snapshot"
 )
 
@@ -48,7 +49,7 @@ func TestRealPastes(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer b.Close()
-			s, err := snapshot.Load(b)
+			s, err := formats.Load(b)
 			if err != nil {
 				if !c.UnreadableOK {
 					t.Fatalf("refused: %v", err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/wincni/diag/bundle"
 	"github.com/wincni/diag/finding"
+	"github.com/wincni/diag/formats"
 	"github.com/wincni/diag/gen"
 	"github.com/wincni/diag/snapshot"
 )
@@ -34,7 +35,7 @@ func loadDir(tb testing.TB, dir string) *snapshot.Snapshot {
 		tb.Fatal(err)
 	}
 	defer b.Close()
-	s, err := snapshot.Load(b)
+	s, err := formats.Load(b)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/wincni/diag/bundle"
 	"github.com/wincni/diag/finding"
+	"github.com/wincni/diag/formats"
 	"github.com/wincni/diag/snapshot"
 )
 
@@ -58,7 +59,7 @@ func loadScenario(t *testing.T, dir string) *snapshot.Snapshot {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	s, err := snapshot.Load(b)
+	s, err := formats.Load(b)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wincni/diag/bundle"
+	"github.com/wincni/diag/formats"
 	"github.com/wincni/diag/gen"
 	"github.com/wincni/diag/snapshot"
 )
@@ -27,7 +28,7 @@ func seedContext(t testing.TB) *Context {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := snapshot.Load(b)
+		s, err := formats.Load(b)
 		if err != nil {
 			t.Fatal(err)
 		}

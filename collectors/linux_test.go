@@ -7,7 +7,7 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/wincni/diag/snapshot"
+	"github.com/wincni/diag/formats"
 )
 
 // linuxFake answers iproute2 from canned JSON.
@@ -76,7 +76,7 @@ func TestLinuxCollectors(t *testing.T) {
 		}
 	}
 	b.Manifest.OS = "linux"
-	s, err := snapshot.Load(b)
+	s, err := formats.Load(b)
 	if err != nil {
 		t.Fatal(err)
 	}

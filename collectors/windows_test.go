@@ -19,6 +19,7 @@ import (
 	"github.com/wincni/diag/analyzers"
 	"github.com/wincni/diag/bundle"
 	"github.com/wincni/diag/finding"
+	"github.com/wincni/diag/formats"
 	"github.com/wincni/diag/snapshot"
 )
 
@@ -77,7 +78,7 @@ func TestWindowsBusyNodeBundle(t *testing.T) {
 		t.Errorf("kube-proxy log not tailed to 16 KiB: %+v", fe)
 	}
 
-	s, err := snapshot.Load(b)
+	s, err := formats.Load(b)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/wincni/diag/bundle"
+	"github.com/wincni/diag/formats"
 	"github.com/wincni/diag/snapshot"
 )
 
@@ -22,7 +23,7 @@ func load(t testing.TB, path string) *snapshot.Snapshot {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	s, err := snapshot.Load(b)
+	s, err := formats.Load(b)
 	if err != nil {
 		t.Fatal(err)
 	}

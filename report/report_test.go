@@ -13,6 +13,7 @@ import (
 	"github.com/wincni/diag/analyzers"
 	"github.com/wincni/diag/bundle"
 	"github.com/wincni/diag/finding"
+	"github.com/wincni/diag/formats"
 	"github.com/wincni/diag/snapshot"
 )
 
@@ -32,7 +33,7 @@ func buildReport(t testing.TB, names ...string) *Report {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := snapshot.Load(b)
+		s, err := formats.Load(b)
 		b.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -165,7 +166,7 @@ func TestOverlayPicture(t *testing.T) {
 
 func TestMissingRouteIsDrawn(t *testing.T) {
 	b, _ := bundle.Open("../analyzers/testdata/scenarios/ovl02-flannel-missing", bundle.DefaultLimits)
-	s, err := snapshot.Load(b)
+	s, err := formats.Load(b)
 	if err != nil {
 		t.Fatal(err)
 	}

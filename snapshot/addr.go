@@ -54,9 +54,9 @@ func NormalizeGUID(s string) string {
 	return strings.ToUpper(strings.Trim(strings.TrimSpace(s), "{}"))
 }
 
-// parseAddr parses an IP address, tolerating a trailing prefix length or
+// ParseAddr parses an IP address, tolerating a trailing prefix length or
 // zone; the zero Addr means none.
-func parseAddr(s string) netip.Addr {
+func ParseAddr(s string) netip.Addr {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '/'); i >= 0 {
 		s = s[:i]
@@ -68,8 +68,8 @@ func parseAddr(s string) netip.Addr {
 	return a.Unmap()
 }
 
-// parsePrefix parses a CIDR and masks it; the zero Prefix means none.
-func parsePrefix(s string) netip.Prefix {
+// ParsePrefix parses a CIDR and masks it; the zero Prefix means none.
+func ParsePrefix(s string) netip.Prefix {
 	p, err := netip.ParsePrefix(strings.TrimSpace(s))
 	if err != nil {
 		return netip.Prefix{}

@@ -19,10 +19,10 @@ type Fact struct {
 func (f Fact) Known() bool { return f.Value != "" }
 
 // Addr parses the fact as an address.
-func (f Fact) Addr() netip.Addr { return parseAddr(f.Value) }
+func (f Fact) Addr() netip.Addr { return ParseAddr(f.Value) }
 
 // Prefix parses the fact as a CIDR.
-func (f Fact) Prefix() netip.Prefix { return parsePrefix(f.Value) }
+func (f Fact) Prefix() netip.Prefix { return ParsePrefix(f.Value) }
 
 // NodeFacts are the facts rules need about the node. Each is derived by the
 // first source in its precedence list that has it:
@@ -84,6 +84,13 @@ func (s *Snapshot) SelfKubeNode() *KubeNode {
 		return s.self
 	}
 	return s.findSelfKubeNode()
+}
+
+// Derive computes the node facts from what the parsers filled in and
+// indexes the node's own Kubernetes Node: the last step of loading.
+func (s *Snapshot) Derive() {
+	s.deriveFacts()
+	s.indexSelf()
 }
 
 // indexSelf remembers SelfKubeNode once the facts are final: rules ask for
@@ -214,7 +221,7 @@ func (s *Snapshot) deriveFacts() {
 		}
 		epFile = e.Refs[0].File
 		for _, r := range e.Routes {
-			if p := parsePrefix(r.DestinationPrefix); r.NeedEncap && p.IsValid() && p.Bits() < p.Addr().BitLen() {
+			if p := ParsePrefix(r.DestinationPrefix); r.NeedEncap && p.IsValid() && p.Bits() < p.Addr().BitLen() {
 				routes[p.String()]++
 			}
 		}

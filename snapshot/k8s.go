@@ -2,90 +2,8 @@ package snapshot
 
 import (
 	"net/netip"
-	"strconv"
 	"strings"
 )
-
-// ParseKubeNodes parses a NodeList (kubectl get nodes -o json), a single Node
-// or a bare array of Nodes.
-func ParseKubeNodes(data []byte) ([]*KubeNode, error) {
-	return parseEach(data, func(o obj, _ int) *KubeNode { return kubeNodeOf(o) })
-}
-
-func kubeNodeOf(o obj) *KubeNode {
-	meta, spec, status := o.child("metadata"), o.child("spec"), o.child("status")
-	n := &KubeNode{Name: meta.str("name"), Annotations: map[string]string{}}
-	for k, val := range meta.child("annotations") {
-		n.Annotations[k] = asString(val)
-	}
-	n.OS = meta.child("labels").str("kubernetes.io/os", "beta.kubernetes.io/os")
-	if n.OS == "" {
-		n.OS = status.child("nodeInfo").str("operatingSystem")
-	}
-	cidrs := spec.strs("podCIDRs")
-	if len(cidrs) == 0 {
-		cidrs = spec.strs("podCIDR")
-	}
-	for _, c := range cidrs {
-		if p := parsePrefix(c); p.IsValid() {
-			n.PodCIDRs = append(n.PodCIDRs, p)
-		}
-	}
-	for _, a := range status.list("addresses") {
-		addr := parseAddr(a.str("address"))
-		if !addr.IsValid() {
-			continue
-		}
-		switch a.str("type") {
-		case "InternalIP":
-			n.InternalIPs = append(n.InternalIPs, addr)
-		case "ExternalIP":
-			n.ExternalIPs = append(n.ExternalIPs, addr)
-		}
-	}
-	for _, c := range status.list("conditions") {
-		if c.str("type") == "Ready" {
-			n.Ready = strings.EqualFold(c.str("status"), "True")
-		}
-	}
-	return n
-}
-
-// ParseServices parses a ServiceList.
-func ParseServices(data []byte) ([]*Service, error) {
-	return parseEach(data, func(o obj, _ int) *Service { return serviceOf(o) })
-}
-
-func serviceOf(o obj) *Service {
-	meta, spec := o.child("metadata"), o.child("spec")
-	s := &Service{
-		Namespace:             meta.str("namespace"),
-		Name:                  meta.str("name"),
-		Type:                  spec.str("type"),
-		ExternalTrafficPolicy: spec.str("externalTrafficPolicy"),
-		InternalTrafficPolicy: spec.str("internalTrafficPolicy"),
-	}
-	s.ExternalIPs = spec.strs("externalIPs")
-	for _, in := range o.child("status").child("loadBalancer").list("ingress") {
-		if ip := in.str("ip"); ip != "" {
-			s.ExternalIPs = append(s.ExternalIPs, ip)
-		}
-	}
-	s.ClusterIPs = spec.strs("clusterIPs")
-	if len(s.ClusterIPs) == 0 {
-		s.ClusterIPs = spec.strs("clusterIP")
-	}
-	for _, p := range spec.list("ports") {
-		sp := ServicePort{Name: p.str("name"), Protocol: p.str("protocol"), TargetPort: p.str("targetPort")}
-		sp.Port, _ = p.num("port")
-		sp.NodePort, _ = p.num("nodePort")
-		if sp.Protocol == "" {
-			sp.Protocol = "TCP"
-		}
-		s.Ports = append(s.Ports, sp)
-	}
-	return s
-}
 
 // InternalIP is the node's first InternalIP, if any.
 func (n *KubeNode) InternalIP() netip.Addr {
@@ -107,7 +25,7 @@ func (n *KubeNode) HasAddr(a netip.Addr) bool {
 
 // FlannelPublicIP is the address flannel registered for the node's VTEP.
 func (n *KubeNode) FlannelPublicIP() netip.Addr {
-	return parseAddr(n.Annotations[AnnotationFlannelPublicIP])
+	return ParseAddr(n.Annotations[AnnotationFlannelPublicIP])
 }
 
 // FlannelBackend is the node's flannel backend data: VNI and VTEP MAC.
@@ -116,27 +34,23 @@ func (n *KubeNode) FlannelBackend() (vni int64, vtepMAC string, ok bool) {
 	if !found {
 		return 0, "", false
 	}
-	v, err := parseJSON([]byte(raw))
-	if err != nil {
+	m, ok := decodeObject(raw)
+	if !ok {
 		return 0, "", false
 	}
-	objs := objects(v)
-	if len(objs) == 0 {
-		return 0, "", false
-	}
-	vni, _ = objs[0].num("VNI", "VNID")
-	return vni, NormalizeMAC(objs[0].str("VtepMAC")), true
+	vni, _ = settingInt(m, "VNI", "VNID")
+	return vni, NormalizeMAC(settingString(m, "VtepMAC")), true
 }
 
 // CalicoVXLANTunnelAddr is the address of the node's Calico VXLAN tunnel
 // device: the first host address of one of its affine IPAM blocks.
 func (n *KubeNode) CalicoVXLANTunnelAddr() netip.Addr {
-	return parseAddr(n.Annotations[AnnotationCalicoVXLANAddr])
+	return ParseAddr(n.Annotations[AnnotationCalicoVXLANAddr])
 }
 
 // CalicoNodeIP is the node address Calico autodetected (IPv4Address).
 func (n *KubeNode) CalicoNodeIP() netip.Addr {
-	return parseAddr(n.Annotations[AnnotationCalicoIPv4Address])
+	return ParseAddr(n.Annotations[AnnotationCalicoIPv4Address])
 }
 
 // IsWindows reports a Windows node.
@@ -159,41 +73,6 @@ type SliceEndpoint struct {
 	Ready     bool         `json:"ready"`
 	NodeName  string       `json:"nodeName,omitempty"`
 	Hinted    bool         `json:"hinted,omitempty"` // topology hints: proxies may use a subset
-}
-
-// ParseEndpointSlices parses an EndpointSliceList (kubectl get
-// endpointslices -A -o json).
-func ParseEndpointSlices(data []byte) ([]*EndpointSlice, error) {
-	return parseEach(data, func(o obj, _ int) *EndpointSlice {
-		meta := o.child("metadata")
-		es := &EndpointSlice{Namespace: meta.str("namespace"), Service: meta.child("labels").str("kubernetes.io/service-name")}
-		if es.Service == "" {
-			return nil
-		}
-		for _, p := range o.list("ports") {
-			if n, ok := p.num("port"); ok {
-				proto := strings.ToUpper(p.str("protocol"))
-				if proto == "" {
-					proto = "TCP"
-				}
-				es.Ports = append(es.Ports, proto+"/"+strconv.FormatInt(n, 10))
-			}
-		}
-		for _, e := range o.list("endpoints") {
-			se := SliceEndpoint{NodeName: e.str("nodeName"), Ready: true, Hinted: e.child("hints") != nil}
-			// A missing ready condition means ready (the API's convention).
-			if ready, ok := e.child("conditions").boolean("ready"); ok {
-				se.Ready = ready
-			}
-			for _, a := range e.strs("addresses") {
-				if addr := parseAddr(a); addr.IsValid() {
-					se.Addresses = append(se.Addresses, addr)
-				}
-			}
-			es.Endpoints = append(es.Endpoints, se)
-		}
-		return es
-	})
 }
 
 // SlicesOf returns the EndpointSlices of one Service, through an index

@@ -2,11 +2,7 @@ package snapshot
 
 import (
 	"net/netip"
-	"strings"
 )
-
-// The Linux side of a mixed cluster, from iproute2's JSON output:
-// `ip -j -d link`, `ip -j addr`, `ip -j route`, `ip -j neigh`, `bridge -j fdb`.
 
 // LinuxNet is a Linux node's overlay-relevant state.
 type LinuxNet struct {
@@ -69,99 +65,13 @@ func (r *LinuxRoute) Prefix() netip.Prefix {
 	if r.Dst == "default" {
 		return netip.MustParsePrefix("0.0.0.0/0")
 	}
-	if p := parsePrefix(r.Dst); p.IsValid() {
+	if p := ParsePrefix(r.Dst); p.IsValid() {
 		return p
 	}
-	if a := parseAddr(r.Dst); a.IsValid() {
+	if a := ParseAddr(r.Dst); a.IsValid() {
 		return netip.PrefixFrom(a, a.BitLen())
 	}
 	return netip.Prefix{}
-}
-
-// linuxKind tells the iproute2 outputs apart by the keys of their objects.
-func linuxKind(o obj) string {
-	_, hasIfname := o.get("ifname")
-	_, hasDst := o.get("dst")
-	_, hasMAC := o.get("mac")
-	_, hasLL := o.get("lladdr")
-	switch {
-	case hasIfname && o.child("linkinfo") != nil, hasIfname && o.str("link_type") != "" && o.list("addr_info") == nil:
-		return "link"
-	case hasIfname && o.list("addr_info") != nil:
-		return "addr"
-	case hasMAC && (hasIfname || hasDst):
-		return "fdb"
-	case hasDst && hasLL, hasDst && o.str("state") != "" && o.str("gateway") == "" && o.str("protocol") == "":
-		return "neigh"
-	case hasDst:
-		return "route"
-	}
-	return ""
-}
-
-// add reads one iproute2 output into the model and returns how many
-// objects it took.
-func (ln *LinuxNet) add(objs []obj) int {
-	n := 0
-	for _, o := range objs {
-		switch linuxKind(o) {
-		case "link":
-			l := ln.link(o.str("ifname"))
-			l.Index, _ = o.num("ifindex")
-			l.MTU, _ = o.num("mtu")
-			l.MAC = NormalizeMAC(o.str("address"))
-			l.State = o.str("operstate")
-			info := o.child("linkinfo")
-			l.Kind = info.str("info_kind")
-			if l.Kind == "vxlan" {
-				d := info.child("info_data")
-				v := &VXLANDevice{Local: parseAddr(d.str("local")), Dev: d.str("link")}
-				v.VNI, _ = d.num("id")
-				v.Port, _ = d.num("port")
-				v.Learning, _ = d.boolean("learning")
-				l.VXLAN = v
-			}
-		case "addr":
-			l := ln.link(o.str("ifname"))
-			for _, a := range o.list("addr_info") {
-				if ip := parseAddr(a.str("local")); ip.IsValid() {
-					bits, _ := a.num("prefixlen")
-					if bits < 0 || int(bits) > ip.BitLen() {
-						bits = int64(ip.BitLen())
-					}
-					l.Addresses = append(l.Addresses, netip.PrefixFrom(ip, int(bits)))
-				}
-			}
-		case "route":
-			r := &LinuxRoute{Dst: o.str("dst"), Gateway: parseAddr(o.str("gateway")), Dev: o.str("dev"), Protocol: o.str("protocol")}
-			for _, f := range o.strs("flags") {
-				r.Onlink = r.Onlink || f == "onlink"
-			}
-			ln.Routes = append(ln.Routes, r)
-		case "neigh":
-			ln.Neighbors = append(ln.Neighbors, &LinuxNeighbor{Dst: parseAddr(o.str("dst")), MAC: NormalizeMAC(o.str("lladdr")),
-				Dev: o.str("dev"), State: strings.Join(o.strs("state"), ",")})
-		case "fdb":
-			e := &LinuxFDBEntry{MAC: NormalizeMAC(o.str("mac")), Dev: o.str("ifname", "dev"), Dst: parseAddr(o.str("dst")), State: o.str("state")}
-			e.VNI, _ = o.num("vni", "src_vni")
-			ln.FDB = append(ln.FDB, e)
-		default:
-			continue
-		}
-		n++
-	}
-	return n
-}
-
-func (ln *LinuxNet) link(name string) *LinuxLink {
-	for _, l := range ln.Links {
-		if l.Name == name {
-			return l
-		}
-	}
-	l := &LinuxLink{Name: name}
-	ln.Links = append(ln.Links, l)
-	return l
 }
 
 // VXLANLinks are the node's VXLAN devices.
@@ -210,19 +120,6 @@ func (ln *LinuxNet) VXLANRoutes() []VXLANRoute {
 			vr.VTEP = fdb[devKey{r.Dev, vr.MAC}]
 		}
 		out = append(out, vr)
-	}
-	return out
-}
-
-// adapters presents the Linux links with addresses as host adapters, so
-// that rules can find a node's underlay address the same way on both OSes.
-func (ln *LinuxNet) adapters() []*HostAdapter {
-	var out []*HostAdapter
-	for _, l := range ln.Links {
-		if len(l.Addresses) == 0 || l.Name == "lo" {
-			continue
-		}
-		out = append(out, &HostAdapter{Name: l.Name, IfIndex: l.Index, MAC: l.MAC, MTU: l.MTU, Status: l.State, Addresses: l.Addresses, Description: l.Kind})
 	}
 	return out
 }

@@ -49,7 +49,7 @@ type Snapshot struct {
 	// disagreement, an object without an ID); reports show them.
 	Notes []string `json:"notes,omitempty"`
 
-	self *KubeNode // SelfKubeNode, indexed by Load
+	self *KubeNode // SelfKubeNode, indexed by Derive
 	// slicesByService indexes EndpointSlices by "namespace/service" (SlicesOf).
 	slicesByService map[string][]*EndpointSlice
 	selfIndexed     bool
@@ -390,3 +390,10 @@ func (s *Snapshot) IsLinuxNode() bool {
 
 // Knows reports whether a field's value was fully visible in the source.
 func (lb *LoadBalancer) Knows(field string) bool { return knows(lb.Unknown, field) }
+
+// Formats of input a snapshot is read from (formats.Load tells them apart).
+const (
+	FormatBundle      = "diag bundle"
+	FormatCollectlogs = "collectlogs.ps1 output"
+	FormatLoose       = "loose files"
+)

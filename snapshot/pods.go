@@ -1,9 +1,7 @@
 package snapshot
 
 import (
-	"fmt"
 	"net/netip"
-	"strings"
 	"time"
 )
 
@@ -40,59 +38,4 @@ type HostPort struct {
 	Protocol      string `json:"protocol,omitempty"` // TCP (default), UDP, SCTP
 	ContainerPort int64  `json:"containerPort,omitempty"`
 	HostPort      int64  `json:"hostPort"`
-}
-
-// ParseKubePods parses a PodList, a single Pod or a bare array of Pods.
-func ParseKubePods(data []byte) ([]*Pod, error) {
-	return parseEach(data, func(o obj, _ int) *Pod { return podOf(o) })
-}
-
-func podOf(o obj) *Pod {
-	meta, spec, status := o.child("metadata"), o.child("spec"), o.child("status")
-	p := &Pod{Namespace: meta.str("namespace"), Name: meta.str("name"), NodeName: spec.str("nodeName"), Phase: status.str("phase"),
-		Deleting: meta.str("deletionTimestamp") != ""}
-	p.HostNetwork, _ = spec.boolean("hostNetwork")
-	p.StartTime, _ = time.Parse(time.RFC3339, status.str("startTime"))
-	for _, ip := range status.list("podIPs") {
-		if a := parseAddr(ip.str("ip")); a.IsValid() {
-			p.PodIPs = append(p.PodIPs, a)
-		}
-	}
-	if len(p.PodIPs) == 0 {
-		if a := parseAddr(status.str("podIP")); a.IsValid() {
-			p.PodIPs = append(p.PodIPs, a)
-		}
-	}
-	for _, cs := range status.list("containerStatuses") {
-		waiting := cs.child("state").child("waiting").str("reason")
-		if strings.EqualFold(waiting, "CrashLoopBackOff") && p.CrashLooping == "" {
-			p.CrashLooping = cs.str("name")
-		}
-		n, _ := cs.num("restartCount")
-		if n <= p.Restarts && p.RestartedName != "" {
-			continue
-		}
-		p.Restarts, p.RestartedName, p.Waiting = n, cs.str("name"), waiting
-		p.LastExit, p.LastExitAt = "", time.Time{}
-		if t := cs.child("lastState").child("terminated"); t != nil {
-			code, _ := t.num("exitCode")
-			p.LastExit = fmt.Sprintf("%s (exit code %d)", t.str("reason"), code)
-			p.LastExitAt, _ = time.Parse(time.RFC3339, t.str("finishedAt"))
-		}
-	}
-	for _, c := range spec.list("containers") {
-		for _, port := range c.list("ports") {
-			hp, _ := port.num("hostPort")
-			if hp <= 0 {
-				continue
-			}
-			cp, _ := port.num("containerPort")
-			proto := strings.ToUpper(port.str("protocol"))
-			if proto == "" {
-				proto = "TCP"
-			}
-			p.HostPorts = append(p.HostPorts, HostPort{Container: c.str("name"), Protocol: proto, ContainerPort: cp, HostPort: hp})
-		}
-	}
-	return p
 }

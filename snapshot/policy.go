@@ -1,34 +1,8 @@
 package snapshot
 
-import "strings"
-
-// policyOf normalizes a policy object: V1 keeps its settings flat beside
-// Type, V2 nests them under Settings (older schema documents say Data).
-func policyOf(o obj) Policy {
-	p := Policy{Type: o.str("Type")}
-	if s := o.child("Settings", "Data"); s != nil {
-		p.Settings = s
-		return p
-	}
-	p.Settings = make(map[string]any, len(o))
-	for k, v := range o {
-		if !strings.EqualFold(k, "Type") {
-			p.Settings[k] = v
-		}
-	}
-	return p
-}
-
-func policiesOf(list []obj) []Policy {
-	out := make([]Policy, 0, len(list))
-	for _, o := range list {
-		out = append(out, policyOf(o))
-	}
-	return out
-}
-
-// settings gives the accessor helpers to a policy's settings.
-func (p Policy) settings() obj { return obj(p.Settings) }
+import (
+	"strings"
+)
 
 // policy type aliases: V1 names on the left, the canonical (V2) name right.
 var policyAliases = map[string]string{
@@ -61,7 +35,7 @@ func (p Policy) Kind() string {
 
 // Num reads a numeric setting of the policy (names case-insensitive; a
 // number written as a string counts).
-func (p Policy) Num(names ...string) (int64, bool) { return p.settings().num(names...) }
+func (p Policy) Num(names ...string) (int64, bool) { return settingInt(p.Settings, names...) }
 
 // Str reads a setting as text (a number too).
-func (p Policy) Str(names ...string) string { return p.settings().str(names...) }
+func (p Policy) Str(names ...string) string { return settingString(p.Settings, names...) }

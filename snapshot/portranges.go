@@ -21,34 +21,6 @@ type DynamicPortRange struct {
 	Count int `json:"count"`
 }
 
-// ParsePortRanges parses host/portranges.json.
-func ParsePortRanges(data []byte, file string) (*PortRanges, error) {
-	o, err := firstObject(data)
-	if o == nil || err != nil {
-		return nil, err
-	}
-	pr := &PortRanges{Source: file, Excluded: map[string][]PortRange{}, Dynamic: map[string]DynamicPortRange{}}
-	for _, proto := range []string{"tcp", "udp"} {
-		for _, r := range o.child("excluded", "Excluded").list(proto) {
-			start, ok1 := r.num("start", "Start")
-			end, ok2 := r.num("end", "End")
-			if !ok1 || !ok2 || start < 0 || end > 65535 || end < start {
-				continue
-			}
-			admin, _ := r.boolean("administered", "Administered")
-			pr.Excluded[proto] = append(pr.Excluded[proto], PortRange{int(start), int(end), admin})
-		}
-		if d := o.child("dynamic", "Dynamic").child(proto); d != nil {
-			start, ok1 := d.num("start", "Start")
-			count, ok2 := d.num("count", "Count")
-			if ok1 && ok2 && start > 0 && start <= 65535 && count > 0 && count <= 65536 {
-				pr.Dynamic[proto] = DynamicPortRange{int(start), int(count)}
-			}
-		}
-	}
-	return pr, nil
-}
-
 // FreeBlocks counts the 64-port blocks of proto's dynamic range that no
 // excluded range touches: HNS reserves ports in blocks of 64 (networkhealth
 // CountAvailableEphemeralPorts). ok is false when the range is unknown.

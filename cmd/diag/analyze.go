@@ -12,6 +12,7 @@ import (
 	"github.com/wincni/diag/bundle"
 	"github.com/wincni/diag/capture"
 	"github.com/wincni/diag/finding"
+	"github.com/wincni/diag/formats"
 	"github.com/wincni/diag/report"
 	"github.com/wincni/diag/snapshot"
 )
@@ -146,7 +147,7 @@ func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) err
 }
 
 func loadBundle(path string, budget *memoryBudget) (*snapshot.Snapshot, error) {
-	return loadBundleWith(path, budget, snapshot.DefaultLimits)
+	return loadBundleWith(path, budget, formats.DefaultLimits)
 }
 
 // stdinName names standard input in messages and the report.
@@ -154,7 +155,7 @@ const stdinName = "standard input"
 
 // loadStdin reads an input piped in (`Get-HnsNetwork | ConvertTo-Json`
 // over ssh, a paste), up to the part limit.
-func loadStdin(r io.Reader, lim snapshot.Limits) (*snapshot.Snapshot, error) {
+func loadStdin(r io.Reader, lim formats.Limits) (*snapshot.Snapshot, error) {
 	if r == nil {
 		r = strings.NewReader("")
 	}
@@ -163,25 +164,25 @@ func loadStdin(r io.Reader, lim snapshot.Limits) (*snapshot.Snapshot, error) {
 		return nil, &bundle.Error{Path: stdinName, Err: err}
 	}
 	if int64(len(data)) > lim.MaxPart {
-		return nil, &bundle.Error{Path: stdinName, Err: fmt.Errorf("%w: more than %d bytes (%s raises the limit)", bundle.ErrTooLarge, lim.MaxPart, snapshot.LimitFlag)}
+		return nil, &bundle.Error{Path: stdinName, Err: fmt.Errorf("%w: more than %d bytes (%s raises the limit)", bundle.ErrTooLarge, lim.MaxPart, formats.LimitFlag)}
 	}
 	b, err := bundle.OpenBytes(stdinName, data, bundle.DefaultLimits)
 	if err != nil {
 		return nil, err
 	}
 	defer b.Close()
-	return snapshot.LoadWith(b, lim)
+	return formats.LoadWith(b, lim)
 }
 
 // loadBundleWith loads an input within the per-part limits.
-func loadBundleWith(path string, budget *memoryBudget, lim snapshot.Limits) (*snapshot.Snapshot, error) {
+func loadBundleWith(path string, budget *memoryBudget, lim formats.Limits) (*snapshot.Snapshot, error) {
 	b, err := bundle.Open(path, bundle.DefaultLimits)
 	if err != nil {
 		return nil, err
 	}
 	defer b.Close()
 	budget.add(b.TotalSize())
-	return snapshot.LoadWith(b, lim)
+	return formats.LoadWith(b, lim)
 }
 
 // memoryBudget keeps analysis within a few times the size of its input: a

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wincni/diag/bundle"
 	"github.com/wincni/diag/collectors"
+	"github.com/wincni/diag/formats"
 	"github.com/wincni/diag/snapshot"
 )
 
@@ -151,7 +152,7 @@ func loadSnapshot(path string) (*snapshot.Snapshot, error) {
 		return nil, err
 	}
 	defer b.Close()
-	return snapshot.Load(b)
+	return formats.Load(b)
 }
 
 // redactManifest is the output's manifest: this diag as the tool, the

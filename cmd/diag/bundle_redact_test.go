@@ -349,13 +349,13 @@ func TestBundleRedactCollectlogsFolder(t *testing.T) {
 	r := runDiag(t, nil, false, "bundle", "redact", in, "--output-file", out)
 	if r.code == exitInternal && strings.Contains(r.stderr, "would read the redacted bundle as a diag bundle") {
 		// This diag reads a collectlogs layout with a manifest.json as a
-		// diag bundle (snapshot.Load); the command refuses such an output
+		// diag bundle (formats.Load); the command refuses such an output
 		// rather than write one analyze would read as empty.
 		if _, err := os.Stat(out); err == nil {
 			t.Error("refused output left behind")
 		}
 		assertNoTemp(t, filepath.Dir(out))
-		t.Skip("collectlogs output: blocked until snapshot.Load reads a collectlogs layout with a manifest as collectlogs")
+		t.Skip("collectlogs output: blocked until formats.Load reads a collectlogs layout with a manifest as collectlogs")
 	}
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
@@ -387,7 +387,7 @@ func TestBundleRedactSameFindings(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out.zip")
 			r := runDiag(t, nil, false, "bundle", "redact", in, "--output-file", out)
 			if r.code == exitInternal && strings.Contains(r.stderr, "would read the redacted bundle as") {
-				t.Skipf("blocked until snapshot.Load reads a collectlogs layout with a manifest as collectlogs: %s", strings.TrimSpace(r.stderr))
+				t.Skipf("blocked until formats.Load reads a collectlogs layout with a manifest as collectlogs: %s", strings.TrimSpace(r.stderr))
 			}
 			if r.code != 0 {
 				t.Fatalf("exit %d: %s", r.code, r.stderr)

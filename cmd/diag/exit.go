@@ -7,7 +7,7 @@ import (
 
 	"github.com/wincni/diag/bundle"
 	"github.com/wincni/diag/capture"
-	"github.com/wincni/diag/snapshot"
+	"github.com/wincni/diag/formats"
 )
 
 // Exit codes (DESIGN.md).
@@ -44,7 +44,7 @@ func exitCode(err error) (int, string) {
 	}
 	var ee *exitError
 	var be *bundle.Error
-	var pe *snapshot.ParseError
+	var pe *formats.ParseError
 	var ce *capture.InputError
 	code := exitInternal
 	switch {

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/wincni/diag/snapshot"
+	"github.com/wincni/diag/formats"
 )
 
 // parseByteSize reads a size as people write it: 512MiB, 1GiB, 64MB, or
@@ -32,8 +32,8 @@ func parseByteSize(s string) (int64, error) {
 // partLimits scales every per-part limit with --max-part-size: the largest
 // part read whole; one JSON value may be a sixteenth of it, and a list may
 // hold proportionally more objects.
-func partLimits(maxPart int64) snapshot.Limits {
-	lim := snapshot.DefaultLimits
+func partLimits(maxPart int64) formats.Limits {
+	lim := formats.DefaultLimits
 	if maxPart <= 0 || maxPart == lim.MaxPart {
 		return lim
 	}

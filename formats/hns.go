@@ -1,0 +1,340 @@
+package formats
+
+import (
+	"strings"
+
+	"github.com/wincni/diag/snapshot"
+)
+
+var networkTypes = map[string]string{}
+
+func init() {
+	for _, t := range []string{snapshot.TypeNAT, snapshot.TypeOverlay, snapshot.TypeL2Bridge, snapshot.TypeL2Tunnel, snapshot.TypeTransparent, snapshot.TypeICS, snapshot.TypePrivate} {
+		networkTypes[strings.ToLower(t)] = t
+	}
+}
+
+// normalizeNetworkType maps HNS's type names case-insensitively. HNS omits
+// the type of NAT networks (enum value 0), so empty means NAT.
+func normalizeNetworkType(s string) string {
+	if s == "" {
+		return snapshot.TypeNAT
+	}
+	if t, ok := networkTypes[strings.ToLower(s)]; ok {
+		return t
+	}
+	return s
+}
+
+// ParseNetworks parses HNS networks in either schema: V1 (Get-HnsNetwork,
+// HNSCall) or V2 (HCN). file is the entry name, for references.
+func ParseNetworks(data []byte, file string) ([]*snapshot.Network, error) {
+	return parseEach(data, func(o obj, i int) *snapshot.Network { return networkOf(o, snapshot.Ref{File: file, Index: i}) })
+}
+
+func networkOf(o obj, ref snapshot.Ref) *snapshot.Network {
+	n := &snapshot.Network{
+		ID:          snapshot.NormalizeGUID(o.str("ID", "Id")),
+		Name:        o.str("Name"),
+		Type:        normalizeNetworkType(o.str("Type")),
+		DrMAC:       snapshot.NormalizeMAC(o.str("DrMacAddress")),
+		AdapterName: o.str("NetworkAdapterName"),
+		LayeredOn:   snapshot.NormalizeGUID(o.str("LayeredOn")),
+		Refs:        []snapshot.Ref{ref},
+		Unknown:     unknownFields(o),
+	}
+	if _, cut := o.hiddenIn("Type"); cut {
+		n.Type = snapshot.TypeUnknown
+	}
+	n.Flags, _ = o.num("Flags")
+	if ip := o.str("ManagementIP"); ip != "" {
+		n.V1ManagementIP = snapshot.ParseAddr(ip)
+	}
+	for _, e := range o.list("Extensions") {
+		enabled, _ := e.boolean("IsEnabled")
+		n.Extensions = append(n.Extensions, snapshot.Extension{ID: snapshot.NormalizeGUID(e.str("Id", "ID")), Name: e.str("Name"), Enabled: enabled})
+	}
+	if layered := o.child("Health").child("Extra").str("LayeredOn"); n.LayeredOn == "" && layered != "" {
+		n.LayeredOn = snapshot.NormalizeGUID(layered)
+	}
+
+	// V1 subnets.
+	for _, s := range o.list("Subnets") {
+		sub := snapshot.Subnet{Prefix: snapshot.ParsePrefix(s.str("AddressPrefix")), Gateway: snapshot.ParseAddr(s.str("GatewayAddress"))}
+		sub.VSID = isolationID(s.list("Policies"))
+		n.Subnets = append(n.Subnets, sub)
+	}
+	// V2 IPAM subnets: the gateway is the next hop of the default route.
+	for _, ipam := range o.list("Ipams") {
+		for _, s := range ipam.list("Subnets") {
+			sub := snapshot.Subnet{Prefix: snapshot.ParsePrefix(s.str("IpAddressPrefix"))}
+			sub.VSID = isolationID(s.list("Policies"))
+			for _, r := range s.list("Routes") {
+				if d := snapshot.ParsePrefix(r.str("DestinationPrefix")); d.IsValid() && d.Bits() == 0 {
+					sub.Gateway = snapshot.ParseAddr(r.str("NextHop"))
+				}
+			}
+			n.Subnets = append(n.Subnets, sub)
+		}
+	}
+
+	n.Policies = policiesOf(o.list("Policies"))
+	for i, p := range n.Policies {
+		s := settingsOf(p)
+		switch p.Kind() {
+		case "RemoteSubnetRoute":
+			id, _ := s.num("IsolationId")
+			n.RemoteSubnetRoutes = append(n.RemoteSubnetRoutes, snapshot.RemoteSubnetRoute{
+				DestinationPrefix: snapshot.ParsePrefix(s.str("DestinationPrefix")),
+				ProviderAddress:   snapshot.ParseAddr(s.str("ProviderAddress")),
+				DrMAC:             snapshot.NormalizeMAC(s.str("DistributedRouterMacAddress")),
+				IsolationID:       id,
+				Index:             i,
+			})
+		case "HostRoute":
+			n.HostRoute = true
+		case "VxlanPort":
+			if port, ok := s.num("Port"); ok {
+				n.VxlanPort = int(port)
+			}
+		case "ProviderAddress":
+			n.V2ProviderAddress = snapshot.ParseAddr(s.str("ProviderAddress"))
+		case "DrMacAddress":
+			if n.DrMAC == "" {
+				n.DrMAC = snapshot.NormalizeMAC(s.str("Address"))
+			}
+		case "NetAdapterName":
+			if n.AdapterName == "" {
+				n.AdapterName = s.str("NetworkAdapterName")
+			}
+		}
+	}
+	pickManagementIP(n, ref.File)
+	return n
+}
+
+// pickManagementIP prefers V1 ManagementIP; V2 reports the same address as
+// the network's ProviderAddress policy.
+func pickManagementIP(n *snapshot.Network, file string) {
+	switch {
+	case n.V1ManagementIP.IsValid():
+		n.ManagementIP, n.ManagementIPFile, n.ManagementIPField = n.V1ManagementIP, file, "ManagementIP"
+	case n.V2ProviderAddress.IsValid():
+		n.ManagementIP, n.ManagementIPFile, n.ManagementIPField = n.V2ProviderAddress, file, "Policies[ProviderAddress]"
+	}
+}
+
+func isolationID(policies []obj) int64 {
+	for _, po := range policies {
+		p := policyOf(po)
+		if p.Kind() == "VSID" {
+			if id, ok := settingsOf(p).num("IsolationId", "VSID"); ok {
+				return id
+			}
+		}
+	}
+	return 0
+}
+
+// ParseEndpoints parses HNS endpoints in either schema.
+func ParseEndpoints(data []byte, file string) ([]*snapshot.Endpoint, error) {
+	return parseEach(data, func(o obj, i int) *snapshot.Endpoint { return endpointOf(o, snapshot.Ref{File: file, Index: i}) })
+}
+
+func endpointOf(o obj, ref snapshot.Ref) *snapshot.Endpoint {
+	e := &snapshot.Endpoint{
+		ID:          snapshot.NormalizeGUID(o.str("ID", "Id")),
+		Name:        o.str("Name"),
+		NetworkID:   snapshot.NormalizeGUID(o.str("VirtualNetwork", "HostComputeNetwork")),
+		NetworkName: o.str("VirtualNetworkName"),
+		MAC:         snapshot.NormalizeMAC(o.str("MacAddress")),
+		Gateway:     snapshot.ParseAddr(o.str("GatewayAddress")),
+		DNSServers:  o.strs("DNSServerList"),
+		DNSSuffixes: o.strs("DNSSuffix"),
+		NamespaceID: snapshot.NormalizeGUID(o.str("HostComputeNamespace")),
+		Refs:        []snapshot.Ref{ref},
+		Unknown:     unknownFields(o),
+	}
+	if ns := o.child("Namespace"); ns != nil {
+		e.NamespaceID = snapshot.NormalizeGUID(ns.str("ID", "Id"))
+	}
+	e.State, _ = o.num("State")
+	if remote, ok := o.boolean("IsRemoteEndpoint"); ok {
+		e.IsRemote = remote
+	}
+	if flags, ok := o.num("Flags"); ok && flags&1 != 0 {
+		e.IsRemote = true // V2 EndpointFlags RemoteEndpoint
+	}
+	if ip := o.str("IPAddress"); ip != "" {
+		e.IP = snapshot.ParseAddr(ip)
+		if pl, ok := o.num("PrefixLength"); ok {
+			e.PrefixLength = int(pl)
+		}
+	}
+	for _, ipc := range o.list("IpConfigurations") {
+		a := snapshot.ParseAddr(ipc.str("IpAddress"))
+		if a.IsValid() && (!e.IP.IsValid() || a.Is4() && !e.IP.Is4()) {
+			if e.IP.IsValid() && e.IP.Is6() {
+				e.IPv6 = e.IP
+			}
+			e.IP = a
+			if pl, ok := ipc.num("PrefixLength"); ok {
+				e.PrefixLength = int(pl)
+			}
+		} else if a.IsValid() && a.Is6() && e.IP.Is4() && !e.IPv6.IsValid() {
+			e.IPv6 = a
+		}
+	}
+	if dns := o.child("Dns"); dns != nil {
+		if len(e.DNSServers) == 0 {
+			e.DNSServers = dns.strs("ServerList")
+		}
+		if len(e.DNSSuffixes) == 0 {
+			e.DNSSuffixes = dns.strs("Search")
+		}
+	}
+	for _, r := range o.list("Routes") {
+		if d := snapshot.ParsePrefix(r.str("DestinationPrefix")); d.IsValid() && d.Bits() == 0 && !e.Gateway.IsValid() {
+			e.Gateway = snapshot.ParseAddr(r.str("NextHop"))
+		}
+	}
+	for _, a := range o.child("Resources").list("Allocators") {
+		if strings.EqualFold(a.str("Tag"), "Endpoint Port") {
+			e.VFPPortID = snapshot.NormalizeGUID(a.str("EndpointPortGuid"))
+		}
+	}
+	e.Policies = policiesOf(o.list("Policies"))
+	for _, p := range e.Policies {
+		s := settingsOf(p)
+		switch p.Kind() {
+		case "ProviderAddress":
+			e.ProviderAddress = snapshot.ParseAddr(s.str("PA", "ProviderAddress"))
+		case "OutBoundNAT":
+			nat := &snapshot.OutboundNAT{
+				VIP:          s.str("VIP", "VirtualIP"),
+				Exceptions:   s.strs("ExceptionList", "Exceptions"),
+				Destinations: s.strs("Destinations"),
+			}
+			// A Destinations-only OutBoundNAT is loopback DSR or DNS SNAT,
+			// not the pod's SNAT policy: keep it apart.
+			if len(nat.Destinations) > 0 && len(nat.Exceptions) == 0 {
+				e.NATDestinations = append(e.NATDestinations, nat.Destinations...)
+			} else {
+				e.OutboundNAT = nat
+			}
+		case "SDNRoute":
+			need, _ := s.boolean("NeedEncap")
+			e.Routes = append(e.Routes, snapshot.EndpointRoute{DestinationPrefix: s.str("DestinationPrefix"), NeedEncap: need})
+		}
+	}
+	// A remote endpoint's only policy is its ProviderAddress, now a typed
+	// field: dropping the generic copy keeps the tens of thousands of remote
+	// endpoints of a large cluster from holding a JSON tree each.
+	if e.IsRemote {
+		for i := range e.Policies {
+			if e.Policies[i].Kind() == "ProviderAddress" {
+				e.Policies[i].Settings = nil
+			}
+		}
+	}
+	return e
+}
+
+// ParseLoadBalancers parses V2 HostComputeLoadBalancers.
+func ParseLoadBalancers(data []byte, file string) ([]*snapshot.LoadBalancer, error) {
+	return parseEach(data, func(o obj, i int) *snapshot.LoadBalancer {
+		return loadBalancerOf(o, snapshot.Ref{File: file, Index: i})
+	})
+}
+
+func loadBalancerOf(o obj, ref snapshot.Ref) *snapshot.LoadBalancer {
+	lb := &snapshot.LoadBalancer{
+		ID:           snapshot.NormalizeGUID(o.str("ID", "Id")),
+		SourceVIP:    o.str("SourceVIP"),
+		FrontendVIPs: o.strs("FrontendVIPs"),
+		Ref:          ref,
+		Unknown:      unknownFields(o),
+	}
+	for _, id := range o.strs("HostComputeEndpoints") {
+		lb.EndpointIDs = append(lb.EndpointIDs, snapshot.NormalizeGUID(id))
+	}
+	lb.Flags, _ = o.num("Flags")
+	for _, pm := range o.list("PortMappings") {
+		m := snapshot.PortMapping{Protocol: protocolNumber(pm.str("Protocol"))}
+		m.InternalPort, _ = pm.num("InternalPort")
+		m.ExternalPort, _ = pm.num("ExternalPort")
+		m.DistributionType, _ = pm.num("DistributionType")
+		m.Flags, _ = pm.num("Flags")
+		lb.PortMappings = append(lb.PortMappings, m)
+	}
+	return lb
+}
+
+// ParsePolicyLists parses V1 policy lists; ELB policies become load balancers.
+func ParsePolicyLists(data []byte, file string) ([]*snapshot.LoadBalancer, error) {
+	return parseEach(data, func(o obj, i int) *snapshot.LoadBalancer { return policyListOf(o, snapshot.Ref{File: file, Index: i}) })
+}
+
+func policyListOf(o obj, ref snapshot.Ref) *snapshot.LoadBalancer {
+	lb := &snapshot.LoadBalancer{ID: snapshot.NormalizeGUID(o.str("ID", "Id")), Ref: ref, Unknown: unknownFields(o)}
+	lb.State, _ = o.num("State")
+	for _, r := range o.strs("References") {
+		lb.EndpointIDs = append(lb.EndpointIDs, snapshot.NormalizeGUID(r[strings.LastIndexByte(r, '/')+1:]))
+	}
+	for _, po := range o.list("Policies") {
+		p := policyOf(po)
+		if p.Kind() != "ELB" {
+			continue
+		}
+		s := settingsOf(p)
+		lb.SourceVIP = s.str("SourceVIP")
+		lb.FrontendVIPs = s.strs("VIPs")
+		if dsr, _ := s.boolean("IsDSR"); dsr {
+			lb.Flags |= 1
+		}
+		m := snapshot.PortMapping{Protocol: protocolNumber(s.str("Protocol"))}
+		m.InternalPort, _ = s.num("InternalPort")
+		m.ExternalPort, _ = s.num("ExternalPort")
+		if ilb, _ := s.boolean("ILB"); ilb {
+			m.Flags |= 1
+		}
+		if lr, _ := s.boolean("LocalRoutedVip"); lr {
+			m.Flags |= 2
+		}
+		lb.PortMappings = append(lb.PortMappings, m)
+	}
+	return lb
+}
+
+func protocolNumber(s string) int64 {
+	switch strings.ToUpper(s) {
+	case "TCP":
+		return 6
+	case "UDP":
+		return 17
+	}
+	n, _ := asInt(s)
+	return n
+}
+
+// ParseNamespaces parses V2 HostComputeNamespaces.
+func ParseNamespaces(data []byte, file string) ([]*snapshot.Namespace, error) {
+	return parseEach(data, func(o obj, i int) *snapshot.Namespace { return namespaceOf(o, snapshot.Ref{File: file, Index: i}) })
+}
+
+func namespaceOf(o obj, ref snapshot.Ref) *snapshot.Namespace {
+	ns := &snapshot.Namespace{ID: snapshot.NormalizeGUID(o.str("ID", "Id")), Type: o.str("Type"), Ref: ref, Unknown: unknownFields(o)}
+	ns.CompartmentID, _ = o.num("NamespaceId", "CompartmentId")
+	for _, r := range o.list("Resources") {
+		if strings.EqualFold(r.str("Type"), "Endpoint") {
+			ns.EndpointIDs = append(ns.EndpointIDs, snapshot.NormalizeGUID(r.child("Data").str("ID", "Id")))
+		}
+	}
+	// V1 (Get-HnsNamespace): ResourceList of {Type, Id}.
+	for _, r := range o.list("ResourceList") {
+		if strings.EqualFold(r.str("Type"), "Endpoint") {
+			ns.EndpointIDs = append(ns.EndpointIDs, snapshot.NormalizeGUID(r.str("Id", "ID")))
+		}
+	}
+	return ns
+}

@@ -1,0 +1,124 @@
+package formats
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/wincni/diag/snapshot"
+)
+
+// ParseKubeNodes parses a NodeList (kubectl get nodes -o json), a single Node
+// or a bare array of Nodes.
+func ParseKubeNodes(data []byte) ([]*snapshot.KubeNode, error) {
+	return parseEach(data, func(o obj, _ int) *snapshot.KubeNode { return kubeNodeOf(o) })
+}
+
+func kubeNodeOf(o obj) *snapshot.KubeNode {
+	meta, spec, status := o.child("metadata"), o.child("spec"), o.child("status")
+	n := &snapshot.KubeNode{Name: meta.str("name"), Annotations: map[string]string{}}
+	for k, val := range meta.child("annotations") {
+		n.Annotations[k] = asString(val)
+	}
+	n.OS = meta.child("labels").str("kubernetes.io/os", "beta.kubernetes.io/os")
+	if n.OS == "" {
+		n.OS = status.child("nodeInfo").str("operatingSystem")
+	}
+	cidrs := spec.strs("podCIDRs")
+	if len(cidrs) == 0 {
+		cidrs = spec.strs("podCIDR")
+	}
+	for _, c := range cidrs {
+		if p := snapshot.ParsePrefix(c); p.IsValid() {
+			n.PodCIDRs = append(n.PodCIDRs, p)
+		}
+	}
+	for _, a := range status.list("addresses") {
+		addr := snapshot.ParseAddr(a.str("address"))
+		if !addr.IsValid() {
+			continue
+		}
+		switch a.str("type") {
+		case "InternalIP":
+			n.InternalIPs = append(n.InternalIPs, addr)
+		case "ExternalIP":
+			n.ExternalIPs = append(n.ExternalIPs, addr)
+		}
+	}
+	for _, c := range status.list("conditions") {
+		if c.str("type") == "Ready" {
+			n.Ready = strings.EqualFold(c.str("status"), "True")
+		}
+	}
+	return n
+}
+
+// ParseServices parses a ServiceList.
+func ParseServices(data []byte) ([]*snapshot.Service, error) {
+	return parseEach(data, func(o obj, _ int) *snapshot.Service { return serviceOf(o) })
+}
+
+func serviceOf(o obj) *snapshot.Service {
+	meta, spec := o.child("metadata"), o.child("spec")
+	s := &snapshot.Service{
+		Namespace:             meta.str("namespace"),
+		Name:                  meta.str("name"),
+		Type:                  spec.str("type"),
+		ExternalTrafficPolicy: spec.str("externalTrafficPolicy"),
+		InternalTrafficPolicy: spec.str("internalTrafficPolicy"),
+	}
+	s.ExternalIPs = spec.strs("externalIPs")
+	for _, in := range o.child("status").child("loadBalancer").list("ingress") {
+		if ip := in.str("ip"); ip != "" {
+			s.ExternalIPs = append(s.ExternalIPs, ip)
+		}
+	}
+	s.ClusterIPs = spec.strs("clusterIPs")
+	if len(s.ClusterIPs) == 0 {
+		s.ClusterIPs = spec.strs("clusterIP")
+	}
+	for _, p := range spec.list("ports") {
+		sp := snapshot.ServicePort{Name: p.str("name"), Protocol: p.str("protocol"), TargetPort: p.str("targetPort")}
+		sp.Port, _ = p.num("port")
+		sp.NodePort, _ = p.num("nodePort")
+		if sp.Protocol == "" {
+			sp.Protocol = "TCP"
+		}
+		s.Ports = append(s.Ports, sp)
+	}
+	return s
+}
+
+// ParseEndpointSlices parses an EndpointSliceList (kubectl get
+// endpointslices -A -o json).
+func ParseEndpointSlices(data []byte) ([]*snapshot.EndpointSlice, error) {
+	return parseEach(data, func(o obj, _ int) *snapshot.EndpointSlice {
+		meta := o.child("metadata")
+		es := &snapshot.EndpointSlice{Namespace: meta.str("namespace"), Service: meta.child("labels").str("kubernetes.io/service-name")}
+		if es.Service == "" {
+			return nil
+		}
+		for _, p := range o.list("ports") {
+			if n, ok := p.num("port"); ok {
+				proto := strings.ToUpper(p.str("protocol"))
+				if proto == "" {
+					proto = "TCP"
+				}
+				es.Ports = append(es.Ports, proto+"/"+strconv.FormatInt(n, 10))
+			}
+		}
+		for _, e := range o.list("endpoints") {
+			se := snapshot.SliceEndpoint{NodeName: e.str("nodeName"), Ready: true, Hinted: e.child("hints") != nil}
+			// A missing ready condition means ready (the API's convention).
+			if ready, ok := e.child("conditions").boolean("ready"); ok {
+				se.Ready = ready
+			}
+			for _, a := range e.strs("addresses") {
+				if addr := snapshot.ParseAddr(a); addr.IsValid() {
+					se.Addresses = append(se.Addresses, addr)
+				}
+			}
+			es.Endpoints = append(es.Endpoints, se)
+		}
+		return es
+	})
+}

@@ -1,0 +1,281 @@
+package formats
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/wincni/diag/bundle"
+	"github.com/wincni/diag/snapshot"
+)
+
+// loadLoose reads inputs that are not in a known layout: each file is
+// identified by its content (HNS JSON in either schema, Format-List text,
+// Kubernetes lists) and every object in it by its keys.
+func loadLoose(l *loader) {
+	var set objectSet
+	var unrecognised []string
+	for _, name := range l.b.Names() {
+		if name == bundle.ManifestPath {
+			continue // the manifest of a redacted bundle of loose files
+		}
+		n, ok := l.readArtifact(&set, name)
+		if !ok {
+			return
+		}
+		if n == 0 && !set.recognised[name] && !l.skippedPart(name) {
+			unrecognised = append(unrecognised, name)
+		}
+	}
+	if set.total() == 0 && len(set.recognised) == 0 && len(set.empty) == 0 && len(l.skipped) > 0 {
+		// Nothing could be read: the input is unreadable, and says why.
+		l.err = &ParseError{Bundle: l.b.Path(), File: "", Err: fmt.Errorf("%w: %s", bundle.ErrTooLarge, strings.Join(l.skipped, "; "))}
+		return
+	}
+	if set.total() == 0 && len(set.recognised) == 0 {
+		l.err = &ParseError{Bundle: l.b.Path(), File: "", Err: fmt.Errorf("%w: %s", ErrUnidentified, unidentified(l.b, unrecognised))}
+		return
+	}
+	for _, name := range unrecognised {
+		l.s.Notes = append(l.s.Notes, "not recognised, ignored: "+name)
+	}
+	set.into(l.s)
+}
+
+// readArtifact reads one file into set and says how many objects it added;
+// ok is false when the load must stop (l.err says why, if anything).
+func (l *loader) readArtifact(set *objectSet, name string) (n int, ok bool) {
+	if l.err == nil && l.b.Size(name) > streamFrom {
+		if n, streamed := l.streamArtifact(set, name); streamed {
+			return n, l.err == nil
+		}
+	}
+	skipped := len(l.skipped)
+	data, ok := l.read(name)
+	if !ok {
+		if l.err == nil && len(l.skipped) > skipped {
+			return 0, true // skipped with a note, not unrecognised
+		}
+		return 0, l.err == nil
+	}
+	n, err := set.addArtifact(data, name)
+	if err != nil {
+		l.err = &ParseError{Bundle: l.b.Path(), File: name, Err: err}
+		return 0, false
+	}
+	return n, true
+}
+
+// streamFrom: loose JSON larger than this is read element by element.
+const streamFrom = 8 << 20
+
+// streamArtifact reads a large JSON list one element at a time, each
+// classified on its own, within the value and object limits. It reports
+// false when the part is not a JSON list (UTF-16, another shape): the
+// whole-part path takes it, within its size limit.
+func (l *loader) streamArtifact(set *objectSet, name string) (int, bool) {
+	rc, err := l.b.Open(name)
+	if err != nil {
+		return 0, false
+	}
+	defer rc.Close()
+	set.init()
+	n, count := 0, 0
+	_, err = parseEachReader(newJSONGuard(rc, l.lim.MaxJSONValue), func(o obj, i int) *struct{} {
+		if count >= l.lim.MaxObjects {
+			return nil
+		}
+		count++
+		if k := linuxKind(o); k != "" && classify(o) == kindUnknown {
+			if set.linux == nil {
+				set.linux = &snapshot.LinuxNet{}
+			}
+			n += addLinux(set.linux, []obj{o})
+			set.counts[kindLinux]++
+			if set.linuxFile == "" {
+				set.linuxFile = name
+			}
+			if k == "addr" {
+				set.linuxAddrFile = name
+			}
+			return nil
+		}
+		set.indexBase = i // the object's position in the file, for references
+		n += set.add([]obj{o}, name)
+		set.indexBase = 0
+		return nil
+	})
+	switch {
+	case errors.Is(err, errNotStreamable):
+		return 0, false
+	case errors.Is(err, errPartLimit):
+		l.skip(name, l.b.Size(name), err.Error())
+	case err != nil:
+		l.err = &ParseError{Bundle: l.b.Path(), File: name, Err: err}
+	}
+	if count >= l.lim.MaxObjects {
+		l.s.Notes = append(l.s.Notes, fmt.Sprintf("%s: only its first %d objects were read (the limit); %s raises it", name, l.lim.MaxObjects, LimitFlag))
+	}
+	if !l.skippedPart(name) {
+		set.recognised[name] = true
+	}
+	return n, true
+}
+
+// addArtifact identifies one file by content and adds its objects.
+func (set *objectSet) addArtifact(data []byte, file string) (int, error) {
+	set.init()
+	text, err := DecodeText(data)
+	if err != nil {
+		return 0, err
+	}
+	trimmed := bytes.TrimSpace(text)
+	if len(trimmed) == 0 {
+		return 0, nil
+	}
+	if trimmed[0] == '[' || trimmed[0] == '{' {
+		v, err := parseJSON(trimmed)
+		if err != nil {
+			return 0, err
+		}
+		objs := objects(v)
+		if len(objs) > 0 && linuxKind(objs[0]) != "" && classify(objs[0]) == kindUnknown {
+			if set.linux == nil {
+				set.linux = &snapshot.LinuxNet{}
+			}
+			n := addLinux(set.linux, objs)
+			set.counts[kindLinux] += n
+			if set.linuxFile == "" {
+				set.linuxFile = file
+			}
+			if linuxKind(objs[0]) == "addr" {
+				set.linuxAddrFile = file
+			}
+			return n, nil
+		}
+		return set.add(objs, file), nil
+	}
+	n, ok, err := set.addText(string(text), file)
+	if ok {
+		set.recognised[file] = true
+	}
+	return n, err
+}
+
+// jsonAfterTable returns the JSON that follows a console table: everything
+// from the first line that starts with '[' or '{'.
+func jsonAfterTable(text []byte) []byte {
+	for off := 0; off < len(text); {
+		line := text[off:]
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i+1]
+		}
+		if t := bytes.TrimLeft(line, " \t"); len(t) > 0 && (t[0] == '[' || t[0] == '{') {
+			return text[off:]
+		}
+		off += len(line)
+	}
+	return nil
+}
+
+func (set *objectSet) total() int {
+	n := 0
+	for _, c := range set.counts {
+		n += c
+	}
+	return n
+}
+
+// into moves the objects into the snapshot and records which inputs exist.
+func (set *objectSet) into(s *snapshot.Snapshot) {
+	s.Networks = append(s.Networks, set.networks...)
+	s.Endpoints = append(s.Endpoints, set.endpoints...)
+	s.LoadBalancers = append(s.LoadBalancers, set.loadBalancers...)
+	s.Namespaces = append(s.Namespaces, set.namespaces...)
+	s.KubeNodes = append(s.KubeNodes, set.kubeNodes...)
+	s.Services = append(s.Services, set.services...)
+	mark := func(in snapshot.Input, present bool, file string) {
+		if _, seen := s.Inputs[in]; present && !seen {
+			s.Inputs[in] = file
+		}
+	}
+	if len(set.networks) > 0 {
+		mark(snapshot.InputHNSNetworks, true, set.networks[0].Refs[0].File)
+	}
+	if len(set.endpoints) > 0 {
+		mark(snapshot.InputHNSEndpoints, true, set.endpoints[0].Refs[0].File)
+	}
+	if len(set.loadBalancers) > 0 {
+		mark(snapshot.InputHNSLoadBalancers, true, set.loadBalancers[0].Ref.File)
+	}
+	if len(set.namespaces) > 0 {
+		mark(snapshot.InputHNSNamespaces, true, set.namespaces[0].Ref.File)
+	}
+	s.VFPPorts = append(s.VFPPorts, set.vfpPorts...)
+	if len(set.vfpPorts) > 0 {
+		mark(snapshot.InputVFP, true, set.vfpPorts[0].Source)
+	}
+	if set.linux != nil {
+		s.Linux = set.linux
+		mark(snapshot.InputLinux, true, set.linuxFile)
+		if len(s.Adapters) == 0 {
+			s.Adapters = linuxAdapters(set.linux)
+			mark(snapshot.InputHostAdapters, len(s.Adapters) > 0, set.linuxAddrFile)
+		}
+	}
+	if len(set.adapters) > 0 && len(s.Adapters) == 0 {
+		s.Adapters = set.adapters
+		// Get-NetAdapter alone shows no addresses: the rules that look
+		// for an address on an adapter must not read "on none".
+		withAddr := slices.ContainsFunc(set.adapters, func(a *snapshot.HostAdapter) bool { return len(a.Addresses) > 0 })
+		mark(snapshot.InputHostAdapters, withAddr, set.adaptersFile)
+		if set.hostname != "" && s.OS == nil {
+			s.OS = &snapshot.OSInfo{Hostname: set.hostname, HostnameFrom: set.adaptersFile + " Host Name"}
+			mark(snapshot.InputOS, true, set.adaptersFile)
+		}
+	}
+	if len(set.routes) > 0 && len(s.Routes) == 0 {
+		for _, r := range set.routes {
+			if r.Interface == "" || snapshot.ParseAddr(r.Interface).IsValid() {
+				resolveRouteInterface(r, s.Adapters)
+			}
+		}
+		s.Routes = set.routes
+		mark(snapshot.InputHostRoutes, true, set.routesFile)
+	}
+	if len(set.hnsdiag) > 0 && len(s.HNSDiag) == 0 {
+		s.HNSDiag = set.hnsdiag
+	}
+	for _, k := range set.empty {
+		switch k {
+		case "Get-HnsNetwork":
+			mark(snapshot.InputHNSNetworks, true, "Get-HnsNetwork (empty)")
+		case "Get-HnsEndpoint":
+			mark(snapshot.InputHNSEndpoints, true, "Get-HnsEndpoint (empty)")
+		case "Get-HnsPolicyList":
+			mark(snapshot.InputHNSLoadBalancers, true, "Get-HnsPolicyList (empty)")
+		}
+	}
+	s.Notes = append(s.Notes, set.notes...)
+	mark(snapshot.InputKubeNodes, len(set.kubeNodes) > 0, "k8s nodes")
+	mark(snapshot.InputKubeServices, len(set.services) > 0, "k8s services")
+}
+
+// unidentified says, in one short line, what an unrecognised input held and
+// what diag expected instead.
+func unidentified(b *bundle.Bundle, names []string) string {
+	what := "no file in it holds"
+	if b.Kind() == "file" {
+		what = "it holds no"
+		if b.TotalSize() == 0 {
+			return "it is empty; " + expected
+		}
+	}
+	return what + " HNS, host or Kubernetes data diag reads; " + expected
+}
+
+// expected is the short list of what diag reads (`diag analyze --help`
+// has the whole one).
+const expected = "expected a diag bundle, collectlogs output, HNS JSON, or console text such as Get-HnsNetwork, ipconfig /all, route print, hnsdiag or vfpctrl (diag analyze --help lists every format)"

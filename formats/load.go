@@ -1,0 +1,601 @@
+package formats
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/wincni/diag/bundle"
+	"github.com/wincni/diag/snapshot"
+)
+
+// ParseError is a bundle file that exists but cannot be understood. The
+// command line maps it to exit code 2.
+type ParseError struct {
+	Bundle string
+	File   string
+	Err    error
+}
+
+func (e *ParseError) Error() string {
+	if e.File == "" || e.File == filepath.Base(e.Bundle) {
+		return fmt.Sprintf("%s: %v", e.Bundle, e.Err)
+	}
+	return fmt.Sprintf("%s: %s: %v", e.Bundle, e.File, e.Err)
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// ErrUnidentified means no file of the input was recognised.
+var ErrUnidentified = errors.New("cannot identify the input")
+
+// Load builds the snapshot of an input: a diag bundle, a collectlogs.ps1
+// output, or loose files (a paste, a JSON dump), told apart by content.
+// Missing files are normal (the rules that need them are skipped); a file
+// that is present but malformed is an error naming the file.
+func Load(b *bundle.Bundle) (*snapshot.Snapshot, error) { return LoadWith(b, DefaultLimits) }
+
+// LoadWith is Load with the given limits on what one part may hold.
+func LoadWith(b *bundle.Bundle, lim Limits) (*snapshot.Snapshot, error) {
+	s := &snapshot.Snapshot{Source: b.Path(), SourceKind: b.Kind(), Manifest: b.Manifest, Inputs: map[snapshot.Input]string{}}
+	l := &loader{b: b, s: s, lim: lim}
+	switch {
+	case isDiagLayout(b):
+		s.Format = snapshot.FormatBundle
+		loadDiag(l)
+	case isCollectlogs(b):
+		s.Format = snapshot.FormatCollectlogs
+		loadCollectlogs(l)
+	default:
+		s.Format = snapshot.FormatLoose
+		loadLoose(l)
+	}
+	if l.err != nil {
+		return nil, l.err
+	}
+	if m := b.Mismatches(); len(m) > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("warning: %d file(s) differ from the checksums in manifest.json (%s): the bundle was damaged or edited after it was collected; the findings rest on the files as they are now (diag bundle verify lists every difference)",
+			len(m), strings.Join(firstN(m, 5), ", ")))
+	}
+	linkEndpoints(s)
+	shareEndpointIDs(s)
+	linkVFPPorts(s)
+	s.Derive()
+	return s, nil
+}
+
+func firstN(xs []string, n int) []string {
+	if len(xs) > n {
+		return append(xs[:n:n], fmt.Sprintf("%d more", len(xs)-n))
+	}
+	return xs
+}
+
+// isDiagLayout: a manifest, or any folder of the bundle layout.
+func isDiagLayout(b *bundle.Bundle) bool {
+	if hasLayoutFolder(b) {
+		return true
+	}
+	// A manifest alone makes a diag bundle, unless what it lists is
+	// collectlogs output or loose files (what diag bundle redact writes
+	// from those): then the files say what they are.
+	return b.Manifest != nil && !isCollectlogs(b) && !hasLooseFiles(b)
+}
+
+// hasLooseFiles: entries other than the manifest at the top level.
+func hasLooseFiles(b *bundle.Bundle) bool {
+	for _, name := range b.Names() {
+		if name != bundle.ManifestPath && !strings.Contains(name, "/") && name != "diag.log" {
+			return true
+		}
+	}
+	return false
+}
+
+// hasLayoutFolder: an entry in one of the bundle layout's folders.
+func hasLayoutFolder(b *bundle.Bundle) bool {
+	for _, name := range b.Names() {
+		top, _, nested := strings.Cut(name, "/")
+		if nested && (top == "hns" || top == "host" || top == "k8s" || top == "linux" || top == "vfp" || top == "config") {
+			return true
+		}
+	}
+	return false
+}
+
+// loadDiag reads the fixed paths of the bundle layout (DESIGN.md).
+func loadDiag(l *loader) {
+	s, b := l.s, l.b
+	loadVFPFiles(l, append([]string{"vfp/ports.txt"}, b.Glob("vfp/port-*.txt")...))
+	v2nets := loadStream(l, snapshot.FileV2Networks, snapshot.InputHNSNetworks, networkOf, ParseNetworks)
+	v1nets := loadStream(l, snapshot.FileV1Networks, snapshot.InputHNSNetworks, networkOf, ParseNetworks)
+	s.Networks = mergeNetworks(s, v2nets, v1nets)
+
+	// The two biggest lists are read side by side with the rest; their
+	// results are taken in the usual order.
+	v2epsRead := startStream(l, snapshot.FileV2Endpoints, endpointOf)
+	lbsRead := startStream(l, snapshot.FileV2LoadBalancers, loadBalancerOf)
+	v2eps := finishStream(l, v2epsRead, snapshot.InputHNSEndpoints, ParseEndpoints)
+	v1eps := loadStream(l, snapshot.FileV1Endpoints, snapshot.InputHNSEndpoints, endpointOf, ParseEndpoints)
+	s.Endpoints = mergeEndpoints(v2eps, v1eps)
+
+	s.LoadBalancers = finishStream(l, lbsRead, snapshot.InputHNSLoadBalancers, ParseLoadBalancers)
+	if !b.Has(snapshot.FileV2LoadBalancers) {
+		s.LoadBalancers = loadStream(l, snapshot.FileV1PolicyLists, snapshot.InputHNSLoadBalancers, policyListOf, ParsePolicyLists)
+	}
+	s.Namespaces = loadStream(l, snapshot.FileV2Namespaces, snapshot.InputHNSNamespaces, namespaceOf, ParseNamespaces)
+
+	s.Adapters = loadList(l, snapshot.FileAdapters, snapshot.InputHostAdapters, func(d []byte, _ string) ([]*snapshot.HostAdapter, error) { return ParseAdapters(d) })
+	s.Routes = loadList(l, snapshot.FileRoutes, snapshot.InputHostRoutes, func(d []byte, _ string) ([]*snapshot.HostRoute, error) { return ParseRoutes(d) })
+	s.KubeNodes = loadStream(l, snapshot.FileKubeNodes, snapshot.InputKubeNodes, func(o obj, _ snapshot.Ref) *snapshot.KubeNode { return kubeNodeOf(o) },
+		func(d []byte, _ string) ([]*snapshot.KubeNode, error) { return ParseKubeNodes(d) })
+	s.Services = loadStream(l, snapshot.FileKubeServices, snapshot.InputKubeServices, func(o obj, _ snapshot.Ref) *snapshot.Service { return serviceOf(o) },
+		func(d []byte, _ string) ([]*snapshot.Service, error) { return ParseServices(d) })
+	loadCalicoIPAM(l)
+	s.EndpointSlices = loadList(l, snapshot.FileEndpointSlices, snapshot.InputEndpointSlices, func(d []byte, _ string) ([]*snapshot.EndpointSlice, error) { return ParseEndpointSlices(d) })
+	s.Pods = loadStream(l, snapshot.FileKubePods, snapshot.InputKubePods, func(o obj, _ snapshot.Ref) *snapshot.Pod { return podOf(o) },
+		func(d []byte, _ string) ([]*snapshot.Pod, error) { return ParseKubePods(d) })
+	if data, ok := l.read(snapshot.FileOS); ok {
+		if s.OS, l.err = ParseOS(data); l.err == nil && s.OS != nil {
+			s.Inputs[snapshot.InputOS] = snapshot.FileOS
+		}
+		l.wrap(snapshot.FileOS)
+	}
+	if data, ok := l.read(snapshot.FileHNSFeatures); ok {
+		s.HNSFeatures, l.err = ParseHNSFeatures(data)
+		l.wrap(snapshot.FileHNSFeatures)
+	}
+	if data, ok := l.read(snapshot.FileHNSGlobals); ok {
+		s.HNSVersion, l.err = ParseHNSGlobals(data)
+		l.wrap(snapshot.FileHNSGlobals)
+	}
+	if f := s.HNSFeatures; f != nil && s.HNSVersion == nil && f.Version.Major > 0 {
+		v := f.Version
+		s.HNSVersion = &v
+	}
+	if data, ok := l.read(snapshot.FileFirewall); ok {
+		if s.Firewall, l.err = ParseFirewall(data, snapshot.FileFirewall); l.err == nil && s.Firewall != nil {
+			s.Inputs[snapshot.InputFirewall] = snapshot.FileFirewall
+		}
+		l.wrap(snapshot.FileFirewall)
+	}
+	if data, ok := l.read(snapshot.FilePortRanges); ok {
+		if s.PortRanges, l.err = ParsePortRanges(data, snapshot.FilePortRanges); l.err == nil && s.PortRanges != nil {
+			s.Inputs[snapshot.InputPortRanges] = snapshot.FilePortRanges
+		}
+		l.wrap(snapshot.FilePortRanges)
+	}
+	if data, ok := l.read(snapshot.FileKubeProxyCmd); ok {
+		s.KubeProxy, l.err = ParseKubeProxyCmdline(data, snapshot.FileKubeProxyCmd)
+		s.Inputs[snapshot.InputKubeProxy] = snapshot.FileKubeProxyCmd
+		l.wrap(snapshot.FileKubeProxyCmd)
+	}
+	loadCNIFiles(l, b.Glob("config/cni/*"))
+	if data, ok := l.read(snapshot.FileFlannelNetConf); ok {
+		if s.Flannel, l.err = ParseFlannelNetConf(data, snapshot.FileFlannelNetConf); l.err == nil {
+			s.Inputs[snapshot.InputFlannelConfig] = snapshot.FileFlannelNetConf
+		}
+		l.wrap(snapshot.FileFlannelNetConf)
+	}
+	loadLinuxFiles(l, b.Glob("linux/*.json"))
+	loadLogs(l)
+}
+
+// loadLogs scans the component logs of logs/ for the events rules read,
+// line by line: a log of any size costs one buffer. One larger than the
+// part limit is scanned up to the limit, with a note.
+func loadLogs(l *loader) {
+	for _, name := range l.b.Names() {
+		comp := logComponent(name)
+		if comp == "" || l.err != nil {
+			continue
+		}
+		rc, err := l.b.Open(name)
+		if err != nil {
+			l.err = err
+			return
+		}
+		limit := l.lim.capFor(name)
+		lf, err := scanLog(io.LimitReader(rc, limit), name, comp)
+		rc.Close()
+		if err != nil {
+			l.err = &ParseError{Bundle: l.b.Path(), File: name, Err: err}
+			return
+		}
+		if size := l.b.Size(name); size > limit {
+			l.skip(name, size, "scanned up to the "+byteSize(limit)+" limit for one part")
+		}
+		l.s.Logs = append(l.s.Logs, lf)
+		l.s.Inputs[snapshot.InputLogs] = "logs/"
+	}
+	if data, ok := l.read(snapshot.FileHNSEvents); ok {
+		lf, err := parseHNSEvents(data)
+		if err != nil {
+			l.err = err
+			l.wrap(snapshot.FileHNSEvents)
+			return
+		}
+		if lf != nil {
+			l.s.Logs = append(l.s.Logs, lf)
+			l.s.Inputs[snapshot.InputLogs] = "logs/"
+		}
+	}
+}
+
+// loader threads the first error through a sequence of reads.
+type loader struct {
+	b       *bundle.Bundle
+	s       *snapshot.Snapshot
+	lim     Limits
+	err     error
+	skipped []string // parts skipped for a limit, with why (also in Notes)
+}
+
+// read reads a part whole, within its limit: a part over it is skipped
+// with a note (the rest of the input is still read).
+func (l *loader) read(name string) ([]byte, bool) {
+	if l.err != nil || !l.b.Has(name) {
+		return nil, false
+	}
+	limit := l.lim.capFor(name)
+	if size := l.b.Size(name); size > limit {
+		l.skip(name, size, "larger than the "+byteSize(limit)+" limit for a part read whole")
+		return nil, false
+	}
+	rc, err := l.b.Open(name)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, false
+		}
+		l.err = err
+		return nil, false
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(io.LimitReader(rc, limit+1))
+	if err != nil {
+		l.err = err
+		return nil, false
+	}
+	if int64(len(data)) > limit {
+		// The header said less: a zip entry that lies about its size.
+		l.skip(name, 0, "more than the "+byteSize(limit)+" limit for a part read whole")
+		return nil, false
+	}
+	if looksJSON(data) {
+		if err := checkJSONValues(data, l.lim.MaxJSONValue); err != nil {
+			l.skip(name, int64(len(data)), err.Error())
+			return nil, false
+		}
+	}
+	return data, true
+}
+
+// skippedPart reports whether a part was skipped for a limit.
+func (l *loader) skippedPart(name string) bool {
+	for _, s := range l.skipped {
+		if strings.HasPrefix(s, "skipped "+name+" ") || strings.HasPrefix(s, "skipped "+name+":") {
+			return true
+		}
+	}
+	return false
+}
+
+// skip records a part skipped for a limit.
+func (l *loader) skip(name string, size int64, why string) {
+	note := skipNote(name, size, why)
+	l.skipped = append(l.skipped, note)
+	l.s.Notes = append(l.s.Notes, note)
+}
+
+// looksJSON: the first non-space byte opens an array or an object.
+func looksJSON(data []byte) bool {
+	for _, c := range data {
+		switch c {
+		case ' ', '\t', '\r', '\n', 0xEF, 0xBB, 0xBF:
+			continue
+		case '[', '{':
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+func (l *loader) wrap(name string) {
+	if l.err != nil {
+		var pe *ParseError
+		var be *bundle.Error
+		if !errors.As(l.err, &pe) && !errors.As(l.err, &be) {
+			l.err = &ParseError{Bundle: l.b.Path(), File: name, Err: l.err}
+		}
+	}
+}
+
+// loadStream reads a list file straight from the bundle, one element at a
+// time (parseEachReader): the endpoints and load balancers of a node in a
+// large cluster are tens of megabytes. UTF-16 files, other shapes and
+// malformed ones go through parse on the whole file, which also words the
+// error.
+func loadStream[T any](l *loader, name string, in snapshot.Input, build func(obj, snapshot.Ref) *T, parse func([]byte, string) ([]*T, error)) []*T {
+	return finishStream(l, startStream(l, name, build), in, parse)
+}
+
+// streamed is a list file being read (startStream) for finishStream.
+type streamed[T any] struct {
+	name    string
+	started bool // the file is there and was opened
+	done    chan struct{}
+	out     []*T
+	err     error
+	tooMany bool
+}
+
+// startStream reads and builds a list file's elements in a goroutine: the
+// big files of a bundle (endpoints, load balancers, Kubernetes lists) are
+// decoded side by side on a machine with more than one CPU. Everything
+// that touches the loader's state waits for finishStream, which is called
+// in the order the files are loaded, so the snapshot is the same.
+func startStream[T any](l *loader, name string, build func(obj, snapshot.Ref) *T) *streamed[T] {
+	st := &streamed[T]{name: name, done: make(chan struct{})}
+	if l.err != nil || !l.b.Has(name) {
+		close(st.done)
+		return st
+	}
+	rc, err := l.b.Open(name)
+	if err != nil {
+		st.err = err
+		close(st.done)
+		return st
+	}
+	st.started = true
+	limit, maxObjects := l.lim.MaxJSONValue, l.lim.MaxObjects
+	go func() {
+		defer close(st.done)
+		defer rc.Close()
+		st.out, st.err = parseEachReader(newJSONGuard(rc, limit), func(o obj, i int) *T {
+			if i >= maxObjects {
+				st.tooMany = true
+				return nil
+			}
+			return build(o, snapshot.Ref{File: name, Index: i})
+		})
+	}()
+	return st
+}
+
+func finishStream[T any](l *loader, st *streamed[T], in snapshot.Input, parse func([]byte, string) ([]*T, error)) []*T {
+	<-st.done
+	name := st.name
+	if l.err != nil || !l.b.Has(name) {
+		return nil
+	}
+	if !st.started {
+		return loadList(l, name, in, parse)
+	}
+	out, err := st.out, st.err
+	switch {
+	case errors.Is(err, errPartLimit):
+		l.skip(name, l.b.Size(name), err.Error())
+		return nil
+	case err != nil:
+		return loadList(l, name, in, parse)
+	}
+	if st.tooMany {
+		out = slices.DeleteFunc(out, func(t *T) bool { return t == nil })
+		l.s.Notes = append(l.s.Notes, fmt.Sprintf("%s: only its first %d objects were read (the limit); %s raises it", name, l.lim.MaxObjects, LimitFlag))
+	}
+	if _, seen := l.s.Inputs[in]; !seen {
+		l.s.Inputs[in] = name
+	}
+	return out
+}
+
+func loadList[T any](l *loader, name string, in snapshot.Input, parse func([]byte, string) ([]T, error)) []T {
+	data, ok := l.read(name)
+	if !ok {
+		return nil
+	}
+	out, err := parse(data, name)
+	if err != nil {
+		l.err = err
+		l.wrap(name)
+		return nil
+	}
+	if _, seen := l.s.Inputs[in]; !seen {
+		l.s.Inputs[in] = name
+	}
+	return out
+}
+
+// mergeByID joins the V2 and V1 views of the same objects: V2 is the
+// primary, and join adds what only V1 carries. V1 objects without a V2 twin
+// are kept as they are.
+func mergeByID[T any](v2, v1 []*T, id func(*T) string, join func(into, from *T)) []*T {
+	if len(v2) == 0 {
+		return v1
+	}
+	byID := make(map[string]*T, len(v2))
+	for _, o := range v2 {
+		if k := id(o); k != "" {
+			byID[k] = o
+		}
+	}
+	out := v2
+	for _, old := range v1 {
+		if o, ok := byID[id(old)]; ok && id(old) != "" {
+			join(o, old)
+		} else {
+			out = append(out, old)
+		}
+	}
+	return out
+}
+
+// mergeNetworks: V1 adds ManagementIP, DrMacAddress, extensions, LayeredOn.
+func mergeNetworks(s *snapshot.Snapshot, v2, v1 []*snapshot.Network) []*snapshot.Network {
+	return mergeByID(v2, v1, func(n *snapshot.Network) string { return n.ID }, func(n, old *snapshot.Network) {
+		n.Refs = append(n.Refs, old.Refs...)
+		n.V1ManagementIP = old.V1ManagementIP
+		if n.DrMAC == "" {
+			n.DrMAC = old.DrMAC
+		}
+		if len(n.Extensions) == 0 {
+			n.Extensions = old.Extensions
+		}
+		if n.LayeredOn == "" {
+			n.LayeredOn = old.LayeredOn
+		}
+		if n.AdapterName == "" {
+			n.AdapterName = old.AdapterName
+		}
+		if old.V1ManagementIP.IsValid() {
+			n.ManagementIP, n.ManagementIPFile, n.ManagementIPField = old.ManagementIP, old.ManagementIPFile, old.ManagementIPField
+		}
+		if n.V2ProviderAddress.IsValid() && n.V1ManagementIP.IsValid() && n.V2ProviderAddress != n.V1ManagementIP {
+			s.Notes = append(s.Notes, fmt.Sprintf("network %s: V2 ProviderAddress %s differs from V1 ManagementIP %s", n.Name, n.V2ProviderAddress, n.V1ManagementIP))
+		}
+	})
+}
+
+// mergeEndpoints: V1 adds State, the network name and the VFP port.
+func mergeEndpoints(v2, v1 []*snapshot.Endpoint) []*snapshot.Endpoint {
+	return mergeByID(v2, v1, func(e *snapshot.Endpoint) string { return e.ID }, func(e, old *snapshot.Endpoint) {
+		e.Refs = append(e.Refs, old.Refs...)
+		if e.State == 0 {
+			e.State = old.State
+		}
+		if e.NetworkName == "" {
+			e.NetworkName = old.NetworkName
+		}
+		if e.VFPPortID == "" {
+			e.VFPPortID = old.VFPPortID
+		}
+	})
+}
+
+// linkEndpoints fills in the network name of endpoints that only carry the
+// network's ID (all V2 endpoints).
+func linkEndpoints(s *snapshot.Snapshot) {
+	byID := make(map[string]*snapshot.Network, len(s.Networks))
+	for _, n := range s.Networks {
+		byID[n.ID] = n
+	}
+	for _, e := range s.Endpoints {
+		if n, ok := byID[e.NetworkID]; ok && e.NetworkName == "" {
+			e.NetworkName = n.Name
+		}
+	}
+}
+
+// loadVFPFiles reads vfpctrl dumps. A file named port-<name>.txt holds one
+// port's dump; the others say which port each section is for.
+func loadVFPFiles(l *loader, files []string) {
+	ports := map[string]*snapshot.VFPPort{}
+	for _, name := range files {
+		data, ok := l.read(name)
+		if !ok {
+			if l.err != nil {
+				return
+			}
+			continue
+		}
+		text, err := DecodeText(data)
+		if err != nil {
+			l.err = &ParseError{Bundle: l.b.Path(), File: name, Err: err}
+			return
+		}
+		port := ""
+		if base := path.Base(name); strings.HasPrefix(base, "port-") {
+			port = strings.TrimSuffix(strings.TrimPrefix(base, "port-"), ".txt")
+		}
+		l.s.VFPPorts = append(l.s.VFPPorts, ParseVFPDump(string(text), name, port, ports)...)
+		if _, seen := l.s.Inputs[snapshot.InputVFP]; !seen && len(ports) > 0 {
+			l.s.Inputs[snapshot.InputVFP] = name
+		}
+	}
+}
+
+// linkVFPPorts ties VFP ports to HNS endpoints: by the endpoint's port GUID
+// (V1 Resources.Allocators), else by a MAC only one local endpoint has.
+func linkVFPPorts(s *snapshot.Snapshot) {
+	if len(s.VFPPorts) == 0 {
+		return
+	}
+	byPort, byMAC := map[string]*snapshot.Endpoint{}, map[string][]*snapshot.Endpoint{}
+	for _, e := range s.Endpoints {
+		if e.VFPPortID != "" {
+			byPort[e.VFPPortID] = e
+		}
+		if !e.IsRemote && e.MAC != "" {
+			byMAC[e.MAC] = append(byMAC[e.MAC], e)
+		}
+	}
+	for _, p := range s.VFPPorts {
+		if e, ok := byPort[p.Name]; ok {
+			p.EndpointID = e.ID
+		} else if eps := byMAC[p.MAC]; len(eps) == 1 {
+			p.EndpointID = eps[0].ID
+			if eps[0].VFPPortID == "" {
+				eps[0].VFPPortID = p.Name
+			}
+		}
+	}
+}
+
+// loadLinuxFiles reads iproute2 JSON outputs; each file's kind is told from
+// its objects, so the names under linux/ are only a convention.
+func loadLinuxFiles(l *loader, files []string) {
+	var set objectSet
+	set.init()
+	for _, name := range files {
+		if _, ok := l.readArtifact(&set, name); !ok {
+			return
+		}
+	}
+	if set.linux != nil {
+		set.into(l.s)
+	}
+}
+
+// shareEndpointIDs makes load balancers refer to their backends with the
+// endpoints' own ID strings: 5,000 load balancers of 50 backends each would
+// otherwise hold a quarter of a million copies.
+func shareEndpointIDs(s *snapshot.Snapshot) {
+	ids := make(map[string]string, len(s.Endpoints))
+	for _, e := range s.Endpoints {
+		ids[e.ID] = e.ID
+	}
+	for _, lb := range s.LoadBalancers {
+		for i, id := range lb.EndpointIDs {
+			if same, ok := ids[id]; ok {
+				lb.EndpointIDs[i] = same
+			}
+		}
+	}
+}
+
+// loadCalicoIPAM reads Calico's IPAM state: the blocks are what a rule
+// needs; the configuration and affinities complete it when present.
+func loadCalicoIPAM(l *loader) {
+	blocks := loadStream(l, snapshot.FileCalicoIPAMBlocks, snapshot.InputCalicoIPAM, func(o obj, _ snapshot.Ref) *snapshot.CalicoBlock { return calicoBlockOf(o) },
+		func(d []byte, _ string) ([]*snapshot.CalicoBlock, error) { return ParseCalicoIPAMBlocks(d) })
+	if l.err != nil || !l.b.Has(snapshot.FileCalicoIPAMBlocks) {
+		return
+	}
+	ipam := &snapshot.CalicoIPAM{Blocks: blocks}
+	if data, ok := l.read(snapshot.FileCalicoIPAMConfigs); ok {
+		ipam.StrictAffinity, l.err = ParseCalicoIPAMConfigs(data)
+		ipam.ConfigFile = snapshot.FileCalicoIPAMConfigs
+		l.wrap(snapshot.FileCalicoIPAMConfigs)
+	}
+	if data, ok := l.read(snapshot.FileCalicoBlockAffinities); ok {
+		ipam.Affinities, l.err = ParseCalicoBlockAffinities(data)
+		l.wrap(snapshot.FileCalicoBlockAffinities)
+	}
+	l.s.CalicoIPAM = ipam
+}

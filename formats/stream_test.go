@@ -1,0 +1,88 @@
+package formats
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"testing"
+)
+
+// record builds a comparable trace of what a parser hands its builder.
+func record(o obj, i int) *string {
+	b, _ := json.Marshal(map[string]any(o))
+	s := string(b) + "#" + string(rune('0'+i%10))
+	return &s
+}
+
+func traces(ts []*string) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = *t
+	}
+	return out
+}
+
+// compareStreamAndWhole: whenever the streaming reader accepts a document,
+// it hands the builder exactly what parseEach does; when parseEach rejects
+// one, so does the reader.
+func compareStreamAndWhole(t *testing.T, data []byte) {
+	whole, werr := parseEach(data, record)
+	streamed, serr := parseEachReader(bytes.NewReader(data), record)
+	if serr != nil {
+		return // the loader falls back to parseEach
+	}
+	if werr != nil {
+		t.Fatalf("parseEach rejects %q (%v) but the reader accepts it", data, werr)
+	}
+	a, b := traces(whole), traces(streamed)
+	if len(a) != len(b) {
+		t.Fatalf("%q: parseEach %d objects, reader %d", data, len(a), len(b))
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("%q: object %d differs:\n whole  %s\n stream %s", data, i, a[i], b[i])
+		}
+	}
+}
+
+func TestStreamMatchesWhole(t *testing.T) {
+	for _, doc := range []string{
+		`[{"ID":"a","Name":"x"},{"ID":"b"}]`,
+		"\xEF\xBB\xBF [ {\"ID\":\"a\"}, 7, {\"ID\":\"b\"} ]\n",
+		`{"apiVersion":"v1","kind":"List","items":[{"metadata":{"name":"n1"}},{"metadata":{"name":"n2"}}],"metadata":{}}`,
+		`{"kind":"List","metadata":{},"items":null}`,
+		`{"Success":true,"Error":"","Output":[{"ID":"a"}]}`,
+		`{"ID":"single","Name":"only"}`,
+		`[{"Policies":"@{Type=ProviderAddress; ProviderAddress=10.0.0.1}"}]`,
+		`{"Items":[{"ID":"case"}]}`,
+	} {
+		compareStreamAndWhole(t, []byte(doc))
+		if _, err := parseEachReader(bytes.NewReader([]byte(doc)), record); err != nil {
+			t.Errorf("%q not streamed: %v", doc, err)
+		}
+	}
+}
+
+func TestStreamFallsBack(t *testing.T) {
+	for _, doc := range [][]byte{
+		{0xFF, 0xFE, '[', 0, ']', 0},    // UTF-16: the whole-file path decodes it
+		[]byte(`[{"ID":"a"},]`),         // malformed: the whole-file path words the error
+		[]byte(`[{"ID":"a"}] trailing`), // trailing data
+		[]byte(`{"items":{"not":"a list"}}`),
+		[]byte(""),
+	} {
+		if _, err := parseEachReader(bytes.NewReader(doc), record); err == nil {
+			t.Errorf("%q streamed", doc)
+		}
+	}
+	if _, err := parseEachReader(bytes.NewReader([]byte{0xFF, 0xFE}), record); !errors.Is(err, errNotStreamable) {
+		t.Errorf("UTF-16: %v", err)
+	}
+}
+
+func FuzzStreamMatchesWhole(f *testing.F) {
+	for _, s := range []string{`[{"a":1}]`, `{"items":[{"a":1}]}`, `{"Success":true,"Output":[{"a":1}]}`, `{"a":"@{b=c}"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { compareStreamAndWhole(t, data) })
+}
