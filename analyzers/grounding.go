@@ -706,6 +706,17 @@ var groundings = map[string]Grounding{
 			"10256 only when the bundle has a LoadBalancer Service, and only a warn: installers open 10250 alone",
 		},
 	},
+	"SVC-11": {
+		Upstream: []string{
+			"microsoft/SDN Kubernetes/windows/debug/networkmonitor/networkhealth.ps1 CheckVfpDnsRuleMissing: vfpctrl /port <port> /layer LB_DSR /group LB_DSR_IPv4_OUT /list-rule must hold RULE ...53_53_6 and ...53_53_17 on every local endpoint's port",
+			"kubernetes pkg/proxy/winkernel: the kube-dns ClusterIP load balancers (TCP and UDP 53) are programmed by HNS into each local port's LB_DSR layer",
+		},
+		Guards: []string{
+			"only ports dumped with an LB_DSR layer whose LB_DSR_IPv4_OUT group has rules: where kube-proxy's load balancers do not reach the port's VFP, nothing is expected",
+			"only with the cluster DNS Service in the bundle, and only the protocols its port 53 offers",
+			"only ports a local endpoint owns",
+		},
+	},
 	"SVC-10": {
 		Upstream: []string{
 			"kubernetes pkg/proxy/winkernel/proxier.go syncProxyRules (every ready endpoint, of the Service's family, is a backend of each ClusterIP load balancer; terminating ones only when none is ready)",
