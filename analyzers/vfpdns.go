@@ -19,9 +19,9 @@ func init() {
 		Why: "kube-proxy's load balancers reach a pod through VFP rules on the pod's own port. When HNS did not program the DNS ones on a port " +
 			"(a known HNS defect after endpoint churn), that pod's name lookups time out while every other pod resolves, and HNS's load balancer " +
 			"list looks right.",
-		Fix: "Restart-Service -Force hns (then kube-proxy reprograms the rules); if it recurs, update the node (the HNS fixes ship in cumulative updates).",
+		Fix:     "Restart-Service -Force hns (then kube-proxy reprograms the rules); if it recurs, update the node (the HNS fixes ship in cumulative updates).",
 		Sources: []string{"microsoft/SDN Kubernetes/windows/debug/networkmonitor/networkhealth.ps1 CheckVfpDnsRuleMissing (LB_DSR / LB_DSR_IPv4_OUT, RULE.*53_53_6 and 53_53_17)"},
-		Check: checkVFPDNSRules,
+		Check:   checkVFPDNSRules,
 	})
 }
 
@@ -101,7 +101,7 @@ func checkVFPDNSRules(s *snapshot.Snapshot) ([]Issue, error) {
 			Summary: fmt.Sprintf("VFP port %s of endpoint %s (%s) has kube-proxy's load balancer rules but none for DNS (%s of %s): name lookups from this pod fail",
 				p.Name, e.ID, addrOrNone(e.IP), strings.Join(missing, ", "), svcName),
 			Evidence: []finding.Evidence{{File: file, Object: "VFP port " + p.Name, Field: "layer LB_DSR group LB_DSR_IPv4_OUT",
-				Value: fmt.Sprintf("%d rules, none for %s", len(group.Rules), strings.Join(missing, ", ")),
+				Value:    fmt.Sprintf("%d rules, none for %s", len(group.Rules), strings.Join(missing, ", ")),
 				Expected: "rules ..._53_53_6 and ..._53_53_17 (networkhealth.ps1 CheckVfpDnsRuleMissing)"}},
 			Subjects: []string{"endpoint:" + e.ID},
 		})
