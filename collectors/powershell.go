@@ -62,10 +62,15 @@ $s = Get-ItemProperty 'HKLM:\SYSTEM\CurrentControlSet\Services\kube-proxy\Parame
 if ($s -and $s.AppParameters) { 'kube-proxy.exe ' + $s.AppParameters }`
 
 // The HNS event channels (Admin: errors HNS reports, such as failed
-// network creation; Operational: what it did), newest first, bounded.
+// network creation; Operational: what it did), newest first, bounded; and
+// the Service Control Manager's events about HNS (its crashes and restarts).
 const psHNSEvents = `$events = @(foreach ($log in 'Microsoft-Windows-Host-Network-Service-Admin', 'Microsoft-Windows-Host-Network-Service-Operational') {
   Get-WinEvent -LogName $log -MaxEvents 500 -ErrorAction SilentlyContinue | ForEach-Object {
     [ordered]@{ Log = $log; TimeCreated = $_.TimeCreated.ToUniversalTime().ToString('o'); Id = $_.Id; Level = [int]$_.Level; LevelName = "$($_.LevelDisplayName)"; Message = $_.Message } } })
+# HNS crashes are the Service Control Manager's to tell (networkhealth.ps1 CheckHnsCrash).
+$events += @(Get-WinEvent -FilterHashtable @{ LogName = 'System'; ProviderName = 'Service Control Manager' } -MaxEvents 2000 -ErrorAction SilentlyContinue |
+  Where-Object { $_.Message -like '*Host Network Service*' } | ForEach-Object {
+    [ordered]@{ Log = 'System'; TimeCreated = $_.TimeCreated.ToUniversalTime().ToString('o'); Id = $_.Id; Level = [int]$_.Level; LevelName = "$($_.LevelDisplayName)"; Message = $_.Message } })
 ConvertTo-Json -Depth 3 -InputObject ([ordered]@{ Events = $events })`
 
 // psScripts lists every script, for the read-only test.

@@ -32,7 +32,7 @@ func WindowsCollectors() []Collector {
 		{ID: "node-config", Description: "the node's cluster configuration (AKS kubeclusterconfig.json)", Timeout: 10 * time.Second,
 			Run: configCollector("config/node", "k/kubeclusterconfig.json")},
 		{ID: "logs", Description: "tails of the kube-proxy, CNI, flannel and Calico logs", Timeout: time.Minute, Run: collectWindowsLogs},
-		{ID: "hns-events", Description: "the HNS Admin and Operational event channels (last 500 of each)", Timeout: time.Minute, Run: psCollector("events/hns.json", psHNSEvents)},
+		{ID: "hns-events", Description: "the HNS Admin and Operational event channels (last 500 of each) and the Service Control Manager's events about HNS", Timeout: time.Minute, Run: psCollector("events/hns.json", psHNSEvents)},
 	}
 }
 
