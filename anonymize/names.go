@@ -35,13 +35,14 @@ const minNameLen = 3
 type nameMapper struct {
 	key   []byte
 	names map[string]string // lower-case name → pseudonym
-	kinds map[string]string // lower-case name → its kind
-	// maxLabels is the most dot-separated labels a name has.
+	// maxLabels is the most dot-separated labels a name has, maxParts
+	// the most '-' and '_' separated parts.
 	maxLabels int
+	maxParts  int
 }
 
 func newNameMapper(k Key) *nameMapper {
-	return &nameMapper{key: k.derive("name"), names: map[string]string{}, kinds: map[string]string{}, maxLabels: 1}
+	return &nameMapper{key: k.derive("name"), names: map[string]string{}, maxLabels: 1, maxParts: 1}
 }
 
 // Add registers a name of a kind. A fully qualified host name registers
@@ -71,7 +72,7 @@ func (m *nameMapper) Add(kind, name string) {
 				dp = domain
 			}
 			if hp != host || dp != domain {
-				m.names[low], m.kinds[low] = hp+"."+dp, kind
+				m.names[low] = hp + "." + dp
 				m.maxLabels = max(m.maxLabels, strings.Count(low, ".")+1)
 			}
 			return
@@ -91,7 +92,7 @@ func (m *nameMapper) Add(kind, name string) {
 	} else {
 		m.names[low] = m.pseudonym(kind, low)
 	}
-	m.kinds[low] = kind
+	m.maxParts = max(m.maxParts, strings.Count(low, "-")+strings.Count(low, "_")+1)
 	m.maxLabels = max(m.maxLabels, strings.Count(low, ".")+1)
 }
 
@@ -131,12 +132,17 @@ func (m *nameMapper) lookup(word string) (string, bool) {
 	return p, true
 }
 
-// lookupKind is lookup for names of one kind.
-func (m *nameMapper) lookupKind(word, kind string) (string, bool) {
-	if m.kinds[strings.ToLower(word)] != kind {
-		return "", false
+// hasPrefix: some registered name starts the label (followed by - or _).
+func (m *nameMapper) hasPrefix(label string) bool {
+	low := strings.ToLower(label)
+	for k := 1; k < len(low); k++ {
+		if low[k] == '-' || low[k] == '_' {
+			if _, ok := m.names[low[:k]]; ok {
+				return true
+			}
+		}
 	}
-	return m.lookup(word)
+	return false
 }
 
 // vocabulary: words of the formats diag reads that an object may also be

@@ -21,8 +21,9 @@ func (a *Anonymizer) Text(in []byte) []byte {
 				continue
 			}
 		}
-		if n := escapeAt(in, i); n > 0 {
-			// The letters of a JSON escape (\n, \u003c) are not a word's.
+		if n := escapeAt(in, i); n > 0 && (a.isAddrAt(in, i+n) || a.startsWithName(in, i+n)) {
+			// The letters of an escape (\n10.1.2.3 in a JSON string) are not
+			// the word's; in plain text (C:\Users\nancy) they are.
 			out = append(out, in[i:i+n]...)
 			i += n
 			continue
@@ -31,7 +32,7 @@ func (a *Anonymizer) Text(in []byte) []byte {
 			// A word ends early where an address starts inside it
 			// (host-10.1.2.3, pod_fd00::5): the address is the loop's.
 			j := i + 1
-			for j < len(in) && nameChar(in[j]) && !(strings.IndexByte("-_", in[j-1]) >= 0 && addrStart(in, j) && a.isAddrAt(in, j)) {
+			for j < len(in) && nameChar(in[j]) && !(strings.IndexByte("-_", in[j-1]) >= 0 && addrStart(in, j) && a.isAddrInWord(in, j)) {
 				j++
 			}
 			n, rep := a.namesAt(in[:j], i)
@@ -55,12 +56,20 @@ func addrStart(in []byte, i int) bool {
 		return true
 	}
 	c := in[i-1]
+	if jsonEscapeBefore(in, i) {
+		return true // \u0027 ends in a digit, \n in a letter
+	}
 	switch {
 	case c >= '0' && c <= '9', c == '.':
 		return false
 	case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
 		return jsonEscapeBefore(in, i)
 	case c == ':':
+		// A dotted quad after a colon is no part of a MAC, and an IPv6
+		// address ending in one was read whole at its start.
+		if _, n := dotted(in, i); n > 0 {
+			return true
+		}
 		// After "word:", not inside a hex run such as a MAC or IPv6: the
 		// run before the colon is a group of at most four hex digits that
 		// a colon or nothing word-like precedes.
@@ -98,6 +107,30 @@ func escapeAt(in []byte, i int) int {
 		return 5
 	}
 	return 0
+}
+
+// isAddrInWord: an IPv4 address or a MAC starts at in[j] inside a word
+// (host-10.1.2.3, mac_00-15-5D-01-02-03); hex around :: inside a word
+// (dead::beef) is not taken for IPv6 there.
+func (a *Anonymizer) isAddrInWord(in []byte, j int) bool {
+	if _, n := dotted(in, j); n > 0 {
+		return true
+	}
+	n, _ := a.macAt(in, j)
+	return n > 0
+}
+
+// startsWithName: the word at in[j] begins with a registered name.
+func (a *Anonymizer) startsWithName(in []byte, j int) bool {
+	k := j
+	for k < len(in) && nameChar(in[k]) {
+		k++
+	}
+	if k == j {
+		return false
+	}
+	label, _, _ := strings.Cut(string(in[j:k]), ".")
+	return a.label(label) != label || a.names.hasPrefix(label)
 }
 
 // isAddrAt: an address starts at in[j] (without rewriting it).
@@ -146,8 +179,11 @@ func (a *Anonymizer) ipv6At(in []byte, i int) (int, []byte) {
 	}
 	run := strings.TrimRight(string(in[i:j]), ".")
 	j = i + len(run)
-	if colons < 2 || j < len(in) && isAlnum(in[j]) || run[0] == ':' && colons < 3 && !strings.Contains(run, ".") {
+	if colons < 2 || j < len(in) && isAlnum(in[j]) && in[j] != '_' || run[0] == ':' && colons < 3 && !strings.Contains(run, ".") {
 		return 0, nil
+	}
+	if colons == 2 && !strings.ContainsAny(run, "0123456789") {
+		return 0, nil // Add::Face, cafe::beef: a C++ or PowerShell member, not an address
 	}
 	addr, err := netip.ParseAddr(run)
 	if err != nil && strings.HasSuffix(run, ":") && !strings.HasSuffix(run, "::") {
@@ -198,6 +234,9 @@ func (a *Anonymizer) macAt(in []byte, i int) (int, []byte) {
 	sep := in[i+2]
 	if sep != '-' && sep != ':' {
 		return 0, nil
+	}
+	if i >= 2 && in[i-1] == sep && isHex(in[i-2]) {
+		return 0, nil // the tail of a longer hex run (aa-02-03-04-05-06-07)
 	}
 	var b [6]byte
 	upper := false
@@ -250,8 +289,9 @@ func dotted(in []byte, i int) (netip.Addr, int) {
 		}
 		b[part], j = byte(v), k
 	}
-	// 1.2.3.4.5, 1.2.3.45678 and 1.2.3.4abc are something else.
-	if j < len(in) && (isAlnum(in[j]) || in[j] == '.' && j+1 < len(in) && in[j+1] >= '0' && in[j+1] <= '9') {
+	// 1.2.3.4.5, 1.2.3.45678 and 1.2.3.4abc are something else;
+	// 10.1.2.3_80 (an address in a name) is an address.
+	if j < len(in) && (isAlnum(in[j]) && in[j] != '_' || in[j] == '.' && j+1 < len(in) && in[j+1] >= '0' && in[j+1] <= '9') {
 		return netip.Addr{}, 0
 	}
 	return netip.AddrFrom4(b), j - i
@@ -370,14 +410,16 @@ func (a *Anonymizer) label(l string) string {
 	}
 	for i := 0; i < len(parts); {
 		matched := false
-		for j := len(parts); j > i && !matched; j-- {
+		// No registered name has more parts than maxParts: longer runs
+		// are not tried (a line of dashes would cost cubic time).
+		for j := min(len(parts), i+a.names.maxParts); j > i && !matched; j-- {
 			if j-i == len(parts) {
 				continue // the whole label: tried above
 			}
-			// Inside a longer word only host names are looked for
-			// (Calico's <node>-<CIDR>, kubelet_<node>.log): a Service
-			// called proxy must not rename kube-proxy.
-			if p, ok := a.names.lookupKind(join(i, j), KindHost); ok {
+			// Names inside a longer word: Calico's <node>-<CIDR>,
+			// kubelet_<node>.log, <namespace>-api (format words such as
+			// proxy are never registered).
+			if p, ok := a.names.lookup(join(i, j)); ok {
 				sep(i)
 				out.WriteString(p)
 				i, matched = j, true

@@ -186,3 +186,25 @@ func TestReviewNameCases(t *testing.T) {
 		}
 	}
 }
+
+// TestSecondReviewCases: what the second review found, each kept fixed.
+func TestSecondReviewCases(t *testing.T) {
+	a := testAnonymizer()
+	a.HarvestText([]byte("USERNAME=bob\n"))
+	a.AddName(KindHost, "build01")
+	a.AddName(KindNamespace, "payments")
+	for _, in := range []string{`C:\Users\bob\AppData`, `C:\logs\build01\x.log`, "payments-api kube-payments",
+		`{"Message":"Address \u002710.1.2.3\u0027"}`, "ping_10.1.2.3_out.txt LB_10.0.0.1_80 10.1.2.3_80", "db:10.0.0.5 12:10.1.2.3 cafe:10.1.2.3"} {
+		got := a.String(in)
+		for _, leak := range []string{"bob", "build01", "payments", "10.1.2.3", "10.0.0.1", "10.0.0.5"} {
+			if strings.Contains(in, leak) && strings.Contains(got, leak) {
+				t.Errorf("%q -> %q: %s left", in, got, leak)
+			}
+		}
+	}
+	for _, keep := range []string{`C:\Users\nancy\x`, "aa-02-03-04-05-06-07", "Add::Face cafe::beef A::B", "a-dead::beef-b", strings.Repeat("-", 4000), strings.Repeat("a_", 2000)} {
+		if got := a.String(keep); got != keep {
+			t.Errorf("%.60q changed to %.60q", keep, got)
+		}
+	}
+}
