@@ -83,6 +83,15 @@ func collected(s *snapshot.Snapshot) *time.Time {
 	return nil
 }
 
+// collectedAt is collected's time, the zero time when the manifest does
+// not say.
+func collectedAt(s *snapshot.Snapshot) time.Time {
+	if c := collected(s); c != nil {
+		return *c
+	}
+	return time.Time{}
+}
+
 // sameNode reports two bundles of one node: the same node name, or the same
 // host name (case-insensitive both; the node name is NODE_NAME in one
 // collection and the host name in another). The same host name is not

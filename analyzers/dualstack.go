@@ -67,11 +67,11 @@ func checkDualStack(s *snapshot.Snapshot) ([]Issue, error) {
 	}
 	var pods, only4 int
 	var example []string
-	own := thisNodeAddresses(s)
+	own := ownAddresses(s, s.CNINetwork())
 	sourceVIP, _ := netip.ParseAddr(s.Facts.SourceVIP.Value)
 	for _, e := range s.Endpoints {
 		// Pods only: not the source VIP, the host's or the gateway's.
-		if e.IsRemote || !e.IP.IsValid() || !v4.Contains(e.IP) || e.IP == sourceVIP || own[e.IP] || e.IP == v4.Addr().Next() {
+		if e.IsRemote || !e.IP.IsValid() || !v4.Contains(e.IP) || e.IP == sourceVIP || own.has(e.IP) || e.IP == v4.Addr().Next() {
 			continue
 		}
 		pods++

@@ -65,10 +65,7 @@ const (
 )
 
 func checkLogs(s *snapshot.Snapshot) ([]Issue, error) {
-	var collected time.Time
-	if m := s.Manifest; m != nil && m.Started != nil {
-		collected = *m.Started
-	}
+	at := collectedAt(s)
 	var issues []Issue
 	for _, lf := range s.Logs {
 		for _, k := range logKinds {
@@ -83,7 +80,7 @@ func checkLogs(s *snapshot.Snapshot) ([]Issue, error) {
 				// Event channels say when: judge by the clock, not by
 				// the position (two channels are listed one after the other).
 				when = "at " + ev.LastTime.UTC().Format(time.RFC3339)
-				if !collected.IsZero() && collected.Sub(ev.LastTime) < recentEvent {
+				if !at.IsZero() && at.Sub(ev.LastTime) < recentEvent {
 					sev, when = finding.Fail, when+", within the hour before collection"
 				}
 			case lf.Lines-ev.LastLine < recentLines:
@@ -134,10 +131,7 @@ var networkingPods = []string{"kube-proxy", "kube-flannel", "flannel", "calico-n
 const manyRestarts = 5
 
 func checkNetworkingPodRestarts(s *snapshot.Snapshot) ([]Issue, error) {
-	var collected time.Time
-	if m := s.Manifest; m != nil && m.Started != nil {
-		collected = *m.Started
-	}
+	at := collectedAt(s)
 	var issues []Issue
 	for _, p := range s.Pods {
 		name := strings.ToLower(p.Name)
@@ -145,7 +139,7 @@ func checkNetworkingPodRestarts(s *snapshot.Snapshot) ([]Issue, error) {
 			continue
 		}
 		loop := p.CrashLooping != ""
-		recent := !p.LastExitAt.IsZero() && !collected.IsZero() && collected.Sub(p.LastExitAt) < recentEvent
+		recent := !p.LastExitAt.IsZero() && !at.IsZero() && at.Sub(p.LastExitAt) < recentEvent
 		if !loop && (p.Restarts < manyRestarts || !recent) {
 			continue
 		}

@@ -34,7 +34,7 @@ func init() {
 func checkMissingBackends(s *snapshot.Snapshot) ([]Issue, error) {
 	byID := endpointsByID(s)
 	modify := s.Feature(snapshot.FeatureModifyLoadbalancer)
-	own := thisNodeAddresses(s)
+	own := ownAddresses(s, s.CNINetwork())
 	var issues []Issue
 	for _, sl := range serviceLoadBalancers(s) {
 		v, err := netip.ParseAddr(sl.vip)
@@ -50,7 +50,7 @@ func checkMissingBackends(s *snapshot.Snapshot) ([]Issue, error) {
 
 // missingFrom: the ready addresses of the VIP's family that are no backend
 // of lb, sorted; false when lb's backends cannot all be told.
-func missingFrom(lb *snapshot.LoadBalancer, v4 bool, ready map[netip.Addr]bool, byID map[string]*snapshot.Endpoint, own map[netip.Addr]bool) ([]string, bool) {
+func missingFrom(lb *snapshot.LoadBalancer, v4 bool, ready map[netip.Addr]bool, byID map[string]*snapshot.Endpoint, own nodeAddrs) ([]string, bool) {
 	if !lb.Knows("HostComputeEndpoints") {
 		return nil, false
 	}
@@ -66,7 +66,7 @@ func missingFrom(lb *snapshot.LoadBalancer, v4 bool, ready map[netip.Addr]bool, 
 	for a := range ready {
 		// This node's own addresses are hostNetwork pods here: kube-proxy
 		// skips a local endpoint without an HNS endpoint by design.
-		if a.Is4() == v4 && !have[a] && !own[a] {
+		if a.Is4() == v4 && !have[a] && !own.has(a) {
 			missing = append(missing, a.String())
 		}
 	}
@@ -86,24 +86,4 @@ func missingIssue(s *snapshot.Snapshot, svc *snapshot.Service, vip string, lb *s
 		ev = append(ev, finding.Evidence{File: modify.File, Field: "ModifyLoadbalancer supported", Value: "true (" + modify.Source + ")"})
 	}
 	return Issue{Summary: summary, Evidence: ev, Subjects: []string{"service:" + svc.Namespace + "/" + svc.Name, "vip:" + vip}}
-}
-
-// thisNodeAddresses are this node's own addresses: its adapters' and its
-// Kubernetes Node's.
-func thisNodeAddresses(s *snapshot.Snapshot) map[netip.Addr]bool {
-	out := map[netip.Addr]bool{}
-	for _, ad := range s.Adapters {
-		for _, p := range ad.Addresses {
-			out[p.Addr()] = true
-		}
-	}
-	if self := s.SelfKubeNode(); self != nil {
-		for _, a := range self.InternalIPs {
-			out[a] = true
-		}
-	}
-	if a, err := netip.ParseAddr(s.Facts.NodeIP.Value); err == nil {
-		out[a] = true
-	}
-	return out
 }

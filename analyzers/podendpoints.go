@@ -83,10 +83,7 @@ func checkPodEndpoints(s *snapshot.Snapshot) ([]Issue, error) {
 			}
 		}
 	}
-	var collected time.Time
-	if m := s.Manifest; m != nil && m.Started != nil {
-		collected = *m.Started
-	}
+	at := collectedAt(s)
 	var missing []string
 	var ev []finding.Evidence
 	pods := 0
@@ -94,7 +91,7 @@ func checkPodEndpoints(s *snapshot.Snapshot) ([]Issue, error) {
 		if !podNeedsEndpoint(s, p) {
 			continue
 		}
-		if !collected.IsZero() && !p.StartTime.IsZero() && p.StartTime.After(collected.Add(-settleTime)) {
+		if !at.IsZero() && !p.StartTime.IsZero() && p.StartTime.After(at.Add(-settleTime)) {
 			continue // started around the collection: HNS may have been read before
 		}
 		pods++
