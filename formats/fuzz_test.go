@@ -62,7 +62,7 @@ func FuzzParseHostAndKube(f *testing.F) {
 			}
 		}
 		if v, err := ParseHNSGlobals(data); err == nil && v != nil {
-			_ = v.SupportsDSR()
+			_ = (&snapshot.Snapshot{HNSVersion: v}).Feature(snapshot.FeatureDSR)
 		}
 		ParseAdapters(data)
 		ParseRoutes(data)

@@ -178,30 +178,8 @@ func (o obj) get(key string) (any, bool) {
 	return nil, false
 }
 
-// first returns the value of the first key present.
-func (o obj) first(keys ...string) (any, bool) {
-	for _, k := range keys {
-		if v, ok := o[k]; ok && v != nil {
-			return v, true
-		}
-	}
-	// Spelled otherwise (a paste, another producer): one walk of the
-	// object for all the keys, the earliest key winning, instead of a walk
-	// per key.
-	best, bv := len(keys), any(nil)
-	for k, v := range o {
-		if v == nil {
-			continue
-		}
-		for i := 0; i < best; i++ {
-			if strings.EqualFold(k, keys[i]) {
-				best, bv = i, v
-				break
-			}
-		}
-	}
-	return bv, best < len(keys)
-}
+// first returns the value of the first key present (snapshot.Setting).
+func (o obj) first(keys ...string) (any, bool) { return snapshot.Setting(o, keys...) }
 
 // str returns a string field; numbers and booleans are formatted.
 func (o obj) str(keys ...string) string {

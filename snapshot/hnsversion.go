@@ -14,10 +14,5 @@ type HNSVersion struct {
 
 func (v HNSVersion) String() string { return fmt.Sprintf("%d.%d", v.Major, v.Minor) }
 
-// SupportsDSR: 9.3 and later 9.x, and 10.2 and later (hcsshim's DSRVersion).
-func (v HNSVersion) SupportsDSR() bool {
-	return v.Major == 9 && v.Minor >= 3 || v.Major == 10 && v.Minor >= 2 || v.Major > 10
-}
-
 // FileHNSGlobals is where the collector keeps the HNS version.
 const FileHNSGlobals = "hns/v2/globals.json"

@@ -8,28 +8,36 @@ import (
 	"strings"
 )
 
-// setting is a value of a decoded JSON object by the first of names
-// present, matched exactly, else case-insensitively (HNS, PowerShell and
-// kubectl spell keys differently), as the parsers' getter does.
-func setting(m map[string]any, names ...string) (any, bool) {
-	for _, n := range names {
-		if v, ok := m[n]; ok && v != nil {
+// Setting is the value of a decoded JSON object under the first of keys
+// present: spelled exactly, else in any case (HNS, PowerShell and kubectl
+// spell keys differently), the earliest key winning. The parsers' getter
+// reads every field through it.
+func Setting(m map[string]any, keys ...string) (any, bool) {
+	for _, k := range keys {
+		if v, ok := m[k]; ok && v != nil {
 			return v, true
 		}
 	}
-	for _, n := range names {
-		for k, v := range m {
-			if v != nil && strings.EqualFold(k, n) {
-				return v, true
+	// Spelled otherwise (a paste, another producer): one walk of the
+	// object for all the keys, instead of a walk per key.
+	best, bv := len(keys), any(nil)
+	for k, v := range m {
+		if v == nil {
+			continue
+		}
+		for i := 0; i < best; i++ {
+			if strings.EqualFold(k, keys[i]) {
+				best, bv = i, v
+				break
 			}
 		}
 	}
-	return nil, false
+	return bv, best < len(keys)
 }
 
 // settingInt reads an integer: a JSON number, or a number as text.
 func settingInt(m map[string]any, names ...string) (int64, bool) {
-	v, _ := setting(m, names...)
+	v, _ := Setting(m, names...)
 	return IntValue(v)
 }
 
@@ -64,7 +72,7 @@ func IntValue(v any) (int64, bool) {
 
 // settingString reads a value as text (a number or a boolean too).
 func settingString(m map[string]any, names ...string) string {
-	v, _ := setting(m, names...)
+	v, _ := Setting(m, names...)
 	return TextValue(v)
 }
 
