@@ -63,7 +63,7 @@ func addrStart(in []byte, i int) bool {
 	case c >= '0' && c <= '9', c == '.':
 		return false
 	case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
-		return jsonEscapeBefore(in, i)
+		return false // v1.2.3.4; an escape's letter was let through above
 	case c == ':':
 		// A dotted quad after a colon is no part of a MAC, and an IPv6
 		// address ending in one was read whole at its start.

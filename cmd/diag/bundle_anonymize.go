@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -79,13 +78,9 @@ func runBundleAnonymize(ctx context.Context, e *env, o anonymizeOptions, input s
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	out := o.output
-	if out == "" {
-		p, err := redactOutputPath(input, "")
-		if err != nil {
-			return err
-		}
-		out = strings.TrimSuffix(p, "-redacted.zip") + "-anonymized.zip"
+	out, err := outputBeside(input, o.output, "-anonymized.zip")
+	if err != nil {
+		return err
 	}
 	if err := checkRedactOutput(input, out, o.force); err != nil {
 		return err
@@ -151,28 +146,28 @@ func runBundleAnonymize(ctx context.Context, e *env, o anonymizeOptions, input s
 			return fmt.Errorf("write the key: %w; %s not written", err, out)
 		}
 	}
+	mp := a.Mapping()
 	if o.writeMap {
-		mp := out + ".map.json"
+		mapPath := out + ".map.json"
 		if o.force {
-			os.Remove(mp)
+			os.Remove(mapPath)
 		}
-		f, err := os.OpenFile(mp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		f, err := os.OpenFile(mapPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if err != nil {
 			return fmt.Errorf("write the map: %w", err)
 		}
-		if err := anonymize.WriteMapping(f, a.Mapping()); err != nil {
+		if err := anonymize.WriteMapping(f, mp); err != nil {
 			f.Close()
-			return fmt.Errorf("write %s: %w", mp, err)
+			return fmt.Errorf("write %s: %w", mapPath, err)
 		}
 		if err := f.Close(); err != nil {
-			return fmt.Errorf("write %s: %w", mp, err)
+			return fmt.Errorf("write %s: %w", mapPath, err)
 		}
-		fmt.Fprintf(e.stderr, "bundle anonymize: the mapping is in %s: keep it private\n", mp)
+		fmt.Fprintf(e.stderr, "bundle anonymize: the mapping is in %s: keep it private\n", mapPath)
 	}
 	for _, om := range res.Omitted {
 		fmt.Fprintf(e.stderr, "bundle anonymize: %s: %s\n", om.Path, om.Reason)
 	}
-	mp := a.Mapping()
 	fmt.Fprintf(e.stderr, "bundle anonymize: wrote %s: %d files; replaced %d addresses, %d MACs, %d names; key %s (ID %s)\n",
 		out, len(res.Files), len(mp.Addresses), len(mp.MACs), len(mp.Names), filepath.Clean(keyPath), key.ID())
 	fmt.Fprintln(e.stdout, out)

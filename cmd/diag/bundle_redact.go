@@ -67,7 +67,7 @@ func runBundleRedact(ctx context.Context, e *env, o redactOptions, input string)
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	out, err := redactOutputPath(input, o.output)
+	out, err := outputBeside(input, o.output, "-redacted.zip")
 	if err != nil {
 		return err
 	}
@@ -99,8 +99,9 @@ func runBundleRedact(ctx context.Context, e *env, o redactOptions, input string)
 	return nil
 }
 
-// redactOutputPath is -o, else <input name>-redacted.zip beside the input.
-func redactOutputPath(input, output string) (string, error) {
+// outputBeside is --output-file, else <input name><suffix> beside the
+// input ("-redacted.zip": a folder "logs" gives logs-redacted.zip).
+func outputBeside(input, output, suffix string) (string, error) {
 	if output != "" {
 		return output, nil
 	}
@@ -115,7 +116,7 @@ func redactOutputPath(input, output string) (string, error) {
 	if base == "" || base == string(filepath.Separator) || base == "." {
 		base = "bundle"
 	}
-	return filepath.Join(filepath.Dir(abs), base+"-redacted.zip"), nil
+	return filepath.Join(filepath.Dir(abs), base+suffix), nil
 }
 
 // checkRedactOutput refuses, before any work, an output that exists (without

@@ -19,11 +19,8 @@ import (
 // Ctrl-C. It then reads out back as analyze would and removes it when
 // this diag would read it as a different kind of input than before (the
 // input as analyze read it; nil when analyze cannot). verb names the
-// command's work in messages ("redacted", "anonymized").
+// command's work in messages ("redacted", "anonymized"). ctx is not nil.
 func rewriteBundle(ctx context.Context, in *bundle.Bundle, input, out string, m bundle.Manifest, force bool, filter bundle.Filter, before *snapshot.Snapshot, verb string) (*bundle.RewriteResult, error) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	w, err := bundle.Create(out, m)
 	if err != nil {
 		return nil, err
