@@ -14,7 +14,9 @@ import (
 var MaxCapture int64 = 1 << 30
 
 // Capture rewrites a pcap or pcapng file (gzip'd too, and then gzip'd
-// again): every packet's addresses mapped in place, lengths unchanged. In
+// again): every packet's addresses mapped in place, lengths unchanged (a
+// classic pcap is rewritten in data itself: a capture of a gigabyte is not
+// held twice). In
 // pcapng, the blocks that could name the capturing host or hold other
 // data (name resolution, decryption secrets, statistics, custom blocks)
 // are left out, and so are the options of the others but for the ones a
@@ -66,7 +68,7 @@ func (a *Anonymizer) pcap(data []byte) ([]byte, error) {
 	default:
 		return nil, errors.New("not a pcap or pcapng file")
 	}
-	out := append([]byte(nil), data...)
+	out := data
 	link := order.Uint32(out[20:24]) & 0x0fffffff
 	for off := 24; off+16 <= len(out); {
 		incl := int(order.Uint32(out[off+8:]))
