@@ -7,6 +7,7 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+	"github.com/wincni/diag/gen"
 )
 
 // Generators of corner-case frames for corner_test.go, built with
@@ -59,19 +60,7 @@ type tcpSeg struct {
 }
 
 func (s tcpSeg) layer() *layers.TCP {
-	t := &layers.TCP{SrcPort: layers.TCPPort(s.sport), DstPort: layers.TCPPort(s.dport), Seq: s.seq, Window: 64240}
-	for _, c := range s.flags {
-		switch c {
-		case 'S':
-			t.SYN = true
-		case 'A':
-			t.ACK, t.Ack = true, 1
-		case 'F':
-			t.FIN = true
-		case 'R':
-			t.RST = true
-		}
-	}
+	t := gen.TCPLayer(s.sport, s.dport, s.seq, s.flags)
 	if t.SYN {
 		t.Options = []layers.TCPOption{{OptionType: layers.TCPOptionKindMSS, OptionLength: 4, OptionData: []byte{5, 0xb4}},
 			{OptionType: layers.TCPOptionKindSACKPermitted, OptionLength: 2}, {OptionType: layers.TCPOptionKindNop},

@@ -66,19 +66,7 @@ func (p Pkt) Bytes() []byte {
 		inner = append(inner, &layers.ICMPv4{TypeCode: layers.CreateICMPv4TypeCode(p.ICMPType, p.ICMPCode)})
 	default:
 		iip.Protocol = layers.IPProtocolTCP
-		t := &layers.TCP{SrcPort: layers.TCPPort(p.Sport), DstPort: layers.TCPPort(p.Dport), Seq: p.Seq, Window: 64240}
-		for _, c := range p.TCPFlags {
-			switch c {
-			case 'S':
-				t.SYN = true
-			case 'A':
-				t.ACK, t.Ack = true, 1
-			case 'F':
-				t.FIN = true
-			case 'R':
-				t.RST = true
-			}
-		}
+		t := TCPLayer(p.Sport, p.Dport, p.Seq, p.TCPFlags)
 		t.SetNetworkLayerForChecksum(iip)
 		inner = append(inner, t)
 	}
@@ -302,4 +290,22 @@ func onesComplement(b []byte, sum uint32) uint16 {
 		sum = sum>>16 + sum&0xffff
 	}
 	return ^uint16(sum)
+}
+
+// TCPLayer is a TCP header with flags spelled S, A, F, R (ACK acknowledges 1).
+func TCPLayer(sport, dport uint16, seq uint32, flags string) *layers.TCP {
+	t := &layers.TCP{SrcPort: layers.TCPPort(sport), DstPort: layers.TCPPort(dport), Seq: seq, Window: 64240}
+	for _, c := range flags {
+		switch c {
+		case 'S':
+			t.SYN = true
+		case 'A':
+			t.ACK, t.Ack = true, 1
+		case 'F':
+			t.FIN = true
+		case 'R':
+			t.RST = true
+		}
+	}
+	return t
 }
