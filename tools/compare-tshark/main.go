@@ -238,14 +238,8 @@ func runTshark(ctx context.Context, bin, file string, ports map[string]bool, dia
 	for _, f := range fields {
 		args = append(args, "-e", f)
 	}
-	cmd := exec.CommandContext(ctx, bin, args...)
-	var stderr limitedStderr
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
+	cmd, out, stderr, err := startPiped(ctx, bin, args...)
 	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	res := &tsharkResult{raw: newFigures(), adj: newFigures(), why: map[string]bool{}, diagLast: diagLast}
@@ -594,14 +588,8 @@ func runDiag(ctx context.Context, bin, file string, ports map[string]bool) (*fig
 			args = append(args, "--vxlan-port", p)
 		}
 	}
-	cmd := exec.CommandContext(ctx, bin, append(args, file)...)
-	var stderr limitedStderr
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
+	cmd, out, stderr, err := startPiped(ctx, bin, append(args, file)...)
 	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	data, readErr := io.ReadAll(io.LimitReader(out, maxDiagOutput+1))
@@ -722,4 +710,20 @@ func setString(s map[string]bool) string {
 		out = out[:32] + fmt.Sprintf("... (%d)", len(keys))
 	}
 	return out
+}
+
+// startPiped starts bin with its standard output to read and the first of
+// its standard error kept.
+func startPiped(ctx context.Context, bin string, args ...string) (*exec.Cmd, io.ReadCloser, *limitedStderr, error) {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	stderr := &limitedStderr{}
+	cmd.Stderr = stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, nil, nil, err
+	}
+	return cmd, out, stderr, nil
 }
