@@ -303,11 +303,7 @@ func views(snaps []*snapshot.Snapshot) []*nodeView {
 			if n.VxlanPort != 0 {
 				v.port = int64(n.VxlanPort)
 			}
-			for _, sub := range n.Subnets {
-				if sub.Prefix.IsValid() {
-					v.pods = append(v.pods, sub.Prefix)
-				}
-			}
+			v.pods = n.Prefixes()
 		} else if s.Linux != nil {
 			for _, l := range s.Linux.VXLANLinks() {
 				v.vtep, v.drMAC, v.vni, v.port = l.VXLAN.Local, l.MAC, l.VXLAN.VNI, l.VXLAN.Port

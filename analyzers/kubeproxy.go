@@ -266,10 +266,8 @@ func checkSourceVIP(s *snapshot.Snapshot) ([]Issue, error) {
 
 func subnetsOf(n *snapshot.Network) string {
 	var out []string
-	for _, s := range n.Subnets {
-		if s.Prefix.IsValid() {
-			out = append(out, s.Prefix.String())
-		}
+	for _, p := range n.Prefixes() {
+		out = append(out, p.String())
 	}
 	return orNone(out)
 }

@@ -33,11 +33,7 @@ func ContextFromSnapshots(snaps ...*snapshot.Snapshot) *Context {
 					c.DrMACs[n.ManagementIP] = n.DrMAC
 				}
 			}
-			for _, sub := range n.Subnets {
-				if sub.Prefix.IsValid() {
-					c.PodPrefixes = append(c.PodPrefixes, sub.Prefix)
-				}
-			}
+			c.PodPrefixes = append(c.PodPrefixes, n.Prefixes()...)
 			for _, r := range n.RemoteSubnetRoutes {
 				if r.ProviderAddress.IsValid() {
 					c.NodeAddrs[r.ProviderAddress] = "ProviderAddress of " + name + "'s route to " + r.DestinationPrefix.String()

@@ -117,10 +117,8 @@ func vsids(n *snapshot.Network) string {
 
 func prefixes(n *snapshot.Network) string {
 	var v []string
-	for _, s := range n.Subnets {
-		if s.Prefix.IsValid() {
-			v = append(v, s.Prefix.String())
-		}
+	for _, p := range n.Prefixes() {
+		v = append(v, p.String())
 	}
 	return set(v)
 }

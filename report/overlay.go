@@ -132,11 +132,9 @@ func (b *overlayBuilder) inputNode(s *snapshot.Snapshot, findings []finding.Find
 			node.VTEP = n.ManagementIP.String()
 			node.addrs = append(node.addrs, n.ManagementIP)
 		}
-		for _, sub := range n.Subnets {
-			if sub.Prefix.IsValid() {
-				node.Subnets = append(node.Subnets, sub.Prefix.String())
-				node.prefixes = append(node.prefixes, sub.Prefix)
-			}
+		for _, p := range n.Prefixes() {
+			node.Subnets = append(node.Subnets, p.String())
+			node.prefixes = append(node.prefixes, p)
 		}
 	} else if s.Linux != nil && len(s.Linux.VXLANLinks()) > 0 {
 		node.OS = "linux"

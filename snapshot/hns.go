@@ -14,6 +14,17 @@ func (n *Network) ContainsAddr(a netip.Addr) bool {
 	return false
 }
 
+// Prefixes are the network's subnet prefixes that parsed, in order.
+func (n *Network) Prefixes() []netip.Prefix {
+	var out []netip.Prefix
+	for _, s := range n.Subnets {
+		if s.Prefix.IsValid() {
+			out = append(out, s.Prefix)
+		}
+	}
+	return out
+}
+
 // IsOverlayOrBridge reports the network types whose vSwitch is bound to a
 // physical adapter and carries pod traffic between nodes.
 func (n *Network) IsOverlayOrBridge() bool {
