@@ -284,16 +284,7 @@ func TestOuterIPv6Fragments(t *testing.T) {
 	whole := encap(o1, o2, 4789, 1, in) // Ethernet, IPv6, UDP, VXLAN, frame
 	udp := whole[14+40:]
 	// Fragment it: the first fragment carries 1232 bytes of the UDP datagram.
-	fragment := func(off int, more bool, part []byte) []byte {
-		n := &layers.IPv6{Version: 6, HopLimit: 64, NextHeader: layers.IPProtocolIPv6Fragment, SrcIP: ip(o1), DstIP: ip(o2)}
-		fo := uint16(off/8) << 3
-		if more {
-			fo |= 1
-		}
-		h := []byte{17, 0, byte(fo >> 8), byte(fo), 0, 0, 0x12, 0x34}
-		return ser(&layers.Ethernet{SrcMAC: macA, DstMAC: macB, EthernetType: layers.EthernetTypeIPv6}, n, gopacket.Payload(append(h, part...)))
-	}
-	first, second := fragment(0, true, udp[:1232]), fragment(1232, false, udp[1232:])
+	first, second := ipv6Fragment(o1, o2, 0, true, udp[:1232]), ipv6Fragment(o1, o2, 1232, false, udp[1232:])
 	r := run(Options{}, pkt{data: first}, pkt{data: second, at: time.Microsecond})
 	if r.VXLANPackets != 1 || r.OuterFragments != 1 || r.Malformed != 0 {
 		t.Errorf("%d VXLAN, %d outer fragments, %d malformed", r.VXLANPackets, r.OuterFragments, r.Malformed)

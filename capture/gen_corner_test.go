@@ -187,3 +187,25 @@ func run(opts Options, pkts ...pkt) *Report {
 	}
 	return a.Finish("test")
 }
+
+// ipv6Fragment is a frame holding part of a UDP datagram behind an IPv6
+// fragment header (ID 0x1234) at byte offset off; more: fragments follow.
+func ipv6Fragment(src, dst string, off int, more bool, part []byte) []byte {
+	n := &layers.IPv6{Version: 6, HopLimit: 64, NextHeader: layers.IPProtocolIPv6Fragment, SrcIP: ip(src), DstIP: ip(dst)}
+	fo := uint16(off/8) << 3
+	if more {
+		fo |= 1
+	}
+	h := []byte{17, 0, byte(fo >> 8), byte(fo), 0, 0, 0x12, 0x34}
+	return ser(&layers.Ethernet{SrcMAC: macA, DstMAC: macB, EthernetType: layers.EthernetTypeIPv6}, n, gopacket.Payload(append(h, part...)))
+}
+
+// ipv4Fragment is a frame holding part of a UDP datagram in an IPv4
+// fragment with IP ID id at byte offset off; more: fragments follow.
+func ipv4Fragment(src, dst string, id uint16, off int, more bool, part []byte) []byte {
+	n := &layers.IPv4{Version: 4, TTL: 64, Id: id, Protocol: layers.IPProtocolUDP, SrcIP: ip(src), DstIP: ip(dst), FragOffset: uint16(off / 8)}
+	if more {
+		n.Flags = layers.IPv4MoreFragments
+	}
+	return ser(&layers.Ethernet{SrcMAC: macA, DstMAC: macB, EthernetType: layers.EthernetTypeIPv4}, n, gopacket.Payload(part))
+}

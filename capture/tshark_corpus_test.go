@@ -356,40 +356,17 @@ func fragmentsPkts() []pkt {
 	in := innerTCP(podA, podB, tcpSeg{sport: 40020, dport: 80, flags: "A", seq: 1, id: 30, payload: 1400})
 	whole6 := encap(o6a, o6b, 4789, 1, in)
 	udp6 := whole6[14+40:]
-	frag6 := func(off int, more bool, part []byte) []byte {
-		n := &layers.IPv6{Version: 6, HopLimit: 64, NextHeader: layers.IPProtocolIPv6Fragment, SrcIP: ip(o6a), DstIP: ip(o6b)}
-		fo := uint16(off/8) << 3
-		if more {
-			fo |= 1
-		}
-		h := []byte{17, 0, byte(fo >> 8), byte(fo), 0, 0, 0x12, 0x34}
-		return ser(&layers.Ethernet{SrcMAC: macA, DstMAC: macB, EthernetType: layers.EthernetTypeIPv6}, n, gopacket.Payload(append(h, part...)))
-	}
 	whole4 := encap(vtepA, vtepB, 4789, 2, innerTCP(podA, podB, tcpSeg{sport: 40021, dport: 80, flags: "A", seq: 1, id: 31, payload: 1400}))
 	udp4 := whole4[14+20:]
-	frag4 := func(off int, more bool, part []byte) []byte {
-		n := &layers.IPv4{Version: 4, TTL: 64, Id: 0x4343, Protocol: layers.IPProtocolUDP, SrcIP: ip(vtepA), DstIP: ip(vtepB), FragOffset: uint16(off / 8)}
-		if more {
-			n.Flags = layers.IPv4MoreFragments
-		}
-		return ser(&layers.Ethernet{SrcMAC: macA, DstMAC: macB, EthernetType: layers.EthernetTypeIPv4}, n, gopacket.Payload(part))
-	}
 	// An inner UDP datagram of 2000 bytes in two IPv4 fragments.
 	dgram := innerUDP(podA, podB, 5007, 53, 32, fill(2000))[14+20:]
-	innerFrag := func(off int, more bool, part []byte) []byte {
-		n := &layers.IPv4{Version: 4, TTL: 64, Id: 0x5353, Protocol: layers.IPProtocolUDP, SrcIP: ip(podA), DstIP: ip(podB), FragOffset: uint16(off / 8)}
-		if more {
-			n.Flags = layers.IPv4MoreFragments
-		}
-		return ser(&layers.Ethernet{SrcMAC: macA, DstMAC: macB, EthernetType: layers.EthernetTypeIPv4}, n, gopacket.Payload(part))
-	}
 	return []pkt{
-		{data: frag6(0, true, udp6[:1232])},
-		{data: frag6(1232, false, udp6[1232:]), at: time.Microsecond},
-		{data: frag4(0, true, udp4[:1200]), at: 2 * time.Microsecond},
-		{data: frag4(1200, false, udp4[1200:]), at: 3 * time.Microsecond},
-		{data: encap(vtepA, vtepB, 4789, 3, innerFrag(0, true, dgram[:1400])), at: 4 * time.Microsecond},
-		{data: encap(vtepA, vtepB, 4789, 3, innerFrag(1400, false, dgram[1400:])), at: 5 * time.Microsecond},
+		{data: ipv6Fragment(o6a, o6b, 0, true, udp6[:1232])},
+		{data: ipv6Fragment(o6a, o6b, 1232, false, udp6[1232:]), at: time.Microsecond},
+		{data: ipv4Fragment(vtepA, vtepB, 0x4343, 0, true, udp4[:1200]), at: 2 * time.Microsecond},
+		{data: ipv4Fragment(vtepA, vtepB, 0x4343, 1200, false, udp4[1200:]), at: 3 * time.Microsecond},
+		{data: encap(vtepA, vtepB, 4789, 3, ipv4Fragment(podA, podB, 0x5353, 0, true, dgram[:1400])), at: 4 * time.Microsecond},
+		{data: encap(vtepA, vtepB, 4789, 3, ipv4Fragment(podA, podB, 0x5353, 1400, false, dgram[1400:])), at: 5 * time.Microsecond},
 	}
 }
 
