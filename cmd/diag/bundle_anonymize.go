@@ -110,7 +110,7 @@ func runBundleAnonymize(ctx context.Context, e *env, o anonymizeOptions, input s
 		return err
 	}
 	defer in.Close()
-	before, err := loadSnapshot(input)
+	before, err := loadBundle(input, nil)
 	if err != nil {
 		// Names are learnt from what analyze reads: without it only
 		// addresses and MACs would be replaced, and names would leak.

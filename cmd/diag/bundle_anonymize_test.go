@@ -76,7 +76,7 @@ func anonymizeInputs(t *testing.T) [][]string {
 		t.Log("no ../shared/real-pastes beside the project: real pastes not anonymized")
 	}
 	for _, p := range pastes {
-		if _, err := loadSnapshot(p); err == nil { // those analyze refuses, anonymize refuses too
+		if _, err := loadBundle(p, nil); err == nil { // those analyze refuses, anonymize refuses too
 			sets = append(sets, []string{p})
 		}
 	}
@@ -171,7 +171,7 @@ var (
 // read it.
 func checkNothingLeft(t *testing.T, in, out string) {
 	t.Helper()
-	s, err := loadSnapshot(in)
+	s, err := loadBundle(in, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

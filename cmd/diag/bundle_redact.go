@@ -11,7 +11,6 @@ import (
 
 	"github.com/wincni/diag/bundle"
 	"github.com/wincni/diag/collectors"
-	"github.com/wincni/diag/formats"
 	"github.com/wincni/diag/snapshot"
 )
 
@@ -83,7 +82,7 @@ func runBundleRedact(ctx context.Context, e *env, o redactOptions, input string)
 	// How analyze reads the input: to name the node in the manifest when
 	// the input has no manifest, and to check the output against. An input
 	// analyze cannot parse is still redacted.
-	before, _ := loadSnapshot(input)
+	before, _ := loadBundle(input, nil)
 
 	m := redactManifest(in, before, input)
 	res, err := rewriteBundle(ctx, in, input, out, m, o.force, collectors.RedactEntry, before, "redacted")
@@ -145,15 +144,6 @@ func checkRedactOutput(input, out string, force bool) error {
 func removeOutput(out string) {
 	os.Remove(out)
 	os.Remove(out + ".sha256")
-}
-
-func loadSnapshot(path string) (*snapshot.Snapshot, error) {
-	b, err := bundle.Open(path, bundle.DefaultLimits)
-	if err != nil {
-		return nil, err
-	}
-	defer b.Close()
-	return formats.Load(b)
 }
 
 // redactManifest is the output's manifest: this diag as the tool, the

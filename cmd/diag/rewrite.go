@@ -55,7 +55,7 @@ func rewriteBundle(ctx context.Context, in *bundle.Bundle, input, out string, m 
 	}
 	// The zip is complete. An input this diag reads as collectlogs output
 	// or loose files must not become a bundle it reads as something else.
-	after, err := loadSnapshot(out)
+	after, err := loadBundle(out, nil)
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
 	}
