@@ -67,6 +67,23 @@ var groundings = map[string]Grounding{
 		},
 	},
 
+	// Network policy.
+	"POL-01": {
+		Upstream: []string{
+			"Calico felix/dataplane/windows/endpoint_mgr.go (ApplyACLPolicy on each local endpoint of the Calico network; rule Ids allow-host-to-endpoint, profile-*, policy-*)",
+			"microsoft/hcsshim internal/hns/hnspolicy.go ACLPolicy (V1, with Id) and hcn/hcnpolicy.go AclPolicySetting (V2)",
+			"microsoft/windows-container-networking cni/cni.go (allowAclPortMapping: an ACL per mapped port)",
+			"Windows HNS/VFP: an endpoint's ACL policies become rules of its port's ACL_ENDPOINT_LAYER named after the ACL's Id (vfpctrl /port P /layer ACL_ENDPOINT_LAYER /list-rule, as Rancher's RKE2 notes and Azure NPM's debugging scripts read them)",
+		},
+		Guards: []string{
+			"only local endpoints whose VFP port was dumped with its rules; a dump of one other layer only (a pasted /layer listing) is not judged",
+			"endpoints whose policies the input hid are not judged",
+			"ACLs without an Id are counted, not matched by name: only an ACL layer without any rule is reported for them",
+			"a VFP rule is taken for a stale policy only when its name is an ACL Id seen in HNS on this node or a Calico/NPM rule name, and only on endpoints whose ACLs all carry Ids; a stale rule is a warning",
+			guardLinux,
+		},
+	},
+
 	// Captures.
 	"CAP-01": {
 		Upstream: []string{

@@ -93,10 +93,7 @@ func checkVFPDNSRules(s *snapshot.Snapshot) ([]Issue, error) {
 		if len(missing) == 0 {
 			continue
 		}
-		file := p.Source
-		if strings.HasPrefix(file, "vfp/") {
-			file = "vfp/port-" + p.Name + ".txt"
-		}
+		file := vfpPortFile(p)
 		issues = append(issues, Issue{
 			Summary: fmt.Sprintf("VFP port %s of endpoint %s (%s) has kube-proxy's load balancer rules but none for DNS (%s of %s): name lookups from this pod fail",
 				p.Name, e.ID, addrOrNone(e.IP), strings.Join(missing, ", "), svcName),

@@ -125,10 +125,7 @@ func checkVFPDivergence(s *snapshot.Snapshot) ([]Issue, error) {
 				continue
 			}
 			judged++
-			file = p.Source
-			if strings.HasPrefix(file, "vfp/") {
-				file = "vfp/port-" + p.Name + ".txt" // the rules come from the port's own dump
-			}
+			file = vfpPortFile(p)
 			label := fmt.Sprintf("%s (%s)", p.Name, addrOrNone(e.IP))
 			rules, _ := portEncapRules(p)
 			for i, r := range n.RemoteSubnetRoutes {

@@ -50,6 +50,8 @@ func newFakeWindowsNode(t testing.TB, nodes, localPods, ports int, delay time.Du
 		"k/kubeclusterconfig.json":           {Data: []byte(`{"Cri":{"Name":"containerd"},"Kubernetes":{"Network":{"ServiceCidr":"10.0.0.0/16"}},"Cloud":{"aadClientSecret":"` + s + `","StorageKey":"DefaultEndpointsProtocol=https;AccountName=x;AccountKey=` + s + `=="}}`)},
 		"k/kube-proxy.log":                   {Data: []byte(strings.Repeat("I1122 08:00:00 proxier.go:1 Syncing HNS policies\n", 2000) + "I1122 08:00:01 round_trippers.go:1 Authorization: Bearer " + s + "xyz\n")},
 		"k/azure-vnet.log":                   {Data: []byte("2026/11/22 08:00:00 [cni] password=" + s + " ignored\n")},
+		"k/kubelet.log":                      {Data: []byte("I1122 08:00:00.000000 4312 server.go:466] \"Kubelet version\" kubeletVersion=\"v1.31.2\"\n")},
+		"var/log/containerd/containerd.log":  {Data: []byte("time=\"2026-11-22T08:00:00Z\" level=info msg=\"starting containerd\"\n")},
 		"k/flannel/flanneld.log":             {Data: []byte("I1122 08:00:00 kube.go:1 using token " + "--token=" + s + "\n")},
 		"CalicoWindows/logs/calico-node.log": {Data: []byte("2026-11-22 08:00:00 [INFO] etcd https://root:" + s + "@10.0.0.5:2379\n")},
 		"CalicoWindows/logs/old.log.gz":      {Data: []byte("\x1f\x8b\x08\x00compressed" + s)},

@@ -233,6 +233,10 @@ func collectWindowsLogs(ctx context.Context, e *Env, out *Output) error {
 		{"logs/cni", []string{"k/azure-vnet*.log", "var/log/cni/*.log", "k/cni/*.log"}},
 		{"logs/flannel", []string{"k/flannel/*.log", "var/log/flanneld/*.log", "k/flanneld*.log"}},
 		{"logs/calico", []string{"CalicoWindows/logs/*.log", "k/calico/logs/*.log"}},
+		// Where AKS, sig-windows-tools and RKE2 write them; CNI failures
+		// reach these logs when the plugin writes none of its own.
+		{"logs/kubelet", []string{"k/kubelet*.log", "var/log/kubelet/*.log", "var/lib/rancher/rke2/agent/logs/kubelet.log"}},
+		{"logs/containerd", []string{"k/containerd*.log", "var/log/containerd/*.log", "var/lib/rancher/rke2/agent/containerd/containerd.log"}},
 	} {
 		n, err := out.CopyFiles(e.FS, l.dir, e.maxLog(), l.patterns...)
 		if err != nil {
@@ -241,7 +245,7 @@ func collectWindowsLogs(ctx context.Context, e *Env, out *Output) error {
 		total += n
 	}
 	if total == 0 {
-		return Skip("no kube-proxy, CNI, flannel or Calico logs found")
+		return Skip("no kube-proxy, CNI, flannel, Calico, kubelet or containerd logs found")
 	}
 	return nil
 }

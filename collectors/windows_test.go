@@ -61,6 +61,7 @@ func TestWindowsBusyNodeBundle(t *testing.T) {
 		"config/kube-proxy/cmdline.txt", "config/cni/10-flannel.conf", "config/cni/calico-kubeconfig", "config/flannel/net-conf.json",
 		"config/flannel/subnet.env", "config/calico/config.ps1", "config/node/kubeclusterconfig.json",
 		"logs/kube-proxy/kube-proxy.log", "logs/cni/azure-vnet.log", "logs/flannel/flanneld.log", "logs/calico/calico-node.log", "diag.log",
+		"logs/kubelet/kubelet.log", "logs/containerd/containerd.log",
 		"events/hns.json",
 	}
 	for i := range 100 {

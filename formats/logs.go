@@ -105,7 +105,15 @@ var logPatterns = []struct {
 	// restarted or the network was recreated; kube-proxy drops its policies.
 	{snapshot.LogProxyNoNetwork, regexp.MustCompile(`Unable to find HNS Network specified|The HNS network \S+ is not present or has changed`)},
 	{snapshot.LogProxyPolicy, regexp.MustCompile(`Policy creation failed|Remote endpoint creation failed`)},
+	// HNS's E_INVALIDARG for policies (hcnCreateEndpoint / HNSCall), as
+	// the CNI, kubelet and containerd pass it on.
+	{snapshot.LogPolicyRejected, regexp.MustCompile(`(?i)0x803b000d|The provided policy configuration is invalid or missing parameters`)},
 }
+
+// runtimeKinds are what the kubelet's and containerd's logs are read for:
+// the sandbox failures they pass on from the CNI and HNS. Their other
+// errors (image pulls, volumes, files that exist) are not networking's.
+var runtimeKinds = map[string]bool{snapshot.LogPolicyRejected: true, snapshot.LogPanic: true}
 
 // maxLogLine bounds one line of a log (a JSON blob on one line is cut).
 const maxLogLine = 64 << 10
@@ -140,6 +148,9 @@ func scanLog(r io.Reader, file, component string) (*snapshot.LogFile, error) {
 			// or Calico creates it after a reboot: hcsshim's not found is
 			// the CNI's failure, kube-proxy's own is LogProxyNoNetwork.
 			if p.kind == snapshot.LogNetworkNotFound && component == "kube-proxy" {
+				continue
+			}
+			if (component == "kubelet" || component == "containerd") && !runtimeKinds[p.kind] {
 				continue
 			}
 			if !p.re.MatchString(line) {
@@ -179,7 +190,7 @@ func scanLog(r io.Reader, file, component string) (*snapshot.LogFile, error) {
 
 // logComponent is the component of a bundle log path, "" for none.
 func logComponent(name string) string {
-	for _, c := range []string{"kube-proxy", "cni", "flannel", "calico"} {
+	for _, c := range []string{"kube-proxy", "cni", "flannel", "calico", "kubelet", "containerd"} {
 		if strings.HasPrefix(name, "logs/"+c+"/") {
 			return c
 		}

@@ -15,6 +15,9 @@ const (
 	LogProxyNoNetwork  = "proxy-network-missing" // kube-proxy cannot find its HNS network and removes its policies
 	LogProxyPolicy     = "proxy-policy-failed"   // kube-proxy failed to create a load balancer or remote endpoint
 	LogHNSEventError   = "hns-event-error"       // an Error in HNS's own event channels
+	// LogPolicyRejected is HNS refusing an endpoint's policies
+	// (0x803b000d): every pod sandbox with that configuration fails.
+	LogPolicyRejected = "hns-policy-rejected"
 )
 
 // FileHNSEvents is where the collector keeps the HNS event channels.

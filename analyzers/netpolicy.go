@@ -1,0 +1,180 @@
+package analyzers
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/wincni/diag/finding"
+	"github.com/wincni/diag/snapshot"
+)
+
+func init() {
+	register(&Rule{
+		ID: "POL-01", Title: "NetworkPolicy ACLs in HNS and in VFP differ", Severity: finding.Fail,
+		Needs: []snapshot.Input{snapshot.InputHNSEndpoints, snapshot.InputVFP},
+		Checks: "For every local endpoint whose VFP port was dumped with its rules: an endpoint with ACL policies in HNS (Calico, Azure NPM, Antrea, " +
+			"the CNI's port ACLs) has rules in the port's ACL_ENDPOINT_LAYER, and every ACL that carries an Id has the rule VFP names after it (fail); " +
+			"the port holds no policy rule, named after an ACL Id seen in HNS or after Calico's and NPM's rules, that the endpoint's HNS policies no " +
+			"longer have (warn).",
+		Why: "NetworkPolicy on Windows is the ACL policies on each pod's HNS endpoint, which HNS programs into the pod's VFP port, and traffic follows " +
+			"VFP. When HNS failed to program a port (an HNS restart, an endpoint modified while it was busy), Get-HnsEndpoint shows the policy " +
+			"and the pod is not protected by it, or keeps a rule HNS has dropped and is blocked by a policy that no longer exists.",
+		Fix: "Delete the affected pods so their endpoints and ACLs are programmed anew; if many ports diverge, Restart-Service -Force hns, then " +
+			"restart the policy agent (calico-node / Felix, azure-npm) and kube-proxy so they apply their ACLs again.",
+		Sources: []string{"https://github.com/microsoft/Windows-Containers/issues/616", "https://github.com/microsoft/hcsshim/issues/1059",
+			"https://github.com/projectcalico/calico/issues/8465"},
+		Check: checkACLDivergence,
+	})
+}
+
+// aclRuleNamePrefixes are names policy agents give their ACLs, which VFP
+// shows as the rules' friendly names: Calico Felix's host rule, profiles and
+// policies, and Azure NPM's rules.
+var aclRuleNamePrefixes = []string{"allow-host-to-endpoint", "profile-", "policy-", "azure-acl-"}
+
+// endpointACLs are the ACL policies of an endpoint and the Ids of those
+// that carry one.
+func endpointACLs(e *snapshot.Endpoint) (n int, ids map[string]bool) {
+	ids = map[string]bool{}
+	for _, p := range e.Policies {
+		if p.Kind() != "ACL" {
+			continue
+		}
+		n++
+		if id := p.Str("Id"); id != "" {
+			ids[strings.ToLower(id)] = true
+		}
+	}
+	return n, ids
+}
+
+// portACLRules are the rules of a port's ACL_ENDPOINT_LAYER; shown says
+// whether the dump shows that layer (a /layer dump of another layer
+// does not).
+func portACLRules(p *snapshot.VFPPort) (rules []*snapshot.VFPRule, shown bool) {
+	for _, l := range p.Layers {
+		isLayer := strings.EqualFold(l.Name, "ACL_ENDPOINT_LAYER")
+		for _, g := range l.Groups {
+			if isLayer || strings.HasPrefix(strings.ToUpper(g.Name), "ACL_ENDPOINT_GROUP") {
+				shown = true
+				rules = append(rules, g.Rules...)
+			}
+		}
+		shown = shown || isLayer
+	}
+	return rules, shown
+}
+
+func checkACLDivergence(s *snapshot.Snapshot) ([]Issue, error) {
+	byID := endpointsByID(s)
+	// Ids seen in HNS anywhere on the node name policy rules on any port.
+	known := map[string]bool{}
+	for _, e := range s.Endpoints {
+		_, ids := endpointACLs(e)
+		for id := range ids {
+			known[id] = true
+		}
+	}
+	isPolicyRule := func(name string) bool {
+		name = strings.ToLower(name)
+		if known[name] {
+			return true
+		}
+		for _, p := range aclRuleNamePrefixes {
+			if strings.HasPrefix(name, p) {
+				return true
+			}
+		}
+		return false
+	}
+	var issues []Issue
+	judged := 0
+	for _, p := range s.VFPPorts {
+		e := byID[p.EndpointID]
+		if e == nil || e.IsRemote || len(p.Layers) == 0 || !e.Knows("Policies") {
+			continue
+		}
+		judged++
+		rules, shown := portACLRules(p)
+		n, ids := endpointACLs(e)
+		// A dump of one layer only (a pasted /layer listing) says nothing
+		// of the layers it leaves out.
+		if !shown && (n == 0 || len(p.Layers) < 2) {
+			continue
+		}
+		label := fmt.Sprintf("endpoint %s (%s)", e.ID, addrOrNone(e.IP))
+		names := map[string]bool{}
+		for _, r := range rules {
+			names[strings.ToLower(r.FriendlyName)] = true
+		}
+		ev := finding.Evidence{File: vfpPortFile(p), Object: "VFP port " + p.Name, Field: "layer ACL_ENDPOINT_LAYER"}
+		hnsEv := finding.Evidence{File: epFile(e), Object: "endpoint " + e.ID, Field: "Policies[Type=ACL]", Value: fmt.Sprint(n)}
+		switch {
+		case n > 0 && len(rules) == 0:
+			ev.Value, ev.Expected = "no rules", fmt.Sprintf("rules for the %s HNS holds", plural(n, "ACL"))
+			if !shown {
+				ev.Value = "layer not programmed"
+			}
+			issues = append(issues, Issue{
+				Summary: fmt.Sprintf("%s has %s in HNS but its VFP port %s has no ACL rule: the pod's NetworkPolicy is not enforced",
+					label, plural(n, "ACL"), p.Name),
+				Evidence: []finding.Evidence{hnsEv, ev},
+				Subjects: []string{"endpoint:" + e.ID},
+			})
+			continue
+		case n > 0:
+			var missing []string
+			for id := range ids {
+				if !names[id] {
+					missing = append(missing, id)
+				}
+			}
+			if len(missing) > 0 {
+				sort.Strings(missing)
+				ev.Value, ev.Expected = fmt.Sprintf("%d rules, none named %s", len(rules), missing[0]), "a rule for each ACL Id"
+				summary := fmt.Sprintf("%s: HNS ACL policy %s has no rule in VFP port %s, so it is not enforced", label, missing[0], p.Name)
+				if len(missing) > 1 {
+					summary = fmt.Sprintf("%s: %d HNS ACL policies have no rule in VFP port %s, so they are not enforced: %s", label, len(missing), p.Name, listSome(missing, 4))
+				}
+				issues = append(issues, Issue{Summary: summary, Evidence: []finding.Evidence{hnsEv, ev}, Subjects: []string{"endpoint:" + e.ID}})
+			}
+		}
+		// The reverse: a policy rule HNS does not hold for this endpoint.
+		// Ids are what match ACLs to rules; ACLs without one are not compared.
+		if len(ids) < n {
+			continue
+		}
+		var stale []string
+		for _, r := range rules {
+			name := strings.ToLower(r.FriendlyName)
+			if name != "" && !ids[name] && isPolicyRule(name) {
+				stale = append(stale, r.FriendlyName)
+			}
+		}
+		if len(stale) > 0 {
+			sort.Strings(stale)
+			ev.Value, ev.Expected = "rule "+stale[0], "only the endpoint's HNS ACLs"
+			issues = append(issues, Issue{
+				Severity: finding.Warn,
+				Summary: fmt.Sprintf("VFP port %s of %s keeps %s that its HNS ACL policies no longer have (stale policy, still enforced): %s",
+					p.Name, label, plural(len(stale), "policy rule"), listSome(stale, 4)),
+				Evidence: []finding.Evidence{ev, hnsEv},
+				Subjects: []string{"endpoint:" + e.ID},
+			})
+		}
+	}
+	if judged == 0 {
+		return nil, Skip("no VFP port of a local endpoint was dumped with its rules")
+	}
+	return issues, nil
+}
+
+// vfpPortFile is the file a port's rules came from: its own dump in a
+// bundle, else where the port was read.
+func vfpPortFile(p *snapshot.VFPPort) string {
+	if strings.HasPrefix(p.Source, "vfp/") {
+		return "vfp/port-" + p.Name + ".txt"
+	}
+	return p.Source
+}
