@@ -714,6 +714,7 @@ var groundings = map[string]Grounding{
 			"kubernetes.io Ports and Protocols: kubelet API TCP 10250, reached by the control plane (logs, exec, port-forward, metrics)",
 			"kubernetes pkg/proxy/healthcheck and cmd/kube-proxy options (--healthz-bind-address, port 10256 by default)",
 			"kubernetes pkg/proxy/winkernel/proxier.go forwardHealthCheckVip (health check through the Service VIP on Windows Server 2019)",
+			"kubernetes pkg/proxy/winkernel/proxier.go syncProxyRules: serviceHealthServer.SyncServices(HealthCheckNodePorts) serves each externalTrafficPolicy Local Service's healthCheckNodePort from the host",
 		},
 		Guards: []string{
 			"only bundles whose firewall.json says it gathered the TCP rules (Collected): older collectors gathered the VXLAN ports' UDP rules only",
@@ -721,6 +722,7 @@ var groundings = map[string]Grounding{
 			"profiles that are off, or whose default inbound action is Allow, are not judged",
 			"only the profile of the adapter holding the node IP, when its category is known",
 			"10256 only when the bundle has a LoadBalancer Service, and only a warn: installers open 10250 alone",
+			"a healthCheckNodePort only for LoadBalancer Services with externalTrafficPolicy Local, only when firewall.json says it gathered the NodePort range's TCP rules, and only a warn",
 		},
 	},
 	"SVC-11": {

@@ -32,12 +32,13 @@ const psRoutes = `ConvertTo-Json -Depth 3 -InputObject @(Get-NetRoute -ErrorActi
 // limited to a program.
 // psFirewall reads the effective policy (ActiveStore: local rules and
 // Group Policy together): the profiles, the rules whose port filter can
-// cover the VXLAN, kubelet and kube-proxy health ports, any-protocol rules
+// cover the VXLAN, kubelet and kube-proxy health ports or a TCP port of
+// the default NodePort range (healthCheckNodePorts), any-protocol rules
 // (Protocol Any filters have no ports), with their remote address filter,
 // and each network's category.
 const psFirewall = `$profiles = @(Get-NetFirewallProfile -PolicyStore ActiveStore | ForEach-Object { [ordered]@{ Name = $_.Name; Enabled = "$($_.Enabled)"; DefaultInboundAction = "$($_.DefaultInboundAction)"; DefaultOutboundAction = "$($_.DefaultOutboundAction)" } })
 $want = @{ UDP = @('4789', '8472'); TCP = @('10250', '10256'); Any = @() }
-$rules = @(foreach ($proto in 'UDP', 'TCP', 'Any') { Get-NetFirewallPortFilter -PolicyStore ActiveStore -Protocol $proto -ErrorAction SilentlyContinue | Where-Object { $lp = @($_.LocalPort); @($lp | Where-Object { $want[$proto] -contains $_ }).Count -gt 0 -or $lp -contains 'Any' -or ($lp -match '-') } | ForEach-Object {
+$rules = @(foreach ($proto in 'UDP', 'TCP', 'Any') { Get-NetFirewallPortFilter -PolicyStore ActiveStore -Protocol $proto -ErrorAction SilentlyContinue | Where-Object { $lp = @($_.LocalPort); @($lp | Where-Object { $want[$proto] -contains $_ -or ($proto -eq 'TCP' -and $_ -match '^\d+$' -and [int]$_ -ge 30000 -and [int]$_ -le 32767) }).Count -gt 0 -or $lp -contains 'Any' -or ($lp -match '-') } | ForEach-Object {
   $r = $_ | Get-NetFirewallRule
   if ($r.Enabled -ne 'True' -and @($_.LocalPort) -contains 'Any') { return }
   $app = $r | Get-NetFirewallApplicationFilter
@@ -47,7 +48,7 @@ $rules = @(foreach ($proto in 'UDP', 'TCP', 'Any') { Get-NetFirewallPortFilter -
     Protocol = $_.Protocol; LocalPort = @($_.LocalPort); RemotePort = @($_.RemotePort); Program = $app.Program; RemoteAddress = @($addr.RemoteAddress) }
 } })
 $networks = @(Get-NetConnectionProfile -ErrorAction SilentlyContinue | ForEach-Object { [ordered]@{ InterfaceAlias = $_.InterfaceAlias; NetworkCategory = "$($_.NetworkCategory)" } })
-ConvertTo-Json -Depth 4 -InputObject ([ordered]@{ Profiles = $profiles; Rules = $rules; ConnectionProfiles = $networks; Collected = @('UDP:4789', 'UDP:8472', 'TCP:10250', 'TCP:10256') })`
+ConvertTo-Json -Depth 4 -InputObject ([ordered]@{ Profiles = $profiles; Rules = $rules; ConnectionProfiles = $networks; Collected = @('UDP:4789', 'UDP:8472', 'TCP:10250', 'TCP:10256', 'TCP:30000-32767') })`
 
 const psOS = `$cv = Get-ItemProperty 'HKLM:\SOFTWARE\Microsoft\Windows NT\CurrentVersion'
 $hf = @(Get-HotFix -ErrorAction SilentlyContinue | ForEach-Object { [ordered]@{ HotFixID = $_.HotFixID; InstalledOn = "$($_.InstalledOn)" } })

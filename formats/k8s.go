@@ -66,6 +66,9 @@ func serviceOf(o obj) *snapshot.Service {
 		ExternalTrafficPolicy: spec.str("externalTrafficPolicy"),
 		InternalTrafficPolicy: spec.str("internalTrafficPolicy"),
 	}
+	if hc, ok := spec.num("healthCheckNodePort"); ok && hc > 0 && hc < 65536 {
+		s.HealthCheckNodePort = int(hc)
+	}
 	s.ExternalIPs = spec.strs("externalIPs")
 	for _, in := range o.child("status").child("loadBalancer").list("ingress") {
 		if ip := in.str("ip"); ip != "" {

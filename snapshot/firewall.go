@@ -71,15 +71,31 @@ func ProfileFor(category string) string {
 func (r FirewallRule) CoversUDPPort(p int) bool { return r.CoversPort("UDP", p, "") }
 
 // HasCollected says whether the collector gathered the rules for a
-// protocol and port ("TCP", 10250).
+// protocol and port ("TCP", 10250); a collected entry may be a range
+// ("TCP:30000-32767").
 func (fw *HostFirewall) HasCollected(proto string, port int) bool {
-	want := strings.ToUpper(proto) + ":" + strconv.Itoa(port)
 	for _, c := range fw.Collected {
-		if strings.EqualFold(strings.TrimSpace(c), want) {
+		p, ports, ok := strings.Cut(strings.TrimSpace(c), ":")
+		if !ok || !strings.EqualFold(p, proto) {
+			continue
+		}
+		if portSpanHas(ports, port) {
 			return true
 		}
 	}
 	return false
+}
+
+// portSpanHas says whether a port or range as the firewall writes them
+// ("10250", "30000-32767") includes p.
+func portSpanHas(span string, p int) bool {
+	lo, hi, isRange := strings.Cut(span, "-")
+	a, err1 := strconv.Atoi(strings.TrimSpace(lo))
+	b, err2 := a, error(nil)
+	if isRange {
+		b, err2 = strconv.Atoi(strings.TrimSpace(hi))
+	}
+	return err1 == nil && err2 == nil && a <= p && p <= b
 }
 
 // CoversPort says whether the rule's protocol and local ports include
@@ -103,14 +119,7 @@ func (r FirewallRule) CoversPort(proto string, p int, program string) bool {
 		if strings.EqualFold(lp, "Any") {
 			return true
 		}
-		lo, hi, isRange := strings.Cut(lp, "-")
-		a, err1 := strconv.Atoi(strings.TrimSpace(lo))
-		b := a
-		var err2 error
-		if isRange {
-			b, err2 = strconv.Atoi(strings.TrimSpace(hi))
-		}
-		if err1 == nil && err2 == nil && a <= p && p <= b {
+		if portSpanHas(lp, p) {
 			return true
 		}
 	}

@@ -338,6 +338,9 @@ type Service struct {
 	Ports                 []ServicePort `json:"ports,omitempty"`
 	ExternalTrafficPolicy string        `json:"externalTrafficPolicy,omitempty"`
 	InternalTrafficPolicy string        `json:"internalTrafficPolicy,omitempty"`
+	// HealthCheckNodePort is the port kube-proxy answers a load balancer's
+	// health probe on for an externalTrafficPolicy Local Service.
+	HealthCheckNodePort int `json:"healthCheckNodePort,omitempty"`
 	// ExternalIPs are spec.externalIPs and the load balancer ingress IPs.
 	ExternalIPs []string `json:"externalIPs,omitempty"`
 }
