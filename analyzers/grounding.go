@@ -725,6 +725,22 @@ var groundings = map[string]Grounding{
 			"a healthCheckNodePort only for LoadBalancer Services with externalTrafficPolicy Local, only when firewall.json says it gathered the NodePort range's TCP rules, and only a warn",
 		},
 	},
+	"SVC-12": {
+		Upstream: []string{
+			"microsoft/SDN Kubernetes/windows/debug/networkhealth.ps1 DSRLoadBalancerPolicyVfpRules: every DSR load balancer's rule LB_DSR_*_<ManagementIP>_<VIP>_<external port>_<internal port>_<protocol> in LB_DSR / LB_DSR_IPv4_OUT of every local endpoint's port",
+			"microsoft/SDN networkmonitor CheckDuplicate_LB_DSR_VfpRules: rules of LB_DSR_IPv4_OUT / LB_DSR_IPv6_OUT keyed by destination IPs, ports and protocols; more than one per key is the defect",
+			"kubernetes pkg/proxy/winkernel/hns.go getLoadBalancer (Flags 1 = DSR with --enable-dsr; the port mappings' external and internal ports)",
+		},
+		Guards: []string{
+			"only ports dumped with an LB_DSR group that holds rules: where kube-proxy's load balancers do not reach the port's VFP, nothing is expected",
+			"only DSR load balancers with a frontend VIP (ClusterIP, external, ingress) that HNS shows as applied (V1 State 2, or no state); NodePort load balancers are not judged",
+			"the cluster DNS Service's port 53 is SVC-11's",
+			"a rule matches by its name's suffix (anything after a further underscore allowed) or by equal destination address, port and protocol conditions",
+			"duplicates only among rules whose conditions show a destination address and port",
+			guardHidden,
+			guardLinux,
+		},
+	},
 	"SVC-11": {
 		Upstream: []string{
 			"microsoft/SDN Kubernetes/windows/debug/networkmonitor/networkhealth.ps1 CheckVfpDnsRuleMissing: vfpctrl /port <port> /layer LB_DSR /group LB_DSR_IPv4_OUT /list-rule must hold RULE ...53_53_6 and ...53_53_17 on every local endpoint's port",

@@ -1,0 +1,196 @@
+package analyzers
+
+import (
+	"fmt"
+	"net/netip"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/wincni/diag/finding"
+	"github.com/wincni/diag/snapshot"
+)
+
+func init() {
+	register(&Rule{
+		ID: "SVC-12", Title: "Pod VFP port with kube-proxy's DSR rules missing or duplicated", Severity: finding.Fail,
+		Needs: []snapshot.Input{snapshot.InputVFP, snapshot.InputHNSEndpoints, snapshot.InputHNSLoadBalancers},
+		Checks: "For every local endpoint whose VFP port was dumped with an LB_DSR layer whose LB_DSR_IPv4_OUT (or IPv6) group holds rules: each DSR " +
+			"load balancer of HNS with a frontend VIP has its rule there, for each port mapping (a rule named ..._<VIP>_<port>_<target port>_<protocol>, " +
+			"or with those conditions), and no two rules of the group match the same destination addresses, ports and protocols. The cluster DNS " +
+			"Service's port 53 is SVC-11's.",
+		Why: "With DSR, a pod reaches a ClusterIP Service through rules HNS puts on the pod's own VFP port for each load balancer. A port that " +
+			"missed one (HNS busy or restarted while kube-proxy created the load balancer) cannot reach that Service while other pods can; a " +
+			"duplicate left behind by a deleted load balancer can send the Service's traffic to backends that no longer exist.",
+		Fix: "Restart-Service -Force hns, then Restart-Service kube-proxy (kubeproxy on AKS) so it programs its load balancers again; delete a " +
+			"single affected pod when only its port is wrong.",
+		Sources: []string{"microsoft/SDN Kubernetes/windows/debug/networkhealth.ps1 DSRLoadBalancerPolicyVfpRules (LB_DSR_*_<ManagementIP>_<VIP>_<port>_<target port>_<protocol> on every local port)",
+			"microsoft/SDN networkmonitor CheckDuplicate_LB_DSR_VfpRules (rules keyed by destination IPs, ports and protocols)"},
+		Check: checkLBDSRRules,
+	})
+}
+
+// dsrTarget is one port mapping of a DSR load balancer, as VFP names it.
+type dsrTarget struct {
+	vip                 netip.Addr
+	port, target, proto int64
+	lbID                string
+}
+
+func (t dsrTarget) suffix() string {
+	return fmt.Sprintf("_%s_%d_%d_%d", t.vip, t.port, t.target, t.proto)
+}
+
+func (t dsrTarget) String() string {
+	return fmt.Sprintf("%s:%d/%s", t.vip, t.port, map[int64]string{6: "TCP", 17: "UDP"}[t.proto])
+}
+
+// matchedBy: the rule's name ends in the target's suffix (newer builds add
+// more after an underscore), or its conditions say the same.
+func (t dsrTarget) matchedBy(r *snapshot.VFPRule) bool {
+	for _, name := range []string{r.ID, r.FriendlyName} {
+		if i := strings.Index(name, t.suffix()); i >= 0 {
+			rest := name[i+len(t.suffix()):]
+			if rest == "" || rest[0] == '_' {
+				return true
+			}
+		}
+	}
+	c := r.Conditions
+	return c["Destination IP"] == t.vip.String() && c["Destination ports"] == strconv.FormatInt(t.port, 10) && c["Protocols"] == strconv.FormatInt(t.proto, 10)
+}
+
+// dsrTargets are the port mappings VFP should hold on every pod port: DSR
+// load balancers with a frontend VIP that HNS shows as applied, except
+// the cluster DNS Service's port 53 (SVC-11's).
+func dsrTargets(s *snapshot.Snapshot) []dsrTarget {
+	dnsIP, _ := netip.ParseAddr(s.Facts.DNSServiceIP.Value)
+	var out []dsrTarget
+	for _, lb := range s.LoadBalancers {
+		if lb.Flags&lbFlagDSR == 0 || !lb.Knows("Flags") || lb.State != 0 && lb.State != 2 {
+			continue
+		}
+		for _, v := range lb.FrontendVIPs {
+			vip, err := netip.ParseAddr(v)
+			if err != nil {
+				continue
+			}
+			for _, pm := range lb.PortMappings {
+				if pm.ExternalPort == 0 || pm.InternalPort == 0 || pm.Protocol == 0 || vip == dnsIP && pm.ExternalPort == 53 {
+					continue
+				}
+				out = append(out, dsrTarget{vip: vip, port: pm.ExternalPort, target: pm.InternalPort, proto: pm.Protocol, lbID: lb.ID})
+			}
+		}
+	}
+	return out
+}
+
+// lbDSRGroups are a port's LB_DSR groups that hold rules, by family.
+func lbDSRGroups(p *snapshot.VFPPort) map[bool]*snapshot.VFPGroup {
+	out := map[bool]*snapshot.VFPGroup{}
+	for _, l := range p.Layers {
+		if !strings.EqualFold(l.Name, "LB_DSR") {
+			continue
+		}
+		for _, g := range l.Groups {
+			switch {
+			case len(g.Rules) == 0:
+			case strings.EqualFold(g.Name, "LB_DSR_IPv4_OUT"):
+				out[true] = g
+			case strings.EqualFold(g.Name, "LB_DSR_IPv6_OUT"):
+				out[false] = g
+			}
+		}
+	}
+	return out
+}
+
+func checkLBDSRRules(s *snapshot.Snapshot) ([]Issue, error) {
+	targets := dsrTargets(s)
+	byID := endpointsByID(s)
+	var issues []Issue
+	for _, p := range s.VFPPorts {
+		e := byID[p.EndpointID]
+		if e == nil || e.IsRemote {
+			continue
+		}
+		groups := lbDSRGroups(p)
+		if len(groups) == 0 {
+			continue
+		}
+		label := fmt.Sprintf("VFP port %s of endpoint %s (%s)", p.Name, e.ID, addrOrNone(e.IP))
+		var missing []string
+		for _, t := range targets {
+			g := groups[t.vip.Is4()]
+			if g == nil {
+				continue
+			}
+			found := false
+			for _, r := range g.Rules {
+				if t.matchedBy(r) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				missing = append(missing, t.String())
+			}
+		}
+		if len(missing) > 0 {
+			sort.Strings(missing)
+			issues = append(issues, Issue{
+				Summary: fmt.Sprintf("%s lacks the DSR rules of %s: this pod cannot reach %s while other pods can",
+					label, plural(len(missing), "load balancer port"), listSome(missing, 4)),
+				Evidence: []finding.Evidence{{File: vfpPortFile(p), Object: "VFP port " + p.Name, Field: "layer LB_DSR",
+					Value: fmt.Sprintf("no rule for %s", missing[0]), Expected: "a rule ..._<VIP>_<port>_<target port>_<protocol> for every DSR load balancer (networkhealth.ps1)"}},
+				Subjects: []string{"endpoint:" + e.ID},
+			})
+		}
+		for _, g := range groups {
+			if dups := duplicateRules(g); len(dups) > 0 {
+				issues = append(issues, Issue{
+					Summary: fmt.Sprintf("%s has duplicate DSR rules in %s (the same destination twice: a stale load balancer's rule is left): %s",
+						label, g.Name, listSome(dups, 3)),
+					Evidence: []finding.Evidence{{File: vfpPortFile(p), Object: "VFP port " + p.Name, Field: "layer LB_DSR group " + g.Name,
+						Value: dups[0], Expected: "one rule per destination (networkhealth CheckDuplicate_LB_DSR_VfpRules)"}},
+					Subjects: []string{"endpoint:" + e.ID},
+				})
+			}
+		}
+	}
+	return issues, nil
+}
+
+// duplicateRules lists, per destination (addresses, ports, protocols) that
+// two or more rules of the group match, the rules' names.
+func duplicateRules(g *snapshot.VFPGroup) []string {
+	byKey := map[string][]string{}
+	var keys []string
+	for _, r := range g.Rules {
+		c := r.Conditions
+		if c["Destination IP"] == "" || c["Destination ports"] == "" {
+			continue
+		}
+		proto := c["Protocols"]
+		if proto == "" {
+			proto = "any"
+		}
+		key := fmt.Sprintf("%s ports %s protocol %s", c["Destination IP"], c["Destination ports"], proto)
+		name := r.ID
+		if len(name) < 5 {
+			name = r.FriendlyName
+		}
+		if byKey[key] == nil {
+			keys = append(keys, key)
+		}
+		byKey[key] = append(byKey[key], name)
+	}
+	var out []string
+	for _, k := range keys {
+		if len(byKey[k]) > 1 {
+			out = append(out, k+": "+strings.Join(byKey[k], ", "))
+		}
+	}
+	return out
+}
