@@ -30,6 +30,9 @@ type collectOptions struct {
 	parallel    int
 	maxLogBytes int64
 	force       bool
+	// stream writes the bundle framed to stdout (diag collect --cluster
+	// reads it over the pod's exec stdout) instead of to a file.
+	stream bool
 }
 
 func newCollectCommand(e *env) *cobra.Command {
@@ -68,6 +71,9 @@ and an existing file is replaced only with --force.
 			if err := checkOutputFileFlags(c); err != nil {
 				return err
 			}
+			if o.stream && o.output != "" {
+				return usageErrorf("--stream writes the bundle to stdout: it takes no --output-file")
+			}
 			switch {
 			case o.timeout <= 0:
 				return outOfRange(c, "timeout", o.timeout)
@@ -95,6 +101,8 @@ and an existing file is replaced only with --force.
 	f.Int64Var(&o.maxLogBytes, "max-log-bytes", collectors.DefaultMaxLogBytes, "keep at most this many bytes of each log (its tail)")
 	validValues(f, "max-log-bytes", "at least 1 (a log's tail in bytes)")
 	f.BoolVar(&o.force, "force", false, "replace the output file if it exists")
+	f.BoolVar(&o.stream, "stream", false, "write the bundle to stdout, framed and checksummed (what diag collect --cluster reads from its pods)")
+	_ = f.MarkHidden("stream")
 	return cmd
 }
 
@@ -139,6 +147,14 @@ func runCollect(ctx context.Context, e *env, o collectOptions) error {
 		return usageErrorf("%v", err)
 	}
 	out := o.output
+	if o.stream {
+		dir, err := os.MkdirTemp("", "diag-stream-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		out = filepath.Join(dir, safeFileName(node)+".zip")
+	}
 	if out == "" {
 		out = fmt.Sprintf("diag-%s-%s.zip", safeFileName(node), e.now().UTC().Format("20060102T150405Z"))
 	}
@@ -184,8 +200,15 @@ func runCollect(ctx context.Context, e *env, o collectOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "collect: wrote %s (collectors: %s)\n", res.Path, view.summary())
-	fmt.Fprintln(e.stdout, res.Path)
+	if o.stream {
+		if err := streamBundle(e.stdout, res.Path); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "collect: streamed the bundle (collectors: %s)\n", view.summary())
+	} else {
+		fmt.Fprintf(e.stderr, "collect: wrote %s (collectors: %s)\n", res.Path, view.summary())
+		fmt.Fprintln(e.stdout, res.Path)
+	}
 	if !res.Complete {
 		return &exitError{code: exitFindings, err: fmt.Errorf("the bundle %s is partial: some collectors failed or timed out (manifest.json has each one's error)", res.Path)}
 	}
@@ -273,6 +296,11 @@ func rootFS() fs.FS {
 			drive = "C:"
 		}
 		return os.DirFS(drive + `\`)
+	}
+	// In diag collect --cluster's Linux pod the host's files are mounted
+	// here (the pod's own root is the image's).
+	if root := os.Getenv("DIAG_HOST_ROOT"); root != "" {
+		return os.DirFS(root)
 	}
 	return os.DirFS("/")
 }

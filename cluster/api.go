@@ -1,0 +1,404 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/remotecommand"
+	"k8s.io/streaming/pkg/httpstream"
+)
+
+// API is the little of the Kubernetes API a cluster collection uses, over
+// client-go's authenticated transport: nodes and events to choose from,
+// pods to create, watch, exec into and delete.
+type API struct {
+	cfg    *rest.Config
+	client *http.Client
+	base   string
+	// Attempts is how many times a transient failure (429, 5xx, the
+	// connection) is tried before it is returned.
+	Attempts int
+	backoff  time.Duration
+}
+
+// NewAPI builds the client; a request's own deadline comes from its context.
+func NewAPI(cfg *rest.Config) (*API, error) {
+	client, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("API client for %s: %w", cfg.Host, err)
+	}
+	host := cfg.Host
+	if !strings.Contains(host, "://") {
+		host = "https://" + host
+	}
+	return &API{cfg: cfg, client: client, base: strings.TrimRight(host, "/") + cfg.APIPath, Attempts: 4, backoff: 250 * time.Millisecond}, nil
+}
+
+// APIError is an answer of the API server other than success.
+type APIError struct {
+	Code     int
+	Verb     string
+	Resource string // "pods", "pods/exec", "nodes"
+	Message  string // the server's own, which names the user and the permission
+}
+
+func (e *APIError) Error() string {
+	if e.Code == http.StatusForbidden {
+		return fmt.Sprintf("permission denied to %s %s: %s (diag collect --cluster --print-rbac prints the RBAC it needs)", e.Verb, e.Resource, e.Message)
+	}
+	return fmt.Sprintf("%s %s: %d %s", e.Verb, e.Resource, e.Code, e.Message)
+}
+
+// IsForbidden: RBAC refused the request.
+func IsForbidden(err error) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && ae.Code == http.StatusForbidden
+}
+
+// IsNotFound: the object is gone.
+func IsNotFound(err error) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && ae.Code == http.StatusNotFound
+}
+
+func transient(code int) bool {
+	return code == http.StatusTooManyRequests || code == http.StatusInternalServerError || code == http.StatusBadGateway ||
+		code == http.StatusServiceUnavailable || code == http.StatusGatewayTimeout
+}
+
+// maxAnswer bounds what one API answer may hold (a node list of a large
+// cluster is tens of MB).
+const maxAnswer = 512 << 20
+
+// do sends one request, trying transient failures again with backoff, and
+// decodes a JSON answer into out (when not nil).
+func (a *API) do(ctx context.Context, method, path, verb, resource string, body []byte, out any) error {
+	var last error
+	for attempt := 0; attempt < max(1, a.Attempts); attempt++ {
+		if attempt > 0 {
+			wait := a.backoff << (attempt - 1)
+			wait += time.Duration(rand.Int64N(int64(wait)/2 + 1))
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("%w (last: %v)", context.Cause(ctx), last)
+			case <-time.After(wait):
+			}
+		}
+		var rd io.Reader
+		if body != nil {
+			rd = bytes.NewReader(body)
+		}
+		req, err := http.NewRequestWithContext(ctx, method, a.base+path, rd)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Accept", "application/json")
+		if body != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := a.client.Do(req)
+		if err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("%s %s: %w", verb, resource, context.Cause(ctx))
+			}
+			last = fmt.Errorf("%s %s: API server unreachable: %w", verb, resource, err)
+			continue
+		}
+		data, rerr := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
+		resp.Body.Close()
+		switch {
+		case resp.StatusCode >= 200 && resp.StatusCode < 300:
+			if rerr != nil {
+				last = fmt.Errorf("%s %s: reading the answer: %w", verb, resource, rerr)
+				continue
+			}
+			if out == nil {
+				return nil
+			}
+			if err := json.Unmarshal(data, out); err != nil {
+				return fmt.Errorf("%s %s: the answer is not the JSON expected: %w", verb, resource, err)
+			}
+			return nil
+		case transient(resp.StatusCode):
+			last = &APIError{Code: resp.StatusCode, Verb: verb, Resource: resource, Message: statusMessage(data, resp.Status)}
+			if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 && s <= 5 {
+				time.Sleep(time.Duration(s) * time.Second)
+			}
+			continue
+		default:
+			return &APIError{Code: resp.StatusCode, Verb: verb, Resource: resource, Message: statusMessage(data, resp.Status)}
+		}
+	}
+	return last
+}
+
+// statusMessage is a metav1.Status's message, else the HTTP status.
+func statusMessage(body []byte, status string) string {
+	var s struct {
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(body, &s) == nil && s.Message != "" {
+		return s.Message
+	}
+	return status
+}
+
+// Node is what node selection reads of a Node.
+type Node struct {
+	Name          string
+	OS            string // kubernetes.io/os
+	Ready         string // the Ready condition: True, False, Unknown
+	ReadyReason   string
+	Unschedulable bool
+	KernelVersion string // Windows: 10.0.<build>.<UBR>
+	Labels        map[string]string
+}
+
+type nodeList struct {
+	Items []struct {
+		Metadata struct {
+			Name   string            `json:"name"`
+			Labels map[string]string `json:"labels"`
+		} `json:"metadata"`
+		Spec struct {
+			Unschedulable bool `json:"unschedulable"`
+		} `json:"spec"`
+		Status struct {
+			Conditions []struct {
+				Type, Status, Reason string
+			} `json:"conditions"`
+			NodeInfo struct {
+				OperatingSystem string `json:"operatingSystem"`
+				KernelVersion   string `json:"kernelVersion"`
+			} `json:"nodeInfo"`
+		} `json:"status"`
+	} `json:"items"`
+}
+
+// Nodes lists the nodes, filtered by a label selector ("" for all).
+func (a *API) Nodes(ctx context.Context, selector string) ([]Node, error) {
+	path := "/api/v1/nodes"
+	if selector != "" {
+		path += "?labelSelector=" + url.QueryEscape(selector)
+	}
+	var l nodeList
+	if err := a.do(ctx, http.MethodGet, path, "list", "nodes", nil, &l); err != nil {
+		return nil, err
+	}
+	out := make([]Node, 0, len(l.Items))
+	for _, it := range l.Items {
+		n := Node{Name: it.Metadata.Name, Labels: it.Metadata.Labels, Unschedulable: it.Spec.Unschedulable, KernelVersion: it.Status.NodeInfo.KernelVersion, Ready: "Unknown"}
+		n.OS = it.Metadata.Labels["kubernetes.io/os"]
+		if n.OS == "" {
+			n.OS = it.Status.NodeInfo.OperatingSystem
+		}
+		for _, c := range it.Status.Conditions {
+			if c.Type == "Ready" {
+				n.Ready, n.ReadyReason = c.Status, c.Reason
+			}
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// SandboxFailures counts, per node, the kubelet's events of pod sandboxes
+// it failed to create or network (FailedCreatePodSandBox, and
+// FailedKillPod / NetworkNotReady) since a time.
+func (a *API) SandboxFailures(ctx context.Context, since time.Time) (map[string]int, error) {
+	var l struct {
+		Items []struct {
+			Reason        string    `json:"reason"`
+			LastTimestamp time.Time `json:"lastTimestamp"`
+			EventTime     time.Time `json:"eventTime"`
+			Source        struct {
+				Host string `json:"host"`
+			} `json:"source"`
+			ReportingInstance string `json:"reportingInstance"`
+		} `json:"items"`
+	}
+	if err := a.do(ctx, http.MethodGet, "/api/v1/events?fieldSelector="+url.QueryEscape("type=Warning"), "list", "events", nil, &l); err != nil {
+		return nil, err
+	}
+	out := map[string]int{}
+	for _, ev := range l.Items {
+		switch ev.Reason {
+		case "FailedCreatePodSandBox", "NetworkNotReady", "FailedKillPod":
+		default:
+			continue
+		}
+		when := ev.LastTimestamp
+		if when.IsZero() {
+			when = ev.EventTime
+		}
+		node := ev.Source.Host
+		if node == "" {
+			node = ev.ReportingInstance
+		}
+		if node != "" && !when.Before(since) {
+			out[node]++
+		}
+	}
+	return out, nil
+}
+
+// PodState is what waiting for a collector pod reads of it.
+type PodState struct {
+	Phase   string // Pending, Running, Succeeded, Failed
+	Reason  string // the pod's or its container's waiting/terminated reason
+	Message string
+}
+
+// CreatePod creates a pod from its JSON manifest.
+func (a *API) CreatePod(ctx context.Context, namespace string, manifest []byte) error {
+	return a.do(ctx, http.MethodPost, "/api/v1/namespaces/"+url.PathEscape(namespace)+"/pods", "create", "pods", manifest, nil)
+}
+
+// Pod reads a pod's phase and why it is not running.
+func (a *API) Pod(ctx context.Context, namespace, name string) (PodState, error) {
+	var p struct {
+		Status struct {
+			Phase      string `json:"phase"`
+			Reason     string `json:"reason"`
+			Message    string `json:"message"`
+			Conditions []struct {
+				Type, Status, Reason, Message string
+			} `json:"conditions"`
+			ContainerStatuses []struct {
+				State struct {
+					Waiting *struct {
+						Reason, Message string
+					} `json:"waiting"`
+					Terminated *struct {
+						Reason, Message string
+						ExitCode        int `json:"exitCode"`
+					} `json:"terminated"`
+				} `json:"state"`
+			} `json:"containerStatuses"`
+		} `json:"status"`
+	}
+	err := a.do(ctx, http.MethodGet, "/api/v1/namespaces/"+url.PathEscape(namespace)+"/pods/"+url.PathEscape(name), "get", "pods", nil, &p)
+	if err != nil {
+		return PodState{}, err
+	}
+	st := PodState{Phase: p.Status.Phase, Reason: p.Status.Reason, Message: p.Status.Message}
+	for _, c := range p.Status.Conditions {
+		if c.Type == "PodScheduled" && c.Status == "False" && st.Reason == "" {
+			st.Reason, st.Message = c.Reason, c.Message
+		}
+	}
+	for _, cs := range p.Status.ContainerStatuses {
+		if w := cs.State.Waiting; w != nil && w.Reason != "" {
+			st.Reason, st.Message = w.Reason, w.Message
+		}
+		if t := cs.State.Terminated; t != nil {
+			st.Reason, st.Message = t.Reason, fmt.Sprintf("exit code %d %s", t.ExitCode, t.Message)
+		}
+	}
+	return st, nil
+}
+
+// DeletePod deletes a pod at once; a pod already gone is not an error.
+func (a *API) DeletePod(ctx context.Context, namespace, name string) error {
+	body := []byte(`{"kind":"DeleteOptions","apiVersion":"v1","gracePeriodSeconds":0,"propagationPolicy":"Background"}`)
+	err := a.do(ctx, http.MethodDelete, "/api/v1/namespaces/"+url.PathEscape(namespace)+"/pods/"+url.PathEscape(name), "delete", "pods", body, nil)
+	if IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// PodNames lists the pods of a namespace that carry a label selector.
+func (a *API) PodNames(ctx context.Context, namespace, selector string) ([]string, error) {
+	var l struct {
+		Items []struct {
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+		} `json:"items"`
+	}
+	path := "/api/v1/namespaces/" + url.PathEscape(namespace) + "/pods?labelSelector=" + url.QueryEscape(selector)
+	if err := a.do(ctx, http.MethodGet, path, "list", "pods", nil, &l); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, it := range l.Items {
+		out = append(out, it.Metadata.Name)
+	}
+	return out, nil
+}
+
+// Exec runs a command in a pod's container, its stdout and stderr to the
+// writers, over WebSocket (v5.channel.k8s.io, what current API servers
+// speak) and over SPDY where the WebSocket upgrade is refused, as kubectl
+// does. A non-zero exit comes back as an error with its code (ExitCode).
+func (a *API) Exec(ctx context.Context, namespace, pod, container string, command []string, stdout, stderr io.Writer) error {
+	q := url.Values{}
+	for _, c := range command {
+		q.Add("command", c)
+	}
+	q.Set("container", container)
+	q.Set("stdout", "true")
+	q.Set("stderr", "true")
+	u, err := url.Parse(a.base + "/api/v1/namespaces/" + url.PathEscape(namespace) + "/pods/" + url.PathEscape(pod) + "/exec?" + q.Encode())
+	if err != nil {
+		return err
+	}
+	ws, err := remotecommand.NewWebSocketExecutor(a.cfg, http.MethodGet, u.String())
+	if err != nil {
+		return fmt.Errorf("exec into %s: %w", pod, err)
+	}
+	spdy, err := remotecommand.NewSPDYExecutor(a.cfg, http.MethodPost, u)
+	if err != nil {
+		return fmt.Errorf("exec into %s: %w", pod, err)
+	}
+	exec, err := remotecommand.NewFallbackExecutor(ws, spdy, func(err error) bool {
+		return httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
+	})
+	if err != nil {
+		return fmt.Errorf("exec into %s: %w", pod, err)
+	}
+	if err := exec.StreamWithContext(ctx, remotecommand.StreamOptions{Stdout: stdout, Stderr: stderr}); err != nil {
+		if code, ok := ExitCode(err); ok {
+			return &ExitError{Code: code, err: err}
+		}
+		if strings.Contains(err.Error(), "forbidden") || strings.Contains(err.Error(), "403") {
+			return &APIError{Code: http.StatusForbidden, Verb: "create", Resource: "pods/exec", Message: err.Error()}
+		}
+		return fmt.Errorf("exec into %s: %w", pod, err)
+	}
+	return nil
+}
+
+// ExitError is a command that ran and exited non-zero.
+type ExitError struct {
+	Code int
+	err  error
+}
+
+func (e *ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
+func (e *ExitError) Unwrap() error { return e.err }
+
+// ExitCode reads the exit status client-go reports for a command that ran.
+func ExitCode(err error) (int, bool) {
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return ee.Code, true
+	}
+	var ce interface{ ExitStatus() int }
+	if errors.As(err, &ce) {
+		return ce.ExitStatus(), true
+	}
+	return 0, false
+}

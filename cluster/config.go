@@ -1,0 +1,42 @@
+package cluster
+
+import (
+	"fmt"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// Target is the API server a collection talks to and how it was chosen.
+type Target struct {
+	Config  *rest.Config
+	Context string // the kubeconfig context, or "in-cluster"
+	Server  string
+}
+
+// LoadTarget reads credentials as kubectl does: --kubeconfig, else
+// KUBECONFIG, else ~/.kube/config, with --context overriding the current
+// context; in a pod without any of those, the pod's service account.
+func LoadTarget(kubeconfig, context string) (*Target, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = kubeconfig
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: context})
+	raw, rawErr := cc.RawConfig()
+	cfg, err := cc.ClientConfig()
+	if err == nil {
+		name := context
+		if name == "" && rawErr == nil {
+			name = raw.CurrentContext
+		}
+		return &Target{Config: cfg, Context: name, Server: cfg.Host}, nil
+	}
+	if kubeconfig == "" && context == "" && clientcmd.IsEmptyConfig(err) {
+		if in, ierr := rest.InClusterConfig(); ierr == nil {
+			return &Target{Config: in, Context: "in-cluster", Server: in.Host}, nil
+		}
+	}
+	if kubeconfig != "" {
+		return nil, fmt.Errorf("kubeconfig %s: %w", kubeconfig, err)
+	}
+	return nil, fmt.Errorf("no Kubernetes credentials (--kubeconfig, KUBECONFIG, ~/.kube/config or a pod's service account): %w", err)
+}

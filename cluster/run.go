@@ -1,0 +1,454 @@
+package cluster
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wincni/diag/bundle"
+)
+
+// Options are a cluster collection's settings.
+type Options struct {
+	Namespace   string
+	Image       string
+	Parallel    int           // nodes collected at once
+	NodeTimeout time.Duration // everything for one node: pod start, collection, stream
+	Capture     time.Duration // diag collect --capture, 0 for none
+	OutputDir   string
+	MaxBundle   int64 // bytes one node's bundle may have
+	// Progress gets one line per step of a node ("" node: the run's own).
+	Progress func(node, line string)
+	// PollInterval is how often a starting pod is looked at.
+	PollInterval time.Duration
+	Now          func() time.Time
+}
+
+// Node statuses in cluster.json.
+const (
+	StatusOK        = "ok"
+	StatusPartial   = "partial" // the bundle arrived; some of its collectors failed
+	StatusFailed    = "failed"
+	StatusTimeout   = "timeout"
+	StatusSkipped   = "skipped"
+	StatusCancelled = "cancelled"
+)
+
+// NodeResult is one node's line of cluster.json.
+type NodeResult struct {
+	Name     string  `json:"name"`
+	OS       string  `json:"os,omitempty"`
+	Status   string  `json:"status"`
+	Reason   string  `json:"reason,omitempty"`
+	Why      string  `json:"chosenBecause,omitempty"`
+	Bundle   string  `json:"bundle,omitempty"`
+	Bytes    int64   `json:"bytes,omitempty"`
+	Seconds  float64 `json:"seconds"`
+	Attempts int     `json:"attempts,omitempty"`
+	Pod      string  `json:"pod,omitempty"`
+	// PodLeft: the pod could not be deleted (diag collect --cluster
+	// --cleanup removes it; its activeDeadlineSeconds ends it anyway).
+	PodLeft bool `json:"podLeft,omitempty"`
+}
+
+// Report is cluster.json: what was asked, and what each node gave.
+type Report struct {
+	Tool      string       `json:"tool"`
+	Run       string       `json:"run"`
+	Context   string       `json:"context"`
+	Server    string       `json:"server"`
+	Namespace string       `json:"namespace"`
+	Image     string       `json:"image"`
+	Started   time.Time    `json:"started"`
+	Finished  time.Time    `json:"finished"`
+	Stopped   string       `json:"stopped,omitempty"` // why the run ended early
+	Nodes     []NodeResult `json:"nodes"`
+}
+
+// Bundles are the paths of the bundles that arrived, in dir.
+func (r *Report) Bundles(dir string) []string {
+	var out []string
+	for _, n := range r.Nodes {
+		if n.Bundle != "" && (n.Status == StatusOK || n.Status == StatusPartial) {
+			out = append(out, filepath.Join(dir, n.Bundle))
+		}
+	}
+	return out
+}
+
+// Count counts the nodes of a status.
+func (r *Report) Count(status string) int {
+	n := 0
+	for _, nr := range r.Nodes {
+		if nr.Status == status {
+			n++
+		}
+	}
+	return n
+}
+
+// NewRunID is a short random ID that names a run's pods.
+func NewRunID() string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Collect gathers a bundle from every chosen node into OutputDir, at most
+// Parallel at a time, and writes OutputDir/cluster.json. One node that
+// hangs or fails never holds up the others; when ctx ends (Ctrl-C) no new
+// node starts, running ones stop, and what arrived is kept. Every pod it
+// created is deleted. The report is returned even with an error.
+func Collect(ctx context.Context, api *API, target *Target, choices []Choice, o Options) (*Report, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = time.Second
+	}
+	if o.Parallel < 1 {
+		o.Parallel = 1
+	}
+	if o.Progress == nil {
+		o.Progress = func(string, string) {}
+	}
+	rep := &Report{Tool: "diag", Run: NewRunID(), Namespace: o.Namespace, Image: o.Image, Started: o.Now().UTC(), Nodes: make([]NodeResult, len(choices))}
+	if target != nil {
+		rep.Context, rep.Server = target.Context, target.Server
+	}
+	r := &runner{api: api, o: o, spec: PodSpec{Namespace: o.Namespace, Image: o.Image, Run: rep.Run, Deadline: o.NodeTimeout + 2*time.Minute}}
+	// A permission error is the same for every node: the first stops the run.
+	runCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	r.stop = stop
+
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, o.Parallel)
+	for i, c := range choices {
+		rep.Nodes[i] = NodeResult{Name: c.Node.Name, OS: c.Node.OS, Why: c.Why}
+		if c.Skip != "" {
+			rep.Nodes[i].Status, rep.Nodes[i].Reason = StatusSkipped, c.Skip
+			continue
+		}
+		select {
+		case sem <- struct{}{}:
+		case <-runCtx.Done():
+		}
+		if runCtx.Err() != nil {
+			rep.Nodes[i].Status, rep.Nodes[i].Reason = StatusCancelled, "not started: "+context.Cause(runCtx).Error()
+			continue
+		}
+		wg.Add(1)
+		go func(i int, c Choice) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			res := r.node(runCtx, c)
+			res.Why = c.Why
+			rep.Nodes[i] = res
+		}(i, c)
+	}
+	wg.Wait()
+	rep.Finished = o.Now().UTC()
+	if runCtx.Err() != nil {
+		rep.Stopped = context.Cause(runCtx).Error()
+	}
+	if err := writeReport(filepath.Join(o.OutputDir, "cluster.json"), rep); err != nil {
+		return rep, err
+	}
+	if cause := context.Cause(runCtx); cause != nil && errors.Is(cause, errPermission) {
+		return rep, cause
+	}
+	return rep, nil
+}
+
+var errPermission = errors.New("permission denied")
+
+type runner struct {
+	api  *API
+	o    Options
+	spec PodSpec
+	stop context.CancelCauseFunc
+}
+
+// node collects from one node within its timeout.
+func (r *runner) node(ctx context.Context, c Choice) (res NodeResult) {
+	start := r.o.Now()
+	res = NodeResult{Name: c.Node.Name, OS: c.Node.OS, Pod: PodName(c.Node.Name, r.spec.Run)}
+	say := func(format string, args ...any) { r.o.Progress(c.Node.Name, fmt.Sprintf(format, args...)) }
+	nctx, cancel := context.WithTimeoutCause(ctx, r.o.NodeTimeout, errNodeTimeout)
+	defer cancel()
+	defer func() { res.Seconds = r.o.Now().Sub(start).Seconds() }()
+
+	manifest, err := r.spec.Manifest(c.Node)
+	if err != nil {
+		return failed(res, err)
+	}
+	say("creating pod %s", res.Pod)
+	if err := r.api.CreatePod(nctx, r.o.Namespace, manifest); err != nil {
+		if IsForbidden(err) {
+			r.stop(fmt.Errorf("%w: %v", errPermission, err))
+		}
+		return r.ended(nctx, res, fmt.Errorf("create the collector pod: %w", err))
+	}
+	defer func() {
+		// The pod goes whatever happened, even after Ctrl-C.
+		dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer dcancel()
+		if err := r.api.DeletePod(dctx, r.o.Namespace, res.Pod); err != nil {
+			res.PodLeft = true
+			say("could not delete pod %s: %v", res.Pod, err)
+		}
+	}()
+	if err := r.waitRunning(nctx, res.Pod, say); err != nil {
+		return r.ended(nctx, res, err)
+	}
+	for res.Attempts = 1; ; res.Attempts++ {
+		say("collecting (attempt %d)", res.Attempts)
+		n, partial, err := r.fetch(nctx, c.Node, res.Pod)
+		if err == nil {
+			res.Bundle, res.Bytes = bundleName(c.Node.Name), n
+			res.Status = StatusOK
+			if partial {
+				res.Status, res.Reason = StatusPartial, "some collectors failed or timed out (manifest.json in the bundle says which)"
+			}
+			say("%s: %d bytes in %.0fs", res.Status, n, r.o.Now().Sub(start).Seconds())
+			return res
+		}
+		var se *StreamError
+		if IsForbidden(err) {
+			r.stop(fmt.Errorf("%w: %v", errPermission, err))
+		}
+		// A stream cut or corrupted on the way is worth one more try
+		// while the node's time lasts; anything else is the node's answer.
+		if errors.As(err, &se) && se.Kind != "too large" && res.Attempts < 2 && nctx.Err() == nil {
+			say("%v; trying again", err)
+			continue
+		}
+		return r.ended(nctx, res, err)
+	}
+}
+
+var errNodeTimeout = errors.New("node timeout")
+
+// ended turns an error into the node's result: timeout when its deadline
+// passed, cancelled when the run was stopped, failed otherwise.
+func (r *runner) ended(nctx context.Context, res NodeResult, err error) NodeResult {
+	switch cause := context.Cause(nctx); {
+	case IsForbidden(err):
+		return failed(res, err)
+	case errors.Is(cause, errNodeTimeout):
+		res.Status, res.Reason = StatusTimeout, fmt.Sprintf("no bundle within --node-timeout %s: %v", r.o.NodeTimeout, err)
+	case cause != nil:
+		res.Status, res.Reason = StatusCancelled, fmt.Sprintf("%v (%v)", cause, err)
+	default:
+		return failed(res, err)
+	}
+	return res
+}
+
+func failed(res NodeResult, err error) NodeResult {
+	res.Status, res.Reason = StatusFailed, err.Error()
+	return res
+}
+
+// podStartFailures are waiting reasons that no wait will mend.
+var podStartFailures = map[string]bool{
+	"ErrImagePull": true, "ImagePullBackOff": true, "InvalidImageName": true, "ErrImageNeverPull": true,
+	"CreateContainerConfigError": true, "CreateContainerError": true, "RunContainerError": true,
+}
+
+// waitRunning polls the pod until it runs; it fails at once on a pod that
+// ended or cannot start (its image, its container).
+func (r *runner) waitRunning(ctx context.Context, pod string, say func(string, ...any)) error {
+	last := ""
+	for {
+		st, err := r.api.Pod(ctx, r.o.Namespace, pod)
+		switch {
+		case err != nil:
+			if ctx.Err() != nil {
+				return fmt.Errorf("the pod did not start (%s)", orEmpty("last seen ", last))
+			}
+			return fmt.Errorf("read the collector pod: %w", err)
+		case st.Phase == "Running":
+			return nil
+		case st.Phase == "Failed" || st.Phase == "Succeeded":
+			return fmt.Errorf("the collector pod ended (%s): %s %s", st.Phase, st.Reason, st.Message)
+		case podStartFailures[st.Reason]:
+			return fmt.Errorf("the collector pod cannot start: %s: %s", st.Reason, strings.TrimSpace(st.Message))
+		}
+		if now := strings.TrimSpace(st.Phase + " " + st.Reason); now != last {
+			last = now
+			say("pod %s", now)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the pod did not start (%s)", orEmpty("last seen ", last))
+		case <-time.After(r.o.PollInterval):
+		}
+	}
+}
+
+// collectTimeout leaves the stream and the pod's end their share of the
+// node's time.
+func (r *runner) collectTimeout() time.Duration {
+	t := r.o.NodeTimeout - r.o.Capture - 30*time.Second
+	if t < 30*time.Second {
+		t = r.o.NodeTimeout / 2
+	}
+	return t.Truncate(time.Second)
+}
+
+// fetch runs diag collect --stream in the pod and writes the bundle; it
+// says whether the bundle is partial (exit 3).
+func (r *runner) fetch(ctx context.Context, node Node, pod string) (int64, bool, error) {
+	cmd := append(append([]string{}, Binary(node.OS)...), "collect", "--stream", "--timeout", r.collectTimeout().String())
+	if r.o.Capture > 0 {
+		cmd = append(cmd, "--capture", r.o.Capture.String())
+	}
+	final := filepath.Join(r.o.OutputDir, bundleName(node.Name))
+	part, err := os.CreateTemp(r.o.OutputDir, "."+bundleName(node.Name)+".*.part")
+	if err != nil {
+		return 0, false, err
+	}
+	defer os.Remove(part.Name())
+	defer part.Close()
+
+	pr, pw := io.Pipe()
+	type result struct {
+		n   int64
+		err error
+	}
+	got := make(chan result, 1)
+	go func() {
+		n, err := ReadStream(pr, part, r.o.MaxBundle)
+		// Stop the sender on a bad stream; drain otherwise.
+		pr.CloseWithError(err)
+		got <- result{n, err}
+	}()
+	stderr := &tailWriter{max: 4 << 10}
+	execErr := r.api.Exec(ctx, r.o.Namespace, pod, containerName, cmd, pw, stderr)
+	pw.CloseWithError(io.EOF)
+	res := <-got
+	partial := false
+	if code, ok := ExitCode(execErr); ok && code == 3 {
+		partial, execErr = true, nil
+	}
+	var se *StreamError
+	switch {
+	case IsForbidden(execErr):
+		return 0, false, execErr
+	case res.err != nil && execErr != nil && (!errors.As(res.err, &se) || se.Received == 0):
+		// Nothing arrived: the exec's own failure is the story.
+		return res.n, false, fmt.Errorf("%w (collector said: %s; %w)", execErr, stderr.last(), res.err)
+	case res.err != nil && execErr != nil:
+		return res.n, false, fmt.Errorf("%w; exec: %w (collector said: %s)", res.err, execErr, stderr.last())
+	case res.err != nil:
+		return res.n, false, res.err
+	case execErr != nil:
+		return res.n, false, fmt.Errorf("the bundle arrived but diag collect failed: %v (%s)", execErr, stderr.last())
+	}
+	if err := part.Close(); err != nil {
+		return res.n, false, err
+	}
+	if err := verifyBundle(part.Name()); err != nil {
+		return res.n, false, err
+	}
+	if err := os.Rename(part.Name(), final); err != nil {
+		return res.n, false, err
+	}
+	return res.n, partial, nil
+}
+
+// verifyBundle checks the arrived bundle against its own manifest, as
+// diag bundle verify does.
+func verifyBundle(path string) error {
+	b, err := bundle.Open(path, bundle.DefaultLimits)
+	if err != nil {
+		return fmt.Errorf("the bundle that arrived does not open: %w", err)
+	}
+	defer b.Close()
+	problems, err := bundle.Verify(b)
+	if err != nil {
+		return fmt.Errorf("verify the bundle: %w", err)
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("the bundle does not match its manifest: %s (and %d more)", problems[0], len(problems)-1)
+	}
+	return nil
+}
+
+// bundleName is DIR/<node>.zip's base name.
+func bundleName(node string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' || r == '_' {
+			return r
+		}
+		return '_'
+	}, node) + ".zip"
+}
+
+func writeReport(path string, rep *Report) error {
+	data, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return os.Rename(tmp, path)
+}
+
+// tailWriter keeps the end of what a collector writes to stderr.
+type tailWriter struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+}
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = t.buf[len(t.buf)-t.max:]
+	}
+	return len(p), nil
+}
+
+// last is its last non-empty line.
+func (t *tailWriter) last() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := strings.Split(strings.TrimSpace(string(t.buf)), "\n")
+	s := strings.TrimSpace(lines[len(lines)-1])
+	if s == "" {
+		return "nothing on stderr"
+	}
+	return s
+}
+
+// Cleanup deletes the pods earlier runs left (a killed diag): every pod in
+// the namespace with the run label. It returns their names.
+func Cleanup(ctx context.Context, api *API, namespace string) ([]string, error) {
+	names, err := api.PodNames(ctx, namespace, LabelManagedBy+"="+ManagedBy)
+	if err != nil {
+		return nil, err
+	}
+	var errs []error
+	for _, n := range names {
+		if err := api.DeletePod(ctx, namespace, n); err != nil {
+			errs = append(errs, fmt.Errorf("delete %s: %w", n, err))
+		}
+	}
+	return names, errors.Join(errs...)
+}

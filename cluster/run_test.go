@@ -1,0 +1,370 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+func options(t *testing.T, timeout time.Duration, parallel int) Options {
+	return Options{Namespace: "diag", Image: "registry.example/diag:v9", Parallel: parallel, NodeTimeout: timeout,
+		OutputDir: t.TempDir(), MaxBundle: 64 << 20, PollInterval: 10 * time.Millisecond}
+}
+
+func chooseAll(t *testing.T, f *fakeAPI) []Choice {
+	t.Helper()
+	c, err := Choose(context.Background(), f.api(t), Selection{}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func byName(rep *Report) map[string]NodeResult {
+	out := map[string]NodeResult{}
+	for _, n := range rep.Nodes {
+		out[n.Name] = n
+	}
+	return out
+}
+
+// One run over nodes that each fail in their own way: every node gets its
+// own status and reason, none holds up the others, the good bundles arrive
+// whole and verified, and no pod is left.
+func TestCollectEachNodeOnItsOwn(t *testing.T) {
+	f := newFakeAPI(t,
+		fakeNode{name: "win-ok", os: "windows", behave: behaveOK},
+		fakeNode{name: "lin-ok", os: "linux", behave: behaveOK},
+		fakeNode{name: "win-partial", os: "windows", behave: behavePartial},
+		fakeNode{name: "win-pending", os: "windows", behave: behaveNeverStarts},
+		fakeNode{name: "win-image", os: "windows", behave: behaveImagePull},
+		fakeNode{name: "win-hang", os: "windows", behave: behaveHang},
+		fakeNode{name: "win-cut", os: "windows", behave: behaveCut},
+		fakeNode{name: "win-cut-once", os: "windows", behave: behaveCutOnce},
+		fakeNode{name: "win-corrupt", os: "windows", behave: behaveCorrupt},
+		fakeNode{name: "win-old", os: "windows", behave: behaveText},
+		fakeNode{name: "win-down", os: "windows", ready: "Unknown", behave: behaveOK},
+	)
+	o := options(t, 2*time.Second, 4)
+	start := time.Now()
+	rep, err := Collect(context.Background(), f.api(t), &Target{Context: "prod", Server: f.srv.URL}, chooseAll(t, f), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two rounds of slow nodes at most (4 at a time, 2 s each), not one per node.
+	if d := time.Since(start); d > 8*time.Second {
+		t.Errorf("the run took %v", d)
+	}
+	want := map[string][2]string{
+		"win-ok":       {StatusOK, ""},
+		"lin-ok":       {StatusOK, ""},
+		"win-partial":  {StatusPartial, "manifest.json"},
+		"win-pending":  {StatusTimeout, "the pod did not start (last seen Pending ContainerCreating)"},
+		"win-image":    {StatusFailed, "ImagePullBackOff"},
+		"win-hang":     {StatusTimeout, "--node-timeout 2s"},
+		"win-cut":      {StatusFailed, "cut"},
+		"win-cut-once": {StatusOK, ""},
+		"win-corrupt":  {StatusFailed, "fails its checksum"},
+		"win-old":      {StatusFailed, "unknown flag: --stream"},
+		"win-down":     {StatusSkipped, "kubelet not reporting"},
+	}
+	got := byName(rep)
+	for name, w := range want {
+		g := got[name]
+		if g.Status != w[0] || !strings.Contains(g.Reason, w[1]) {
+			t.Errorf("%s: %s %q, want %s with %q", name, g.Status, g.Reason, w[0], w[1])
+		}
+		if g.Status == StatusOK || g.Status == StatusPartial {
+			if err := verifyBundle(filepath.Join(o.OutputDir, g.Bundle)); err != nil || g.Bytes == 0 {
+				t.Errorf("%s: bundle %s (%d bytes): %v", name, g.Bundle, g.Bytes, err)
+			}
+		} else if _, err := os.Stat(filepath.Join(o.OutputDir, bundleName(name))); err == nil {
+			t.Errorf("%s: a bundle was kept for a failed node", name)
+		}
+	}
+	if got["win-cut-once"].Attempts != 2 || got["win-corrupt"].Attempts != 2 {
+		t.Errorf("a damaged stream is tried once more: %+v %+v", got["win-cut-once"], got["win-corrupt"])
+	}
+	if live := f.live(); len(live) > 0 {
+		t.Errorf("pods left behind: %v", live)
+	}
+	// Only the bundles and cluster.json: no .part files.
+	entries, _ := os.ReadDir(o.OutputDir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "cluster.json lin-ok.zip win-cut-once.zip win-ok.zip win-partial.zip" {
+		t.Errorf("output directory: %v", names)
+	}
+	var onDisk Report
+	data, _ := os.ReadFile(filepath.Join(o.OutputDir, "cluster.json"))
+	if err := json.Unmarshal(data, &onDisk); err != nil || len(onDisk.Nodes) != len(want) || onDisk.Context != "prod" || onDisk.Run == "" {
+		t.Errorf("cluster.json: %v %s", err, data)
+	}
+}
+
+// The pods are what the node needs: HostProcess as SYSTEM on Windows,
+// privileged with the host's files on Linux; pinned by name, tolerating
+// every taint, labelled for cleanup, ending themselves at a deadline.
+func TestPodManifests(t *testing.T) {
+	spec := PodSpec{Namespace: "diag", Image: "registry.example/diag:v9", Run: "abc123", Deadline: 7 * time.Minute}
+	for _, n := range []Node{{Name: "akswin000001", OS: "windows"}, {Name: "Worker_1.example.com", OS: "linux"}} {
+		data, err := spec.Manifest(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The manifest is a v1 Pod: every field has the API's name.
+		var pod corev1.Pod
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&pod); err != nil {
+			t.Fatalf("%s: not a v1 Pod: %v\n%s", n.Name, err, data)
+		}
+		s := pod.Spec
+		if s.NodeName != n.Name || !s.HostNetwork || s.RestartPolicy != corev1.RestartPolicyNever || s.ActiveDeadlineSeconds == nil || *s.ActiveDeadlineSeconds != 420 ||
+			len(s.Tolerations) != 1 || s.Tolerations[0].Operator != corev1.TolerationOpExists || s.ServiceAccountName != ServiceAccount {
+			t.Errorf("%s: spec %+v", n.Name, s)
+		}
+		if pod.Labels[LabelManagedBy] != ManagedBy || pod.Labels[LabelRun] != "abc123" || len(pod.Name) > 63 || pod.Name != strings.ToLower(pod.Name) {
+			t.Errorf("%s: metadata %+v", n.Name, pod.ObjectMeta)
+		}
+		c := s.Containers[0]
+		if n.OS == "windows" {
+			wo := s.SecurityContext.WindowsOptions
+			if wo == nil || wo.HostProcess == nil || !*wo.HostProcess || *wo.RunAsUserName != `NT AUTHORITY\SYSTEM` || c.Command[0] != "cmd.exe" {
+				t.Errorf("windows pod: %+v %v", s.SecurityContext, c.Command)
+			}
+		} else if c.SecurityContext == nil || !*c.SecurityContext.Privileged || c.VolumeMounts[0].MountPath != "/host" || !c.VolumeMounts[0].ReadOnly {
+			t.Errorf("linux pod: %+v", c)
+		}
+		if strings.Join(c.Command[len(c.Command)-3:], " ") != "idle --for 7m0s" {
+			t.Errorf("command %v", c.Command)
+		}
+	}
+	if a, b := PodName("node-a", "r1"), PodName("node-b", "r1"); a == b || !strings.HasPrefix(a, "diag-node-a-") {
+		t.Errorf("pod names %s %s", a, b)
+	}
+	long := strings.Repeat("x", 80)
+	if p := PodName(long, "r1"); len(p) > 63 || PodName(long+"y", "r1") == p {
+		t.Errorf("long names: %s", p)
+	}
+}
+
+// RBAC that refuses pods stops the run at the first node, with one line
+// naming the verb and the resource.
+func TestCollectPermissionDenied(t *testing.T) {
+	for _, what := range []string{"create pods", "create pods/exec"} {
+		var nodes []fakeNode
+		for _, n := range []string{"w1", "w2", "w3", "w4", "w5", "w6"} {
+			nodes = append(nodes, fakeNode{name: n, os: "windows", behave: behaveOK})
+		}
+		f := newFakeAPI(t, nodes...)
+		f.forbidden[what] = true
+		rep, err := Collect(context.Background(), f.api(t), nil, chooseAll(t, f), options(t, 5*time.Second, 1))
+		if err == nil || !strings.Contains(err.Error(), "permission denied to "+what) || !strings.Contains(err.Error(), "--print-rbac") {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if rep.Count(StatusCancelled) < 4 || rep.Stopped == "" {
+			t.Errorf("%s: the run went on: %+v", what, rep.Nodes)
+		}
+		if live := f.live(); len(live) > 0 {
+			t.Errorf("%s: pods left: %v", what, live)
+		}
+	}
+	f := newFakeAPI(t, fakeNode{name: "w1", os: "windows"})
+	f.forbidden["list nodes"] = true
+	if _, err := Choose(context.Background(), f.api(t), Selection{}, time.Now()); !IsForbidden(err) || !strings.Contains(err.Error(), "list nodes") {
+		t.Errorf("list nodes: %v", err)
+	}
+}
+
+// The API server gone mid-run: every node ends (failed or timeout) in
+// bounded time, cluster.json is written, and the pods that could not be
+// deleted are marked for --cleanup.
+func TestCollectAPIServerGone(t *testing.T) {
+	var nodes []fakeNode
+	for _, n := range []string{"w1", "w2", "w3", "w4"} {
+		nodes = append(nodes, fakeNode{name: n, os: "windows", behave: behaveHang})
+	}
+	f := newFakeAPI(t, nodes...)
+	choices := chooseAll(t, f)
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		f.gone.Store(true)
+		f.srv.CloseClientConnections()
+	}()
+	o := options(t, 2*time.Second, 4)
+	start := time.Now()
+	rep, err := Collect(context.Background(), f.api(t), nil, choices, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 6*time.Second {
+		t.Errorf("took %v", d)
+	}
+	for _, n := range rep.Nodes {
+		if n.Status != StatusFailed && n.Status != StatusTimeout || !n.PodLeft {
+			t.Errorf("%s: %s %q podLeft %v", n.Name, n.Status, n.Reason, n.PodLeft)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(o.OutputDir, "cluster.json")); err != nil {
+		t.Error(err)
+	}
+}
+
+// Ctrl-C: no new node starts, the running ones stop, their pods go, and
+// cluster.json says so.
+func TestCollectCancelled(t *testing.T) {
+	var nodes []fakeNode
+	for _, n := range []string{"w1", "w2", "w3", "w4", "w5"} {
+		nodes = append(nodes, fakeNode{name: n, os: "windows", behave: behaveHang})
+	}
+	f := newFakeAPI(t, nodes...)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	time.AfterFunc(300*time.Millisecond, func() { cancel(context.Canceled) })
+	rep, err := Collect(ctx, f.api(t), nil, chooseAll(t, f), options(t, time.Minute, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Count(StatusCancelled) != 5 || rep.Stopped == "" {
+		t.Errorf("%+v", rep)
+	}
+	if live := f.live(); len(live) > 0 {
+		t.Errorf("pods left: %v", live)
+	}
+}
+
+// 200 nodes, 10 at a time: all arrive, never more than 10 streams at once,
+// in bounded time and memory.
+func TestCollect200Nodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("200 nodes")
+	}
+	var nodes []fakeNode
+	for i := range 200 {
+		os := "windows"
+		if i%5 == 0 {
+			os = "linux"
+		}
+		nodes = append(nodes, fakeNode{name: fmt.Sprintf("node-%03d", i), os: os, behave: behaveOK})
+	}
+	f := newFakeAPI(t, nodes...)
+	f.execDelay = 30 * time.Millisecond
+	choices := chooseAll(t, f)
+	for _, n := range nodes {
+		f.streamFor(n.name) // made before the clock starts
+	}
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	rep, err := Collect(context.Background(), f.api(t), nil, choices, options(t, 30*time.Second, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	elapsed := time.Since(start)
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	if rep.Count(StatusOK) != 200 {
+		t.Fatalf("%d ok", rep.Count(StatusOK))
+	}
+	if m := f.maxRun.Load(); m != 10 {
+		t.Errorf("%d streams at once", m)
+	}
+	if elapsed > 60*time.Second {
+		t.Errorf("200 nodes took %v", elapsed)
+	}
+	// Bundles go to disk as they arrive: the heap holds a few streams'
+	// buffers, not 200 bundles (each ~300 KB, 60 MB together).
+	if grew := int64(after.HeapInuse) - int64(before.HeapInuse); grew > 40<<20 {
+		t.Errorf("heap grew by %d MB", grew>>20)
+	}
+	t.Logf("200 nodes, 10 at a time: %v, %d streams at most at once", elapsed, f.maxRun.Load())
+}
+
+// A 503 now and then is tried again; the API server's answer is used.
+func TestTransientErrorsRetried(t *testing.T) {
+	f := newFakeAPI(t, fakeNode{name: "w1", os: "windows"}, fakeNode{name: "l1", os: "linux"})
+	f.unavail.Store(3)
+	c, err := Choose(context.Background(), f.api(t), Selection{WindowsOnly: true}, time.Now())
+	if err != nil || len(c) != 1 || c[0].Node.Name != "w1" {
+		t.Fatalf("%v %+v", err, c)
+	}
+	f.unavail.Store(10)
+	if _, err := Choose(context.Background(), f.api(t), Selection{}, time.Now()); err == nil || !strings.Contains(err.Error(), "503") {
+		t.Errorf("a lasting 503: %v", err)
+	}
+}
+
+func TestChooseNodes(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	f := newFakeAPI(t,
+		fakeNode{name: "lin-1", os: "linux"}, fakeNode{name: "lin-2", os: "linux"},
+		fakeNode{name: "win-1", os: "windows"}, fakeNode{name: "win-2", os: "windows"},
+		fakeNode{name: "win-3", os: "windows", ready: "False"}, fakeNode{name: "win-4", os: "windows"},
+		fakeNode{name: "win-5", os: "windows", ready: "Unknown"},
+	)
+	f.events = []map[string]any{
+		{"reason": "FailedCreatePodSandBox", "lastTimestamp": now.Add(-10 * time.Minute), "source": map[string]string{"host": "win-4"}},
+		{"reason": "FailedCreatePodSandBox", "lastTimestamp": now.Add(-3 * time.Hour), "source": map[string]string{"host": "win-2"}},
+		{"reason": "BackOff", "lastTimestamp": now, "source": map[string]string{"host": "win-1"}},
+	}
+	api := f.api(t)
+	names := func(cs []Choice) string {
+		var out []string
+		for _, c := range cs {
+			s := c.Node.Name
+			if c.Skip != "" {
+				s += "(skip)"
+			}
+			out = append(out, s)
+		}
+		return strings.Join(out, " ")
+	}
+	auto, err := Choose(context.Background(), api, Selection{Auto: true}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The NotReady and the sandbox-failing Windows nodes, then one healthy
+	// Windows node and one Linux node; win-5's kubelet is not reporting.
+	if got := names(auto); got != "win-3 win-4 win-5(skip) win-1 lin-1" {
+		t.Errorf("auto: %s", got)
+	}
+	for _, c := range auto {
+		if c.Why == "" {
+			t.Errorf("%s: no reason it was chosen", c.Node.Name)
+		}
+	}
+	named, _ := Choose(context.Background(), api, Selection{Names: []string{"win-2", "nope"}}, now)
+	if got := names(named); got != "win-2 nope(skip)" {
+		t.Errorf("named: %s", got)
+	}
+	win, _ := Choose(context.Background(), api, Selection{WindowsOnly: true}, now)
+	if got := names(win); got != "win-1 win-2 win-3 win-4 win-5(skip)" {
+		t.Errorf("windows only: %s", got)
+	}
+}
+
+func TestCleanupLeftovers(t *testing.T) {
+	f := newFakeAPI(t, fakeNode{name: "w1", os: "windows"})
+	api := f.api(t)
+	spec := PodSpec{Namespace: "diag", Image: "x", Run: "old1", Deadline: time.Minute}
+	m, _ := spec.Manifest(Node{Name: "w1", OS: "windows"})
+	if err := api.CreatePod(context.Background(), "diag", m); err != nil {
+		t.Fatal(err)
+	}
+	names, err := Cleanup(context.Background(), api, "diag")
+	if err != nil || len(names) != 1 || len(f.live()) != 0 {
+		t.Errorf("%v %v %v", names, err, f.live())
+	}
+}
