@@ -5,12 +5,15 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 # make dist: static binaries for the platforms diag runs on.
-DIST_PLATFORMS := windows/amd64 linux/amd64 darwin/arm64
+DIST_PLATFORMS := windows/amd64 linux/amd64 linux/arm64 darwin/arm64
+# make image: the multi-OS image diag collect --cluster runs (deploy/Dockerfile).
+IMAGE ?= ghcr.io/wincni/diag:$(VERSION)
+IMAGE_PLATFORMS := linux/amd64,linux/arm64,windows/amd64
 # The race detector needs cgo; use it where the toolchain has it.
 RACE    := $(if $(filter 1,$(shell $(GO) env CGO_ENABLED)),-race,)
 FUZZTIME ?= 10s
 
-.PHONY: build test demo bench fuzz cross vet lint clean dist compare-tshark perf
+.PHONY: build test demo bench fuzz cross vet lint clean dist compare-tshark perf image
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/diag
@@ -76,6 +79,12 @@ dist:
 	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $$out ./cmd/diag; \
 	  echo "$$out"; \
 	done
+
+# The image of this version for Linux and Windows nodes, pushed to $(IMAGE).
+# Needs docker buildx with a builder that can push (none here: not in CI).
+image: dist
+	@command -v docker >/dev/null || { echo "image: docker (with buildx) is needed to build and push $(IMAGE)"; exit 1; }
+	docker buildx build --platform $(IMAGE_PLATFORMS) -f deploy/Dockerfile -t $(IMAGE) --push .
 
 # diag's capture decoder against tshark (docs/capture-vs-tshark.md): the
 # corner-case corpus capture/tshark_corpus_test.go writes, and the public

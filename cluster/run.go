@@ -26,6 +26,9 @@ type Options struct {
 	Capture     time.Duration // diag collect --capture, 0 for none
 	OutputDir   string
 	MaxBundle   int64 // bytes one node's bundle may have
+	// CollectArgs are more flags for diag collect in the pods (--only,
+	// --skip, --max-log-bytes).
+	CollectArgs []string
 	// Progress gets one line per step of a node ("" node: the run's own).
 	Progress func(node, line string)
 	// PollInterval is how often a starting pod is looked at.
@@ -314,6 +317,7 @@ func (r *runner) fetch(ctx context.Context, node Node, pod string) (int64, bool,
 	if r.o.Capture > 0 {
 		cmd = append(cmd, "--capture", r.o.Capture.String())
 	}
+	cmd = append(cmd, r.o.CollectArgs...)
 	final := filepath.Join(r.o.OutputDir, bundleName(node.Name))
 	part, err := os.CreateTemp(r.o.OutputDir, "."+bundleName(node.Name)+".*.part")
 	if err != nil {

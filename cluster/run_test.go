@@ -13,16 +13,40 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/rest"
+
+	"github.com/wincni/diag/cluster/clustertest"
 )
+
+func frame(zip []byte) []byte {
+	var b bytes.Buffer
+	if err := WriteStream(&b, bytes.NewReader(zip)); err != nil {
+		panic(err)
+	}
+	return b.Bytes()
+}
+
+func newFake(t *testing.T, nodes ...clustertest.Node) *clustertest.Server {
+	return clustertest.NewServer(t, frame, nodes...)
+}
+
+func apiFor(t *testing.T, f *clustertest.Server) *API {
+	a, err := NewAPI(&rest.Config{Host: f.Srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.backoff = time.Millisecond
+	return a
+}
 
 func options(t *testing.T, timeout time.Duration, parallel int) Options {
 	return Options{Namespace: "diag", Image: "registry.example/diag:v9", Parallel: parallel, NodeTimeout: timeout,
 		OutputDir: t.TempDir(), MaxBundle: 64 << 20, PollInterval: 10 * time.Millisecond}
 }
 
-func chooseAll(t *testing.T, f *fakeAPI) []Choice {
+func chooseAll(t *testing.T, f *clustertest.Server) []Choice {
 	t.Helper()
-	c, err := Choose(context.Background(), f.api(t), Selection{}, time.Now())
+	c, err := Choose(context.Background(), apiFor(t, f), Selection{}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,22 +65,22 @@ func byName(rep *Report) map[string]NodeResult {
 // own status and reason, none holds up the others, the good bundles arrive
 // whole and verified, and no pod is left.
 func TestCollectEachNodeOnItsOwn(t *testing.T) {
-	f := newFakeAPI(t,
-		fakeNode{name: "win-ok", os: "windows", behave: behaveOK},
-		fakeNode{name: "lin-ok", os: "linux", behave: behaveOK},
-		fakeNode{name: "win-partial", os: "windows", behave: behavePartial},
-		fakeNode{name: "win-pending", os: "windows", behave: behaveNeverStarts},
-		fakeNode{name: "win-image", os: "windows", behave: behaveImagePull},
-		fakeNode{name: "win-hang", os: "windows", behave: behaveHang},
-		fakeNode{name: "win-cut", os: "windows", behave: behaveCut},
-		fakeNode{name: "win-cut-once", os: "windows", behave: behaveCutOnce},
-		fakeNode{name: "win-corrupt", os: "windows", behave: behaveCorrupt},
-		fakeNode{name: "win-old", os: "windows", behave: behaveText},
-		fakeNode{name: "win-down", os: "windows", ready: "Unknown", behave: behaveOK},
+	f := newFake(t,
+		clustertest.Node{Name: "win-ok", OS: "windows", Behave: clustertest.OK},
+		clustertest.Node{Name: "lin-ok", OS: "linux", Behave: clustertest.OK},
+		clustertest.Node{Name: "win-partial", OS: "windows", Behave: clustertest.Partial},
+		clustertest.Node{Name: "win-pending", OS: "windows", Behave: clustertest.NeverStarts},
+		clustertest.Node{Name: "win-image", OS: "windows", Behave: clustertest.ImagePull},
+		clustertest.Node{Name: "win-hang", OS: "windows", Behave: clustertest.Hang},
+		clustertest.Node{Name: "win-cut", OS: "windows", Behave: clustertest.Cut},
+		clustertest.Node{Name: "win-cut-once", OS: "windows", Behave: clustertest.CutOnce},
+		clustertest.Node{Name: "win-corrupt", OS: "windows", Behave: clustertest.Corrupt},
+		clustertest.Node{Name: "win-old", OS: "windows", Behave: clustertest.Text},
+		clustertest.Node{Name: "win-down", OS: "windows", Ready: "Unknown", Behave: clustertest.OK},
 	)
 	o := options(t, 2*time.Second, 4)
 	start := time.Now()
-	rep, err := Collect(context.Background(), f.api(t), &Target{Context: "prod", Server: f.srv.URL}, chooseAll(t, f), o)
+	rep, err := Collect(context.Background(), apiFor(t, f), &Target{Context: "prod", Server: f.Srv.URL}, chooseAll(t, f), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +118,7 @@ func TestCollectEachNodeOnItsOwn(t *testing.T) {
 	if got["win-cut-once"].Attempts != 2 || got["win-corrupt"].Attempts != 2 {
 		t.Errorf("a damaged stream is tried once more: %+v %+v", got["win-cut-once"], got["win-corrupt"])
 	}
-	if live := f.live(); len(live) > 0 {
+	if live := f.Live(); len(live) > 0 {
 		t.Errorf("pods left behind: %v", live)
 	}
 	// Only the bundles and cluster.json: no .part files.
@@ -164,26 +188,26 @@ func TestPodManifests(t *testing.T) {
 // naming the verb and the resource.
 func TestCollectPermissionDenied(t *testing.T) {
 	for _, what := range []string{"create pods", "create pods/exec"} {
-		var nodes []fakeNode
+		var nodes []clustertest.Node
 		for _, n := range []string{"w1", "w2", "w3", "w4", "w5", "w6"} {
-			nodes = append(nodes, fakeNode{name: n, os: "windows", behave: behaveOK})
+			nodes = append(nodes, clustertest.Node{Name: n, OS: "windows", Behave: clustertest.OK})
 		}
-		f := newFakeAPI(t, nodes...)
-		f.forbidden[what] = true
-		rep, err := Collect(context.Background(), f.api(t), nil, chooseAll(t, f), options(t, 5*time.Second, 1))
+		f := newFake(t, nodes...)
+		f.Forbidden[what] = true
+		rep, err := Collect(context.Background(), apiFor(t, f), nil, chooseAll(t, f), options(t, 5*time.Second, 1))
 		if err == nil || !strings.Contains(err.Error(), "permission denied to "+what) || !strings.Contains(err.Error(), "--print-rbac") {
 			t.Fatalf("%s: %v", what, err)
 		}
 		if rep.Count(StatusCancelled) < 4 || rep.Stopped == "" {
 			t.Errorf("%s: the run went on: %+v", what, rep.Nodes)
 		}
-		if live := f.live(); len(live) > 0 {
+		if live := f.Live(); len(live) > 0 {
 			t.Errorf("%s: pods left: %v", what, live)
 		}
 	}
-	f := newFakeAPI(t, fakeNode{name: "w1", os: "windows"})
-	f.forbidden["list nodes"] = true
-	if _, err := Choose(context.Background(), f.api(t), Selection{}, time.Now()); !IsForbidden(err) || !strings.Contains(err.Error(), "list nodes") {
+	f := newFake(t, clustertest.Node{Name: "w1", OS: "windows"})
+	f.Forbidden["list nodes"] = true
+	if _, err := Choose(context.Background(), apiFor(t, f), Selection{}, time.Now()); !IsForbidden(err) || !strings.Contains(err.Error(), "list nodes") {
 		t.Errorf("list nodes: %v", err)
 	}
 }
@@ -192,20 +216,20 @@ func TestCollectPermissionDenied(t *testing.T) {
 // bounded time, cluster.json is written, and the pods that could not be
 // deleted are marked for --cleanup.
 func TestCollectAPIServerGone(t *testing.T) {
-	var nodes []fakeNode
+	var nodes []clustertest.Node
 	for _, n := range []string{"w1", "w2", "w3", "w4"} {
-		nodes = append(nodes, fakeNode{name: n, os: "windows", behave: behaveHang})
+		nodes = append(nodes, clustertest.Node{Name: n, OS: "windows", Behave: clustertest.Hang})
 	}
-	f := newFakeAPI(t, nodes...)
+	f := newFake(t, nodes...)
 	choices := chooseAll(t, f)
 	go func() {
 		time.Sleep(300 * time.Millisecond)
-		f.gone.Store(true)
-		f.srv.CloseClientConnections()
+		f.Gone.Store(true)
+		f.Srv.CloseClientConnections()
 	}()
 	o := options(t, 2*time.Second, 4)
 	start := time.Now()
-	rep, err := Collect(context.Background(), f.api(t), nil, choices, o)
+	rep, err := Collect(context.Background(), apiFor(t, f), nil, choices, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,21 +249,21 @@ func TestCollectAPIServerGone(t *testing.T) {
 // Ctrl-C: no new node starts, the running ones stop, their pods go, and
 // cluster.json says so.
 func TestCollectCancelled(t *testing.T) {
-	var nodes []fakeNode
+	var nodes []clustertest.Node
 	for _, n := range []string{"w1", "w2", "w3", "w4", "w5"} {
-		nodes = append(nodes, fakeNode{name: n, os: "windows", behave: behaveHang})
+		nodes = append(nodes, clustertest.Node{Name: n, OS: "windows", Behave: clustertest.Hang})
 	}
-	f := newFakeAPI(t, nodes...)
+	f := newFake(t, nodes...)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	time.AfterFunc(300*time.Millisecond, func() { cancel(context.Canceled) })
-	rep, err := Collect(ctx, f.api(t), nil, chooseAll(t, f), options(t, time.Minute, 2))
+	rep, err := Collect(ctx, apiFor(t, f), nil, chooseAll(t, f), options(t, time.Minute, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rep.Count(StatusCancelled) != 5 || rep.Stopped == "" {
 		t.Errorf("%+v", rep)
 	}
-	if live := f.live(); len(live) > 0 {
+	if live := f.Live(); len(live) > 0 {
 		t.Errorf("pods left: %v", live)
 	}
 }
@@ -250,25 +274,25 @@ func TestCollect200Nodes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("200 nodes")
 	}
-	var nodes []fakeNode
+	var nodes []clustertest.Node
 	for i := range 200 {
 		os := "windows"
 		if i%5 == 0 {
 			os = "linux"
 		}
-		nodes = append(nodes, fakeNode{name: fmt.Sprintf("node-%03d", i), os: os, behave: behaveOK})
+		nodes = append(nodes, clustertest.Node{Name: fmt.Sprintf("node-%03d", i), OS: os, Behave: clustertest.OK})
 	}
-	f := newFakeAPI(t, nodes...)
-	f.execDelay = 30 * time.Millisecond
+	f := newFake(t, nodes...)
+	f.ExecDelay = 30 * time.Millisecond
 	choices := chooseAll(t, f)
 	for _, n := range nodes {
-		f.streamFor(n.name) // made before the clock starts
+		f.StreamFor(n.Name) // made before the clock starts
 	}
 	var before runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	start := time.Now()
-	rep, err := Collect(context.Background(), f.api(t), nil, choices, options(t, 30*time.Second, 10))
+	rep, err := Collect(context.Background(), apiFor(t, f), nil, choices, options(t, 30*time.Second, 10))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +302,7 @@ func TestCollect200Nodes(t *testing.T) {
 	if rep.Count(StatusOK) != 200 {
 		t.Fatalf("%d ok", rep.Count(StatusOK))
 	}
-	if m := f.maxRun.Load(); m != 10 {
+	if m := f.MaxRun.Load(); m != 10 {
 		t.Errorf("%d streams at once", m)
 	}
 	if elapsed > 60*time.Second {
@@ -289,37 +313,37 @@ func TestCollect200Nodes(t *testing.T) {
 	if grew := int64(after.HeapInuse) - int64(before.HeapInuse); grew > 40<<20 {
 		t.Errorf("heap grew by %d MB", grew>>20)
 	}
-	t.Logf("200 nodes, 10 at a time: %v, %d streams at most at once", elapsed, f.maxRun.Load())
+	t.Logf("200 nodes, 10 at a time: %v, %d streams at most at once", elapsed, f.MaxRun.Load())
 }
 
 // A 503 now and then is tried again; the API server's answer is used.
 func TestTransientErrorsRetried(t *testing.T) {
-	f := newFakeAPI(t, fakeNode{name: "w1", os: "windows"}, fakeNode{name: "l1", os: "linux"})
-	f.unavail.Store(3)
-	c, err := Choose(context.Background(), f.api(t), Selection{WindowsOnly: true}, time.Now())
+	f := newFake(t, clustertest.Node{Name: "w1", OS: "windows"}, clustertest.Node{Name: "l1", OS: "linux"})
+	f.Unavail.Store(3)
+	c, err := Choose(context.Background(), apiFor(t, f), Selection{WindowsOnly: true}, time.Now())
 	if err != nil || len(c) != 1 || c[0].Node.Name != "w1" {
 		t.Fatalf("%v %+v", err, c)
 	}
-	f.unavail.Store(10)
-	if _, err := Choose(context.Background(), f.api(t), Selection{}, time.Now()); err == nil || !strings.Contains(err.Error(), "503") {
+	f.Unavail.Store(10)
+	if _, err := Choose(context.Background(), apiFor(t, f), Selection{}, time.Now()); err == nil || !strings.Contains(err.Error(), "503") {
 		t.Errorf("a lasting 503: %v", err)
 	}
 }
 
 func TestChooseNodes(t *testing.T) {
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
-	f := newFakeAPI(t,
-		fakeNode{name: "lin-1", os: "linux"}, fakeNode{name: "lin-2", os: "linux"},
-		fakeNode{name: "win-1", os: "windows"}, fakeNode{name: "win-2", os: "windows"},
-		fakeNode{name: "win-3", os: "windows", ready: "False"}, fakeNode{name: "win-4", os: "windows"},
-		fakeNode{name: "win-5", os: "windows", ready: "Unknown"},
+	f := newFake(t,
+		clustertest.Node{Name: "lin-1", OS: "linux"}, clustertest.Node{Name: "lin-2", OS: "linux"},
+		clustertest.Node{Name: "win-1", OS: "windows"}, clustertest.Node{Name: "win-2", OS: "windows"},
+		clustertest.Node{Name: "win-3", OS: "windows", Ready: "False"}, clustertest.Node{Name: "win-4", OS: "windows"},
+		clustertest.Node{Name: "win-5", OS: "windows", Ready: "Unknown"},
 	)
-	f.events = []map[string]any{
+	f.Events = []map[string]any{
 		{"reason": "FailedCreatePodSandBox", "lastTimestamp": now.Add(-10 * time.Minute), "source": map[string]string{"host": "win-4"}},
 		{"reason": "FailedCreatePodSandBox", "lastTimestamp": now.Add(-3 * time.Hour), "source": map[string]string{"host": "win-2"}},
 		{"reason": "BackOff", "lastTimestamp": now, "source": map[string]string{"host": "win-1"}},
 	}
-	api := f.api(t)
+	api := apiFor(t, f)
 	names := func(cs []Choice) string {
 		var out []string
 		for _, c := range cs {
@@ -356,15 +380,15 @@ func TestChooseNodes(t *testing.T) {
 }
 
 func TestCleanupLeftovers(t *testing.T) {
-	f := newFakeAPI(t, fakeNode{name: "w1", os: "windows"})
-	api := f.api(t)
+	f := newFake(t, clustertest.Node{Name: "w1", OS: "windows"})
+	api := apiFor(t, f)
 	spec := PodSpec{Namespace: "diag", Image: "x", Run: "old1", Deadline: time.Minute}
 	m, _ := spec.Manifest(Node{Name: "w1", OS: "windows"})
 	if err := api.CreatePod(context.Background(), "diag", m); err != nil {
 		t.Fatal(err)
 	}
 	names, err := Cleanup(context.Background(), api, "diag")
-	if err != nil || len(names) != 1 || len(f.live()) != 0 {
-		t.Errorf("%v %v %v", names, err, f.live())
+	if err != nil || len(names) != 1 || len(f.Live()) != 0 {
+		t.Errorf("%v %v %v", names, err, f.Live())
 	}
 }

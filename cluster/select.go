@@ -19,9 +19,9 @@ type Selection struct {
 
 // Choice is a node chosen, or one left out and why.
 type Choice struct {
-	Node   Node
-	Why    string // auto mode: why it was picked
-	Skip   string // not collected: the reason
+	Node Node
+	Why  string // auto mode: why it was picked
+	Skip string // not collected: the reason
 }
 
 // Choose lists the nodes and picks those to collect from. Nodes whose

@@ -19,7 +19,7 @@ func WindowsCollectors() []Collector {
 		{ID: "vfp", Description: "VFP ports, layers, groups, rules, counters and port state (vfpctrl)", Timeout: 3 * time.Minute, Run: collectVFP},
 		{ID: "host-adapters", Description: "adapters, IP addresses, MTU, forwarding", Timeout: time.Minute, Run: psCollector("host/adapters.json", psAdapters)},
 		{ID: "host-routes", Description: "IPv4 and IPv6 routes", Timeout: time.Minute, Run: psCollector("host/routes.json", psRoutes)},
-		{ID: "firewall", Description: "firewall profiles and rules for the VXLAN ports, kubelet (TCP 10250) and kube-proxy health (TCP 10256)", Timeout: time.Minute, Run: psCollector("host/firewall.json", psFirewall)},
+		{ID: "firewall", Description: "firewall profiles and rules for the VXLAN ports, kubelet (TCP 10250), kube-proxy health (TCP 10256) and the NodePort range", Timeout: time.Minute, Run: psCollector("host/firewall.json", psFirewall)},
 		{ID: "os", Description: "product, build, UBR, hotfixes, host name", Timeout: time.Minute, Run: psCollector("host/os.json", psOS)},
 		{ID: "port-ranges", Description: "excluded and dynamic port ranges (netsh)", Timeout: 30 * time.Second, Run: collectPortRanges},
 		{ID: "kube-proxy", Description: "kube-proxy's command line", Timeout: 30 * time.Second, Run: collectWindowsKubeProxy},
@@ -31,7 +31,7 @@ func WindowsCollectors() []Collector {
 			Run: configCollector("config/calico", "CalicoWindows/config.ps1", "Program Files/Calico/config.ps1", "k/calico/config.ps1")},
 		{ID: "node-config", Description: "the node's cluster configuration (AKS kubeclusterconfig.json)", Timeout: 10 * time.Second,
 			Run: configCollector("config/node", "k/kubeclusterconfig.json")},
-		{ID: "logs", Description: "tails of the kube-proxy, CNI, flannel and Calico logs", Timeout: time.Minute, Run: collectWindowsLogs},
+		{ID: "logs", Description: "tails of the kube-proxy, CNI, flannel, Calico, kubelet and containerd logs", Timeout: time.Minute, Run: collectWindowsLogs},
 		{ID: "hns-events", Description: "the HNS Admin and Operational event channels (last 500 of each) and the Service Control Manager's events about HNS", Timeout: time.Minute, Run: psCollector("events/hns.json", psHNSEvents)},
 	}
 }

@@ -35,8 +35,9 @@ type collectOptions struct {
 	stream bool
 }
 
-func newCollectCommand(e *env) *cobra.Command {
+func newCollectCommand(e *env, g *globalOptions) *cobra.Command {
 	var o collectOptions
+	var co clusterOptions
 	cmd := &cobra.Command{
 		Use:   "collect",
 		Short: "Snapshot this node's networking state into a bundle",
@@ -59,16 +60,34 @@ Progress goes to stderr, the bundle's path to stdout.
 The output is checked before anything is collected: its directory must exist and be writable,
 and an existing file is replaced only with --force.
 
+With --cluster, diag runs where kubectl does and collects from the cluster's nodes (all, --nodes,
+--selector, --windows-only, or --nodes auto: NotReady Windows nodes, those with pod sandbox
+failures in the last hour, and a healthy Windows and a Linux node to compare). For each node it
+creates a pod pinned to it (HostProcess as SYSTEM on Windows, privileged with the host's files on
+Linux) from --image, runs diag collect in it over exec and streams the bundle back, framed and
+checksummed (no tar, no kubectl cp, no size limit but --max-bundle-size); --parallel nodes at a
+time, each within --node-timeout. It writes <node>.zip and cluster.json (each node's status,
+reason, duration, size) into --output-dir, deletes every pod it made, and then analyzes the
+bundles together (--report, --report-file). --print-rbac prints the namespace and RBAC it needs
+(deploy/cluster-rbac.yaml); --cleanup deletes the pods a killed run left.
+
 ` + collectorList() + exitStatusCommon + `
-  3  the bundle is partial: some collectors failed or timed out (see manifest.json in the bundle)`,
+  3  the bundle is partial: some collectors failed or timed out (see manifest.json in the bundle);
+     with --cluster: findings at fail, or some nodes gave no bundle (cluster.json says why)`,
 		Example: `  diag collect
   diag collect --output-file C:\temp\win-1.zip --timeout 5m
   diag collect --capture 30s            # also capture VXLAN traffic while you retry the failing request
   diag collect --only hns-v2,hns-v1,vfp  # just HNS and VFP
-  diag collect --skip logs --kubeconfig C:\k\config`,
+  diag collect --skip logs --kubeconfig C:\k\config
+  diag collect --cluster --print-rbac | kubectl apply -f -
+  diag collect --cluster --nodes auto --output-dir ticket-4711
+  diag collect --cluster --windows-only --parallel 10 --report html --report-file report.html`,
 		Args: maxArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := checkOutputFileFlags(c); err != nil {
+				return err
+			}
+			if err := checkClusterFlags(c, &co, o); err != nil {
 				return err
 			}
 			if o.stream && o.output != "" {
@@ -84,6 +103,9 @@ and an existing file is replaced only with --force.
 			case o.maxLogBytes < 1:
 				return outOfRange(c, "max-log-bytes", o.maxLogBytes)
 			}
+			if co.on {
+				return runCollectCluster(c.Context(), e, g, &co, o)
+			}
 			return runCollect(c.Context(), e, o)
 		},
 	}
@@ -96,13 +118,14 @@ and an existing file is replaced only with --force.
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for the Kubernetes context (default: in-cluster, KUBECONFIG, ~/.kube/config, C:\\k\\config)")
 	f.DurationVar(&o.capture, "capture", 0, "also capture VXLAN traffic for this long (e.g. 30s) into capture/diag.pcapng")
 	validValues(f, "capture", "0 (no capture) or a positive duration such as 30s")
-	f.IntVar(&o.parallel, "parallel", 4, "collectors to run at once")
+	f.IntVar(&o.parallel, "parallel", 4, "collectors to run at once; with --cluster, nodes collected at once")
 	validValues(f, "parallel", "between 1 and 64")
 	f.Int64Var(&o.maxLogBytes, "max-log-bytes", collectors.DefaultMaxLogBytes, "keep at most this many bytes of each log (its tail)")
 	validValues(f, "max-log-bytes", "at least 1 (a log's tail in bytes)")
 	f.BoolVar(&o.force, "force", false, "replace the output file if it exists")
 	f.BoolVar(&o.stream, "stream", false, "write the bundle to stdout, framed and checksummed (what diag collect --cluster reads from its pods)")
 	_ = f.MarkHidden("stream")
+	addClusterFlags(f, &co)
 	return cmd
 }
 
@@ -300,9 +323,21 @@ func rootFS() fs.FS {
 	// In diag collect --cluster's Linux pod the host's files are mounted
 	// here (the pod's own root is the image's).
 	if root := os.Getenv("DIAG_HOST_ROOT"); root != "" {
-		return os.DirFS(root)
+		return hostRootFS{files: os.DirFS(root), proc: os.DirFS("/")}
 	}
 	return os.DirFS("/")
+}
+
+// hostRootFS reads the host's files from where they are mounted, and /proc
+// from the pod's own: a hostPath mount of / does not carry the host's
+// /proc, while a hostPID pod's /proc shows the host's processes.
+type hostRootFS struct{ files, proc fs.FS }
+
+func (h hostRootFS) Open(name string) (fs.File, error) {
+	if name == "proc" || strings.HasPrefix(name, "proc/") {
+		return h.proc.Open(name)
+	}
+	return h.files.Open(name)
 }
 
 // collectView shows progress on stderr: on a terminal one live line per

@@ -56,12 +56,13 @@ rule ID, a severity, the evidence it rests on and the fix.` + exitStatusCommon +
 	root.AddCommand(
 		newAnalyzeCommand(e, g),
 		newDiffCommand(e, g),
-		newCollectCommand(e),
+		newCollectCommand(e, g),
 		newCaptureCommand(e, g),
 		newRulesCommand(e),
 		newSnapshotCommand(e),
 		newBundleCommand(e),
 		newVersionCommand(e),
+		newIdleCommand(),
 	)
 	documentCompletion(root)
 	return root

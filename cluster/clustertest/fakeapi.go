@@ -1,4 +1,8 @@
-package cluster
+// Package clustertest is an API server for testing cluster collections:
+// nodes, events, pods and exec over WebSocket (v5.channel.k8s.io through
+// the wsstream package the kubelet's streaming server uses), with nodes
+// that misbehave on request.
+package clustertest
 
 import (
 	"bytes"
@@ -16,7 +20,6 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/remotecommand"
-	"k8s.io/client-go/rest"
 	"k8s.io/streaming/pkg/httpstream/wsstream"
 
 	"github.com/wincni/diag/bundle"
@@ -24,19 +27,21 @@ import (
 
 // Node behaviours the fake API server plays.
 const (
-	behaveOK          = "ok"
-	behavePartial     = "partial"      // diag collect exits 3: the bundle arrives, some collectors failed
-	behaveNeverStarts = "never-starts" // the pod stays Pending (ContainerCreating)
-	behaveImagePull   = "image-pull"   // ImagePullBackOff
-	behaveHang        = "hang"         // half the stream, then nothing
-	behaveCut         = "cut"          // half the stream, then the connection drops
-	behaveCutOnce     = "cut-once"     // cut at the first exec, whole at the second
-	behaveCorrupt     = "corrupt"      // a byte of the bundle flipped on the way
-	behaveText        = "text"         // an old diag: prints an error instead of a stream
+	OK          = "ok"
+	Partial     = "partial"      // diag collect exits 3: the bundle arrives, some collectors failed
+	NeverStarts = "never-starts" // the pod stays Pending (ContainerCreating)
+	ImagePull   = "image-pull"   // ImagePullBackOff
+	Hang        = "hang"         // half the stream, then nothing
+	Cut         = "cut"          // half the stream, then the connection drops
+	CutOnce     = "cut-once"     // cut at the first exec, whole at the second
+	Corrupt     = "corrupt"      // a byte of the bundle flipped on the way
+	Text        = "text"         // an old diag: prints an error instead of a stream
 )
 
-type fakeNode struct {
-	name, os, ready, behave string
+// Node is a node of the fake cluster: its OS, its Ready condition ("" is
+// True) and how its collector pod behaves.
+type Node struct {
+	Name, OS, Ready, Behave string
 }
 
 type fakePod struct {
@@ -49,51 +54,50 @@ type fakePod struct {
 // fakeAPI is an API server for collections: nodes, events, pods and exec
 // over WebSocket (v5.channel.k8s.io through the same wsstream package the
 // kubelet's streaming server uses).
-type fakeAPI struct {
+type Server struct {
 	t         *testing.T
 	mu        sync.Mutex
-	nodes     map[string]fakeNode
+	nodes     map[string]Node
 	order     []string
 	pods      map[string]*fakePod
-	events    []map[string]any
-	forbidden map[string]bool // "create pods", "create pods/exec", "list nodes"
-	unavail   atomic.Int32    // answers 503 to this many requests first
-	gone      atomic.Bool     // the API server is gone: every connection is dropped
+	Events    []map[string]any
+	Forbidden map[string]bool // "create pods", "create pods/exec", "list nodes"
+	Unavail   atomic.Int32    // answers 503 to this many requests first
+	Gone      atomic.Bool     // the API server is gone: every connection is dropped
 	running   atomic.Int32    // execs in progress
-	maxRun    atomic.Int32
+	MaxRun    atomic.Int32
 	bundles   map[string][]byte
-	execDelay time.Duration // each collection takes this long before its stream
-	srv       *httptest.Server
+	ExecDelay time.Duration // each collection takes this long before its stream
+	Srv       *httptest.Server
+	frame     func([]byte) []byte
+	// Bundle, when set, gives a node's bundle (a zip); else a small one
+	// is made.
+	Bundle func(node string) []byte
+	// Commands are the commands exec'd, by pod.
+	Commands map[string][]string
 }
 
-func newFakeAPI(t *testing.T, nodes ...fakeNode) *fakeAPI {
-	f := &fakeAPI{t: t, nodes: map[string]fakeNode{}, pods: map[string]*fakePod{}, forbidden: map[string]bool{}, bundles: map[string][]byte{}}
+// NewServer starts the fake API server with the nodes; frame makes the
+// byte stream diag collect --stream writes of a bundle.
+func NewServer(t *testing.T, frame func(bundle []byte) []byte, nodes ...Node) *Server {
+	f := &Server{t: t, frame: frame, nodes: map[string]Node{}, pods: map[string]*fakePod{}, Forbidden: map[string]bool{}, Commands: map[string][]string{}, bundles: map[string][]byte{}}
 	for _, n := range nodes {
-		f.nodes[n.name] = n
-		f.order = append(f.order, n.name)
+		f.nodes[n.Name] = n
+		f.order = append(f.order, n.Name)
 	}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(f.srv.Close)
+	f.Srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(f.Srv.Close)
 	return f
 }
 
-func (f *fakeAPI) api(t *testing.T) *API {
-	a, err := NewAPI(&rest.Config{Host: f.srv.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a.backoff = time.Millisecond
-	return a
-}
-
-func (f *fakeAPI) status(w http.ResponseWriter, code int, msg string) {
+func (f *Server) status(w http.ResponseWriter, code int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	json.NewEncoder(w).Encode(map[string]any{"kind": "Status", "apiVersion": "v1", "status": "Failure", "message": msg, "code": code})
 }
 
-func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
-	if f.gone.Load() {
+func (f *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if f.Gone.Load() {
 		if hj, ok := w.(http.Hijacker); ok {
 			if c, _, err := hj.Hijack(); err == nil {
 				c.Close()
@@ -101,20 +105,20 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	if f.unavail.Add(-1) >= 0 {
+	if f.Unavail.Add(-1) >= 0 {
 		f.status(w, http.StatusServiceUnavailable, "the server is currently unable to handle the request")
 		return
 	}
 	p := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	switch {
 	case r.URL.Path == "/api/v1/nodes" && r.Method == http.MethodGet:
-		if f.forbidden["list nodes"] {
+		if f.Forbidden["list nodes"] {
 			f.status(w, http.StatusForbidden, `nodes is forbidden: User "alice" cannot list resource "nodes" in API group "" at the cluster scope`)
 			return
 		}
 		f.listNodes(w, r)
 	case r.URL.Path == "/api/v1/events":
-		json.NewEncoder(w).Encode(map[string]any{"items": f.events})
+		json.NewEncoder(w).Encode(map[string]any{"items": f.Events})
 	case len(p) == 5 && p[4] == "pods" && r.Method == http.MethodPost:
 		f.createPod(w, r, p[3])
 	case len(p) == 5 && p[4] == "pods" && r.Method == http.MethodGet:
@@ -140,32 +144,32 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (f *fakeAPI) listNodes(w http.ResponseWriter, r *http.Request) {
+func (f *Server) listNodes(w http.ResponseWriter, r *http.Request) {
 	sel := r.URL.Query().Get("labelSelector")
 	var items []map[string]any
 	for _, name := range f.order {
 		n := f.nodes[name]
-		labels := map[string]string{"kubernetes.io/os": n.os, "kubernetes.io/hostname": n.name}
-		if sel != "" && sel != "kubernetes.io/os="+n.os {
+		labels := map[string]string{"kubernetes.io/os": n.OS, "kubernetes.io/hostname": n.Name}
+		if sel != "" && sel != "kubernetes.io/os="+n.OS {
 			continue
 		}
-		ready := n.ready
+		ready := n.Ready
 		if ready == "" {
 			ready = "True"
 		}
 		items = append(items, map[string]any{
-			"metadata": map[string]any{"name": n.name, "labels": labels},
+			"metadata": map[string]any{"name": n.Name, "labels": labels},
 			"status": map[string]any{
 				"conditions": []map[string]string{{"type": "Ready", "status": ready, "reason": "KubeletNotReady"}},
-				"nodeInfo":   map[string]string{"operatingSystem": n.os, "kernelVersion": "10.0.20348.2340"},
+				"nodeInfo":   map[string]string{"operatingSystem": n.OS, "kernelVersion": "10.0.20348.2340"},
 			},
 		})
 	}
 	json.NewEncoder(w).Encode(map[string]any{"kind": "NodeList", "items": items})
 }
 
-func (f *fakeAPI) createPod(w http.ResponseWriter, r *http.Request, ns string) {
-	if f.forbidden["create pods"] {
+func (f *Server) createPod(w http.ResponseWriter, r *http.Request, ns string) {
+	if f.Forbidden["create pods"] {
 		f.status(w, http.StatusForbidden, `pods is forbidden: User "alice" cannot create resource "pods" in API group "" in the namespace "`+ns+`"`)
 		return
 	}
@@ -187,7 +191,7 @@ func (f *fakeAPI) createPod(w http.ResponseWriter, r *http.Request, ns string) {
 	json.NewEncoder(w).Encode(m)
 }
 
-func (f *fakeAPI) listPods(w http.ResponseWriter, r *http.Request) {
+func (f *Server) listPods(w http.ResponseWriter, r *http.Request) {
 	sel := r.URL.Query().Get("labelSelector")
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -203,7 +207,7 @@ func (f *fakeAPI) listPods(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(map[string]any{"items": items})
 }
 
-func (f *fakeAPI) getPod(w http.ResponseWriter, name string) {
+func (f *Server) getPod(w http.ResponseWriter, name string) {
 	f.mu.Lock()
 	p := f.pods[name]
 	f.mu.Unlock()
@@ -212,18 +216,18 @@ func (f *fakeAPI) getPod(w http.ResponseWriter, name string) {
 		return
 	}
 	st := map[string]any{"phase": "Running"}
-	switch f.nodes[p.node].behave {
-	case behaveNeverStarts:
+	switch f.nodes[p.node].Behave {
+	case NeverStarts:
 		st = map[string]any{"phase": "Pending", "containerStatuses": []any{map[string]any{"state": map[string]any{"waiting": map[string]any{"reason": "ContainerCreating"}}}}}
-	case behaveImagePull:
+	case ImagePull:
 		st = map[string]any{"phase": "Pending", "containerStatuses": []any{map[string]any{"state": map[string]any{"waiting": map[string]any{
 			"reason": "ImagePullBackOff", "message": `Back-off pulling image "registry.example/diag:v9"`}}}}}
 	}
 	json.NewEncoder(w).Encode(map[string]any{"status": st})
 }
 
-func (f *fakeAPI) exec(w http.ResponseWriter, r *http.Request, name string) {
-	if f.forbidden["create pods/exec"] {
+func (f *Server) exec(w http.ResponseWriter, r *http.Request, name string) {
+	if f.Forbidden["create pods/exec"] {
 		f.status(w, http.StatusForbidden, `pods "`+name+`" is forbidden: User "alice" cannot create resource "pods/exec" in API group "" in the namespace "diag"`)
 		return
 	}
@@ -238,6 +242,9 @@ func (f *fakeAPI) exec(w http.ResponseWriter, r *http.Request, name string) {
 		return
 	}
 	cmd := r.URL.Query()["command"]
+	f.mu.Lock()
+	f.Commands[name] = cmd
+	f.mu.Unlock()
 	if !strings.Contains(strings.Join(cmd, " "), "collect --stream") {
 		f.t.Errorf("exec %v: not diag collect --stream", cmd)
 	}
@@ -259,33 +266,33 @@ func (f *fakeAPI) exec(w http.ResponseWriter, r *http.Request, name string) {
 	n := f.running.Add(1)
 	defer f.running.Add(-1)
 	for {
-		m := f.maxRun.Load()
-		if n <= m || f.maxRun.CompareAndSwap(m, n) {
+		m := f.MaxRun.Load()
+		if n <= m || f.MaxRun.CompareAndSwap(m, n) {
 			break
 		}
 	}
 	stdout, stderr, errc := streams[1], streams[2], streams[3]
 	stdout.Write(nil)
-	time.Sleep(f.execDelay)
-	data := f.streamFor(p.node)
+	time.Sleep(f.ExecDelay)
+	data := f.StreamFor(p.node)
 	fmt.Fprintf(stderr, "kubernetes: credentials from in-cluster (HostProcess)\n")
-	behave := f.nodes[p.node].behave
-	if behave == behaveCutOnce && p.execs == 1 {
-		behave = behaveCut
+	behave := f.nodes[p.node].Behave
+	if behave == CutOnce && p.execs == 1 {
+		behave = Cut
 	}
 	switch behave {
-	case behaveText:
+	case Text:
 		io.WriteString(stdout, "Error: unknown flag: --stream\r\n")
 		io.WriteString(errc, `{"status":"Failure","reason":"NonZeroExitCode","details":{"causes":[{"reason":"ExitCode","message":"2"}]}}`)
 		return
-	case behaveHang:
+	case Hang:
 		stdout.Write(data[:len(data)/2])
 		<-r.Context().Done()
 		return
-	case behaveCut:
+	case Cut:
 		stdout.Write(data[:len(data)/2])
 		return // the connection drops without a status
-	case behaveCorrupt:
+	case Corrupt:
 		data = bytes.Clone(data)
 		data[len(data)/2] ^= 0xff
 	}
@@ -296,50 +303,60 @@ func (f *fakeAPI) exec(w http.ResponseWriter, r *http.Request, name string) {
 		}
 		data = data[k:]
 	}
-	if behave == behavePartial {
+	if behave == Partial {
 		io.WriteString(errc, `{"status":"Failure","reason":"NonZeroExitCode","details":{"causes":[{"reason":"ExitCode","message":"3"}]}}`)
 		return
 	}
 	io.WriteString(errc, `{"status":"Success"}`)
 }
 
-// streamFor is a node's framed bundle: a real bundle with a manifest and
-// one HNS file, made once.
-func (f *fakeAPI) streamFor(node string) []byte {
+// StreamFor is a node's framed bundle, made once: Bundle's, else a small
+// real bundle (a manifest, one HNS file and 300 KB that do not compress,
+// so that the stream has several chunks).
+func (f *Server) StreamFor(node string) []byte {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if b, ok := f.bundles[node]; ok {
 		return b
 	}
-	dir := f.t.TempDir()
-	w, err := bundle.Create(filepath.Join(dir, "b.zip"), bundle.Manifest{Node: node, OS: f.nodes[node].os})
-	if err != nil {
-		f.t.Fatal(err)
+	var zip []byte
+	if f.Bundle != nil {
+		zip = f.Bundle(node)
+	} else {
+		var err error
+		if zip, err = smallBundle(f.t.TempDir(), node, f.nodes[node].OS); err != nil {
+			f.t.Errorf("make a bundle for %s: %v", node, err)
+			return nil
+		}
 	}
-	// Enough bytes for several chunks, incompressible.
+	f.bundles[node] = f.frame(zip)
+	return f.bundles[node]
+}
+
+func smallBundle(dir, node, nodeOS string) ([]byte, error) {
+	path := filepath.Join(dir, "b.zip")
+	w, err := bundle.Create(path, bundle.Manifest{Node: node, OS: nodeOS})
+	if err != nil {
+		return nil, err
+	}
 	noise := make([]byte, 300<<10)
 	for i := range noise {
 		noise[i] = byte(i*7919 + len(node)*31 + i>>8)
 	}
-	w.WriteFile("hns/v2/networks.json", []byte(`[{"ID":"1","Name":"flannel.4096","Type":"Overlay"}]`))
-	w.WriteFile("logs/noise.bin.txt", noise)
+	if err := w.WriteFile("hns/v2/networks.json", []byte(`[{"ID":"1","Name":"flannel.4096","Type":"Overlay"}]`)); err != nil {
+		return nil, err
+	}
+	if err := w.WriteFile("logs/noise.bin.txt", noise); err != nil {
+		return nil, err
+	}
 	if _, err := w.Close(); err != nil {
-		f.t.Fatal(err)
+		return nil, err
 	}
-	zip, err := os.ReadFile(filepath.Join(dir, "b.zip"))
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	var s bytes.Buffer
-	if err := WriteStream(&s, bytes.NewReader(zip)); err != nil {
-		f.t.Fatal(err)
-	}
-	f.bundles[node] = s.Bytes()
-	return s.Bytes()
+	return os.ReadFile(path)
 }
 
-// live are the pods not deleted.
-func (f *fakeAPI) live() []string {
+// Live are the pods not deleted.
+func (f *Server) Live() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out []string

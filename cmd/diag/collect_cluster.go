@@ -1,0 +1,231 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"k8s.io/klog/v2"
+
+	"github.com/wincni/diag/capture"
+	"github.com/wincni/diag/cluster"
+	"github.com/wincni/diag/collectors"
+)
+
+// clusterOptions are diag collect --cluster's own flags.
+type clusterOptions struct {
+	on          bool
+	context     string
+	nodes       []string
+	selector    string
+	windowsOnly bool
+	nodeTimeout time.Duration
+	image       string
+	namespace   string
+	outputDir   string
+	report      string
+	reportFile  string
+	maxBundle   string
+	cleanup     bool
+	printRBAC   bool
+}
+
+// defaultImage is the multi-OS image of this version (make image).
+func defaultImage() string {
+	v := toolVersion()
+	if strings.HasPrefix(v, "dev") {
+		v = "latest"
+	}
+	return "ghcr.io/wincni/diag:" + v
+}
+
+func addClusterFlags(f *pflag.FlagSet, o *clusterOptions) {
+	f.BoolVar(&o.on, "cluster", false, "collect from the cluster's nodes through Kubernetes (a pod per node), then analyze them together")
+	f.StringVar(&o.context, "context", "", "with --cluster: the kubeconfig context (default: the current one)")
+	f.StringSliceVar(&o.nodes, "nodes", nil, "with --cluster: these nodes (names, comma-separated), or auto: NotReady Windows nodes, those with pod sandbox failures in the last hour, and a healthy Windows and a Linux node to compare")
+	f.StringVar(&o.selector, "selector", "", "with --cluster: nodes matching this label selector")
+	f.BoolVar(&o.windowsOnly, "windows-only", false, "with --cluster: Windows nodes only")
+	f.DurationVar(&o.nodeTimeout, "node-timeout", 10*time.Minute, "with --cluster: the most one node may take (pod start, collection, transfer)")
+	validValues(f, "node-timeout", "a positive duration such as 10m")
+	f.StringVar(&o.image, "image", defaultImage(), "with --cluster: the diag image the collector pods run (Linux and Windows in one manifest list)")
+	f.StringVar(&o.namespace, "namespace", "diag", "with --cluster: the namespace of the collector pods (deploy/cluster-rbac.yaml makes it)")
+	f.StringVar(&o.outputDir, "output-dir", "", "with --cluster: the directory for <node>.zip and cluster.json (default diag-cluster-<UTC time>)")
+	f.StringVar(&o.report, "report", "table", "with --cluster: the report's format: table, markdown, json or html")
+	f.StringVar(&o.reportFile, "report-file", "", "with --cluster: write the report to this file instead of standard output")
+	f.StringVar(&o.maxBundle, "max-bundle-size", "2GiB", "with --cluster: the largest bundle accepted from one node")
+	f.BoolVar(&o.cleanup, "cleanup", false, "with --cluster: delete the collector pods a killed run left, and do nothing else")
+	f.BoolVar(&o.printRBAC, "print-rbac", false, "with --cluster: print the RBAC and namespace diag needs (kubectl apply -f -), and do nothing else")
+}
+
+// clusterOnly are the flags that mean nothing without --cluster.
+var clusterOnly = []string{"context", "nodes", "selector", "windows-only", "node-timeout", "image", "namespace", "output-dir", "report", "report-file", "max-bundle-size", "cleanup", "print-rbac"}
+
+func checkClusterFlags(c *cobra.Command, o *clusterOptions, co collectOptions) error {
+	f := c.Flags()
+	if !o.on {
+		for _, n := range clusterOnly {
+			if f.Changed(n) {
+				return usageErrorf("--%s is a flag of diag collect --cluster", n)
+			}
+		}
+		return nil
+	}
+	switch {
+	case co.output != "":
+		return usageErrorf("--cluster writes one bundle per node into --output-dir, not --output-file")
+	case co.stream:
+		return usageErrorf("--cluster and --stream do not go together")
+	case f.Changed("timeout"):
+		return usageErrorf("with --cluster, --node-timeout bounds each node's collection, not --timeout")
+	case o.nodeTimeout <= 0:
+		return outOfRange(c, "node-timeout", o.nodeTimeout)
+	case co.capture >= o.nodeTimeout:
+		return usageErrorf("--capture %s does not fit in --node-timeout %s", co.capture, o.nodeTimeout)
+	case !validFormat(o.report):
+		return usageErrorf("--report must be one of %s, not %q", strings.Join(reportFormats, ", "), o.report)
+	case len(o.nodes) > 1 && contains(o.nodes, "auto"):
+		return usageErrorf("--nodes auto chooses the nodes itself: it takes no names with it")
+	case len(o.nodes) > 0 && (o.selector != "" || o.windowsOnly) && contains(o.nodes, "auto"):
+		return usageErrorf("--nodes auto does not go with --selector or --windows-only")
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *clusterOptions, co collectOptions) error {
+	if o.printRBAC {
+		_, err := io.WriteString(e.stdout, cluster.RBAC)
+		return err
+	}
+	// client-go logs its streams' troubles through klog, to stderr: they
+	// are ours to report, once, in each node's result.
+	klog.SetOutput(io.Discard)
+	klog.LogToStderr(false)
+	maxBundle, err := parseByteSize(o.maxBundle)
+	if err != nil {
+		return usageErrorf("--max-bundle-size: %v", err)
+	}
+	target, err := cluster.LoadTarget(co.kubeconfig, o.context)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	api, err := cluster.NewAPI(target.Config)
+	if err != nil {
+		return err
+	}
+	if sigs := stopSignals(); len(sigs) > 0 {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, sigs...)
+		defer stop()
+	}
+	if o.cleanup {
+		names, err := cluster.Cleanup(ctx, api, o.namespace)
+		for _, n := range names {
+			fmt.Fprintf(e.stderr, "deleted pod %s/%s\n", o.namespace, n)
+		}
+		if err != nil {
+			return clusterError(err)
+		}
+		fmt.Fprintf(e.stderr, "cleanup: %d pod(s) deleted in namespace %s\n", len(names), o.namespace)
+		return nil
+	}
+
+	sel := cluster.Selection{Names: o.nodes, Selector: o.selector, WindowsOnly: o.windowsOnly}
+	if len(o.nodes) == 1 && o.nodes[0] == "auto" {
+		sel = cluster.Selection{Auto: true}
+	}
+	choices, err := cluster.Choose(ctx, api, sel, e.now())
+	if err != nil {
+		return clusterError(err)
+	}
+	todo := 0
+	for _, c := range choices {
+		if c.Skip == "" {
+			todo++
+		}
+	}
+	if todo == 0 {
+		return usageErrorf("no node to collect from (%d chosen, all skipped or none matched)", len(choices))
+	}
+	dir := o.outputDir
+	if dir == "" {
+		dir = "diag-cluster-" + e.now().UTC().Format("20060102T150405Z")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return usageErrorf("--output-dir %s: %v", dir, err)
+	}
+	fmt.Fprintf(e.stderr, "cluster: %s (%s): %d node(s) to collect, %d at a time, into %s\n", target.Context, target.Server, todo, co.parallel, dir)
+	var mu sync.Mutex
+	rep, err := cluster.Collect(ctx, api, target, choices, cluster.Options{
+		Namespace: o.namespace, Image: o.image, Parallel: co.parallel, NodeTimeout: o.nodeTimeout,
+		Capture: co.capture, OutputDir: dir, MaxBundle: maxBundle, Now: e.now, CollectArgs: passThrough(co),
+		Progress: func(node, line string) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(e.stderr, "%s: %s\n", node, line)
+		},
+	})
+	if rep != nil {
+		for _, n := range rep.Nodes {
+			if n.Status != cluster.StatusOK {
+				fmt.Fprintf(e.stderr, "%s: %s: %s\n", n.Name, n.Status, n.Reason)
+			}
+		}
+		fmt.Fprintf(e.stderr, "cluster: %d ok, %d partial, %d failed, %d timed out, %d skipped, %d cancelled; %s\n",
+			rep.Count(cluster.StatusOK), rep.Count(cluster.StatusPartial), rep.Count(cluster.StatusFailed), rep.Count(cluster.StatusTimeout),
+			rep.Count(cluster.StatusSkipped), rep.Count(cluster.StatusCancelled), filepath.Join(dir, "cluster.json"))
+	}
+	if err != nil {
+		return clusterError(err)
+	}
+	bundles := rep.Bundles(dir)
+	if len(bundles) == 0 {
+		return &exitError{code: exitInternal, err: fmt.Errorf("no bundle arrived from the %d node(s) tried (%s says why for each)", todo, filepath.Join(dir, "cluster.json"))}
+	}
+	aerr := runAnalyze(e, g, &analyzeOptions{output: o.report, outputFile: o.reportFile, failOn: "fail", maxPart: "64MiB", capture: capture.Limits{
+		MaxPacketSize: capture.DefaultMaxPacketSize, MaxInterfaces: capture.DefaultMaxInterfaces, MaxFlows: capture.DefaultMaxFlows, MaxTunnels: capture.DefaultMaxTunnels,
+	}}, bundles)
+	if aerr == nil && len(bundles) < todo {
+		return &exitError{code: exitFindings, err: fmt.Errorf("the collection is partial: %d of %d node(s) gave a bundle (%s)", len(bundles), todo, filepath.Join(dir, "cluster.json"))}
+	}
+	return aerr
+}
+
+// clusterError: RBAC and credentials are the user's to fix (exit 2).
+func clusterError(err error) error {
+	if cluster.IsForbidden(err) || strings.Contains(err.Error(), "permission denied") {
+		return &exitError{code: exitUsage, err: err}
+	}
+	return err
+}
+
+// passThrough are the collect flags the pods' diag collect gets as given.
+func passThrough(co collectOptions) []string {
+	var out []string
+	if len(co.only) > 0 {
+		out = append(out, "--only", strings.Join(co.only, ","))
+	}
+	if len(co.skip) > 0 {
+		out = append(out, "--skip", strings.Join(co.skip, ","))
+	}
+	if co.maxLogBytes != collectors.DefaultMaxLogBytes {
+		out = append(out, "--max-log-bytes", fmt.Sprint(co.maxLogBytes))
+	}
+	return out
+}
