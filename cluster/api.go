@@ -66,6 +66,12 @@ func IsForbidden(err error) bool {
 	return errors.As(err, &ae) && ae.Code == http.StatusForbidden
 }
 
+// IsAlreadyExists: the object was there before the request.
+func IsAlreadyExists(err error) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && ae.Code == http.StatusConflict
+}
+
 // IsNotFound: the object is gone.
 func IsNotFound(err error) bool {
 	var ae *APIError

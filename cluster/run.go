@@ -196,7 +196,9 @@ func (r *runner) node(ctx context.Context, c Choice) (res NodeResult) {
 		return failed(res, err)
 	}
 	say("creating pod %s", res.Pod)
-	if err := r.api.CreatePod(nctx, r.o.Namespace, manifest); err != nil {
+	// A create retried after a lost answer finds the pod made: the name
+	// carries this run's ID, so it is this run's pod.
+	if err := r.api.CreatePod(nctx, r.o.Namespace, manifest); err != nil && !IsAlreadyExists(err) {
 		if IsForbidden(err) {
 			r.stop(fmt.Errorf("%w: %v", errPermission, err))
 		}

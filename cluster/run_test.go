@@ -392,3 +392,14 @@ func TestCleanupLeftovers(t *testing.T) {
 		t.Errorf("%v %v %v", names, err, f.Live())
 	}
 }
+
+// A pod creation whose answer was lost is tried again and finds the pod:
+// the run goes on with it.
+func TestCreateAnswerLost(t *testing.T) {
+	f := newFake(t, clustertest.Node{Name: "w1", OS: "windows", Behave: clustertest.OK})
+	f.LoseCreateAnswers.Store(1)
+	rep, err := Collect(context.Background(), apiFor(t, f), nil, chooseAll(t, f), options(t, 5*time.Second, 1))
+	if err != nil || rep.Nodes[0].Status != StatusOK {
+		t.Errorf("%v %+v", err, rep.Nodes)
+	}
+}

@@ -73,6 +73,9 @@ type Server struct {
 	// Bundle, when set, gives a node's bundle (a zip); else a small one
 	// is made.
 	Bundle func(node string) []byte
+	// LoseCreateAnswers: this many pod creations succeed but answer 503,
+	// as when the answer is lost on the way.
+	LoseCreateAnswers atomic.Int32
 	// Commands are the commands exec'd, by pod.
 	Commands map[string][]string
 }
@@ -187,6 +190,10 @@ func (f *Server) createPod(w http.ResponseWriter, r *http.Request, ns string) {
 		return
 	}
 	f.pods[name] = &fakePod{node: node, manifest: m}
+	if f.LoseCreateAnswers.Add(-1) >= 0 {
+		f.status(w, http.StatusServiceUnavailable, "the answer was lost")
+		return
+	}
 	w.WriteHeader(http.StatusCreated)
 	json.NewEncoder(w).Encode(m)
 }
