@@ -63,17 +63,7 @@ func checkVFPDNSRules(s *snapshot.Snapshot) ([]Issue, error) {
 		if e == nil || e.IsRemote {
 			continue
 		}
-		var group *snapshot.VFPGroup
-		for _, l := range p.Layers {
-			if !strings.EqualFold(l.Name, "LB_DSR") {
-				continue
-			}
-			for _, g := range l.Groups {
-				if strings.EqualFold(g.Name, "LB_DSR_IPv4_OUT") && len(g.Rules) > 0 {
-					group = g
-				}
-			}
-		}
+		group := lbDSRGroups(p)[true]
 		if group == nil {
 			continue
 		}
