@@ -128,8 +128,13 @@ type (
 )
 
 // WindowsBinary is diag.exe in a HostProcess container: the image's files
-// are under the sandbox mount point, and cmd expands it (cmd /c passes the
-// standard handles through untouched, which the binary stream needs).
+// are under the sandbox mount point (C:\hpc, or C:\hpc\<id> on hosts
+// without bind filter), whose name hcsshim writes into the command line of
+// the container and of every exec (internal/jobcontainers); the working
+// directory differs across containerd versions, so no relative path. cmd /c
+// (which hcsshim adds itself on bind-mount hosts) passes the standard
+// handles through untouched, and exec runs without a TTY, so the binary
+// stream arrives as written.
 var WindowsBinary = []string{"cmd.exe", "/c", `%CONTAINER_SANDBOX_MOUNT_POINT%\diag.exe`}
 
 // LinuxBinary is diag in the Linux image.
@@ -149,8 +154,10 @@ func Binary(os string) []string {
 // (nodes are tainted because their networking is broken), on Windows a
 // HostProcess pod as SYSTEM (HNS and vfpctrl need an administrator), on
 // Linux a privileged host-network pod that sees the host's files under
-// /host. It idles until the run execs diag collect in it, and ends itself
-// at its deadline if the run is killed.
+// /host. It idles until the run execs diag collect in it (its main process
+// must live: when it ends, hcsshim ends every process of the job, the
+// exec'd collection too), and ends itself at its deadline if the run is
+// killed.
 func (p PodSpec) Manifest(node Node) ([]byte, error) {
 	name := PodName(node.Name, p.Run)
 	c := container{
