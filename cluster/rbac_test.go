@@ -42,8 +42,8 @@ func rbacObjects(t *testing.T) []rbacObject {
 // the scope it is sent at, and nothing more is granted than those.
 func TestRBACAllowsWhatCollectionSends(t *testing.T) {
 	sent := []struct{ verb, resource, namespace string }{
-		{"list", "nodes", ""},   // Choose
-		{"list", "events", ""},  // --nodes auto
+		{"list", "nodes", ""},  // Choose
+		{"list", "events", ""}, // --nodes auto
 		{"create", "pods", "diag"}, {"get", "pods", "diag"}, {"list", "pods", "diag"}, {"delete", "pods", "diag"},
 		{"create", "pods/exec", "diag"}, {"get", "pods/exec", "diag"},
 	}
