@@ -54,16 +54,37 @@ type APIError struct {
 }
 
 func (e *APIError) Error() string {
-	if e.Code == http.StatusForbidden {
+	switch {
+	case e.Code == http.StatusForbidden && strings.Contains(e.Message, "violates PodSecurity"):
+		return fmt.Sprintf("the API server refused to %s %s: %s (the namespace must admit privileged and HostProcess pods: pod-security.kubernetes.io/enforce=privileged, as deploy/cluster-rbac.yaml sets)", e.Verb, e.Resource, e.Message)
+	case e.Code == http.StatusForbidden && strings.Contains(e.Message, "service account"):
+		return fmt.Sprintf("the API server refused to %s %s: %s (diag collect --cluster --print-rbac | kubectl apply -f - makes the service account)", e.Verb, e.Resource, e.Message)
+	case e.Code == http.StatusForbidden:
 		return fmt.Sprintf("permission denied to %s %s: %s (diag collect --cluster --print-rbac prints the RBAC it needs)", e.Verb, e.Resource, e.Message)
+	case e.Code == http.StatusUnauthorized:
+		return fmt.Sprintf("the API server does not accept these credentials (%s %s: %s): renew the kubeconfig's token or certificate", e.Verb, e.Resource, e.Message)
 	}
 	return fmt.Sprintf("%s %s: %d %s", e.Verb, e.Resource, e.Code, e.Message)
 }
 
-// IsForbidden: RBAC refused the request.
+// IsForbidden: RBAC or an admission plugin refused the request.
 func IsForbidden(err error) bool {
 	var ae *APIError
 	return errors.As(err, &ae) && ae.Code == http.StatusForbidden
+}
+
+// StopsRun: an answer every node would get alike (refused, or the
+// credentials not accepted), so the run ends at the first.
+func StopsRun(err error) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && (ae.Code == http.StatusForbidden || ae.Code == http.StatusUnauthorized)
+}
+
+// Definite: the server answered that it did not do it (a 4xx other than a
+// conflict or a throttle), so nothing was created.
+func Definite(err error) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && ae.Code >= 400 && ae.Code < 500 && ae.Code != http.StatusConflict && ae.Code != http.StatusTooManyRequests
 }
 
 // IsAlreadyExists: the object was there before the request.
@@ -83,6 +104,9 @@ func transient(code int) bool {
 		code == http.StatusServiceUnavailable || code == http.StatusGatewayTimeout
 }
 
+// maxRetryAfter caps the wait a throttling server asks for.
+const maxRetryAfter = 30 * time.Second
+
 // maxAnswer bounds what one API answer may hold (a node list of a large
 // cluster is tens of MB).
 const maxAnswer = 512 << 20
@@ -91,10 +115,12 @@ const maxAnswer = 512 << 20
 // decodes a JSON answer into out (when not nil).
 func (a *API) do(ctx context.Context, method, path, verb, resource string, body []byte, out any) error {
 	var last error
+	var retryAfter time.Duration
 	for attempt := 0; attempt < max(1, a.Attempts); attempt++ {
 		if attempt > 0 {
 			wait := a.backoff << (attempt - 1)
 			wait += time.Duration(rand.Int64N(int64(wait)/2 + 1))
+			wait = max(wait, retryAfter)
 			select {
 			case <-ctx.Done():
 				return fmt.Errorf("%w (last: %v)", context.Cause(ctx), last)
@@ -138,8 +164,9 @@ func (a *API) do(ctx context.Context, method, path, verb, resource string, body 
 			return nil
 		case transient(resp.StatusCode):
 			last = &APIError{Code: resp.StatusCode, Verb: verb, Resource: resource, Message: statusMessage(data, resp.Status)}
-			if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 && s <= 5 {
-				time.Sleep(time.Duration(s) * time.Second)
+			retryAfter = 0
+			if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {
+				retryAfter = min(time.Duration(s)*time.Second, maxRetryAfter)
 			}
 			continue
 		default:
@@ -317,7 +344,7 @@ func (a *API) Pod(ctx context.Context, namespace, name string) (PodState, error)
 
 // DeletePod deletes a pod at once; a pod already gone is not an error.
 func (a *API) DeletePod(ctx context.Context, namespace, name string) error {
-	body := []byte(`{"kind":"DeleteOptions","apiVersion":"v1","gracePeriodSeconds":0,"propagationPolicy":"Background"}`)
+	body := []byte(`{"kind":"DeleteOptions","apiVersion":"v1","gracePeriodSeconds":1,"propagationPolicy":"Background"}`)
 	err := a.do(ctx, http.MethodDelete, "/api/v1/namespaces/"+url.PathEscape(namespace)+"/pods/"+url.PathEscape(name), "delete", "pods", body, nil)
 	if IsNotFound(err) {
 		return nil
@@ -379,8 +406,9 @@ func (a *API) Exec(ctx context.Context, namespace, pod, container string, comman
 		if code, ok := ExitCode(err); ok {
 			return &ExitError{Code: code, err: err}
 		}
-		if strings.Contains(err.Error(), "forbidden") || strings.Contains(err.Error(), "403") {
-			return &APIError{Code: http.StatusForbidden, Verb: "create", Resource: "pods/exec", Message: err.Error()}
+		// client-go gives the upgrade's refusal as text: RBAC's own words.
+		if msg := err.Error(); strings.Contains(msg, "is forbidden: User ") {
+			return &APIError{Code: http.StatusForbidden, Verb: "create", Resource: "pods/exec", Message: msg}
 		}
 		return fmt.Errorf("exec into %s: %w", pod, err)
 	}

@@ -1,9 +1,22 @@
 package cluster
 
-import _ "embed"
+import (
+	_ "embed"
+	"strings"
+)
 
 // RBAC is deploy/cluster-rbac.yaml: the namespace, the collector pods'
 // read-only service account and the role diag collect --cluster needs.
 //
 //go:embed rbac.yaml
 var RBAC string
+
+// RBACFor is RBAC with the collector pods' namespace named ns.
+func RBACFor(ns string) string {
+	if ns == "" || ns == "diag" {
+		return RBAC
+	}
+	s := strings.ReplaceAll(RBAC, "\n  namespace: diag\n", "\n  namespace: "+ns+"\n")
+	s = strings.ReplaceAll(s, "\n    namespace: diag\n", "\n    namespace: "+ns+"\n")
+	return strings.Replace(s, "kind: Namespace\nmetadata:\n  name: diag\n", "kind: Namespace\nmetadata:\n  name: "+ns+"\n", 1)
+}

@@ -100,3 +100,11 @@ func TestDeployedRBACIsPrinted(t *testing.T) {
 		t.Error("deploy/cluster-rbac.yaml differs from cluster/rbac.yaml: cp cluster/rbac.yaml deploy/cluster-rbac.yaml")
 	}
 }
+
+// --print-rbac --namespace ops names ops wherever the pods' namespace is.
+func TestRBACForNamespace(t *testing.T) {
+	out := RBACFor("ops")
+	if strings.Contains(out, "namespace: diag") || strings.Count(out, "namespace: ops") != 3 || !strings.Contains(out, "kind: Namespace\nmetadata:\n  name: ops\n") {
+		t.Errorf("%s", out)
+	}
+}

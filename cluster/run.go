@@ -88,6 +88,17 @@ func (r *Report) Bundles(dir string) []string {
 	return out
 }
 
+// PodsLeft are the pods that could not be deleted.
+func (r *Report) PodsLeft() []string {
+	var out []string
+	for _, n := range r.Nodes {
+		if n.PodLeft {
+			out = append(out, r.Namespace+"/"+n.Pod)
+		}
+	}
+	return out
+}
+
 // Count counts the nodes of a status.
 func (r *Report) Count(status string) int {
 	n := 0
@@ -129,7 +140,7 @@ func Collect(ctx context.Context, api *API, target *Target, choices []Choice, o 
 		rep.Context, rep.Server = target.Context, target.Server
 	}
 	r := &runner{api: api, o: o, spec: PodSpec{Namespace: o.Namespace, Image: o.Image, Run: rep.Run, Deadline: o.NodeTimeout + 2*time.Minute}}
-	// A permission error is the same for every node: the first stops the run.
+	// A refusal is the same for every node: the first stops the run.
 	runCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	r.stop = stop
@@ -167,19 +178,25 @@ func Collect(ctx context.Context, api *API, target *Target, choices []Choice, o 
 	if err := writeReport(filepath.Join(o.OutputDir, "cluster.json"), rep); err != nil {
 		return rep, err
 	}
-	if cause := context.Cause(runCtx); cause != nil && errors.Is(cause, errPermission) {
+	if cause := context.Cause(runCtx); cause != nil && StopsRun(cause) {
 		return rep, cause
 	}
 	return rep, nil
 }
 
-var errPermission = errors.New("permission denied")
-
 type runner struct {
 	api  *API
 	o    Options
 	spec PodSpec
+	// stop ends the run: an answer every node would get alike.
 	stop context.CancelCauseFunc
+}
+
+// halt stops the run when err is one that every node would meet.
+func (r *runner) halt(err error) {
+	if StopsRun(err) {
+		r.stop(err)
+	}
 }
 
 // node collects from one node within its timeout.
@@ -196,49 +213,54 @@ func (r *runner) node(ctx context.Context, c Choice) (res NodeResult) {
 		return failed(res, err)
 	}
 	say("creating pod %s", res.Pod)
+	cerr := r.api.CreatePod(nctx, r.o.Namespace, manifest)
 	// A create retried after a lost answer finds the pod made: the name
 	// carries this run's ID, so it is this run's pod.
-	if err := r.api.CreatePod(nctx, r.o.Namespace, manifest); err != nil && !IsAlreadyExists(err) {
-		if IsForbidden(err) {
-			r.stop(fmt.Errorf("%w: %v", errPermission, err))
-		}
-		return r.ended(nctx, res, fmt.Errorf("create the collector pod: %w", err))
+	if IsAlreadyExists(cerr) {
+		cerr = nil
 	}
-	defer func() {
-		// The pod goes whatever happened, even after Ctrl-C.
-		dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer dcancel()
-		if err := r.api.DeletePod(dctx, r.o.Namespace, res.Pod); err != nil {
-			res.PodLeft = true
-			say("could not delete pod %s: %v", res.Pod, err)
-		}
-	}()
+	if cerr == nil || !Definite(cerr) {
+		// Made, or perhaps made (an answer lost, then the retries failed):
+		// it goes whatever happens next, even after Ctrl-C.
+		defer func() {
+			dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+			defer dcancel()
+			if err := r.api.DeletePod(dctx, r.o.Namespace, res.Pod); err != nil {
+				res.PodLeft = true
+				say("could not delete pod %s: %v", res.Pod, err)
+			}
+		}()
+	}
+	if cerr != nil {
+		r.halt(cerr)
+		return r.ended(nctx, res, fmt.Errorf("create the collector pod: %w", cerr))
+	}
 	if err := r.waitRunning(nctx, res.Pod, say); err != nil {
+		r.halt(err)
 		return r.ended(nctx, res, err)
 	}
 	for res.Attempts = 1; ; res.Attempts++ {
 		say("collecting (attempt %d)", res.Attempts)
-		n, partial, err := r.fetch(nctx, c.Node, res.Pod)
-		if err == nil {
-			res.Bundle, res.Bytes = bundleName(c.Node.Name), n
+		f := r.fetch(nctx, c.Node, res.Pod)
+		if f.err == nil {
+			res.Bundle, res.Bytes = bundleName(c.Node.Name), f.n
 			res.Status = StatusOK
-			if partial {
-				res.Status, res.Reason = StatusPartial, "some collectors failed or timed out (manifest.json in the bundle says which)"
+			if f.partial != "" {
+				res.Status, res.Reason = StatusPartial, f.partial
 			}
-			say("%s: %d bytes in %.0fs", res.Status, n, r.o.Now().Sub(start).Seconds())
+			say("%s: %d bytes in %.0fs", res.Status, f.n, r.o.Now().Sub(start).Seconds())
 			return res
 		}
+		r.halt(f.err)
+		// A stream cut or damaged on the way is worth one more try while
+		// the node's time lasts; a collector that ran and said no, or
+		// answered with something else than a stream, is the node's answer.
 		var se *StreamError
-		if IsForbidden(err) {
-			r.stop(fmt.Errorf("%w: %v", errPermission, err))
-		}
-		// A stream cut or corrupted on the way is worth one more try
-		// while the node's time lasts; anything else is the node's answer.
-		if errors.As(err, &se) && se.Kind != "too large" && res.Attempts < 2 && nctx.Err() == nil {
-			say("%v; trying again", err)
+		if errors.As(f.err, &se) && (se.Kind == "cut" || se.Kind == "corrupt") && !f.exited && res.Attempts < 2 && nctx.Err() == nil {
+			say("%v; trying again", f.err)
 			continue
 		}
-		return r.ended(nctx, res, err)
+		return r.ended(nctx, res, f.err)
 	}
 }
 
@@ -248,7 +270,7 @@ var errNodeTimeout = errors.New("node timeout")
 // passed, cancelled when the run was stopped, failed otherwise.
 func (r *runner) ended(nctx context.Context, res NodeResult, err error) NodeResult {
 	switch cause := context.Cause(nctx); {
-	case IsForbidden(err):
+	case StopsRun(err):
 		return failed(res, err)
 	case errors.Is(cause, errNodeTimeout):
 		res.Status, res.Reason = StatusTimeout, fmt.Sprintf("no bundle within --node-timeout %s: %v", r.o.NodeTimeout, err)
@@ -302,20 +324,35 @@ func (r *runner) waitRunning(ctx context.Context, pod string, say func(string, .
 	}
 }
 
-// collectTimeout leaves the stream and the pod's end their share of the
-// node's time.
-func (r *runner) collectTimeout() time.Duration {
-	t := r.o.NodeTimeout - r.o.Capture - 30*time.Second
-	if t < 30*time.Second {
-		t = r.o.NodeTimeout / 2
+// collectTimeout is the time diag collect in the pod gets: what is left of
+// the node's (the pod's start took its share) less the capture and a
+// margin for the transfer, at least a second.
+func (r *runner) collectTimeout(ctx context.Context) time.Duration {
+	left := r.o.NodeTimeout
+	if dl, ok := ctx.Deadline(); ok {
+		left = time.Until(dl)
 	}
-	return t.Truncate(time.Second)
+	left -= r.o.Capture
+	t := left - min(30*time.Second, left/4)
+	return max(t.Truncate(time.Second), time.Second)
 }
 
-// fetch runs diag collect --stream in the pod and writes the bundle; it
-// says whether the bundle is partial (exit 3).
-func (r *runner) fetch(ctx context.Context, node Node, pod string) (int64, bool, error) {
-	cmd := append(append([]string{}, Binary(node.OS)...), "collect", "--stream", "--timeout", r.collectTimeout().String())
+// statusGrace is how long a whole bundle waits for the collector's exit
+// status before it is kept without one.
+var statusGrace = 20 * time.Second
+
+// fetched is one attempt's outcome.
+type fetched struct {
+	n       int64
+	partial string // why the bundle is partial, "" when it is whole
+	exited  bool   // the collector ran and exited non-zero
+	err     error
+}
+
+// fetch runs diag collect --stream in the pod and keeps the bundle that
+// arrives whole and verified.
+func (r *runner) fetch(ctx context.Context, node Node, pod string) fetched {
+	cmd := append(append([]string{}, Binary(node.OS)...), "collect", "--stream", "--timeout", r.collectTimeout(ctx).String())
 	if r.o.Capture > 0 {
 		cmd = append(cmd, "--capture", r.o.Capture.String())
 	}
@@ -323,55 +360,89 @@ func (r *runner) fetch(ctx context.Context, node Node, pod string) (int64, bool,
 	final := filepath.Join(r.o.OutputDir, bundleName(node.Name))
 	part, err := os.CreateTemp(r.o.OutputDir, "."+bundleName(node.Name)+".*.part")
 	if err != nil {
-		return 0, false, err
+		return fetched{err: err}
 	}
 	defer os.Remove(part.Name())
 	defer part.Close()
 
+	// The exec has its own context: a bad stream ends the transfer at
+	// once, and a whole one does not wait for ever for its exit status.
+	ectx, ecancel := context.WithCancel(ctx)
+	defer ecancel()
 	pr, pw := io.Pipe()
-	type result struct {
+	type streamed struct {
 		n   int64
 		err error
 	}
-	got := make(chan result, 1)
+	got := make(chan streamed, 1)
 	go func() {
 		n, err := ReadStream(pr, part, r.o.MaxBundle)
-		// Stop the sender on a bad stream; drain otherwise.
-		pr.CloseWithError(err)
-		got <- result{n, err}
+		if err != nil {
+			pr.CloseWithError(err)
+		} else {
+			go io.Copy(io.Discard, pr) // what may follow the end frame
+		}
+		got <- streamed{n, err}
 	}()
 	stderr := &tailWriter{max: 4 << 10}
-	execErr := r.api.Exec(ctx, r.o.Namespace, pod, containerName, cmd, pw, stderr)
-	pw.CloseWithError(io.EOF)
+	execDone := make(chan error, 1)
+	go func() {
+		err := r.api.Exec(ectx, r.o.Namespace, pod, containerName, cmd, pw, stderr)
+		pw.CloseWithError(io.EOF)
+		execDone <- err
+	}()
 	res := <-got
-	partial := false
-	if code, ok := ExitCode(execErr); ok && code == 3 {
-		partial, execErr = true, nil
+	var execErr error
+	noStatus := false
+	if res.err != nil {
+		ecancel()
+		execErr = <-execDone
+	} else {
+		select {
+		case execErr = <-execDone:
+		case <-time.After(statusGrace):
+			ecancel()
+			<-execDone
+			execErr, noStatus = nil, true
+		}
+	}
+	code, exited := ExitCode(execErr)
+	out := fetched{n: res.n, exited: exited && code != 3}
+	if exited && code == 3 {
+		out.partial, execErr = "some collectors failed or timed out (manifest.json in the bundle says which)", nil
 	}
 	var se *StreamError
 	switch {
-	case IsForbidden(execErr):
-		return 0, false, execErr
-	case res.err != nil && execErr != nil && (!errors.As(res.err, &se) || se.Received == 0):
+	case StopsRun(execErr):
+		out.err = execErr
+	case res.err != nil && execErr != nil && ctx.Err() == nil && (!errors.As(res.err, &se) || se.Received == 0):
 		// Nothing arrived: the exec's own failure is the story.
-		return res.n, false, fmt.Errorf("%w (collector said: %s; %w)", execErr, stderr.last(), res.err)
-	case res.err != nil && execErr != nil:
-		return res.n, false, fmt.Errorf("%w; exec: %w (collector said: %s)", res.err, execErr, stderr.last())
+		out.err = fmt.Errorf("%w (collector said: %s; %w)", execErr, stderr.last(), res.err)
+	case res.err != nil && execErr != nil && ctx.Err() == nil:
+		out.err = fmt.Errorf("%w; exec: %w (collector said: %s)", res.err, execErr, stderr.last())
 	case res.err != nil:
-		return res.n, false, res.err
+		out.err = res.err
 	case execErr != nil:
-		return res.n, false, fmt.Errorf("the bundle arrived but diag collect failed: %v (%s)", execErr, stderr.last())
+		out.err = fmt.Errorf("the bundle arrived but diag collect failed: %w (%s)", execErr, stderr.last())
+	}
+	if out.err != nil {
+		return out
+	}
+	if noStatus {
+		out.partial = fmt.Sprintf("the bundle arrived whole, but not the collector's exit status within %s", statusGrace)
 	}
 	if err := part.Close(); err != nil {
-		return res.n, false, err
+		out.err = err
+		return out
 	}
 	if err := verifyBundle(part.Name()); err != nil {
-		return res.n, false, err
+		out.err = err
+		return out
 	}
 	if err := os.Rename(part.Name(), final); err != nil {
-		return res.n, false, err
+		out.err = err
 	}
-	return res.n, partial, nil
+	return out
 }
 
 // verifyBundle checks the arrived bundle against its own manifest, as

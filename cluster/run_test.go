@@ -13,6 +13,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/rest"
 
 	"github.com/wincni/diag/cluster/clustertest"
@@ -178,6 +179,14 @@ func TestPodManifests(t *testing.T) {
 	if a, b := PodName("node-a", "r1"), PodName("node-b", "r1"); a == b || !strings.HasPrefix(a, "diag-node-a-") {
 		t.Errorf("pod names %s %s", a, b)
 	}
+	for _, n := range []string{"", "-", "a..b", "Worker_1.Example.COM", strings.Repeat("x.", 120), "akswin000001"} {
+		if errs := validation.IsDNS1123Label(PodName(n, NewRunID())); len(errs) > 0 {
+			t.Errorf("pod name of %q: %v", n, errs)
+		}
+		if errs := validation.IsValidLabelValue(labelValue(n)); len(errs) > 0 {
+			t.Errorf("label of %q: %v", n, errs)
+		}
+	}
 	long := strings.Repeat("x", 80)
 	if p := PodName(long, "r1"); len(p) > 63 || PodName(long+"y", "r1") == p {
 		t.Errorf("long names: %s", p)
@@ -298,6 +307,7 @@ func TestCollect200Nodes(t *testing.T) {
 	}
 	elapsed := time.Since(start)
 	var after runtime.MemStats
+	runtime.GC()
 	runtime.ReadMemStats(&after)
 	if rep.Count(StatusOK) != 200 {
 		t.Fatalf("%d ok", rep.Count(StatusOK))
@@ -401,5 +411,131 @@ func TestCreateAnswerLost(t *testing.T) {
 	rep, err := Collect(context.Background(), apiFor(t, f), nil, chooseAll(t, f), options(t, 5*time.Second, 1))
 	if err != nil || rep.Nodes[0].Status != StatusOK {
 		t.Errorf("%v %+v", err, rep.Nodes)
+	}
+}
+
+// The review's cases: each was a defect.
+
+// A create whose answer was lost and whose retries then fail: the pod
+// exists, so it is deleted all the same.
+func TestCreateLostThenFailing(t *testing.T) {
+	f := newFake(t, clustertest.Node{Name: "w1", OS: "windows", Behave: clustertest.OK})
+	choices := chooseAll(t, f)
+	f.LoseCreateAnswers.Store(1)
+	f.FailCreates.Store(100)
+	rep, err := Collect(context.Background(), apiFor(t, f), nil, choices, options(t, 5*time.Second, 1))
+	if err != nil || rep.Nodes[0].Status != StatusFailed || !strings.Contains(rep.Nodes[0].Reason, "503") {
+		t.Errorf("%v %+v", err, rep.Nodes)
+	}
+	if live := f.Live(); len(live) > 0 {
+		t.Errorf("pod left: %v", live)
+	}
+}
+
+// A bundle larger than --max-bundle-size ends the transfer at once: the
+// node fails for that, not for its timeout.
+func TestTooLargeStopsTheTransfer(t *testing.T) {
+	f := newFake(t, clustertest.Node{Name: "w1", OS: "windows", Behave: clustertest.Hang})
+	o := options(t, 10*time.Second, 1)
+	o.MaxBundle = 1000
+	start := time.Now()
+	rep, _ := Collect(context.Background(), apiFor(t, f), nil, chooseAll(t, f), o)
+	if n := rep.Nodes[0]; n.Status != StatusFailed || !strings.Contains(n.Reason, "too large") || n.Attempts != 1 || time.Since(start) > 5*time.Second {
+		t.Errorf("%+v after %v", n, time.Since(start))
+	}
+}
+
+// The whole bundle arrived, its exit status never does: the bundle is kept,
+// as partial, after a grace period.
+func TestWholeBundleWithoutStatus(t *testing.T) {
+	defer func(g time.Duration) { statusGrace = g }(statusGrace)
+	statusGrace = 200 * time.Millisecond
+	f := newFake(t, clustertest.Node{Name: "w1", OS: "windows", Behave: clustertest.HangAfter})
+	o := options(t, 10*time.Second, 1)
+	rep, _ := Collect(context.Background(), apiFor(t, f), nil, chooseAll(t, f), o)
+	n := rep.Nodes[0]
+	if n.Status != StatusPartial || !strings.Contains(n.Reason, "exit status") || verifyBundle(filepath.Join(o.OutputDir, n.Bundle)) != nil {
+		t.Errorf("%+v", n)
+	}
+}
+
+// Only a cut or corrupted stream is tried again: an old diag that prints
+// text, or a refusal, is the node's answer at once.
+func TestWhatIsRetried(t *testing.T) {
+	f := newFake(t,
+		clustertest.Node{Name: "old", OS: "windows", Behave: clustertest.Text},
+		clustertest.Node{Name: "cut", OS: "windows", Behave: clustertest.Cut},
+		clustertest.Node{Name: "bad", OS: "windows", Behave: clustertest.Corrupt})
+	rep, _ := Collect(context.Background(), apiFor(t, f), nil, chooseAll(t, f), options(t, 5*time.Second, 3))
+	got := byName(rep)
+	if got["old"].Attempts != 1 || got["cut"].Attempts != 2 || got["bad"].Attempts != 2 {
+		t.Errorf("attempts: old %d, cut %d, corrupt %d", got["old"].Attempts, got["cut"].Attempts, got["bad"].Attempts)
+	}
+}
+
+// A refusal to read or delete the pods is the same for every node too:
+// reading stops the run; deleting leaves pods that the report names.
+func TestGetAndDeleteRefused(t *testing.T) {
+	nodes := []clustertest.Node{{Name: "w1", OS: "windows"}, {Name: "w2", OS: "windows"}, {Name: "w3", OS: "windows"}, {Name: "w4", OS: "windows"}}
+	f := newFake(t, nodes...)
+	f.Forbidden["get pods"] = true
+	rep, err := Collect(context.Background(), apiFor(t, f), nil, chooseAll(t, f), options(t, 5*time.Second, 1))
+	if !StopsRun(err) || !strings.Contains(err.Error(), "permission denied to get pods") || rep.Count(StatusCancelled) != 3 {
+		t.Errorf("get refused: %v %+v", err, rep.Nodes)
+	}
+	f = newFake(t, nodes[:2]...)
+	f.Forbidden["delete pods"] = true
+	rep, err = Collect(context.Background(), apiFor(t, f), nil, chooseAll(t, f), options(t, 5*time.Second, 2))
+	if err != nil || rep.Count(StatusOK) != 2 || len(rep.PodsLeft()) != 2 {
+		t.Errorf("delete refused: %v %+v", err, rep.Nodes)
+	}
+}
+
+// A node name that looks like an HTTP status is no permission error.
+func TestNoPermissionErrorByChance(t *testing.T) {
+	f := newFake(t, clustertest.Node{Name: "akswin000403", OS: "windows", Behave: clustertest.Text},
+		clustertest.Node{Name: "akswin000404", OS: "windows", Behave: clustertest.OK})
+	rep, err := Collect(context.Background(), apiFor(t, f), nil, chooseAll(t, f), options(t, 5*time.Second, 1))
+	if err != nil || rep.Nodes[1].Status != StatusOK {
+		t.Errorf("%v %+v", err, rep.Nodes)
+	}
+}
+
+func TestDuplicateNamesOnce(t *testing.T) {
+	f := newFake(t, clustertest.Node{Name: "w1", OS: "windows"})
+	c, err := Choose(context.Background(), apiFor(t, f), Selection{Names: []string{"w1", "w1"}}, time.Now())
+	if err != nil || len(c) != 1 {
+		t.Errorf("%v %+v", err, c)
+	}
+}
+
+// A throttling server's Retry-After is waited for, but never past the
+// caller's deadline.
+func TestRetryAfterHonoursContext(t *testing.T) {
+	f := newFake(t, clustertest.Node{Name: "w1", OS: "windows"})
+	f.Unavail.Store(100)
+	f.RetryAfter = "10"
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if _, err := Choose(ctx, apiFor(t, f), Selection{}, time.Now()); err == nil || time.Since(start) > 2*time.Second {
+		t.Errorf("%v after %v", err, time.Since(start))
+	}
+}
+
+// diag collect in the pod gets the node's time that is left once the pod
+// runs, not the whole of it.
+func TestCollectTimeoutIsWhatIsLeft(t *testing.T) {
+	f := newFake(t, clustertest.Node{Name: "w1", OS: "windows", Behave: clustertest.SlowStart})
+	rep, err := Collect(context.Background(), apiFor(t, f), nil, chooseAll(t, f), options(t, 8*time.Second, 1))
+	if err != nil || rep.Nodes[0].Status != StatusOK {
+		t.Fatalf("%v %+v", err, rep.Nodes)
+	}
+	for _, cmd := range f.Commands {
+		args := strings.Join(cmd, " ")
+		// 8 s less about 1 s of Pending, less a quarter: 5 s.
+		if !strings.Contains(args, "--timeout 5s") {
+			t.Errorf("%s", args)
+		}
 	}
 }

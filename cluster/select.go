@@ -49,7 +49,12 @@ func Choose(ctx context.Context, api *API, sel Selection, now time.Time) ([]Choi
 		for _, n := range nodes {
 			byName[n.Name] = n
 		}
+		seen := map[string]bool{}
 		for _, name := range sel.Names {
+			if seen[name] {
+				continue // one pod and one bundle per node
+			}
+			seen[name] = true
 			n, ok := byName[name]
 			if !ok {
 				out = append(out, Choice{Node: Node{Name: name}, Skip: "no such node" + map[bool]string{true: " (among those the selector matches)", false: ""}[selector != ""]})

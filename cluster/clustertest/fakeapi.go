@@ -36,6 +36,8 @@ const (
 	CutOnce     = "cut-once"     // cut at the first exec, whole at the second
 	Corrupt     = "corrupt"      // a byte of the bundle flipped on the way
 	Text        = "text"         // an old diag: prints an error instead of a stream
+	HangAfter   = "hang-after"   // the whole stream, then no exit status
+	SlowStart   = "slow-start"   // the pod is Pending for a second, then Running
 )
 
 // Node is a node of the fake cluster: its OS, its Ready condition ("" is
@@ -45,6 +47,7 @@ type Node struct {
 }
 
 type fakePod struct {
+	created  time.Time
 	node     string
 	manifest map[string]any
 	deleted  bool
@@ -74,8 +77,11 @@ type Server struct {
 	// is made.
 	Bundle func(node string) []byte
 	// LoseCreateAnswers: this many pod creations succeed but answer 503,
-	// as when the answer is lost on the way.
-	LoseCreateAnswers atomic.Int32
+	// as when the answer is lost on the way; FailCreates: this many then
+	// answer 503 without creating anything.
+	LoseCreateAnswers, FailCreates atomic.Int32
+	// RetryAfter is the Retry-After header of the 503s Unavail sends.
+	RetryAfter string
 	// Commands are the commands exec'd, by pod.
 	Commands map[string][]string
 }
@@ -109,6 +115,9 @@ func (f *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if f.Unavail.Add(-1) >= 0 {
+		if f.RetryAfter != "" {
+			w.Header().Set("Retry-After", f.RetryAfter)
+		}
 		f.status(w, http.StatusServiceUnavailable, "the server is currently unable to handle the request")
 		return
 	}
@@ -127,8 +136,16 @@ func (f *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case len(p) == 5 && p[4] == "pods" && r.Method == http.MethodGet:
 		f.listPods(w, r)
 	case len(p) == 6 && p[4] == "pods" && r.Method == http.MethodGet:
+		if f.Forbidden["get pods"] {
+			f.status(w, http.StatusForbidden, `pods "`+p[5]+`" is forbidden: User "alice" cannot get resource "pods" in API group "" in the namespace "diag"`)
+			return
+		}
 		f.getPod(w, p[5])
 	case len(p) == 6 && p[4] == "pods" && r.Method == http.MethodDelete:
+		if f.Forbidden["delete pods"] {
+			f.status(w, http.StatusForbidden, `pods "`+p[5]+`" is forbidden: User "alice" cannot delete resource "pods" in API group "" in the namespace "diag"`)
+			return
+		}
 		f.mu.Lock()
 		pod := f.pods[p[5]]
 		if pod != nil {
@@ -185,11 +202,15 @@ func (f *Server) createPod(w http.ResponseWriter, r *http.Request, ns string) {
 	node := m["spec"].(map[string]any)["nodeName"].(string)
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.LoseCreateAnswers.Load() <= 0 && f.FailCreates.Add(-1) >= 0 {
+		f.status(w, http.StatusServiceUnavailable, "etcd leader changed")
+		return
+	}
 	if _, dup := f.pods[name]; dup {
 		f.status(w, http.StatusConflict, "pods \""+name+"\" already exists")
 		return
 	}
-	f.pods[name] = &fakePod{node: node, manifest: m}
+	f.pods[name] = &fakePod{node: node, manifest: m, created: time.Now()}
 	if f.LoseCreateAnswers.Add(-1) >= 0 {
 		f.status(w, http.StatusServiceUnavailable, "the answer was lost")
 		return
@@ -224,6 +245,10 @@ func (f *Server) getPod(w http.ResponseWriter, name string) {
 	}
 	st := map[string]any{"phase": "Running"}
 	switch f.nodes[p.node].Behave {
+	case SlowStart:
+		if time.Since(p.created) < time.Second {
+			st = map[string]any{"phase": "Pending", "containerStatuses": []any{map[string]any{"state": map[string]any{"waiting": map[string]any{"reason": "ContainerCreating"}}}}}
+		}
 	case NeverStarts:
 		st = map[string]any{"phase": "Pending", "containerStatuses": []any{map[string]any{"state": map[string]any{"waiting": map[string]any{"reason": "ContainerCreating"}}}}}
 	case ImagePull:
@@ -309,6 +334,10 @@ func (f *Server) exec(w http.ResponseWriter, r *http.Request, name string) {
 			return
 		}
 		data = data[k:]
+	}
+	if behave == HangAfter {
+		<-r.Context().Done()
+		return
 	}
 	if behave == Partial {
 		io.WriteString(errc, `{"status":"Failure","reason":"NonZeroExitCode","details":{"causes":[{"reason":"ExitCode","message":"3"}]}}`)

@@ -110,7 +110,7 @@ func contains(list []string, s string) bool {
 
 func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *clusterOptions, co collectOptions) error {
 	if o.printRBAC {
-		_, err := io.WriteString(e.stdout, cluster.RBAC)
+		_, err := io.WriteString(e.stdout, cluster.RBACFor(o.namespace))
 		return err
 	}
 	// client-go logs its streams' troubles through klog, to stderr: they
@@ -133,6 +133,12 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 		var stop context.CancelFunc
 		ctx, stop = signal.NotifyContext(ctx, sigs...)
 		defer stop()
+		// The first Ctrl-C stops the run and deletes its pods; a second
+		// one ends diag at once, as without a handler.
+		go func() {
+			<-ctx.Done()
+			stop()
+		}()
 	}
 	if o.cleanup {
 		names, err := cluster.Cleanup(ctx, api, o.namespace)
@@ -190,6 +196,10 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 		fmt.Fprintf(e.stderr, "cluster: %d ok, %d partial, %d failed, %d timed out, %d skipped, %d cancelled; %s\n",
 			rep.Count(cluster.StatusOK), rep.Count(cluster.StatusPartial), rep.Count(cluster.StatusFailed), rep.Count(cluster.StatusTimeout),
 			rep.Count(cluster.StatusSkipped), rep.Count(cluster.StatusCancelled), filepath.Join(dir, "cluster.json"))
+		if left := rep.PodsLeft(); len(left) > 0 {
+			fmt.Fprintf(e.stderr, "cluster: %d pod(s) could not be deleted (%s): diag collect --cluster --cleanup removes them; each ends itself at its deadline\n",
+				len(left), strings.Join(left, ", "))
+		}
 	}
 	if err != nil {
 		return clusterError(err)
@@ -198,18 +208,23 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 	if len(bundles) == 0 {
 		return &exitError{code: exitInternal, err: fmt.Errorf("no bundle arrived from the %d node(s) tried (%s says why for each)", todo, filepath.Join(dir, "cluster.json"))}
 	}
+	left := rep.PodsLeft()
 	aerr := runAnalyze(e, g, &analyzeOptions{output: o.report, outputFile: o.reportFile, failOn: "fail", maxPart: "64MiB", capture: capture.Limits{
 		MaxPacketSize: capture.DefaultMaxPacketSize, MaxInterfaces: capture.DefaultMaxInterfaces, MaxFlows: capture.DefaultMaxFlows, MaxTunnels: capture.DefaultMaxTunnels,
 	}}, bundles)
 	if aerr == nil && len(bundles) < todo {
 		return &exitError{code: exitFindings, err: fmt.Errorf("the collection is partial: %d of %d node(s) gave a bundle (%s)", len(bundles), todo, filepath.Join(dir, "cluster.json"))}
 	}
+	if aerr == nil && len(left) > 0 {
+		return &exitError{code: exitFindings, err: fmt.Errorf("%d collector pod(s) could not be deleted: diag collect --cluster --cleanup removes them", len(left))}
+	}
 	return aerr
 }
 
-// clusterError: RBAC and credentials are the user's to fix (exit 2).
+// clusterError: RBAC, admission and credentials are the user's to fix
+// (exit 2).
 func clusterError(err error) error {
-	if cluster.IsForbidden(err) || strings.Contains(err.Error(), "permission denied") {
+	if cluster.StopsRun(err) {
 		return &exitError{code: exitUsage, err: err}
 	}
 	return err

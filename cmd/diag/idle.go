@@ -24,8 +24,12 @@ func newIdleCommand() *cobra.Command {
 			if d <= 0 {
 				return outOfRange(c, "for", d)
 			}
-			ctx, stop := signal.NotifyContext(c.Context(), stopSignals()...)
-			defer stop()
+			ctx := c.Context()
+			if sigs := stopSignals(); len(sigs) > 0 { // none would mean every signal
+				var stop context.CancelFunc
+				ctx, stop = signal.NotifyContext(ctx, sigs...)
+				defer stop()
+			}
 			ctx, cancel := context.WithTimeout(ctx, d)
 			defer cancel()
 			<-ctx.Done()
