@@ -115,6 +115,10 @@ type (
 		Name      string `json:"name"`
 		MountPath string `json:"mountPath"`
 		ReadOnly  bool   `json:"readOnly"`
+		// RecursiveReadOnly makes the host's other mounts under / read-only
+		// too where the kubelet and runtime can (Kubernetes 1.30 and later;
+		// older API servers drop the field with a warning).
+		RecursiveReadOnly string `json:"recursiveReadOnly,omitempty"`
 	}
 	volume struct {
 		Name     string `json:"name"`
@@ -185,7 +189,7 @@ func (p PodSpec) Manifest(node Node) ([]byte, error) {
 		spec.HostPID = true
 		c.SecurityContext = &containerSecurity{Privileged: true}
 		c.Env = append(c.Env, envVar{Name: "DIAG_HOST_ROOT", Value: "/host"})
-		c.VolumeMounts = []volumeMount{{Name: "host", MountPath: "/host", ReadOnly: true}}
+		c.VolumeMounts = []volumeMount{{Name: "host", MountPath: "/host", ReadOnly: true, RecursiveReadOnly: "IfPossible"}}
 		v := volume{Name: "host"}
 		v.HostPath.Path = "/"
 		spec.Volumes = []volume{v}

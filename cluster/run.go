@@ -241,7 +241,7 @@ func (r *runner) node(ctx context.Context, c Choice) (res NodeResult) {
 	}
 	for res.Attempts = 1; ; res.Attempts++ {
 		say("collecting (attempt %d)", res.Attempts)
-		f := r.fetch(nctx, c.Node, res.Pod)
+		f := r.fetch(nctx, c.Node, res.Pod, res.Attempts)
 		if f.err == nil {
 			res.Bundle, res.Bytes = bundleName(c.Node.Name), f.n
 			res.Status = StatusOK
@@ -351,9 +351,13 @@ type fetched struct {
 
 // fetch runs diag collect --stream in the pod and keeps the bundle that
 // arrives whole and verified.
-func (r *runner) fetch(ctx context.Context, node Node, pod string) fetched {
+func (r *runner) fetch(ctx context.Context, node Node, pod string, attempt int) fetched {
 	cmd := append(append([]string{}, Binary(node.OS)...), "collect", "--stream", "--timeout", r.collectTimeout(ctx).String())
-	if r.o.Capture > 0 {
+	// The first attempt's collection may still run in the pod (a closed
+	// exec does not end it), holding the node's one packet capture
+	// session (pktmon): a retry goes without.
+	noCapture := r.o.Capture > 0 && attempt > 1
+	if r.o.Capture > 0 && !noCapture {
 		cmd = append(cmd, "--capture", r.o.Capture.String())
 	}
 	cmd = append(cmd, r.o.CollectArgs...)
@@ -430,6 +434,9 @@ func (r *runner) fetch(ctx context.Context, node Node, pod string) fetched {
 	}
 	if noStatus {
 		out.partial = fmt.Sprintf("the bundle arrived whole, but not the collector's exit status within %s", statusGrace)
+	}
+	if noCapture {
+		out.partial = strings.TrimPrefix(out.partial+"; retried without --capture (the first attempt may still hold the capture session)", "; ")
 	}
 	if err := part.Close(); err != nil {
 		out.err = err

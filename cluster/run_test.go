@@ -539,3 +539,19 @@ func TestCollectTimeoutIsWhatIsLeft(t *testing.T) {
 		}
 	}
 }
+
+// A retry goes without --capture: the first attempt's collection may still
+// hold the node's capture session. The bundle says so.
+func TestRetryWithoutCapture(t *testing.T) {
+	f := newFake(t, clustertest.Node{Name: "w1", OS: "windows", Behave: clustertest.CutOnce})
+	o := options(t, 10*time.Second, 1)
+	o.Capture = time.Second
+	rep, err := Collect(context.Background(), apiFor(t, f), nil, chooseAll(t, f), o)
+	n := rep.Nodes[0]
+	if err != nil || n.Status != StatusPartial || n.Attempts != 2 || !strings.Contains(n.Reason, "without --capture") {
+		t.Fatalf("%v %+v", err, n)
+	}
+	if cmd := strings.Join(f.Commands[n.Pod], " "); strings.Contains(cmd, "--capture") {
+		t.Errorf("the retry ran %s", cmd)
+	}
+}
