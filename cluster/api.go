@@ -87,6 +87,24 @@ func Definite(err error) bool {
 	return errors.As(err, &ae) && ae.Code >= 400 && ae.Code < 500 && ae.Code != http.StatusConflict && ae.Code != http.StatusTooManyRequests
 }
 
+// UnreachableError: no answer from the API server at all.
+type UnreachableError struct {
+	What string
+	Err  error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("%s: API server unreachable: %v", e.What, e.Err)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// IsUnreachable: the API server did not answer.
+func IsUnreachable(err error) bool {
+	var ue *UnreachableError
+	return errors.As(err, &ue)
+}
+
 // IsAlreadyExists: the object was there before the request.
 func IsAlreadyExists(err error) bool {
 	var ae *APIError
@@ -144,7 +162,7 @@ func (a *API) do(ctx context.Context, method, path, verb, resource string, body 
 			if ctx.Err() != nil {
 				return fmt.Errorf("%s %s: %w", verb, resource, context.Cause(ctx))
 			}
-			last = fmt.Errorf("%s %s: API server unreachable: %w", verb, resource, err)
+			last = &UnreachableError{What: verb + " " + resource, Err: err}
 			continue
 		}
 		data, rerr := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))

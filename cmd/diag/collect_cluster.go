@@ -157,6 +157,9 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 		sel = cluster.Selection{Auto: true}
 	}
 	choices, err := cluster.Choose(ctx, api, sel, e.now())
+	if cluster.IsUnreachable(err) {
+		return usageErrorf("%v (kubeconfig context %s, server %s)", err, target.Context, target.Server)
+	}
 	if err != nil {
 		return clusterError(err)
 	}

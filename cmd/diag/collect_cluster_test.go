@@ -165,6 +165,10 @@ func TestCollectClusterFlags(t *testing.T) {
 			t.Errorf("%s: exit %d %q", c.args, r.code, r.stderr)
 		}
 	}
+	// A server that does not answer: exit 2 and the context it came from.
+	if r := runDiag(t, nil, false, "collect", "--cluster", "--kubeconfig", fakeKubeconfig(t, "http://127.0.0.1:9")); r.code != 2 || !strings.Contains(r.stderr, "API server unreachable") || !strings.Contains(r.stderr, "fake-admin") {
+		t.Errorf("unreachable: exit %d %q", r.code, r.stderr)
+	}
 	r := runDiag(t, nil, false, "collect", "--cluster", "--print-rbac")
 	if r.code != 0 || r.stdout != cluster.RBAC {
 		t.Errorf("--print-rbac: exit %d", r.code)
