@@ -109,7 +109,12 @@ type (
 		FieldPath string `json:"fieldPath"`
 	}
 	containerSecurity struct {
-		Privileged bool `json:"privileged"`
+		RunAsUser    *int64       `json:"runAsUser,omitempty"`
+		Capabilities capabilities `json:"capabilities"`
+	}
+	capabilities struct {
+		Add  []string `json:"add,omitempty"`
+		Drop []string `json:"drop,omitempty"`
 	}
 	volumeMount struct {
 		Name      string `json:"name"`
@@ -157,7 +162,10 @@ func Binary(os string) []string {
 // scheduler, so a cordoned node is reached too), tolerating every taint
 // (nodes are tainted because their networking is broken), on Windows a
 // HostProcess pod as SYSTEM (HNS and vfpctrl need an administrator), on
-// Linux a privileged host-network pod that sees the host's files under
+// Linux a host-network, host-PID pod as root, not privileged, every
+// capability dropped but NET_RAW (the capture's packet socket) and
+// DAC_READ_SEARCH (files of other owners; netlink dumps need none), that
+// sees the host's files under
 // /host. It idles until the run execs diag collect in it (its main process
 // must live: when it ends, hcsshim ends every process of the job, the
 // exec'd collection too), and ends itself at its deadline if the run is
@@ -187,7 +195,8 @@ func (p PodSpec) Manifest(node Node) ([]byte, error) {
 		spec.SecurityContext = &podSecurity{WindowsOptions: &windowsOptions{HostProcess: true, RunAsUserName: `NT AUTHORITY\SYSTEM`}}
 	} else {
 		spec.HostPID = true
-		c.SecurityContext = &containerSecurity{Privileged: true}
+		root := int64(0)
+		c.SecurityContext = &containerSecurity{RunAsUser: &root, Capabilities: capabilities{Drop: []string{"ALL"}, Add: []string{"NET_RAW", "DAC_READ_SEARCH"}}}
 		c.Env = append(c.Env, envVar{Name: "DIAG_HOST_ROOT", Value: "/host"})
 		c.VolumeMounts = []volumeMount{{Name: "host", MountPath: "/host", ReadOnly: true, RecursiveReadOnly: "IfPossible"}}
 		v := volume{Name: "host"}

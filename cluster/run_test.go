@@ -169,7 +169,9 @@ func TestPodManifests(t *testing.T) {
 			if wo == nil || wo.HostProcess == nil || !*wo.HostProcess || *wo.RunAsUserName != `NT AUTHORITY\SYSTEM` || c.Command[0] != "cmd.exe" {
 				t.Errorf("windows pod: %+v %v", s.SecurityContext, c.Command)
 			}
-		} else if c.SecurityContext == nil || !*c.SecurityContext.Privileged || c.VolumeMounts[0].MountPath != "/host" || !c.VolumeMounts[0].ReadOnly {
+		} else if sc := c.SecurityContext; sc == nil || sc.Privileged != nil || *sc.RunAsUser != 0 || !s.HostPID ||
+			fmt.Sprint(sc.Capabilities.Drop, sc.Capabilities.Add) != "[ALL] [NET_RAW DAC_READ_SEARCH]" ||
+			c.VolumeMounts[0].MountPath != "/host" || !c.VolumeMounts[0].ReadOnly || *c.VolumeMounts[0].RecursiveReadOnly != corev1.RecursiveReadOnlyIfPossible {
 			t.Errorf("linux pod: %+v", c)
 		}
 		if strings.Join(c.Command[len(c.Command)-3:], " ") != "idle --for 7m0s" {

@@ -63,7 +63,7 @@ and an existing file is replaced only with --force.
 With --cluster, diag runs where kubectl does and collects from the cluster's nodes (all, --nodes,
 --selector, --windows-only, or --nodes auto: NotReady Windows nodes, those with pod sandbox
 failures in the last hour, and a healthy Windows and a Linux node to compare). For each node it
-creates a pod pinned to it (HostProcess as SYSTEM on Windows, privileged with the host's files on
+creates a pod pinned to it (HostProcess as SYSTEM on Windows, root with the host's files on
 Linux) from --image, runs diag collect in it over exec and streams the bundle back, framed and
 checksummed (no tar, no kubectl cp, no size limit but --max-bundle-size); --parallel nodes at a
 time, each within --node-timeout. It writes <node>.zip and cluster.json (each node's status,
