@@ -118,15 +118,16 @@ func loadDiag(l *loader) {
 
 	// The two biggest lists are read side by side with the rest; their
 	// results are taken in the usual order.
+	var ids guids
 	v2epsRead := startStream(l, snapshot.FileV2Endpoints, endpointOf)
-	lbsRead := startStream(l, snapshot.FileV2LoadBalancers, loadBalancerOf)
+	lbsRead := startStream(l, snapshot.FileV2LoadBalancers, ids.loadBalancers(loadBalancerOf))
 	v2eps := finishStream(l, v2epsRead, snapshot.InputHNSEndpoints, ParseEndpoints)
 	v1eps := loadStream(l, snapshot.FileV1Endpoints, snapshot.InputHNSEndpoints, endpointOf, ParseEndpoints)
 	s.Endpoints = mergeEndpoints(v2eps, v1eps)
 
 	s.LoadBalancers = finishStream(l, lbsRead, snapshot.InputHNSLoadBalancers, ParseLoadBalancers)
 	if !b.Has(snapshot.FileV2LoadBalancers) {
-		s.LoadBalancers = loadStream(l, snapshot.FileV1PolicyLists, snapshot.InputHNSLoadBalancers, policyListOf, ParsePolicyLists)
+		s.LoadBalancers = loadStream(l, snapshot.FileV1PolicyLists, snapshot.InputHNSLoadBalancers, ids.loadBalancers(policyListOf), ParsePolicyLists)
 	}
 	s.Namespaces = loadStream(l, snapshot.FileV2Namespaces, snapshot.InputHNSNamespaces, namespaceOf, ParseNamespaces)
 
