@@ -33,7 +33,8 @@ func init() {
 		Sources: []string{"kubernetes cmd/kube-proxy/app/server.go Run (\"Version info\" logged at every start)",
 			"kubernetes client-go tools/cache/reflector.go (\"Failed to watch\"/\"failed to list\" with the API server's Unauthorized)",
 			"microsoft/hcsshim hcn/hcnerrors.go NetworkNotFoundError", "https://github.com/Azure/aks-engine/issues/853",
-			"https://github.com/kubernetes/kubernetes/issues/72696", "kubernetes pkg/proxy/winkernel/proxier.go syncProxyRules (Unable to find HNS Network specified by ...; Policy creation failed)"},
+			"https://github.com/kubernetes/kubernetes/issues/72696", "kubernetes pkg/proxy/winkernel/proxier.go syncProxyRules (Unable to find HNS Network specified by ...; Policy creation failed)",
+			"https://github.com/projectcalico/calico/issues/8465 (hcnCreateEndpoint: 0x803b000d)"},
 		Check: checkLogs,
 	})
 }

@@ -23,7 +23,7 @@ func init() {
 		Fix: "Delete the affected pods so their endpoints and ACLs are programmed anew; if many ports diverge, Restart-Service -Force hns, then " +
 			"restart the policy agent (calico-node / Felix, azure-npm) and kube-proxy so they apply their ACLs again.",
 		Sources: []string{"https://github.com/microsoft/Windows-Containers/issues/616", "https://github.com/microsoft/hcsshim/issues/1059",
-			"https://github.com/projectcalico/calico/issues/8465"},
+			"https://github.com/microsoft/hcsshim/issues/164"},
 		Check: checkACLDivergence,
 	})
 }
