@@ -557,3 +557,33 @@ func TestRetryWithoutCapture(t *testing.T) {
 		t.Errorf("the retry ran %s", cmd)
 	}
 }
+
+// An API server without WebSocket exec (before Kubernetes 1.30): the
+// collection falls back to SPDY, as kubectl does, and every behaviour
+// reads the same.
+func TestSPDYFallback(t *testing.T) {
+	f := newFake(t,
+		clustertest.Node{Name: "ok", OS: "windows", Behave: clustertest.OK},
+		clustertest.Node{Name: "partial", OS: "linux", Behave: clustertest.Partial},
+		clustertest.Node{Name: "corrupt", OS: "windows", Behave: clustertest.Corrupt},
+		clustertest.Node{Name: "cut-once", OS: "windows", Behave: clustertest.CutOnce},
+		clustertest.Node{Name: "old", OS: "windows", Behave: clustertest.Text})
+	f.NoWebSocket = true
+	o := options(t, 5*time.Second, 5)
+	rep, err := Collect(context.Background(), apiFor(t, f), nil, chooseAll(t, f), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := byName(rep)
+	for name, want := range map[string]string{"ok": StatusOK, "partial": StatusPartial, "corrupt": StatusFailed, "cut-once": StatusOK, "old": StatusFailed} {
+		if got[name].Status != want {
+			t.Errorf("%s: %s %q, want %s", name, got[name].Status, got[name].Reason, want)
+		}
+	}
+	if err := verifyBundle(filepath.Join(o.OutputDir, got["ok"].Bundle)); err != nil {
+		t.Error(err)
+	}
+	if !strings.Contains(got["old"].Reason, "unknown flag") {
+		t.Errorf("old: %q", got["old"].Reason)
+	}
+}

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/remotecommand"
+	"k8s.io/streaming/pkg/httpstream"
+	"k8s.io/streaming/pkg/httpstream/spdy"
 	"k8s.io/streaming/pkg/httpstream/wsstream"
 
 	"github.com/wincni/diag/bundle"
@@ -82,6 +84,9 @@ type Server struct {
 	LoseCreateAnswers, FailCreates atomic.Int32
 	// RetryAfter is the Retry-After header of the 503s Unavail sends.
 	RetryAfter string
+	// NoWebSocket: the server refuses WebSocket exec (before Kubernetes
+	// 1.30), so the client must fall back to SPDY.
+	NoWebSocket bool
 	// Commands are the commands exec'd, by pod.
 	Commands map[string][]string
 }
@@ -280,10 +285,25 @@ func (f *Server) exec(w http.ResponseWriter, r *http.Request, name string) {
 	if !strings.Contains(strings.Join(cmd, " "), "collect --stream") {
 		f.t.Errorf("exec %v: not diag collect --stream", cmd)
 	}
-	if !wsstream.IsWebSocketRequest(r) {
-		f.status(w, http.StatusBadRequest, "websocket only")
+	behave := f.nodes[p.node].Behave
+	if behave == CutOnce && p.execs == 1 {
+		behave = Cut
+	}
+	if wsstream.IsWebSocketRequest(r) && !f.NoWebSocket {
+		f.execWebSocket(w, r, p, behave)
 		return
 	}
+	if wsstream.IsWebSocketRequest(r) {
+		// An API server from before WebSocket exec: the upgrade fails,
+		// and client-go falls back to SPDY.
+		f.status(w, http.StatusBadRequest, "unable to upgrade: websocket exec not supported")
+		return
+	}
+	f.execSPDY(w, r, p, behave)
+}
+
+// execWebSocket serves an exec over v5.channel.k8s.io.
+func (f *Server) execWebSocket(w http.ResponseWriter, r *http.Request, p *fakePod, behave string) {
 	conn := wsstream.NewConn(map[string]wsstream.ChannelProtocolConfig{
 		remotecommand.StreamProtocolV5Name: {Binary: true, Channels: []wsstream.ChannelType{
 			wsstream.IgnoreChannel, wsstream.WriteChannel, wsstream.WriteChannel, wsstream.WriteChannel, wsstream.ReadChannel}},
@@ -295,35 +315,96 @@ func (f *Server) exec(w http.ResponseWriter, r *http.Request, name string) {
 		return
 	}
 	defer conn.Close()
+	streams[1].Write(nil)
+	f.play(p, behave, streams[1], streams[2], streams[3], r.Context().Done())
+}
+
+// execSPDY serves an exec over SPDY/3.1 (v4.channel.k8s.io), as API
+// servers before WebSocket exec do: the client opens the error, stdout
+// and stderr streams, the server writes and closes them.
+func (f *Server) execSPDY(w http.ResponseWriter, r *http.Request, p *fakePod, behave string) {
+	if _, err := httpstream.Handshake(r, w, []string{remotecommand.StreamProtocolV4Name}); err != nil {
+		return
+	}
+	streams := make(chan httpstream.Stream, 8)
+	conn := spdy.NewResponseUpgrader().UpgradeResponse(w, r, func(s httpstream.Stream, _ <-chan struct{}) error {
+		streams <- s
+		return nil
+	})
+	if conn == nil {
+		return
+	}
+	defer conn.Close()
+	byType := map[string]httpstream.Stream{}
+	timeout := time.After(5 * time.Second)
+	for len(byType) < 3 {
+		select {
+		case s := <-streams:
+			byType[s.Headers().Get("streamType")] = s
+		case <-timeout:
+			f.t.Errorf("SPDY exec: streams %v", byType)
+			return
+		case <-conn.CloseChan():
+			return
+		}
+	}
+	stdout, stderr, errc := byType["stdout"], byType["stderr"], byType["error"]
+	if stdout == nil || stderr == nil || errc == nil {
+		f.t.Errorf("SPDY exec: streams %v", byType)
+		return
+	}
+	gone := make(chan struct{})
+	go func() {
+		<-conn.CloseChan()
+		close(gone)
+	}()
+	if f.play(p, behave, stdout, stderr, errc, gone) {
+		stdout.Close()
+		stderr.Close()
+		errc.Close()
+	}
+}
+
+// play is what the node's collector does on the exec's streams; false
+// when the connection is to drop without a status.
+func (f *Server) play(p *fakePod, behave string, stdout, stderr, errc io.Writer, gone <-chan struct{}) bool {
+	// Counted from the first byte to just before the exit status: the
+	// client cannot end its exec, and start another, before the status.
 	n := f.running.Add(1)
-	defer f.running.Add(-1)
 	for {
 		m := f.MaxRun.Load()
 		if n <= m || f.MaxRun.CompareAndSwap(m, n) {
 			break
 		}
 	}
-	stdout, stderr, errc := streams[1], streams[2], streams[3]
-	stdout.Write(nil)
+	counted := true
+	uncount := func() {
+		if counted {
+			f.running.Add(-1)
+			counted = false
+		}
+	}
+	defer uncount()
+	status := errc
+	errc = writerFunc(func(b []byte) (int, error) {
+		uncount()
+		return status.Write(b)
+	})
 	time.Sleep(f.ExecDelay)
 	data := f.StreamFor(p.node)
 	fmt.Fprintf(stderr, "kubernetes: credentials from in-cluster (HostProcess)\n")
-	behave := f.nodes[p.node].Behave
-	if behave == CutOnce && p.execs == 1 {
-		behave = Cut
-	}
 	switch behave {
 	case Text:
 		io.WriteString(stdout, "Error: unknown flag: --stream\r\n")
 		io.WriteString(errc, `{"status":"Failure","reason":"NonZeroExitCode","details":{"causes":[{"reason":"ExitCode","message":"2"}]}}`)
-		return
+		return true
 	case Hang:
 		stdout.Write(data[:len(data)/2])
-		<-r.Context().Done()
-		return
+		<-gone
+		return false
 	case Cut:
 		stdout.Write(data[:len(data)/2])
-		return // the connection drops without a status
+		return false // the connection drops without a status
 	case Corrupt:
 		data = bytes.Clone(data)
 		data[len(data)/2] ^= 0xff
@@ -331,19 +412,20 @@ func (f *Server) exec(w http.ResponseWriter, r *http.Request, name string) {
 	for len(data) > 0 {
 		k := min(len(data), 32<<10)
 		if _, err := stdout.Write(data[:k]); err != nil {
-			return
+			return false
 		}
 		data = data[k:]
 	}
-	if behave == HangAfter {
-		<-r.Context().Done()
-		return
-	}
-	if behave == Partial {
+	switch behave {
+	case HangAfter:
+		<-gone
+		return false
+	case Partial:
 		io.WriteString(errc, `{"status":"Failure","reason":"NonZeroExitCode","details":{"causes":[{"reason":"ExitCode","message":"3"}]}}`)
-		return
+	default:
+		io.WriteString(errc, `{"status":"Success"}`)
 	}
-	io.WriteString(errc, `{"status":"Success"}`)
+	return true
 }
 
 // StreamFor is a node's framed bundle, made once: Bundle's, else a small
@@ -403,3 +485,7 @@ func (f *Server) Live() []string {
 	}
 	return out
 }
+
+type writerFunc func([]byte) (int, error)
+
+func (w writerFunc) Write(b []byte) (int, error) { return w(b) }
