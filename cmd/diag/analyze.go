@@ -98,6 +98,7 @@ func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) err
 	snaps := make([]*snapshot.Snapshot, 0, len(paths))
 	each := make([]analyzers.Result, 0, len(paths))
 	budget := newMemoryBudget(e.getenv("GOMEMLIMIT") != "")
+	var nodes snapshot.KubeNodeTable // the cluster's Node list, once for all its bundles
 	defer budget.restore()
 	prog := newProgress(e.stderr, e.stderrTerminal())
 	defer prog.done()
@@ -118,6 +119,7 @@ func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) err
 		each = append(each, analyzers.RunNode(s, sel))
 		if len(paths) > 1 {
 			s.DropNodeDetail()
+			nodes.Share(s)
 		}
 		snaps = append(snaps, s)
 	}
