@@ -16,7 +16,7 @@ func init() {
 		ID: "LOG-01", Title: "kube-proxy, the CNI or the overlay agent fails in its own log", Severity: finding.Fail,
 		Needs: []snapshot.Input{snapshot.InputLogs},
 		Checks: "The logs in the bundle (logs/kube-proxy, logs/cni, logs/flannel, logs/calico, and HNS's Admin and Operational event channels in events/hns.json: " +
-			"its Error events; logs/kubelet and logs/containerd for the first two only) hold none of: HNS rejecting an endpoint's policies (0x803b000d); a Go panic; an Unauthorized answer from the API server; " +
+			"its Error events; logs/kubelet and logs/containerd for the first two only) hold none of: HNS rejecting a policy (0x803b000d; in kube-proxy's log its load balancers' rejection is \"Policy creation failed\" below); a Go panic (in the kubelet's and containerd's logs only one that ends the process, not a handler's their servers recover from); an Unauthorized answer from the API server; " +
 			"hcsshim's \"Network name/ID ... not found\" (the CNI asked for an HNS network that is gone); HNS's \"Element not found\" and " +
 			"\"The object already exists\"; kube-proxy's \"Unable to find HNS Network specified\" and \"The HNS network ... is not present or has changed\" and \"Policy creation failed\" / \"Remote endpoint creation failed\"; " +
 			"and kube-proxy did not start three times or more within an hour (\"Version info\" at each start, by klog's times). " +
@@ -27,8 +27,8 @@ func init() {
 			"kube-proxy and flannel working from stale state; a kube-proxy in a crash loop deletes and recreates every load balancer at each start; a CNI " +
 			"whose network is gone (HNS restarted, the network recreated under a new ID) fails every pod sandbox on the node.",
 		Fix: "Unauthorized: renew the component's kubeconfig or service account token and restart it. Panic or restarts: read the lines before the last " +
-			"start; upgrade kube-proxy if it is a known crash. Policies rejected (0x803b000d): correct the CNI configuration's policies (each ExceptionList " +
-			"entry a network address such as 172.17.0.0/16), then recreate the pods. Network not found: check that the CNI configuration names the HNS network that exists " +
+			"start; upgrade kube-proxy if it is a known crash. Policies rejected (0x803b000d): correct the policy HNS refuses (an ExceptionList " +
+			"entry written as a network address such as 172.17.0.0/16; ACL addresses that are addresses), then recreate the pods. Network not found: check that the CNI configuration names the HNS network that exists " +
 			"(Get-HnsNetwork) and restart the overlay agent (flanneld, calico-node) so that it recreates the network, then the pods.",
 		Sources: []string{"kubernetes cmd/kube-proxy/app/server.go Run (\"Version info\" logged at every start)",
 			"kubernetes client-go tools/cache/reflector.go (\"Failed to watch\"/\"failed to list\" with the API server's Unauthorized)",
@@ -54,8 +54,9 @@ var logKinds = []struct {
 	{snapshot.LogProxyNoNetwork, "its HNS network is gone or was recreated under a new ID (HNS restarted, the overlay agent recreated it, or --network-name / KUBE_NETWORK names another) and it removes all its load balancers", 1},
 	{snapshot.LogProxyPolicy, "it fails to create load balancers or remote endpoints: those Services do not work from this node", 1},
 	{snapshot.LogHNSEventError, "HNS logged errors in its own event channels (events/hns.json)", 1},
-	{snapshot.LogPolicyRejected, "HNS rejects the endpoint's policies (0x803b000d, the provided policy configuration is invalid or missing parameters) and pod sandboxes fail: " +
-		"the CNI configuration's policies are what HNS refuses, on Windows Server 2022 and later most often an OutBoundNAT ExceptionList entry with host bits set (NAT-02)", 1},
+	{snapshot.LogPolicyRejected, "HNS rejects a policy it is given (0x803b000d, the provided policy configuration is invalid or missing parameters): " +
+		"from the CNI, the kubelet or containerd, every pod sandbox with that configuration fails; from Felix, those NetworkPolicy ACLs are not applied. " +
+		"Known causes: an OutBoundNAT ExceptionList entry with host bits set on Windows Server 2022 and later (NAT-02), an ACL whose addresses are not addresses (\"Any\")", 1},
 	{snapshot.LogStart, "kube-proxy started", loopStarts},
 }
 

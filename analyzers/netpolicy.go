@@ -13,8 +13,8 @@ func init() {
 	register(&Rule{
 		ID: "POL-01", Title: "NetworkPolicy ACLs in HNS and in VFP differ", Severity: finding.Fail,
 		Needs: []snapshot.Input{snapshot.InputHNSEndpoints, snapshot.InputVFP},
-		Checks: "For every local endpoint whose VFP port was dumped with its rules: an endpoint with ACL policies in HNS (Calico, Azure NPM, Antrea, " +
-			"the CNI's port ACLs) has rules in the port's ACL_ENDPOINT_LAYER, and every ACL that carries an Id has the rule VFP names after it (fail); " +
+		Checks: "For every local endpoint whose VFP port was dumped with its rules: an endpoint with VFP ACL policies in HNS (RuleType Switch: Calico, Azure NPM, Antrea, " +
+			"the CNI's port ACLs) has rules in the port's ACL layers, and, where this node's HNS names rules after ACL Ids, every ACL that carries an Id has its rule (fail); " +
 			"the port holds no policy rule, named after an ACL Id seen in HNS or after Calico's and NPM's rules, that the endpoint's HNS policies no " +
 			"longer have (warn).",
 		Why: "NetworkPolicy on Windows is the ACL policies on each pod's HNS endpoint, which HNS programs into the pod's VFP port, and traffic follows " +
@@ -22,8 +22,8 @@ func init() {
 			"and the pod is not protected by it, or keeps a rule HNS has dropped and is blocked by a policy that no longer exists.",
 		Fix: "Delete the affected pods so their endpoints and ACLs are programmed anew; if many ports diverge, Restart-Service -Force hns, then " +
 			"restart the policy agent (calico-node / Felix, azure-npm) and kube-proxy so they apply their ACLs again.",
-		Sources: []string{"https://github.com/microsoft/Windows-Containers/issues/616", "https://github.com/microsoft/hcsshim/issues/1059",
-			"https://github.com/microsoft/hcsshim/issues/164"},
+		Sources: []string{"https://github.com/microsoft/hcsshim/issues/1059 (an ACL HNS refuses)",
+			"https://github.com/microsoft/Windows-Containers/issues/616 (how endpoint ACLs behave on Windows Server 2025)"},
 		Check: checkACLDivergence,
 	})
 }
@@ -33,28 +33,30 @@ func init() {
 // policies, and Azure NPM's rules.
 var aclRuleNamePrefixes = []string{"allow-host-to-endpoint", "profile-", "policy-", "azure-acl-"}
 
-// endpointACLs are the ACL policies of an endpoint and the Ids of those
-// that carry one.
-func endpointACLs(e *snapshot.Endpoint) (n int, ids map[string]bool) {
-	ids = map[string]bool{}
+// endpointACLs are the ACL policies of an endpoint that VFP enforces and
+// the Ids of those that carry one. RuleType Host ACLs are the host's
+// firewall's (WFP), not VFP's (hcn RuleType: "Host creates WFP rules;
+// Switch creates VFP"): Felix adds two to every endpoint.
+func endpointACLs(e *snapshot.Endpoint) (n int, ids map[string]string) {
+	ids = map[string]string{} // lower case → as written
 	for _, p := range e.Policies {
-		if p.Kind() != "ACL" {
+		if p.Kind() != "ACL" || strings.EqualFold(p.Str("RuleType"), "Host") {
 			continue
 		}
 		n++
 		if id := p.Str("Id"); id != "" {
-			ids[strings.ToLower(id)] = true
+			ids[strings.ToLower(id)] = id
 		}
 	}
 	return n, ids
 }
 
-// portACLRules are the rules of a port's ACL_ENDPOINT_LAYER; shown says
-// whether the dump shows that layer (a /layer dump of another layer
-// does not).
+// portACLRules are the rules of a port's ACL layers (ACL_ENDPOINT_LAYER,
+// and ACL_SUBNET_LAYER where HNS puts subnet-scoped ACLs); shown says
+// whether the dump shows one (a /layer dump of another layer does not).
 func portACLRules(p *snapshot.VFPPort) (rules []*snapshot.VFPRule, shown bool) {
 	for _, l := range p.Layers {
-		isLayer := strings.EqualFold(l.Name, "ACL_ENDPOINT_LAYER")
+		isLayer := strings.HasPrefix(strings.ToUpper(l.Name), "ACL_")
 		for _, g := range l.Groups {
 			if isLayer || strings.HasPrefix(strings.ToUpper(g.Name), "ACL_ENDPOINT_GROUP") {
 				shown = true
@@ -74,6 +76,16 @@ func checkACLDivergence(s *snapshot.Snapshot) ([]Issue, error) {
 		_, ids := endpointACLs(e)
 		for id := range ids {
 			known[id] = true
+		}
+	}
+	// Whether this node's HNS names VFP rules after ACL Ids at all: Felix
+	// sets Ids only where HNS supports them (AclRuleId), and an HNS that
+	// does not names its rules otherwise.
+	namedByID := false
+	for _, p := range s.VFPPorts {
+		rules, _ := portACLRules(p)
+		for _, r := range rules {
+			namedByID = namedByID || known[strings.ToLower(r.FriendlyName)]
 		}
 	}
 	isPolicyRule := func(name string) bool {
@@ -123,11 +135,11 @@ func checkACLDivergence(s *snapshot.Snapshot) ([]Issue, error) {
 				Subjects: []string{"endpoint:" + e.ID},
 			})
 			continue
-		case n > 0:
+		case n > 0 && namedByID:
 			var missing []string
-			for id := range ids {
+			for id, written := range ids {
 				if !names[id] {
-					missing = append(missing, id)
+					missing = append(missing, written)
 				}
 			}
 			if len(missing) > 0 {
@@ -141,14 +153,15 @@ func checkACLDivergence(s *snapshot.Snapshot) ([]Issue, error) {
 			}
 		}
 		// The reverse: a policy rule HNS does not hold for this endpoint.
-		// Ids are what match ACLs to rules; ACLs without one are not compared.
-		if len(ids) < n {
+		// Ids are what match ACLs to rules; ACLs without one (Felix's
+		// default block) name no rule a policy's name could be taken for.
+		if !namedByID {
 			continue
 		}
 		var stale []string
 		for _, r := range rules {
 			name := strings.ToLower(r.FriendlyName)
-			if name != "" && !ids[name] && isPolicyRule(name) {
+			if _, held := ids[name]; name != "" && !held && isPolicyRule(name) {
 				stale = append(stale, r.FriendlyName)
 			}
 		}

@@ -153,6 +153,16 @@ func scanLog(r io.Reader, file, component string) (*snapshot.LogFile, error) {
 			if (component == "kubelet" || component == "containerd") && !runtimeKinds[p.kind] {
 				continue
 			}
+			// Their servers recover from a handler's panic and print its
+			// goroutine: only a panic that ends the process counts there.
+			if (component == "kubelet" || component == "containerd") && p.kind == snapshot.LogPanic && !strings.HasPrefix(line, "panic: ") {
+				continue
+			}
+			// kube-proxy's rejected policies are load balancers, which
+			// LogProxyPolicy's "Policy creation failed" reports.
+			if component == "kube-proxy" && p.kind == snapshot.LogPolicyRejected {
+				continue
+			}
 			if !p.re.MatchString(line) {
 				continue
 			}
