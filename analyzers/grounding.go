@@ -736,10 +736,11 @@ var groundings = map[string]Grounding{
 		},
 		Guards: []string{
 			"only ports dumped with an LB_DSR group that holds rules: where kube-proxy's load balancers do not reach the port's VFP, nothing is expected",
-			"only DSR load balancers with a frontend VIP (ClusterIP, external, ingress) that HNS shows as applied (V1 State 2, or no state); NodePort load balancers are not judged",
+			"only DSR load balancers of ClusterIPs (a Service's ClusterIP when the bundle has Services, else a VIP whose port mapping is not marked VipExternalIP) that HNS shows as applied (V1 State 2, or no state); NodePort, external IP and ingress load balancers are not judged",
+			"a warning: HNS and VFP are read moments apart and kube-proxy recreates load balancers as endpoints change (networkhealth.ps1 looks again after 10 s before it reports)",
 			"the cluster DNS Service's port 53 is SVC-11's",
 			"a rule matches by its name's suffix (anything after a further underscore allowed) or by equal destination address, port and protocol conditions",
-			"duplicates only among rules whose conditions show a destination address and port",
+			"duplicates only among rules whose conditions show a destination address and port, and that have every condition alike",
 			guardHidden,
 			guardLinux,
 		},

@@ -13,12 +13,13 @@ import (
 
 func init() {
 	register(&Rule{
-		ID: "SVC-12", Title: "Pod VFP port with kube-proxy's DSR rules missing or duplicated", Severity: finding.Fail,
+		ID: "SVC-12", Title: "Pod VFP port with kube-proxy's DSR rules missing or duplicated", Severity: finding.Warn,
 		Needs: []snapshot.Input{snapshot.InputVFP, snapshot.InputHNSEndpoints, snapshot.InputHNSLoadBalancers},
 		Checks: "For every local endpoint whose VFP port was dumped with an LB_DSR layer whose LB_DSR_IPv4_OUT (or IPv6) group holds rules: each DSR " +
-			"load balancer of HNS with a frontend VIP has its rule there, for each port mapping (a rule named ..._<VIP>_<port>_<target port>_<protocol>, " +
-			"or with those conditions), and no two rules of the group match the same destination addresses, ports and protocols. The cluster DNS " +
-			"Service's port 53 is SVC-11's.",
+			"load balancer of HNS with a ClusterIP as its frontend VIP (a Service's ClusterIP when the bundle has the Services; otherwise any VIP whose " +
+			"port mapping is not marked external) has its rule there, for each port mapping (a rule named ..._<VIP>_<port>_<target port>_<protocol>, " +
+			"or with those conditions), and no two rules of the group have the same conditions. The cluster DNS Service's port 53 is SVC-11's. A warning: " +
+			"HNS and VFP are read moments apart, and kube-proxy recreates load balancers as endpoints change, so collect again before acting on one.",
 		Why: "With DSR, a pod reaches a ClusterIP Service through rules HNS puts on the pod's own VFP port for each load balancer. A port that " +
 			"missed one (HNS busy or restarted while kube-proxy created the load balancer) cannot reach that Service while other pods can; a " +
 			"duplicate left behind by a deleted load balancer can send the Service's traffic to backends that no longer exist.",
@@ -60,11 +61,27 @@ func (t dsrTarget) matchedBy(r *snapshot.VFPRule) bool {
 	return c["Destination IP"] == t.vip.String() && c["Destination ports"] == strconv.FormatInt(t.port, 10) && c["Protocols"] == strconv.FormatInt(t.proto, 10)
 }
 
+// pmVipExternalIP marks a port mapping of an external IP or a load
+// balancer's ingress (hcn LoadBalancerPortMappingFlagsVipExternalIP, set
+// by kube-proxy's isVipExternalIP).
+const pmVipExternalIP = 16
+
 // dsrTargets are the port mappings VFP should hold on every pod port: DSR
-// load balancers with a frontend VIP that HNS shows as applied, except
-// the cluster DNS Service's port 53 (SVC-11's).
+// load balancers of ClusterIPs that HNS shows as applied, except the
+// cluster DNS Service's port 53 (SVC-11's).
 func dsrTargets(s *snapshot.Snapshot) []dsrTarget {
 	dnsIP, _ := netip.ParseAddr(s.Facts.DNSServiceIP.Value)
+	var clusterIPs map[netip.Addr]bool
+	if len(s.Services) > 0 {
+		clusterIPs = map[netip.Addr]bool{}
+		for _, svc := range s.Services {
+			for _, ip := range svc.ClusterIPs {
+				if a, err := netip.ParseAddr(ip); err == nil {
+					clusterIPs[a] = true
+				}
+			}
+		}
+	}
 	var out []dsrTarget
 	for _, lb := range s.LoadBalancers {
 		if lb.Flags&lbFlagDSR == 0 || !lb.Knows("Flags") || lb.State != 0 && lb.State != 2 {
@@ -72,11 +89,11 @@ func dsrTargets(s *snapshot.Snapshot) []dsrTarget {
 		}
 		for _, v := range lb.FrontendVIPs {
 			vip, err := netip.ParseAddr(v)
-			if err != nil {
+			if err != nil || clusterIPs != nil && !clusterIPs[vip] {
 				continue
 			}
 			for _, pm := range lb.PortMappings {
-				if pm.ExternalPort == 0 || pm.InternalPort == 0 || pm.Protocol == 0 || vip == dnsIP && pm.ExternalPort == 53 {
+				if pm.ExternalPort == 0 || pm.InternalPort == 0 || pm.Protocol == 0 || vip == dnsIP && pm.ExternalPort == 53 || pm.Flags&pmVipExternalIP != 0 {
 					continue
 				}
 				out = append(out, dsrTarget{vip: vip, port: pm.ExternalPort, target: pm.InternalPort, proto: pm.Protocol, lbID: lb.ID})
@@ -162,8 +179,9 @@ func checkLBDSRRules(s *snapshot.Snapshot) ([]Issue, error) {
 	return issues, nil
 }
 
-// duplicateRules lists, per destination (addresses, ports, protocols) that
-// two or more rules of the group match, the rules' names.
+// duplicateRules lists, per set of conditions (a destination address and
+// port at least) that two or more rules of the group have alike, the
+// rules' names.
 func duplicateRules(g *snapshot.VFPGroup) []string {
 	byKey := map[string][]string{}
 	var keys []string
@@ -177,6 +195,16 @@ func duplicateRules(g *snapshot.VFPGroup) []string {
 			proto = "any"
 		}
 		key := fmt.Sprintf("%s ports %s protocol %s", c["Destination IP"], c["Destination ports"], proto)
+		var more []string
+		for k, v := range c {
+			if k != "Destination IP" && k != "Destination ports" && k != "Protocols" {
+				more = append(more, k+" "+v)
+			}
+		}
+		if len(more) > 0 {
+			sort.Strings(more)
+			key += ", " + strings.Join(more, ", ")
+		}
 		name := r.ID
 		if len(name) < 5 {
 			name = r.FriendlyName
