@@ -100,11 +100,14 @@ func healthCheckNodePorts(s *snapshot.Snapshot) []nodeTCPPort {
 	var out []nodeTCPPort
 	seen := map[int]bool{}
 	for _, svc := range s.Services {
-		if !strings.EqualFold(svc.Type, "LoadBalancer") || !strings.EqualFold(svc.ExternalTrafficPolicy, "Local") || svc.HealthCheckNodePort == 0 || seen[svc.HealthCheckNodePort] {
+		// Only a cloud provider's load balancer that exists probes it:
+		// another class (MetalLB, an NLB in IP mode) may not.
+		if !strings.EqualFold(svc.Type, "LoadBalancer") || !strings.EqualFold(svc.ExternalTrafficPolicy, "Local") || svc.HealthCheckNodePort == 0 ||
+			svc.LoadBalancerClass != "" || !svc.Ingress || seen[svc.HealthCheckNodePort] {
 			continue
 		}
 		seen[svc.HealthCheckNodePort] = true
-		out = append(out, nodeTCPPort{svc.HealthCheckNodePort, "kube-proxy.exe", fmt.Sprintf("the health check of Service %s/%s (externalTrafficPolicy Local): its cloud load balancer finds no healthy backend here and sends this node's pods none of its traffic", svc.Namespace, svc.Name), finding.Warn})
+		out = append(out, nodeTCPPort{svc.HealthCheckNodePort, "kube-proxy.exe", fmt.Sprintf("the health check of Service %s/%s (externalTrafficPolicy Local): a load balancer that probes it, as the cloud provider's does, finds no healthy backend here and sends this node's pods none of its traffic", svc.Namespace, svc.Name), finding.Warn})
 	}
 	return out
 }

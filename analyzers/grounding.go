@@ -725,7 +725,7 @@ var groundings = map[string]Grounding{
 			"profiles that are off, or whose default inbound action is Allow, are not judged",
 			"only the profile of the adapter holding the node IP, when its category is known",
 			"10256 only when the bundle has a LoadBalancer Service, and only a warn: installers open 10250 alone",
-			"a healthCheckNodePort only for LoadBalancer Services with externalTrafficPolicy Local, only when firewall.json says it gathered the NodePort range's TCP rules, and only a warn",
+			"a healthCheckNodePort only for LoadBalancer Services with externalTrafficPolicy Local that have an ingress address and no loadBalancerClass (the cloud provider's load balancer, which probes it), only when firewall.json says it gathered the NodePort range's TCP rules, and only a warn",
 		},
 	},
 	"SVC-12": {

@@ -70,7 +70,9 @@ func serviceOf(o obj) *snapshot.Service {
 		s.HealthCheckNodePort = int(hc)
 	}
 	s.ExternalIPs = spec.strs("externalIPs")
+	s.LoadBalancerClass = spec.str("loadBalancerClass")
 	for _, in := range o.child("status").child("loadBalancer").list("ingress") {
+		s.Ingress = s.Ingress || in.str("ip") != "" || in.str("hostname") != ""
 		if ip := in.str("ip"); ip != "" {
 			s.ExternalIPs = append(s.ExternalIPs, ip)
 		}

@@ -341,6 +341,11 @@ type Service struct {
 	// HealthCheckNodePort is the port kube-proxy answers a load balancer's
 	// health probe on for an externalTrafficPolicy Local Service.
 	HealthCheckNodePort int `json:"healthCheckNodePort,omitempty"`
+	// LoadBalancerClass names a load balancer other than the cloud
+	// provider's (MetalLB, an AWS NLB controller...).
+	LoadBalancerClass string `json:"loadBalancerClass,omitempty"`
+	// Ingress says the load balancer has an address (status.loadBalancer).
+	Ingress bool `json:"ingress,omitempty"`
 	// ExternalIPs are spec.externalIPs and the load balancer ingress IPs.
 	ExternalIPs []string `json:"externalIPs,omitempty"`
 }
