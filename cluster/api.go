@@ -268,41 +268,58 @@ func (a *API) Nodes(ctx context.Context, selector string) ([]Node, error) {
 // it failed to create or network (FailedCreatePodSandBox, and
 // FailedKillPod / NetworkNotReady) since a time.
 func (a *API) SandboxFailures(ctx context.Context, since time.Time) (map[string]int, error) {
-	var l struct {
-		Items []struct {
-			Reason        string    `json:"reason"`
-			LastTimestamp time.Time `json:"lastTimestamp"`
-			EventTime     time.Time `json:"eventTime"`
-			Source        struct {
-				Host string `json:"host"`
-			} `json:"source"`
-			ReportingInstance string `json:"reportingInstance"`
-		} `json:"items"`
-	}
-	if err := a.do(ctx, http.MethodGet, "/api/v1/events?fieldSelector="+url.QueryEscape("type=Warning"), "list", "events", nil, &l); err != nil {
-		return nil, err
-	}
 	out := map[string]int{}
-	for _, ev := range l.Items {
-		switch ev.Reason {
-		case "FailedCreatePodSandBox", "NetworkNotReady", "FailedKillPod":
-		default:
-			continue
-		}
-		when := ev.LastTimestamp
-		if when.IsZero() {
-			when = ev.EventTime
-		}
-		node := ev.Source.Host
-		if node == "" {
-			node = ev.ReportingInstance
-		}
-		if node != "" && !when.Before(since) {
-			out[node]++
+	// One query per reason, selected by the server, a page at a time: a
+	// large cluster's events are many, these few.
+	for _, reason := range []string{"FailedCreatePodSandBox", "NetworkNotReady", "FailedKillPod"} {
+		cont := ""
+		for page := 0; page < maxEventPages; page++ {
+			var l struct {
+				Metadata struct {
+					Continue string `json:"continue"`
+				} `json:"metadata"`
+				Items []struct {
+					Reason        string    `json:"reason"`
+					LastTimestamp time.Time `json:"lastTimestamp"`
+					EventTime     time.Time `json:"eventTime"`
+					Source        struct {
+						Host string `json:"host"`
+					} `json:"source"`
+					ReportingInstance string `json:"reportingInstance"`
+				} `json:"items"`
+			}
+			q := url.Values{}
+			q.Set("fieldSelector", "type=Warning,reason="+reason)
+			q.Set("limit", "500")
+			if cont != "" {
+				q.Set("continue", cont)
+			}
+			if err := a.do(ctx, http.MethodGet, "/api/v1/events?"+q.Encode(), "list", "events", nil, &l); err != nil {
+				return nil, err
+			}
+			for _, ev := range l.Items {
+				when := ev.LastTimestamp
+				if when.IsZero() {
+					when = ev.EventTime
+				}
+				node := ev.Source.Host
+				if node == "" {
+					node = ev.ReportingInstance
+				}
+				if node != "" && ev.Reason == reason && !when.Before(since) {
+					out[node]++
+				}
+			}
+			if cont = l.Metadata.Continue; cont == "" {
+				break
+			}
 		}
 	}
 	return out, nil
 }
+
+// maxEventPages bounds the pages of one reason's events read (500 each).
+const maxEventPages = 20
 
 // PodState is what waiting for a collector pod reads of it.
 type PodState struct {

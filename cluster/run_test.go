@@ -354,6 +354,11 @@ func TestChooseNodes(t *testing.T) {
 		{"reason": "FailedCreatePodSandBox", "lastTimestamp": now.Add(-10 * time.Minute), "source": map[string]string{"host": "win-4"}},
 		{"reason": "FailedCreatePodSandBox", "lastTimestamp": now.Add(-3 * time.Hour), "source": map[string]string{"host": "win-2"}},
 		{"reason": "BackOff", "lastTimestamp": now, "source": map[string]string{"host": "win-1"}},
+		// New-style events name the node as the reporting instance; more
+		// than a page of them.
+		{"reason": "FailedCreatePodSandBox", "eventTime": now.Add(-5 * time.Minute), "reportingInstance": "win-4"},
+		{"reason": "FailedCreatePodSandBox", "eventTime": now.Add(-4 * time.Minute), "reportingInstance": "win-4"},
+		{"reason": "FailedCreatePodSandBox", "type": "Normal", "lastTimestamp": now, "source": map[string]string{"host": "win-2"}},
 	}
 	api := apiFor(t, f)
 	names := func(cs []Choice) string {
@@ -379,6 +384,9 @@ func TestChooseNodes(t *testing.T) {
 	for _, c := range auto {
 		if c.Why == "" {
 			t.Errorf("%s: no reason it was chosen", c.Node.Name)
+		}
+		if c.Node.Name == "win-4" && !strings.Contains(c.Why, "3 pod sandbox failure") {
+			t.Errorf("win-4: %s", c.Why)
 		}
 	}
 	named, _ := Choose(context.Background(), api, Selection{Names: []string{"win-2", "nope"}}, now)

@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -135,7 +136,7 @@ func (f *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		f.listNodes(w, r)
 	case r.URL.Path == "/api/v1/events":
-		json.NewEncoder(w).Encode(map[string]any{"items": f.Events})
+		f.listEvents(w, r)
 	case len(p) == 5 && p[4] == "pods" && r.Method == http.MethodPost:
 		f.createPod(w, r, p[3])
 	case len(p) == 5 && p[4] == "pods" && r.Method == http.MethodGet:
@@ -489,3 +490,32 @@ func (f *Server) Live() []string {
 type writerFunc func([]byte) (int, error)
 
 func (w writerFunc) Write(b []byte) (int, error) { return w(b) }
+
+// listEvents answers a field selector of type= and reason=, a page of
+// two at a time (continue is the index of the next).
+func (f *Server) listEvents(w http.ResponseWriter, r *http.Request) {
+	want := map[string]string{}
+	for _, kv := range strings.Split(r.URL.Query().Get("fieldSelector"), ",") {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			want[k] = v
+		}
+	}
+	var match []map[string]any
+	for _, ev := range f.Events {
+		typ, _ := ev["type"].(string)
+		if typ == "" {
+			typ = "Warning"
+		}
+		if want["type"] != "" && want["type"] != typ || want["reason"] != "" && want["reason"] != ev["reason"] {
+			continue
+		}
+		match = append(match, ev)
+	}
+	start, _ := strconv.Atoi(r.URL.Query().Get("continue"))
+	end := min(start+2, len(match))
+	next := ""
+	if end < len(match) {
+		next = strconv.Itoa(end)
+	}
+	json.NewEncoder(w).Encode(map[string]any{"metadata": map[string]string{"continue": next}, "items": match[min(start, end):end]})
+}
