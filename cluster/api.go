@@ -159,6 +159,7 @@ func (a *API) do(ctx context.Context, method, path, verb, resource string, body 
 		}
 		resp, err := a.client.Do(req)
 		if err != nil {
+			retryAfter = 0
 			if ctx.Err() != nil {
 				return fmt.Errorf("%s %s: %w", verb, resource, context.Cause(ctx))
 			}
@@ -444,6 +445,8 @@ func (a *API) Exec(ctx context.Context, namespace, pod, container string, comman
 		// client-go gives the upgrade's refusal as text: RBAC's own words.
 		if msg := err.Error(); strings.Contains(msg, "is forbidden: User ") {
 			return &APIError{Code: http.StatusForbidden, Verb: "create", Resource: "pods/exec", Message: msg}
+		} else if strings.Contains(msg, "unable to upgrade connection: Unauthorized") {
+			return &APIError{Code: http.StatusUnauthorized, Verb: "create", Resource: "pods/exec", Message: msg}
 		}
 		return fmt.Errorf("exec into %s: %w", pod, err)
 	}

@@ -273,9 +273,9 @@ func (r *runner) ended(nctx context.Context, res NodeResult, err error) NodeResu
 	case StopsRun(err):
 		return failed(res, err)
 	case errors.Is(cause, errNodeTimeout):
-		res.Status, res.Reason = StatusTimeout, fmt.Sprintf("no bundle within --node-timeout %s: %v", r.o.NodeTimeout, err)
+		res.Status, res.Reason = StatusTimeout, oneLine(fmt.Sprintf("no bundle within --node-timeout %s: %v", r.o.NodeTimeout, err))
 	case cause != nil:
-		res.Status, res.Reason = StatusCancelled, fmt.Sprintf("%v (%v)", cause, err)
+		res.Status, res.Reason = StatusCancelled, oneLine(fmt.Sprintf("%v (%v)", cause, err))
 	default:
 		return failed(res, err)
 	}
@@ -283,8 +283,15 @@ func (r *runner) ended(nctx context.Context, res NodeResult, err error) NodeResu
 }
 
 func failed(res NodeResult, err error) NodeResult {
-	res.Status, res.Reason = StatusFailed, err.Error()
+	res.Status, res.Reason = StatusFailed, oneLine(err.Error())
 	return res
+}
+
+// oneLine keeps a reason on one line: a container's termination message
+// may hold a whole stack.
+func oneLine(s string) string {
+	s = strings.TrimSpace(strings.ReplaceAll(s, "\r\n", "\n"))
+	return strings.ReplaceAll(s, "\n", " | ")
 }
 
 // podStartFailures are waiting reasons that no wait will mend.
@@ -302,7 +309,7 @@ func (r *runner) waitRunning(ctx context.Context, pod string, say func(string, .
 		switch {
 		case err != nil:
 			if ctx.Err() != nil {
-				return fmt.Errorf("the pod did not start (%s)", orEmpty("last seen ", last))
+				return notStarted(last)
 			}
 			return fmt.Errorf("read the collector pod: %w", err)
 		case st.Phase == "Running":
@@ -318,10 +325,17 @@ func (r *runner) waitRunning(ctx context.Context, pod string, say func(string, .
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("the pod did not start (%s)", orEmpty("last seen ", last))
+			return notStarted(last)
 		case <-time.After(r.o.PollInterval):
 		}
 	}
+}
+
+func notStarted(last string) error {
+	if last == "" {
+		return errors.New("the pod did not start")
+	}
+	return fmt.Errorf("the pod did not start (last seen %s)", last)
 }
 
 // collectTimeout is the time diag collect in the pod gets: what is left of
@@ -397,17 +411,28 @@ func (r *runner) fetch(ctx context.Context, node Node, pod string, attempt int) 
 	}()
 	res := <-got
 	var execErr error
-	noStatus := false
+	noStatus := ""
 	if res.err != nil {
 		ecancel()
 		execErr = <-execDone
+		// The exec ended because we stopped it: its "canceled" is ours.
+		if ctx.Err() == nil && errors.Is(execErr, context.Canceled) {
+			execErr = nil
+		}
 	} else {
 		select {
 		case execErr = <-execDone:
 		case <-time.After(statusGrace):
 			ecancel()
-			<-execDone
-			execErr, noStatus = nil, true
+			execErr = <-execDone
+			if _, ok := ExitCode(execErr); !ok {
+				execErr, noStatus = nil, fmt.Sprintf("not the collector's exit status within %s", statusGrace)
+			}
+		}
+		// The node's time or the run ended while the status was awaited:
+		// the bundle is whole and checked, so it is kept.
+		if _, ok := ExitCode(execErr); !ok && execErr != nil && ctx.Err() != nil {
+			execErr, noStatus = nil, "the node's time or the run ended before the collector's exit status"
 		}
 	}
 	code, exited := ExitCode(execErr)
@@ -432,8 +457,8 @@ func (r *runner) fetch(ctx context.Context, node Node, pod string, attempt int) 
 	if out.err != nil {
 		return out
 	}
-	if noStatus {
-		out.partial = fmt.Sprintf("the bundle arrived whole, but not the collector's exit status within %s", statusGrace)
+	if noStatus != "" {
+		out.partial = "the bundle arrived whole, but " + noStatus
 	}
 	if noCapture {
 		out.partial = strings.TrimPrefix(out.partial+"; retried without --capture (the first attempt may still hold the capture session)", "; ")

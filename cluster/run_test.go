@@ -595,3 +595,40 @@ func TestSPDYFallback(t *testing.T) {
 		t.Errorf("old: %q", got["old"].Reason)
 	}
 }
+
+// The second review's cases.
+
+// A short message and then nothing is no stream, said at once, not at the
+// node's timeout; a stream that fails its checksum is reported as that,
+// not as the exec we cancelled; a pod that crashed with a stack in its
+// message gets a one-line reason.
+func TestFailuresSaidAtOnceAndOnOneLine(t *testing.T) {
+	f := newFake(t,
+		clustertest.Node{Name: "denied", OS: "windows", Behave: clustertest.TextHang},
+		clustertest.Node{Name: "bad", OS: "windows", Behave: clustertest.Corrupt},
+		clustertest.Node{Name: "crashed", OS: "windows", Behave: clustertest.Crashed})
+	start := time.Now()
+	rep, _ := Collect(context.Background(), apiFor(t, f), nil, chooseAll(t, f), options(t, 10*time.Second, 3))
+	got := byName(rep)
+	if n := got["denied"]; n.Status != StatusFailed || !strings.Contains(n.Reason, `printed "Access is denied."`) || time.Since(start) > 5*time.Second {
+		t.Errorf("denied: %+v after %v", n, time.Since(start))
+	}
+	if n := got["bad"]; !strings.HasPrefix(n.Reason, "bundle stream corrupt") || strings.Contains(n.Reason, "canceled") {
+		t.Errorf("bad: %q", n.Reason)
+	}
+	if n := got["crashed"]; n.Status != StatusFailed || strings.Contains(n.Reason, "\n") || !strings.Contains(n.Reason, "panic: boom | goroutine 1") {
+		t.Errorf("crashed: %q", n.Reason)
+	}
+}
+
+// The node's time ends while a whole bundle's exit status is awaited: the
+// bundle is kept, as partial.
+func TestWholeBundleKeptAtTimeout(t *testing.T) {
+	f := newFake(t, clustertest.Node{Name: "w1", OS: "windows", Behave: clustertest.HangAfter})
+	o := options(t, time.Second, 1)
+	rep, _ := Collect(context.Background(), apiFor(t, f), nil, chooseAll(t, f), o)
+	n := rep.Nodes[0]
+	if n.Status != StatusPartial || !strings.Contains(n.Reason, "ended before the collector's exit status") || verifyBundle(filepath.Join(o.OutputDir, n.Bundle)) != nil {
+		t.Errorf("%+v", n)
+	}
+}

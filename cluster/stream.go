@@ -112,7 +112,7 @@ func ReadStream(r io.Reader, w io.Writer, limit int64) (int64, error) {
 	}
 	if string(magic) != streamMagic {
 		// Show what the pod printed instead: an error message, most often.
-		more, _ := br.Peek(200)
+		more, _ := br.Peek(min(200, br.Buffered())) // what has come: a short message may be all there is
 		text := strings.TrimSpace(strings.ToValidUTF8(string(magic)+string(more), "?"))
 		if i := strings.IndexAny(text, "\r\n"); i > 0 {
 			text = text[:i]

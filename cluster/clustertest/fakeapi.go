@@ -41,6 +41,8 @@ const (
 	Text        = "text"         // an old diag: prints an error instead of a stream
 	HangAfter   = "hang-after"   // the whole stream, then no exit status
 	SlowStart   = "slow-start"   // the pod is Pending for a second, then Running
+	TextHang    = "text-hang"    // a short error message, then nothing
+	Crashed     = "crashed"      // the pod's container ended with a stack in its message
 )
 
 // Node is a node of the fake cluster: its OS, its Ready condition ("" is
@@ -251,6 +253,9 @@ func (f *Server) getPod(w http.ResponseWriter, name string) {
 	}
 	st := map[string]any{"phase": "Running"}
 	switch f.nodes[p.node].Behave {
+	case Crashed:
+		st = map[string]any{"phase": "Failed", "containerStatuses": []any{map[string]any{"state": map[string]any{"terminated": map[string]any{
+			"reason": "Error", "exitCode": 2, "message": "panic: boom\ngoroutine 1 [running]:\nmain.main()\n"}}}}}
 	case SlowStart:
 		if time.Since(p.created) < time.Second {
 			st = map[string]any{"phase": "Pending", "containerStatuses": []any{map[string]any{"state": map[string]any{"waiting": map[string]any{"reason": "ContainerCreating"}}}}}
@@ -395,6 +400,10 @@ func (f *Server) play(p *fakePod, behave string, stdout, stderr, errc io.Writer,
 	data := f.StreamFor(p.node)
 	fmt.Fprintf(stderr, "kubernetes: credentials from in-cluster (HostProcess)\n")
 	switch behave {
+	case TextHang:
+		io.WriteString(stdout, "Access is denied.\r\n")
+		<-gone
+		return false
 	case Text:
 		io.WriteString(stdout, "Error: unknown flag: --stream\r\n")
 		io.WriteString(errc, `{"status":"Failure","reason":"NonZeroExitCode","details":{"causes":[{"reason":"ExitCode","message":"2"}]}}`)

@@ -187,7 +187,7 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 		Progress: func(node, line string) {
 			mu.Lock()
 			defer mu.Unlock()
-			fmt.Fprintf(e.stderr, "%s: %s\n", node, line)
+			fmt.Fprintf(e.stderr, "%s: %s\n", node, strings.ReplaceAll(strings.TrimSpace(line), "\n", " | "))
 		},
 	})
 	if rep != nil {
