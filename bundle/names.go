@@ -47,3 +47,14 @@ func ValidName(name string) error {
 	}
 	return nil
 }
+
+// FileNamePart makes a node name fit a bundle's file name on every system:
+// letters, digits, '-', '.' and '_' are kept, anything else becomes '_'.
+func FileNamePart(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' || r == '_' {
+			return r
+		}
+		return '_'
+	}, s)
+}

@@ -496,14 +496,7 @@ func verifyBundle(path string) error {
 }
 
 // bundleName is DIR/<node>.zip's base name.
-func bundleName(node string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' || r == '_' {
-			return r
-		}
-		return '_'
-	}, node) + ".zip"
-}
+func bundleName(node string) string { return bundle.FileNamePart(node) + ".zip" }
 
 func writeReport(path string, rep *Report) error {
 	data, err := json.MarshalIndent(rep, "", "  ")

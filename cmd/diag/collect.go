@@ -145,6 +145,17 @@ func stopSignals() []os.Signal {
 	return sigs
 }
 
+// stopOnSignals is ctx, ended by the first of stopSignals; stop releases
+// them. With none to catch, ctx is returned as it is (NotifyContext with
+// no signal would catch every one).
+func stopOnSignals(ctx context.Context) (_ context.Context, stop context.CancelFunc) {
+	sigs := stopSignals()
+	if len(sigs) == 0 {
+		return ctx, func() {}
+	}
+	return signal.NotifyContext(ctx, sigs...)
+}
+
 func runCollect(ctx context.Context, e *env, o collectOptions) error {
 	node := nodeName(e)
 	cenv := &collectors.Env{
@@ -176,20 +187,17 @@ func runCollect(ctx context.Context, e *env, o collectOptions) error {
 			return err
 		}
 		defer os.RemoveAll(dir)
-		out = filepath.Join(dir, safeFileName(node)+".zip")
+		out = filepath.Join(dir, bundle.FileNamePart(node)+".zip")
 	}
 	if out == "" {
-		out = fmt.Sprintf("diag-%s-%s.zip", safeFileName(node), e.now().UTC().Format("20060102T150405Z"))
+		out = fmt.Sprintf("diag-%s-%s.zip", bundle.FileNamePart(node), e.now().UTC().Format("20060102T150405Z"))
 	}
 	if err := checkOutput(out, o.force); err != nil {
 		return err
 	}
 
-	if sigs := stopSignals(); len(sigs) > 0 { // none would mean every signal
-		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(ctx, sigs...)
-		defer stop()
-	}
+	ctx, stop := stopOnSignals(ctx)
+	defer stop()
 	view := newCollectView(e.stderr, e.stderrTerminal(), plan)
 	defer view.close()
 	finished := make(chan struct{})
@@ -300,15 +308,6 @@ func nodeName(e *env) string {
 		return strings.ToLower(h)
 	}
 	return "node"
-}
-
-func safeFileName(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' || r == '_' {
-			return r
-		}
-		return '_'
-	}, s)
 }
 
 // rootFS is the node's file system: / on Linux, the system drive on Windows.

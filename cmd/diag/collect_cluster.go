@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -91,21 +91,12 @@ func checkClusterFlags(c *cobra.Command, o *clusterOptions, co collectOptions) e
 		return usageErrorf("--capture %s does not fit in --node-timeout %s", co.capture, o.nodeTimeout)
 	case !validFormat(o.report):
 		return usageErrorf("--report must be one of %s, not %q", strings.Join(reportFormats, ", "), o.report)
-	case len(o.nodes) > 1 && contains(o.nodes, "auto"):
+	case len(o.nodes) > 1 && slices.Contains(o.nodes, "auto"):
 		return usageErrorf("--nodes auto chooses the nodes itself: it takes no names with it")
-	case len(o.nodes) > 0 && (o.selector != "" || o.windowsOnly) && contains(o.nodes, "auto"):
+	case len(o.nodes) > 0 && (o.selector != "" || o.windowsOnly) && slices.Contains(o.nodes, "auto"):
 		return usageErrorf("--nodes auto does not go with --selector or --windows-only")
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *clusterOptions, co collectOptions) error {
@@ -129,17 +120,19 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 	if err != nil {
 		return err
 	}
-	if sigs := stopSignals(); len(sigs) > 0 {
-		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(ctx, sigs...)
-		defer stop()
-		// The first Ctrl-C stops the run and deletes its pods; a second
-		// one ends diag at once, as without a handler.
-		go func() {
-			<-ctx.Done()
+	ctx, stop := stopOnSignals(ctx)
+	defer stop()
+	// The first Ctrl-C stops the run and deletes its pods; a second one
+	// ends diag at once, as without a handler.
+	returned := make(chan struct{})
+	defer close(returned)
+	go func() {
+		select {
+		case <-ctx.Done():
 			stop()
-		}()
-	}
+		case <-returned:
+		}
+	}()
 	if o.cleanup {
 		names, err := cluster.Cleanup(ctx, api, o.namespace)
 		for _, n := range names {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os/signal"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -24,12 +23,8 @@ func newIdleCommand() *cobra.Command {
 			if d <= 0 {
 				return outOfRange(c, "for", d)
 			}
-			ctx := c.Context()
-			if sigs := stopSignals(); len(sigs) > 0 { // none would mean every signal
-				var stop context.CancelFunc
-				ctx, stop = signal.NotifyContext(ctx, sigs...)
-				defer stop()
-			}
+			ctx, stop := stopOnSignals(c.Context())
+			defer stop()
 			ctx, cancel := context.WithTimeout(ctx, d)
 			defer cancel()
 			<-ctx.Done()
