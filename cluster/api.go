@@ -208,13 +208,10 @@ func statusMessage(body []byte, status string) string {
 
 // Node is what node selection reads of a Node.
 type Node struct {
-	Name          string
-	OS            string // kubernetes.io/os
-	Ready         string // the Ready condition: True, False, Unknown
-	ReadyReason   string
-	Unschedulable bool
-	KernelVersion string // Windows: 10.0.<build>.<UBR>
-	Labels        map[string]string
+	Name        string
+	OS          string // kubernetes.io/os
+	Ready       string // the Ready condition: True, False, Unknown
+	ReadyReason string
 }
 
 type nodeList struct {
@@ -223,16 +220,12 @@ type nodeList struct {
 			Name   string            `json:"name"`
 			Labels map[string]string `json:"labels"`
 		} `json:"metadata"`
-		Spec struct {
-			Unschedulable bool `json:"unschedulable"`
-		} `json:"spec"`
 		Status struct {
 			Conditions []struct {
 				Type, Status, Reason string
 			} `json:"conditions"`
 			NodeInfo struct {
 				OperatingSystem string `json:"operatingSystem"`
-				KernelVersion   string `json:"kernelVersion"`
 			} `json:"nodeInfo"`
 		} `json:"status"`
 	} `json:"items"`
@@ -250,7 +243,7 @@ func (a *API) Nodes(ctx context.Context, selector string) ([]Node, error) {
 	}
 	out := make([]Node, 0, len(l.Items))
 	for _, it := range l.Items {
-		n := Node{Name: it.Metadata.Name, Labels: it.Metadata.Labels, Unschedulable: it.Spec.Unschedulable, KernelVersion: it.Status.NodeInfo.KernelVersion, Ready: "Unknown"}
+		n := Node{Name: it.Metadata.Name, Ready: "Unknown"}
 		n.OS = it.Metadata.Labels["kubernetes.io/os"]
 		if n.OS == "" {
 			n.OS = it.Status.NodeInfo.OperatingSystem

@@ -49,6 +49,10 @@ func Choose(ctx context.Context, api *API, sel Selection, now time.Time) ([]Choi
 		for _, n := range nodes {
 			byName[n.Name] = n
 		}
+		missing := "no such node"
+		if selector != "" {
+			missing += " (among those the selector matches)"
+		}
 		seen := map[string]bool{}
 		for _, name := range sel.Names {
 			if seen[name] {
@@ -57,7 +61,7 @@ func Choose(ctx context.Context, api *API, sel Selection, now time.Time) ([]Choi
 			seen[name] = true
 			n, ok := byName[name]
 			if !ok {
-				out = append(out, Choice{Node: Node{Name: name}, Skip: "no such node" + map[bool]string{true: " (among those the selector matches)", false: ""}[selector != ""]})
+				out = append(out, Choice{Node: Node{Name: name}, Skip: missing})
 				continue
 			}
 			out = append(out, Choice{Node: n})
@@ -93,7 +97,11 @@ func chooseAuto(ctx context.Context, api *API, nodes []Node, now time.Time) ([]C
 		n := &nodes[i]
 		var why []string
 		if n.OS == "windows" && n.Ready != "True" {
-			why = append(why, "NotReady"+orEmpty(" (", n.ReadyReason)+map[bool]string{true: ")", false: ""}[n.ReadyReason != ""])
+			notReady := "NotReady"
+			if n.ReadyReason != "" {
+				notReady += " (" + n.ReadyReason + ")"
+			}
+			why = append(why, notReady)
 		}
 		if k := failures[n.Name]; k > 0 {
 			why = append(why, fmt.Sprintf("%d pod sandbox failure event(s) in the last hour", k))
