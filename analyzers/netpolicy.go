@@ -37,14 +37,18 @@ var aclRuleNamePrefixes = []string{"allow-host-to-endpoint", "profile-", "policy
 // the Ids of those that carry one. RuleType Host ACLs are the host's
 // firewall's (WFP), not VFP's (hcn RuleType: "Host creates WFP rules;
 // Switch creates VFP"): Felix adds two to every endpoint.
+// ids maps each Id in lower case to it as written; nil when none has one
+// (the tens of thousands of remote endpoints of a large cluster).
 func endpointACLs(e *snapshot.Endpoint) (n int, ids map[string]string) {
-	ids = map[string]string{} // lower case → as written
 	for _, p := range e.Policies {
 		if p.Kind() != "ACL" || strings.EqualFold(p.Str("RuleType"), "Host") {
 			continue
 		}
 		n++
 		if id := p.Str("Id"); id != "" {
+			if ids == nil {
+				ids = map[string]string{}
+			}
 			ids[strings.ToLower(id)] = id
 		}
 	}

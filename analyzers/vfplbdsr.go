@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/netip"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/wincni/diag/finding"
@@ -35,30 +34,39 @@ func init() {
 type dsrTarget struct {
 	vip                 netip.Addr
 	port, target, proto int64
-	lbID                string
-}
-
-func (t dsrTarget) suffix() string {
-	return fmt.Sprintf("_%s_%d_%d_%d", t.vip, t.port, t.target, t.proto)
 }
 
 func (t dsrTarget) String() string {
-	return fmt.Sprintf("%s:%d/%s", t.vip, t.port, map[int64]string{6: "TCP", 17: "UDP"}[t.proto])
+	return fmt.Sprintf("%s:%d/%s", t.vip, t.port, protoName(t.proto))
 }
 
-// matchedBy: the rule's name ends in the target's suffix (newer builds add
-// more after an underscore), or its conditions say the same.
-func (t dsrTarget) matchedBy(r *snapshot.VFPRule) bool {
-	for _, name := range []string{r.ID, r.FriendlyName} {
-		if i := strings.Index(name, t.suffix()); i >= 0 {
-			rest := name[i+len(t.suffix()):]
-			if rest == "" || rest[0] == '_' {
-				return true
+// byName and byConditions are the keys a rule for the target has.
+func (t dsrTarget) byName() string {
+	return fmt.Sprintf("%s_%d_%d_%d", t.vip, t.port, t.target, t.proto)
+}
+
+func (t dsrTarget) byConditions() string {
+	return fmt.Sprintf("%s|%d|%d", t.vip, t.port, t.proto)
+}
+
+// dsrRuleKeys indexes a group's rules once, so that each load balancer is
+// looked up, not compared with every rule (thousands of each on a busy
+// node): a rule whose ID or name holds "_<VIP>_<port>_<target port>_<protocol>",
+// at its end or before another "_" (newer builds add more), or whose
+// conditions name that destination.
+func dsrRuleKeys(g *snapshot.VFPGroup) map[string]bool {
+	keys := map[string]bool{}
+	for _, r := range g.Rules {
+		for _, name := range []string{r.ID, r.FriendlyName} {
+			parts := strings.Split(name, "_")
+			for i := 1; i+3 < len(parts); i++ {
+				keys[strings.Join(parts[i:i+4], "_")] = true
 			}
 		}
+		c := r.Conditions
+		keys[c["Destination IP"]+"|"+c["Destination ports"]+"|"+c["Protocols"]] = true
 	}
-	c := r.Conditions
-	return c["Destination IP"] == t.vip.String() && c["Destination ports"] == strconv.FormatInt(t.port, 10) && c["Protocols"] == strconv.FormatInt(t.proto, 10)
+	return keys
 }
 
 // pmVipExternalIP marks a port mapping of an external IP or a load
@@ -96,7 +104,7 @@ func dsrTargets(s *snapshot.Snapshot) []dsrTarget {
 				if pm.ExternalPort == 0 || pm.InternalPort == 0 || pm.Protocol == 0 || vip == dnsIP && pm.ExternalPort == 53 || pm.Flags&pmVipExternalIP != 0 {
 					continue
 				}
-				out = append(out, dsrTarget{vip: vip, port: pm.ExternalPort, target: pm.InternalPort, proto: pm.Protocol, lbID: lb.ID})
+				out = append(out, dsrTarget{vip: vip, port: pm.ExternalPort, target: pm.InternalPort, proto: pm.Protocol})
 			}
 		}
 	}
@@ -137,20 +145,14 @@ func checkLBDSRRules(s *snapshot.Snapshot) ([]Issue, error) {
 			continue
 		}
 		label := fmt.Sprintf("VFP port %s of endpoint %s (%s)", p.Name, e.ID, addrOrNone(e.IP))
+		keys := map[bool]map[string]bool{}
+		for v4, g := range groups {
+			keys[v4] = dsrRuleKeys(g)
+		}
 		var missing []string
 		for _, t := range targets {
-			g := groups[t.vip.Is4()]
-			if g == nil {
-				continue
-			}
-			found := false
-			for _, r := range g.Rules {
-				if t.matchedBy(r) {
-					found = true
-					break
-				}
-			}
-			if !found {
+			k := keys[t.vip.Is4()]
+			if k != nil && !k[t.byName()] && !k[t.byConditions()] {
 				missing = append(missing, t.String())
 			}
 		}
