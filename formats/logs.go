@@ -90,10 +90,7 @@ func klogMinutes(line string) (int, bool) {
 // goroutine; hcsshim's NetworkNotFoundError reads Network name "x" not
 // found (or Network ID); HNS's own errors come through as "HNS failed
 // with error : Element not found" and "The object already exists".
-var logPatterns = []struct {
-	kind string
-	re   *regexp.Regexp
-}{
+var logPatterns = []logPattern{
 	{snapshot.LogUnauthorized, regexp.MustCompile(`\bUnauthorized\b`)},
 	{snapshot.LogStart, regexp.MustCompile(`"Version info"|\] Version: v\d`)},
 	{snapshot.LogPanic, regexp.MustCompile(`^panic: |goroutine \d+ \[running\]:`)},
@@ -110,10 +107,50 @@ var logPatterns = []struct {
 	{snapshot.LogPolicyRejected, regexp.MustCompile(`(?i)0x803b000d|The provided policy configuration is invalid or missing parameters`)},
 }
 
+type logPattern struct {
+	kind string
+	re   *regexp.Regexp
+}
+
 // runtimeKinds are what the kubelet's and containerd's logs are read for:
 // the sandbox failures they pass on from the CNI and HNS. Their other
 // errors (image pulls, volumes, files that exist) are not networking's.
 var runtimeKinds = map[string]bool{snapshot.LogPolicyRejected: true, snapshot.LogPanic: true}
+
+// runtimePanic: the kubelet's and containerd's servers recover from a
+// handler's panic and print its goroutine, so there only a panic that
+// ends the process counts.
+var runtimePanic = regexp.MustCompile(`^panic: `)
+
+// patternsFor are the patterns a component's log is read for, chosen once
+// per log rather than at every line.
+func patternsFor(component string) []logPattern {
+	var out []logPattern
+	for _, p := range logPatterns {
+		switch {
+		case (p.kind == snapshot.LogStart || p.kind == snapshot.LogProxyNoNetwork || p.kind == snapshot.LogProxyPolicy) && component != "kube-proxy":
+			continue
+		// kube-proxy retries its network every second until flanneld
+		// or Calico creates it after a reboot: hcsshim's not found is
+		// the CNI's failure, kube-proxy's own is LogProxyNoNetwork.
+		case p.kind == snapshot.LogNetworkNotFound && component == "kube-proxy":
+			continue
+		// kube-proxy's rejected policies are load balancers, which
+		// LogProxyPolicy's "Policy creation failed" reports.
+		case p.kind == snapshot.LogPolicyRejected && component == "kube-proxy":
+			continue
+		case component == "kubelet" || component == "containerd":
+			if !runtimeKinds[p.kind] {
+				continue
+			}
+			if p.kind == snapshot.LogPanic {
+				p.re = runtimePanic
+			}
+		}
+		out = append(out, p)
+	}
+	return out
+}
 
 // maxLogLine bounds one line of a log (a JSON blob on one line is cut).
 const maxLogLine = 64 << 10
@@ -121,6 +158,7 @@ const maxLogLine = 64 << 10
 // scanLog reads a log line by line, keeping only the events.
 func scanLog(r io.Reader, file, component string) (*snapshot.LogFile, error) {
 	lf := &snapshot.LogFile{File: file, Component: component}
+	patterns := patternsFor(component)
 	br := bufio.NewReaderSize(r, maxLogLine)
 	for {
 		raw, err := br.ReadSlice('\n')
@@ -140,29 +178,7 @@ func scanLog(r io.Reader, file, component string) (*snapshot.LogFile, error) {
 			return lf, err
 		}
 		lf.Lines++
-		for _, p := range logPatterns {
-			if (p.kind == snapshot.LogStart || p.kind == snapshot.LogProxyNoNetwork || p.kind == snapshot.LogProxyPolicy) && component != "kube-proxy" {
-				continue
-			}
-			// kube-proxy retries its network every second until flanneld
-			// or Calico creates it after a reboot: hcsshim's not found is
-			// the CNI's failure, kube-proxy's own is LogProxyNoNetwork.
-			if p.kind == snapshot.LogNetworkNotFound && component == "kube-proxy" {
-				continue
-			}
-			if (component == "kubelet" || component == "containerd") && !runtimeKinds[p.kind] {
-				continue
-			}
-			// Their servers recover from a handler's panic and print its
-			// goroutine: only a panic that ends the process counts there.
-			if (component == "kubelet" || component == "containerd") && p.kind == snapshot.LogPanic && !strings.HasPrefix(line, "panic: ") {
-				continue
-			}
-			// kube-proxy's rejected policies are load balancers, which
-			// LogProxyPolicy's "Policy creation failed" reports.
-			if component == "kube-proxy" && p.kind == snapshot.LogPolicyRejected {
-				continue
-			}
+		for _, p := range patterns {
 			if !p.re.MatchString(line) {
 				continue
 			}

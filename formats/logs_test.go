@@ -53,6 +53,7 @@ func TestScanLog(t *testing.T) {
 func FuzzScanLog(f *testing.F) {
 	f.Add([]byte("I1124 server.go] \"Version info\"\nUnauthorized\n\xff\xfe broken utf-8 panic: x\n"))
 	f.Add([]byte(`Network ID \"abc\" not found` + "\r\n"))
+	f.Add([]byte("E1124 \"Policy creation failed\" err=\"hnsCall failed in Win32: (0x803b000d)\"\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		lf, err := scanLog(strings.NewReader(string(in)), "logs/kube-proxy/k.log", "kube-proxy")
 		if err != nil {
@@ -74,10 +75,7 @@ func FuzzScanLog(f *testing.F) {
 		if lf.Lines != len(lines) {
 			t.Fatalf("%d lines, a split says %d", lf.Lines, len(lines))
 		}
-		for _, p := range logPatterns {
-			if p.kind == snapshot.LogNetworkNotFound {
-				continue // not counted in kube-proxy's log
-			}
+		for _, p := range patternsFor("kube-proxy") {
 			count, last := 0, 0
 			for i, l := range lines {
 				if len(l) > maxLogLine {
