@@ -81,8 +81,8 @@ func TestGuardServiceVIPRemoteEndpointWithOwnPA(t *testing.T) {
 		t.Fatal("fixture lost its network or service CIDR")
 	}
 	s.Endpoints = append(s.Endpoints,
-		&snapshot.Endpoint{ID: "G4-VIP", IsRemote: true, IP: netip.MustParseAddr("10.96.0.10"), ProviderAddress: n.ManagementIP, NetworkID: n.ID, Refs: []snapshot.Ref{{File: "x"}}},
-		&snapshot.Endpoint{ID: "G4-NODE", IsRemote: true, IP: netip.MustParseAddr("10.20.30.10"), ProviderAddress: n.ManagementIP, NetworkID: n.ID, Refs: []snapshot.Ref{{File: "x"}}})
+		&snapshot.Endpoint{EndpointDetail: &snapshot.EndpointDetail{}, ID: "G4-VIP", IsRemote: true, IP: netip.MustParseAddr("10.96.0.10"), ProviderAddress: n.ManagementIP, NetworkID: n.ID, Refs: []snapshot.Ref{{File: "x"}}},
+		&snapshot.Endpoint{EndpointDetail: &snapshot.EndpointDetail{}, ID: "G4-NODE", IsRemote: true, IP: netip.MustParseAddr("10.20.30.10"), ProviderAddress: n.ManagementIP, NetworkID: n.ID, Refs: []snapshot.Ref{{File: "x"}}})
 	if fs := findingsFor(Run([]*snapshot.Snapshot{s}, Selection{}), "OVL-08"); len(fs) > 0 {
 		t.Errorf("OVL-08 on a service VIP or node IP: %v", summaries(fs))
 	}
@@ -134,8 +134,8 @@ func TestGuardSyntheticRemoteMACs(t *testing.T) {
 	n := s.CNINetwork()
 	peer := n.RemoteSubnetRoutes[0]
 	s.Endpoints = append(s.Endpoints,
-		&snapshot.Endpoint{ID: "G7-A", IsRemote: true, IP: peer.DestinationPrefix.Addr().Next().Next(), MAC: "02-11-64-f4-31-02", ProviderAddress: peer.ProviderAddress, NetworkID: n.ID, Refs: []snapshot.Ref{{File: "x"}}},
-		&snapshot.Endpoint{ID: "G7-B", IsRemote: true, IP: peer.DestinationPrefix.Addr().Next().Next().Next(), MAC: "00-11-22-33-44-55", ProviderAddress: peer.ProviderAddress, NetworkID: n.ID, Refs: []snapshot.Ref{{File: "x"}}})
+		&snapshot.Endpoint{EndpointDetail: &snapshot.EndpointDetail{}, ID: "G7-A", IsRemote: true, IP: peer.DestinationPrefix.Addr().Next().Next(), MAC: "02-11-64-f4-31-02", ProviderAddress: peer.ProviderAddress, NetworkID: n.ID, Refs: []snapshot.Ref{{File: "x"}}},
+		&snapshot.Endpoint{EndpointDetail: &snapshot.EndpointDetail{}, ID: "G7-B", IsRemote: true, IP: peer.DestinationPrefix.Addr().Next().Next().Next(), MAC: "00-11-22-33-44-55", ProviderAddress: peer.ProviderAddress, NetworkID: n.ID, Refs: []snapshot.Ref{{File: "x"}}})
 	// They are backends, as kube-proxy leaves them.
 	s.LoadBalancers[0].EndpointIDs = append(s.LoadBalancers[0].EndpointIDs, "G7-A", "G7-B")
 	for _, f := range Run([]*snapshot.Snapshot{s}, Selection{}).Findings {

@@ -142,19 +142,24 @@ func ParseEndpoints(data []byte, file string) ([]*snapshot.Endpoint, error) {
 }
 
 func endpointOf(o obj, ref snapshot.Ref) *snapshot.Endpoint {
+	// Built with a detail of its own, which it gives up at the end when
+	// it holds nothing (snapshot.Endpoint).
 	e := &snapshot.Endpoint{
 		ID:          snapshot.NormalizeGUID(o.str("ID", "Id")),
 		Name:        o.str("Name"),
 		NetworkID:   snapshot.NormalizeGUID(o.str("VirtualNetwork", "HostComputeNetwork")),
 		NetworkName: o.str("VirtualNetworkName"),
 		MAC:         snapshot.NormalizeMAC(o.str("MacAddress")),
-		Gateway:     snapshot.ParseAddr(o.str("GatewayAddress")),
-		DNSServers:  o.strs("DNSServerList"),
-		DNSSuffixes: o.strs("DNSSuffix"),
-		NamespaceID: snapshot.NormalizeGUID(o.str("HostComputeNamespace")),
 		Refs:        []snapshot.Ref{ref},
 		Unknown:     unknownFields(o),
+		EndpointDetail: &snapshot.EndpointDetail{
+			Gateway:     snapshot.ParseAddr(o.str("GatewayAddress")),
+			DNSServers:  o.strs("DNSServerList"),
+			DNSSuffixes: o.strs("DNSSuffix"),
+			NamespaceID: snapshot.NormalizeGUID(o.str("HostComputeNamespace")),
+		},
 	}
+	defer e.CompactDetail()
 	if ns := o.child("Namespace"); ns != nil {
 		e.NamespaceID = snapshot.NormalizeGUID(ns.str("ID", "Id"))
 	}
@@ -236,8 +241,21 @@ func endpointOf(o obj, ref snapshot.Ref) *snapshot.Endpoint {
 				e.Policies[i].Settings = nil
 			}
 		}
+		if len(e.Policies) == 1 && e.Policies[0].Settings == nil {
+			if shared, ok := providerAddressOnly[e.Policies[0].Type]; ok {
+				e.Policies = shared
+			}
+		}
 	}
 	return e
+}
+
+// providerAddressOnly is the policy list of a remote endpoint whose only
+// policy is its ProviderAddress, once for all of them (V2 and V1 spell the
+// type differently). Read-only; its capacity makes an append copy it.
+var providerAddressOnly = map[string][]snapshot.Policy{
+	"ProviderAddress": {{Type: "ProviderAddress"}},
+	"PA":              {{Type: "PA"}},
 }
 
 // ParseLoadBalancers parses V2 HostComputeLoadBalancers.

@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"fmt"
 	"testing"
 	"unsafe"
 
@@ -25,5 +26,57 @@ func TestLoadBalancerBackendIDsShared(t *testing.T) {
 	a, b := lbs[0].EndpointIDs[0], lbs[1].EndpointIDs[0]
 	if a != b || unsafe.StringData(a) != unsafe.StringData(b) {
 		t.Errorf("%q and %q are separate copies", a, b)
+	}
+}
+
+// A load balancer's backend ID is the very string of the endpoint it names,
+// once both lists are loaded; IDs no endpoint has keep their own.
+func TestBackendIDsShareEndpointIDs(t *testing.T) {
+	ep, err := firstObject([]byte(`{"ID":"0dec644c-da2d-2156-913a-1734ccb68571","Flags":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lb, err := firstObject([]byte(`{"ID":"A","HostComputeEndpoints":["0DEC644C-DA2D-2156-913A-1734CCB68571","35CE13AD-0EE8-02C7-743D-8CD6C5C101D9"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eps := []*snapshot.Endpoint{endpointOf(ep, snapshot.Ref{})}
+	lbs := []*snapshot.LoadBalancer{loadBalancerOf(lb, snapshot.Ref{})}
+	shareBackendIDs(eps, lbs)
+	got := lbs[0].EndpointIDs
+	if got[0] != eps[0].ID || unsafe.StringData(got[0]) != unsafe.StringData(eps[0].ID) {
+		t.Errorf("backend %q is not the endpoint's ID string %q", got[0], eps[0].ID)
+	}
+	if got[1] != "35CE13AD-0EE8-02C7-743D-8CD6C5C101D9" {
+		t.Errorf("an ID no endpoint has changed: %q", got[1])
+	}
+}
+
+// A remote endpoint holding only its ProviderAddress shares the empty
+// detail and one policy list; a local one with DNS and a gateway keeps its
+// own detail, and writing through Detail leaves the shared one alone.
+func TestEndpointDetailShared(t *testing.T) {
+	parse := func(js string) *snapshot.Endpoint {
+		o, err := firstObject([]byte(js))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return endpointOf(o, snapshot.Ref{})
+	}
+	const remote = `{"ID":"%s","Flags":1,"IpConfigurations":[{"IpAddress":"10.244.2.5"}],"Policies":[{"Type":"ProviderAddress","Settings":{"ProviderAddress":"10.0.0.12"}}]}`
+	a, b := parse(fmt.Sprintf(remote, "A")), parse(fmt.Sprintf(remote, "B"))
+	if a.EndpointDetail != b.EndpointDetail {
+		t.Error("two remote endpoints without detail hold separate empty details")
+	}
+	if &a.Policies[0] != &b.Policies[0] || a.Policies[0].Kind() != "ProviderAddress" || a.ProviderAddress.String() != "10.0.0.12" {
+		t.Errorf("the ProviderAddress-only policy lists are not shared: %+v %+v", a.Policies, b.Policies)
+	}
+	local := parse(`{"ID":"C","IpConfigurations":[{"IpAddress":"10.244.1.5","PrefixLength":24}],"Dns":{"ServerList":["10.96.0.10"]}}`)
+	if local.EndpointDetail == a.EndpointDetail || local.PrefixLength != 24 || len(local.DNSServers) != 1 {
+		t.Errorf("a local endpoint lost its detail: %+v", local.EndpointDetail)
+	}
+	a.Detail().VFPPortID = "port"
+	if b.VFPPortID != "" || a.VFPPortID != "port" || !snapshot.SharedDetailIntact() {
+		t.Errorf("Detail wrote the shared detail: a=%q b=%q", a.VFPPortID, b.VFPPortID)
 	}
 }

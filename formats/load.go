@@ -129,6 +129,7 @@ func loadDiag(l *loader) {
 	if !b.Has(snapshot.FileV2LoadBalancers) {
 		s.LoadBalancers = loadStream(l, snapshot.FileV1PolicyLists, snapshot.InputHNSLoadBalancers, ids.loadBalancers(policyListOf), ParsePolicyLists)
 	}
+	shareBackendIDs(s.Endpoints, s.LoadBalancers)
 	s.Namespaces = loadStream(l, snapshot.FileV2Namespaces, snapshot.InputHNSNamespaces, namespaceOf, ParseNamespaces)
 
 	s.Adapters = loadList(l, snapshot.FileAdapters, snapshot.InputHostAdapters, func(d []byte, _ string) ([]*snapshot.HostAdapter, error) { return ParseAdapters(d) })
@@ -467,14 +468,14 @@ func mergeNetworks(s *snapshot.Snapshot, v2, v1 []*snapshot.Network) []*snapshot
 func mergeEndpoints(v2, v1 []*snapshot.Endpoint) []*snapshot.Endpoint {
 	return mergeByID(v2, v1, func(e *snapshot.Endpoint) string { return e.ID }, func(e, old *snapshot.Endpoint) {
 		e.Refs = append(e.Refs, old.Refs...)
-		if e.State == 0 {
-			e.State = old.State
+		if e.State == 0 && old.State != 0 {
+			e.Detail().State = old.State
 		}
 		if e.NetworkName == "" {
 			e.NetworkName = old.NetworkName
 		}
-		if e.VFPPortID == "" {
-			e.VFPPortID = old.VFPPortID
+		if e.VFPPortID == "" && old.VFPPortID != "" {
+			e.Detail().VFPPortID = old.VFPPortID
 		}
 	})
 }
@@ -542,7 +543,7 @@ func linkVFPPorts(s *snapshot.Snapshot) {
 		} else if eps := byMAC[p.MAC]; len(eps) == 1 {
 			p.EndpointID = eps[0].ID
 			if eps[0].VFPPortID == "" {
-				eps[0].VFPPortID = p.Name
+				eps[0].Detail().VFPPortID = p.Name
 			}
 		}
 	}
