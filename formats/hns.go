@@ -273,8 +273,12 @@ func loadBalancerOf(o obj, ref snapshot.Ref) *snapshot.LoadBalancer {
 		Ref:          ref,
 		Unknown:      unknownFields(o),
 	}
-	for _, id := range o.strs("HostComputeEndpoints") {
-		lb.EndpointIDs = append(lb.EndpointIDs, snapshot.NormalizeGUID(id))
+	if ids := o.strs("HostComputeEndpoints"); len(ids) > 0 {
+		// Exactly as long as needed: 127,000 backends in a large cluster.
+		lb.EndpointIDs = make([]string, len(ids))
+		for i, id := range ids {
+			lb.EndpointIDs[i] = snapshot.NormalizeGUID(id)
+		}
 	}
 	lb.Flags, _ = o.num("Flags")
 	for _, pm := range o.list("PortMappings") {

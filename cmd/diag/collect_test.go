@@ -127,8 +127,8 @@ func TestMemoryBudget(t *testing.T) {
 		t.Errorf("small input: limit %d, want the floor %d", got, minMemoryLimit)
 	}
 	m.add(100 << 20)
-	if got := debug.SetMemoryLimit(-1); got != memoryPerInputByte*(101<<20) {
-		t.Errorf("limit %d, want %d", got, memoryPerInputByte*(101<<20))
+	if want := int64(101<<20) * memoryPercentOfInput / 100; debug.SetMemoryLimit(-1) != want {
+		t.Errorf("limit %d, want %d", debug.SetMemoryLimit(-1), want)
 	}
 	m.restore()
 	if got := debug.SetMemoryLimit(-1); got != orig {
