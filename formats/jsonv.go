@@ -243,6 +243,14 @@ func (o obj) strs(keys ...string) []string {
 func stringsOf(v any) []string {
 	var out []string
 	add := func(s string) {
+		if !strings.Contains(s, ",") {
+			// One value, the usual case (a load balancer's backend IDs,
+			// 127,000 in a large cluster): no slice from Split.
+			if p := strings.TrimSpace(s); p != "" {
+				out = append(out, p)
+			}
+			return
+		}
 		for _, part := range strings.Split(s, ",") {
 			if p := strings.TrimSpace(part); p != "" {
 				out = append(out, p)
