@@ -302,11 +302,34 @@ func parseArrayStream[T any](text []byte, build func(o obj, index int) *T) ([]*T
 	if _, err := dec.Token(); err != nil {
 		return nil, jsonSyntaxError(text, err)
 	}
-	out, err := streamElements(dec, build, 1)
+	out, err := decodeElements(dec, build, 1)
 	if err != nil {
 		return nil, jsonSyntaxError(text, err)
 	}
 	if err := jsonEnd(dec, text); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// decodeElements decodes the elements of an array whose '[' was read, and
+// its closing ']', with encoding/json (the whole-file path).
+func decodeElements[T any](dec *json.Decoder, build func(o obj, index int) *T, depth int) ([]*T, error) {
+	var out []*T
+	i := 0
+	for dec.More() {
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		if m, isObj := expandPSStrings(v, depth).(map[string]any); isObj {
+			if t := build(m, i); t != nil {
+				out = append(out, t)
+			}
+			i++
+		}
+	}
+	if _, err := dec.Token(); err != nil {
 		return nil, err
 	}
 	return out, nil

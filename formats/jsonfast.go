@@ -1,0 +1,499 @@
+package formats
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// valueReader reads a JSON document from a reader one value at a time into
+// the tree encoding/json builds for an `any` with UseNumber: maps, slices,
+// strings, json.Number, bools and nil, byte for byte the same
+// (FuzzFastValue). It is the streaming path's decoder only. Any error is
+// errFastSyntax or the reader's, and sends the loader to encoding/json on
+// the whole file, which words the error; so it needs to agree with
+// encoding/json only on what that accepts, and to refuse all it refuses.
+//
+// It exists for speed and memory: a node's bundle in a 1,000-node cluster
+// holds 13 MB of endpoints and load balancers, which encoding/json decoded
+// in most of analyze's time, scanning every byte twice and allocating every
+// object key anew. Here a value's extent is found by a quick scan, the
+// value is then built from the buffer in one pass, and keys and short
+// repeated values (type names, a network's ID) are kept once.
+type valueReader struct {
+	r    io.Reader
+	buf  []byte
+	pos  int // the next byte to read
+	end  int // the end of the bytes read
+	eof  bool
+	err  error // the reader's error, once its bytes are used up
+	seen map[string]string
+}
+
+// errFastSyntax: the document is not JSON as encoding/json takes it.
+var errFastSyntax = errors.New("invalid JSON")
+
+// maxFastDepth is encoding/json's nesting limit.
+const maxFastDepth = 10000
+
+// Interning: strings up to internMaxLen bytes, up to internMaxCount of them.
+const (
+	internMaxLen   = 64
+	internMaxCount = 8192
+)
+
+func newValueReader(r io.Reader) *valueReader { return newValueReaderSize(r, 64<<10) }
+
+// newValueReaderSize starts with a buffer of size bytes (tests use tiny
+// ones to cross every refill).
+func newValueReaderSize(r io.Reader, size int) *valueReader {
+	return &valueReader{r: r, buf: make([]byte, max(size, 1)), seen: map[string]string{}}
+}
+
+// fill reads until the buffer is full, keeping the unread bytes; the
+// buffer doubles when they fill it (a value larger than the buffer). A
+// value's extent is scanned again after each fill, so filling it whole
+// keeps that to twice its size, however little each Read returns.
+func (vr *valueReader) fill() {
+	if vr.eof {
+		return
+	}
+	if vr.pos > 0 {
+		vr.end = copy(vr.buf, vr.buf[vr.pos:vr.end])
+		vr.pos = 0
+	}
+	if vr.end == len(vr.buf) {
+		bigger := make([]byte, 2*len(vr.buf))
+		copy(bigger, vr.buf[:vr.end])
+		vr.buf = bigger
+	}
+	for vr.end < len(vr.buf) {
+		n, err := vr.r.Read(vr.buf[vr.end:])
+		vr.end += n
+		if err != nil {
+			vr.eof = true
+			if err != io.EOF {
+				vr.err = err
+			}
+			return
+		}
+	}
+}
+
+// failure is the error to return when the input ran out: the reader's
+// own (a limit), or a syntax error.
+func (vr *valueReader) failure() error {
+	if vr.err != nil {
+		return vr.err
+	}
+	return errFastSyntax
+}
+
+// head returns the first bytes of the input without consuming them (at
+// most n, fewer when the input is shorter).
+func (vr *valueReader) head(n int) []byte {
+	for vr.end-vr.pos < n && !vr.eof {
+		vr.fill()
+	}
+	return vr.buf[vr.pos:min(vr.end, vr.pos+n)]
+}
+
+// nonSpace skips white space and returns the next byte, unread; false at
+// the end of the input.
+func (vr *valueReader) nonSpace() (byte, bool) {
+	for {
+		for vr.pos < vr.end {
+			switch c := vr.buf[vr.pos]; c {
+			case ' ', '\t', '\r', '\n':
+				vr.pos++
+			default:
+				return c, true
+			}
+		}
+		if vr.eof {
+			return 0, false
+		}
+		vr.fill()
+	}
+}
+
+// value reads the value that starts at the next byte (white space skipped
+// by the caller).
+func (vr *valueReader) value() (any, error) {
+	for {
+		n, whole := valueExtent(vr.buf[vr.pos:vr.end], vr.eof)
+		if whole {
+			p := fastParser{b: vr.buf[vr.pos : vr.pos+n], seen: vr.seen}
+			v, err := p.value(0)
+			if err == nil && p.i != n {
+				err = errFastSyntax
+			}
+			if err != nil && vr.pos+n == vr.end {
+				err = vr.failure() // cut by the reader's error, if any
+			}
+			vr.pos += n
+			return v, err
+		}
+		if vr.eof {
+			return nil, vr.failure()
+		}
+		vr.fill()
+	}
+}
+
+// valueExtent finds where the value at the start of b ends, by its
+// brackets and strings alone (the parser checks the rest); whole is false
+// when b ends first and more may come.
+func valueExtent(b []byte, eof bool) (n int, whole bool) {
+	if len(b) == 0 {
+		return 0, eof
+	}
+	switch b[0] {
+	case '{', '[':
+		depth := 0
+		for i := 0; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				end := stringEnd(b, i)
+				if end < 0 {
+					return len(b), eof
+				}
+				i = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1, true
+				}
+			}
+		}
+		return len(b), eof
+	case '"':
+		if end := stringEnd(b, 0); end >= 0 {
+			return end, true
+		}
+		return len(b), eof
+	default:
+		// A number or literal ends at the next delimiter.
+		for i := 0; i < len(b); i++ {
+			switch b[i] {
+			case ' ', '\t', '\r', '\n', ',', ']', '}', ':', '"', '{', '[':
+				return max(i, 1), true
+			}
+		}
+		return len(b), eof
+	}
+}
+
+// stringEnd is the index after the closing quote of the string opening at
+// b[at], or -1 when b ends first.
+func stringEnd(b []byte, at int) int {
+	for i := at + 1; ; {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return -1
+		}
+		q := i + j
+		k := q
+		for k > at+1 && b[k-1] == '\\' {
+			k--
+		}
+		if (q-k)%2 == 0 {
+			return q + 1
+		}
+		i = q + 1
+	}
+}
+
+// fastParser builds a value from bytes that hold all of it.
+type fastParser struct {
+	b    []byte
+	i    int
+	seen map[string]string
+}
+
+func (p *fastParser) space() {
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ' ', '\t', '\r', '\n':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+func (p *fastParser) value(depth int) (any, error) {
+	if p.i >= len(p.b) {
+		return nil, errFastSyntax
+	}
+	switch c := p.b[p.i]; {
+	case c == '{':
+		return p.object(depth + 1)
+	case c == '[':
+		return p.array(depth + 1)
+	case c == '"':
+		s, err := p.str()
+		return s, err
+	case c == '-' || c >= '0' && c <= '9':
+		return p.number()
+	case c == 't':
+		return true, p.literal("true")
+	case c == 'f':
+		return false, p.literal("false")
+	case c == 'n':
+		return nil, p.literal("null")
+	}
+	return nil, errFastSyntax
+}
+
+func (p *fastParser) literal(word string) error {
+	if !bytes.HasPrefix(p.b[p.i:], []byte(word)) {
+		return errFastSyntax
+	}
+	p.i += len(word)
+	return nil
+}
+
+func (p *fastParser) object(depth int) (any, error) {
+	if depth > maxFastDepth {
+		return nil, errFastSyntax
+	}
+	p.i++ // {
+	m := map[string]any{}
+	p.space()
+	if p.i < len(p.b) && p.b[p.i] == '}' {
+		p.i++
+		return m, nil
+	}
+	for {
+		if p.i >= len(p.b) || p.b[p.i] != '"' {
+			return nil, errFastSyntax
+		}
+		k, err := p.str()
+		if err != nil {
+			return nil, err
+		}
+		p.space()
+		if p.i >= len(p.b) || p.b[p.i] != ':' {
+			return nil, errFastSyntax
+		}
+		p.i++
+		p.space()
+		v, err := p.value(depth)
+		if err != nil {
+			return nil, err
+		}
+		m[k] = v
+		p.space()
+		if p.i >= len(p.b) {
+			return nil, errFastSyntax
+		}
+		switch p.b[p.i] {
+		case ',':
+			p.i++
+			p.space()
+		case '}':
+			p.i++
+			return m, nil
+		default:
+			return nil, errFastSyntax
+		}
+	}
+}
+
+func (p *fastParser) array(depth int) (any, error) {
+	if depth > maxFastDepth {
+		return nil, errFastSyntax
+	}
+	p.i++ // [
+	a := []any{}
+	p.space()
+	if p.i < len(p.b) && p.b[p.i] == ']' {
+		p.i++
+		return a, nil
+	}
+	for {
+		p.space()
+		v, err := p.value(depth)
+		if err != nil {
+			return nil, err
+		}
+		a = append(a, v)
+		p.space()
+		if p.i >= len(p.b) {
+			return nil, errFastSyntax
+		}
+		switch p.b[p.i] {
+		case ',':
+			p.i++
+		case ']':
+			p.i++
+			return a, nil
+		default:
+			return nil, errFastSyntax
+		}
+	}
+}
+
+// number checks the JSON number grammar and keeps the literal.
+func (p *fastParser) number() (any, error) {
+	b, i := p.b, p.i
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	default:
+		return nil, errFastSyntax
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			return nil, errFastSyntax
+		}
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			return nil, errFastSyntax
+		}
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	}
+	lit := p.b[p.i:i]
+	p.i = i
+	return json.Number(p.keep(lit)), nil
+}
+
+// str reads a string at p.i (its opening quote), unescaped as
+// encoding/json does: bad UTF-8 and lone surrogates become U+FFFD.
+func (p *fastParser) str() (string, error) {
+	start := p.i + 1
+	for i := start; i < len(p.b); i++ {
+		switch c := p.b[i]; {
+		case c == '"':
+			p.i = i + 1
+			return p.keep(p.b[start:i]), nil
+		case c == '\\' || c < 0x20 || c >= utf8.RuneSelf:
+			return p.strSlow(start)
+		}
+	}
+	return "", errFastSyntax
+}
+
+func (p *fastParser) strSlow(start int) (string, error) {
+	b := p.b
+	out := make([]byte, 0, 64)
+	for i := start; i < len(b); {
+		c := b[i]
+		switch {
+		case c == '"':
+			p.i = i + 1
+			return string(out), nil
+		case c < 0x20:
+			return "", errFastSyntax
+		case c == '\\':
+			if i+1 >= len(b) {
+				return "", errFastSyntax
+			}
+			switch e := b[i+1]; e {
+			case '"', '\\', '/':
+				out = append(out, e)
+				i += 2
+			case 'b':
+				out, i = append(out, '\b'), i+2
+			case 'f':
+				out, i = append(out, '\f'), i+2
+			case 'n':
+				out, i = append(out, '\n'), i+2
+			case 'r':
+				out, i = append(out, '\r'), i+2
+			case 't':
+				out, i = append(out, '\t'), i+2
+			case 'u':
+				r := hex4(b[i+2:])
+				if r < 0 {
+					return "", errFastSyntax
+				}
+				i += 6
+				if utf16.IsSurrogate(r) {
+					r2 := rune(-1)
+					if i+1 < len(b) && b[i] == '\\' && b[i+1] == 'u' {
+						r2 = hex4(b[i+2:])
+					}
+					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+						out = utf8.AppendRune(out, d)
+						i += 6
+						break
+					}
+					r = utf8.RuneError
+				}
+				out = utf8.AppendRune(out, r)
+			default:
+				return "", errFastSyntax
+			}
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			i++
+		default:
+			r, size := utf8.DecodeRune(b[i:])
+			out = utf8.AppendRune(out, r)
+			i += size
+		}
+	}
+	return "", errFastSyntax
+}
+
+// hex4 reads four hex digits; -1 when they are not.
+func hex4(b []byte) rune {
+	if len(b) < 4 {
+		return -1
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
+}
+
+// keep returns b as a string, the same string each time for short ones
+// while there is room: keys, type names and IDs repeated in every object.
+func (p *fastParser) keep(b []byte) string {
+	if len(b) > internMaxLen {
+		return string(b)
+	}
+	if s, ok := p.seen[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(p.seen) < internMaxCount {
+		p.seen[s] = s
+	}
+	return s
+}

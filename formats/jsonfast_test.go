@@ -1,0 +1,108 @@
+package formats
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"reflect"
+	"testing"
+	"testing/iotest"
+)
+
+// fastDecode reads one whole document with valueReader (buffer of size
+// bytes, the reader giving one byte at a time when slow).
+func fastDecode(data []byte, size int, slow bool) (any, error) {
+	var r io.Reader = bytes.NewReader(data)
+	if slow {
+		r = iotest.OneByteReader(r)
+	}
+	vr := newValueReaderSize(r, size)
+	if _, ok := vr.nonSpace(); !ok {
+		return nil, errFastSyntax
+	}
+	v, err := vr.value()
+	if err != nil {
+		return nil, err
+	}
+	if _, more := vr.nonSpace(); more {
+		return nil, errFastSyntax
+	}
+	return v, nil
+}
+
+// encodingJSON is the reference: encoding/json into `any` with UseNumber,
+// nothing after the value.
+func encodingJSON(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errFastSyntax
+	}
+	return v, nil
+}
+
+// checkFast: valueReader accepts exactly what encoding/json accepts and
+// builds the same tree (reflect.DeepEqual: strings byte for byte, numbers
+// as their literals), whatever its buffer size and however the reader
+// splits the bytes.
+func checkFast(t *testing.T, data []byte) {
+	t.Helper()
+	want, werr := encodingJSON(data)
+	for _, c := range []struct {
+		size int
+		slow bool
+	}{{64 << 10, false}, {1, true}, {7, false}, {16, true}} {
+		got, err := fastDecode(data, c.size, c.slow)
+		if (err != nil) != (werr != nil) {
+			t.Fatalf("%q (buffer %d, one byte at a time %v): valueReader error %v, encoding/json %v", data, c.size, c.slow, err, werr)
+		}
+		if err == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q (buffer %d): valueReader %#v, encoding/json %#v", data, c.size, got, want)
+		}
+	}
+}
+
+var fastSeeds = []string{
+	`{"ID":"BDD640FB-0667-1AD1-1C80-317FA3B1799D","Flags":1,"Policies":[{"Type":"ProviderAddress","Settings":{"ProviderAddress":"10.0.1.10"}}],"IpConfigurations":[{"IpAddress":"10.128.0.2","PrefixLength":24}]}`,
+	`[1,-0,0.5,-1.5e+10,2E-3,1e5,123456789012345678901234567890]`,
+	`"esc \" \\ \/ \b \f \n \r \t \u0041 \u00e9 \ud83d\ude00 \ud800 \udc00x \ud800\u0041 \uDBFF\uDFFF"`,
+	"\"bad utf-8 \xff \xc3\x28 \xed\xa0\x80 ok \xc3\xa9\"",
+	`{"a":1,"a":2,"A":3}`,
+	`{"a":[],"b":{},"c":[[]],"d":null,"e":true,"f":false}`,
+	` { "spaced" : [ 1 , 2 ] } `,
+	`{"Name":"@{Type=ProviderAddress; ProviderAddress=10.0.0.1}"}`,
+	// refused
+	`[1,]`, `{"a":1,}`, `{"a" 1}`, `{a:1}`, `[01]`, `[1.]`, `[.5]`, `[-]`, `[1e]`, `[+1]`, `tru`, `nul`, `[true false]`,
+	"\"ctrl \x01\"", `"\x"`, `"\u12G4"`, `"unterminated`, `{"a":1}}`, `[1]]`, `{]`, `[}`, `"\'"`, `[NaN]`, `[Infinity]`,
+	``, ` `, `{"a":"b"`, `[1,2`, `1 2`, `"a" "b"`,
+}
+
+func TestFastValueMatchesEncodingJSON(t *testing.T) {
+	for _, s := range fastSeeds {
+		checkFast(t, []byte(s))
+	}
+	// Nesting at and past encoding/json's limit.
+	for _, depth := range []int{maxFastDepth - 1, maxFastDepth, maxFastDepth + 1} {
+		checkFast(t, append(bytes.Repeat([]byte("["), depth), bytes.Repeat([]byte("]"), depth)...))
+	}
+}
+
+func FuzzFastValue(f *testing.F) {
+	for _, s := range fastSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { checkFast(t, data) })
+}
+
+// A reader's error (the part limit) comes back as itself, not as a syntax
+// error: the loader skips the file with a note instead of re-reading it.
+func TestFastReaderError(t *testing.T) {
+	r := io.MultiReader(bytes.NewReader([]byte(`[{"a":"partial`)), iotest.ErrReader(errPartLimit))
+	if _, err := parseEachReader(r, record); err != errPartLimit {
+		t.Errorf("got %v, want the reader's error", err)
+	}
+}
