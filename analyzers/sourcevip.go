@@ -88,7 +88,7 @@ func checkSourceVIPs(s *snapshot.Snapshot) ([]Issue, error) {
 		lb         *snapshot.LoadBalancer
 		src        netip.Addr
 		kind       sourceKind
-		node, pods []netip.Addr
+		node, pods addrSample // what the summary names: the first few
 	}
 	var fits []fit
 	for _, lb := range s.LoadBalancers {
@@ -119,7 +119,7 @@ func checkSourceVIPs(s *snapshot.Snapshot) ([]Issue, error) {
 		if len(lb.EndpointIDs) == 0 {
 			continue
 		}
-		f := fit{lb: lb, src: src, kind: kind, pods: make([]netip.Addr, 0, len(lb.EndpointIDs))}
+		f := fit{lb: lb, src: src, kind: kind}
 		resolved := true
 		for _, id := range lb.EndpointIDs {
 			b, ok := backends[id]
@@ -128,15 +128,15 @@ func checkSourceVIPs(s *snapshot.Snapshot) ([]Issue, error) {
 				break
 			}
 			if b.node {
-				f.node = append(f.node, b.ip)
+				f.node.add(b.ip)
 			} else {
-				f.pods = append(f.pods, b.ip)
+				f.pods.add(b.ip)
 			}
 		}
 		if !resolved {
 			continue
 		}
-		if len(f.node) > 0 {
+		if f.node.n > 0 {
 			for _, pm := range lb.PortMappings {
 				nodeBackendGroups[group{src, pm.Protocol, pm.InternalPort}] = true
 			}
@@ -147,15 +147,15 @@ func checkSourceVIPs(s *snapshot.Snapshot) ([]Issue, error) {
 		lb, src := f.lb, f.src
 		vips := lbFrontend(lb)
 		switch {
-		case len(f.node) > 0 && f.kind == sourcePod:
+		case f.node.n > 0 && f.kind == sourcePod:
 			issues = append(issues, Issue{
 				Summary: fmt.Sprintf("load balancer %s for %s has node-address or external backends (%s) but SourceVIP %s, the pod source VIP: pods cannot reach this Service through it",
-					lb.ID, vips, firstAddrs(f.node, 5), src),
+					lb.ID, vips, f.node, src),
 				Evidence: []finding.Evidence{{File: lb.Ref.File, Object: "load balancer " + lb.ID, Field: "SourceVIP", Value: src.String(),
 					Expected: "the node's address: " + v.own.describe(4)}},
 				Subjects: []string{"vip:" + strings.Join(lb.FrontendVIPs, ",")},
 			})
-		case len(f.node) == 0 && f.kind == sourceNode:
+		case f.node.n == 0 && f.kind == sourceNode:
 			if subset[lb] {
 				continue // backends are a local subset: kube-proxy chose by all of them
 			}
@@ -168,7 +168,7 @@ func checkSourceVIPs(s *snapshot.Snapshot) ([]Issue, error) {
 			}
 			issues = append(issues, Issue{
 				Summary: fmt.Sprintf("load balancer %s for %s has only pod backends (%s) but SourceVIP %s, the node's own address: replies from pods on other nodes do not come back through the overlay",
-					lb.ID, vips, firstAddrs(f.pods, 5), src),
+					lb.ID, vips, f.pods, src),
 				Evidence: []finding.Evidence{{File: lb.Ref.File, Object: "load balancer " + lb.ID, Field: "SourceVIP", Value: src.String(),
 					Expected: podVIPExpected(v), Note: "an address of this node (" + v.own.from[src].String() + ")"}},
 				Subjects: []string{"vip:" + strings.Join(lb.FrontendVIPs, ",")},
@@ -268,15 +268,32 @@ func (p *prefixMap) lookup(a netip.Addr) (netip.Addr, bool) {
 	return found, best >= 0
 }
 
-// firstAddrs lists the first n addresses, and how many more there are, as
+// addrSample is a list of addresses as a summary names it: its first
+// sampleAddrs and how many there are. A large cluster's load balancers list
+// 127,000 backends; keeping each list whole for its summary held 3 MB.
+type addrSample struct {
+	first []netip.Addr
+	n     int
+}
+
+const sampleAddrs = 5
+
+func (s *addrSample) add(a netip.Addr) {
+	if len(s.first) < sampleAddrs {
+		s.first = append(s.first, a)
+	}
+	s.n++
+}
+
+// String lists the first addresses and how many more there are, as
 // firstN does for strings.
-func firstAddrs(as []netip.Addr, n int) string {
-	out := make([]string, 0, n+1)
-	for _, a := range as[:min(n, len(as))] {
+func (s addrSample) String() string {
+	out := make([]string, 0, sampleAddrs+1)
+	for _, a := range s.first {
 		out = append(out, a.String())
 	}
-	if len(as) > n {
-		out = append(out, fmt.Sprintf("and %d more", len(as)-n))
+	if s.n > len(s.first) {
+		out = append(out, fmt.Sprintf("and %d more", s.n-len(s.first)))
 	}
 	return strings.Join(out, ", ")
 }
