@@ -274,11 +274,12 @@ func loadBalancerOf(o obj, ref snapshot.Ref) *snapshot.LoadBalancer {
 		Unknown:      unknownFields(o),
 	}
 	if ids := o.strs("HostComputeEndpoints"); len(ids) > 0 {
-		// Exactly as long as needed: 127,000 backends in a large cluster.
-		lb.EndpointIDs = make([]string, len(ids))
+		// Made as long as the list (stringsOf): 127,000 backends in a
+		// large cluster.
 		for i, id := range ids {
-			lb.EndpointIDs[i] = snapshot.NormalizeGUID(id)
+			ids[i] = snapshot.NormalizeGUID(id)
 		}
+		lb.EndpointIDs = ids
 	}
 	lb.Flags, _ = o.num("Flags")
 	for _, pm := range o.list("PortMappings") {

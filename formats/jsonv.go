@@ -259,6 +259,7 @@ func stringsOf(v any) []string {
 	}
 	switch t := v.(type) {
 	case []any:
+		out = make([]string, 0, len(t))
 		for _, e := range t {
 			add(asString(e))
 		}

@@ -9,7 +9,35 @@ import (
 // producer wrote: 00-15-5D-64-51-0E, 66-a5-cc-c1-86-97, c6:71:81:86:b2:77.
 // Anything that is not six hex octets is returned lower-cased as is.
 func NormalizeMAC(s string) string {
-	s = strings.ToLower(strings.TrimSpace(s))
+	s = strings.TrimSpace(s)
+	// The usual forms, xx-xx-xx-xx-xx-xx and xx:xx:xx:xx:xx:xx, in one
+	// pass and one allocation: this runs for every endpoint.
+	if len(s) == 17 {
+		var out [17]byte
+		ok := true
+		for i := 0; i < 17 && ok; i++ {
+			c := s[i]
+			switch {
+			case i%3 == 2:
+				ok = c == '-' || c == ':'
+				c = ':'
+			case c >= 'A' && c <= 'F':
+				c += 'a' - 'A'
+			default:
+				ok = c >= '0' && c <= '9' || c >= 'a' && c <= 'f'
+			}
+			out[i] = c
+		}
+		if ok {
+			return string(out[:])
+		}
+	}
+	return normalizeMACForms(strings.ToLower(s))
+}
+
+// normalizeMACForms is NormalizeMAC for the other forms (Cisco's dots, no
+// separators) and for what is not a MAC, which stays as it is.
+func normalizeMACForms(s string) string {
 	if s == "" {
 		return ""
 	}
