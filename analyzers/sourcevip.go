@@ -141,7 +141,10 @@ func checkSourceVIPs(s *snapshot.Snapshot) ([]Issue, error) {
 				nodeBackendGroups[group{src, pm.Protocol, pm.InternalPort}] = true
 			}
 		}
-		fits = append(fits, f)
+		// Only a mismatch is judged below: the rest need not wait.
+		if f.node.n > 0 && kind == sourcePod || f.node.n == 0 && kind == sourceNode {
+			fits = append(fits, f)
+		}
 	}
 	for _, f := range fits {
 		lb, src := f.lb, f.src
@@ -272,15 +275,15 @@ func (p *prefixMap) lookup(a netip.Addr) (netip.Addr, bool) {
 // sampleAddrs and how many there are. A large cluster's load balancers list
 // 127,000 backends; keeping each list whole for its summary held 3 MB.
 type addrSample struct {
-	first []netip.Addr
+	first [sampleAddrs]netip.Addr
 	n     int
 }
 
 const sampleAddrs = 5
 
 func (s *addrSample) add(a netip.Addr) {
-	if len(s.first) < sampleAddrs {
-		s.first = append(s.first, a)
+	if s.n < sampleAddrs {
+		s.first[s.n] = a
 	}
 	s.n++
 }
@@ -289,11 +292,11 @@ func (s *addrSample) add(a netip.Addr) {
 // firstN does for strings.
 func (s addrSample) String() string {
 	out := make([]string, 0, sampleAddrs+1)
-	for _, a := range s.first {
+	for _, a := range s.first[:min(s.n, sampleAddrs)] {
 		out = append(out, a.String())
 	}
-	if s.n > len(s.first) {
-		out = append(out, fmt.Sprintf("and %d more", s.n-len(s.first)))
+	if s.n > sampleAddrs {
+		out = append(out, fmt.Sprintf("and %d more", s.n-sampleAddrs))
 	}
 	return strings.Join(out, ", ")
 }
