@@ -194,10 +194,12 @@ func loadBundleWith(path string, budget *memoryBudget, lim formats.Limits) (*sna
 // trading a little time for memory. GOMEMLIMIT, when set, wins.
 //
 // Measured on the bundle of a node in a 1,000-node cluster (15.3 MB,
-// whose model peaks at 20 MB live), best of 5 in one run: no limit 0.43 s
-// and 63 MB peak RSS; 4x the input 0.44 s, 63 MB; 3x 0.41 s, 58 MB; 2.5x
-// 0.45 s, 53 MB; 2x 0.53 s, 51 MB. Below 2.5x the collector runs more and
-// more for little gain: 15 MB of the RSS are the binary's own pages.
+// whose model peaks at 16 MB live), best of 5, side by side: no limit
+// 0.31 s and 59 MB peak RSS; 2.5x the input 0.33 s, 51 MB; 2.2x 0.35 s,
+// 46 MB; 2x 0.37-0.41 s, 45 MB; 1.9x 0.44 s, 44 MB (decoding its JSON
+// alone takes 0.31-0.33 s). The anonymous memory stays near the limit
+// from the first tenth of a second on; the binary's own pages are another
+// 15-16 MB. A 5,000-node bundle (76 MB) at 2x: 1.7 s, 162 MB.
 type memoryBudget struct {
 	off   bool
 	bytes int64
@@ -205,7 +207,7 @@ type memoryBudget struct {
 }
 
 const (
-	memoryPercentOfInput = 250
+	memoryPercentOfInput = 200
 	minMemoryLimit       = 32 << 20
 )
 
