@@ -193,13 +193,16 @@ func loadBundleWith(path string, budget *memoryBudget, lim formats.Limits) (*sna
 // garbage collector then works harder instead of letting the heap double,
 // trading a little time for memory. GOMEMLIMIT, when set, wins.
 //
-// Measured on the bundle of a node in a 1,000-node cluster (15.3 MB,
-// whose model peaks at 16 MB live), best of 5, side by side: no limit
-// 0.31 s and 59 MB peak RSS; 2.5x the input 0.33 s, 51 MB; 2.2x 0.35 s,
-// 46 MB; 2x 0.37-0.41 s, 45 MB; 1.9x 0.44 s, 44 MB (decoding its JSON
-// alone takes 0.31-0.33 s). The anonymous memory stays near the limit
-// from the first tenth of a second on; the binary's own pages are another
-// 15-16 MB. A 5,000-node bundle (76 MB) at 2x: 1.7 s, 162 MB.
+// The model of a bundle is about the size of its JSON (16 MB live at the
+// peak for the 15.3 MB bundle of a node in a 1,000-node cluster), and the
+// collector needs room beside it: just under twice the input keeps the
+// whole process, with the binary's own 15-16 MB of pages, within three
+// times its input. Measured on that bundle, best of 5, side by side: no
+// limit 0.31 s and 59 MB peak RSS; 2.5x the input 0.33 s, 51 MB; 2.2x
+// 0.35 s, 46 MB; 2x 0.40 s, 45 MB; 1.9x 0.42-0.44 s, 44 MB; 1.8x 0.47 s,
+// 44 MB (decoding its JSON alone takes 0.31-0.33 s). A 5,000-node bundle
+// (76 MB) at 2x: 1.7 s, 162 MB. The floor is for small inputs, where the
+// runtime's own few megabytes would leave the collector no room.
 type memoryBudget struct {
 	off   bool
 	bytes int64
@@ -207,8 +210,8 @@ type memoryBudget struct {
 }
 
 const (
-	memoryPercentOfInput = 200
-	minMemoryLimit       = 32 << 20
+	memoryPercentOfInput = 190
+	minMemoryLimit       = 16 << 20
 )
 
 func newMemoryBudget(userLimit bool) *memoryBudget {
