@@ -91,6 +91,9 @@ func networkOf(o obj, ref snapshot.Ref) *snapshot.Network {
 				IsolationID:       id,
 				Index:             i,
 			})
+			// Typed above: the generic copy would keep a map per peer
+			// node (999 in a 1,000-node cluster) for the whole analysis.
+			n.Policies[i].Settings = nil
 		case "HostRoute":
 			n.HostRoute = true
 		case "VxlanPort":
