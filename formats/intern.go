@@ -36,24 +36,3 @@ func (g *guids) loadBalancers(build func(obj, snapshot.Ref) *snapshot.LoadBalanc
 		return lb
 	}
 }
-
-// shareBackendIDs points the load balancers' backend IDs at the strings
-// of the endpoints they name, so that each ID is kept once. The two lists
-// are read side by side, each with its own copies; this is done once both
-// are in.
-func shareBackendIDs(eps []*snapshot.Endpoint, lbs []*snapshot.LoadBalancer) {
-	if len(eps) == 0 || len(lbs) == 0 {
-		return
-	}
-	byID := make(map[string]string, len(eps))
-	for _, e := range eps {
-		byID[e.ID] = e.ID
-	}
-	for _, lb := range lbs {
-		for i, id := range lb.EndpointIDs {
-			if own, ok := byID[id]; ok {
-				lb.EndpointIDs[i] = own
-			}
-		}
-	}
-}

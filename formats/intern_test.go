@@ -30,7 +30,8 @@ func TestLoadBalancerBackendIDsShared(t *testing.T) {
 }
 
 // A load balancer's backend ID is the very string of the endpoint it names,
-// once both lists are loaded; IDs no endpoint has keep their own.
+// once both lists are loaded (shareEndpointIDs); IDs no endpoint has keep
+// their own.
 func TestBackendIDsShareEndpointIDs(t *testing.T) {
 	ep, err := firstObject([]byte(`{"ID":"0dec644c-da2d-2156-913a-1734ccb68571","Flags":1}`))
 	if err != nil {
@@ -42,7 +43,7 @@ func TestBackendIDsShareEndpointIDs(t *testing.T) {
 	}
 	eps := []*snapshot.Endpoint{endpointOf(ep, snapshot.Ref{})}
 	lbs := []*snapshot.LoadBalancer{loadBalancerOf(lb, snapshot.Ref{})}
-	shareBackendIDs(eps, lbs)
+	shareEndpointIDs(&snapshot.Snapshot{Endpoints: eps, LoadBalancers: lbs})
 	got := lbs[0].EndpointIDs
 	if got[0] != eps[0].ID || unsafe.StringData(got[0]) != unsafe.StringData(eps[0].ID) {
 		t.Errorf("backend %q is not the endpoint's ID string %q", got[0], eps[0].ID)
