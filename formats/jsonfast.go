@@ -70,9 +70,14 @@ func (vr *valueReader) fill() {
 		copy(bigger, vr.buf[:vr.end])
 		vr.buf = bigger
 	}
-	for vr.end < len(vr.buf) {
+	for empty := 0; vr.end < len(vr.buf); {
 		n, err := vr.r.Read(vr.buf[vr.end:])
 		vr.end += n
+		if n == 0 && err == nil {
+			if empty++; empty == maxEmptyReads {
+				err = io.ErrNoProgress
+			}
+		}
 		if err != nil {
 			vr.eof = true
 			if err != io.EOF {
@@ -82,6 +87,10 @@ func (vr *valueReader) fill() {
 		}
 	}
 }
+
+// maxEmptyReads is how many reads in a row may return nothing before the
+// reader is taken as stuck (bufio's rule).
+const maxEmptyReads = 100
 
 // failure is the error to return when the input ran out: the reader's
 // own (a limit), or a syntax error.

@@ -148,3 +148,17 @@ func BenchmarkDecodeEncodingJSON(b *testing.B) {
 		}
 	}
 }
+
+// emptyReader returns nothing, and no error, for ever.
+type emptyReader struct{}
+
+func (emptyReader) Read([]byte) (int, error) { return 0, nil }
+
+// A reader that returns nothing, and no error, for ever ends the stream
+// with io.ErrNoProgress instead of a loop without end.
+func TestFastReaderNoProgress(t *testing.T) {
+	r := io.MultiReader(bytes.NewReader([]byte(`[{"a":1},`)), emptyReader{})
+	if _, err := parseEachReader(r, record); err != io.ErrNoProgress {
+		t.Errorf("got %v, want io.ErrNoProgress", err)
+	}
+}
