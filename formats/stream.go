@@ -91,7 +91,7 @@ func streamElements[T any](vr *valueReader, build func(o obj, index int) *T, dep
 		case ']':
 			return out, nil
 		case ',':
-			c, ok = vr.nonSpace()
+			_, ok = vr.nonSpace()
 		default:
 			return nil, errFastSyntax
 		}
