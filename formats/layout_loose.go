@@ -72,16 +72,19 @@ func (l *loader) readArtifact(set *objectSet, name string) (n int, ok bool) {
 const streamFrom = 8 << 20
 
 // streamArtifact reads a large JSON list one element at a time, each
-// classified on its own, within the value and object limits. It reports
-// false when the part is not a JSON list (UTF-16, another shape): the
-// whole-part path takes it, within its size limit.
+// classified on its own, within the value and object limits. The objects
+// go to set only once the whole list was read: a part over a limit is
+// skipped whole, as its note says. It reports false when the part is not
+// streamed (UTF-16, another shape, JSON the streaming reader refuses): the
+// whole-part path takes it, within its size limit, and words any error.
 func (l *loader) streamArtifact(set *objectSet, name string) (int, bool) {
 	rc, err := l.b.Open(name)
 	if err != nil {
 		return 0, false
 	}
 	defer rc.Close()
-	set.init()
+	part := &objectSet{hint: set.hint}
+	part.init()
 	n, count := 0, 0
 	_, err = parseEachReader(newJSONGuard(rc, l.lim.MaxJSONValue), func(o obj, i int) *struct{} {
 		if count >= l.lim.MaxObjects {
@@ -89,39 +92,56 @@ func (l *loader) streamArtifact(set *objectSet, name string) (int, bool) {
 		}
 		count++
 		if k := linuxKind(o); k != "" && classify(o) == kindUnknown {
-			if set.linux == nil {
-				set.linux = &snapshot.LinuxNet{}
+			if part.linux == nil {
+				part.linux = &snapshot.LinuxNet{}
 			}
-			n += addLinux(set.linux, []obj{o})
-			set.counts[kindLinux]++
-			if set.linuxFile == "" {
-				set.linuxFile = name
+			n += addLinux(part.linux, []obj{o})
+			part.counts[kindLinux]++
+			if part.linuxFile == "" {
+				part.linuxFile = name
 			}
 			if k == "addr" {
-				set.linuxAddrFile = name
+				part.linuxAddrFile = name
 			}
 			return nil
 		}
-		set.indexBase = i // the object's position in the file, for references
-		n += set.add([]obj{o}, name)
-		set.indexBase = 0
+		part.indexBase = i // the object's position in the file, for references
+		n += part.add([]obj{o}, name)
+		part.indexBase = 0
 		return nil
 	})
+	set.init()
 	switch {
-	case errors.Is(err, errNotStreamable):
-		return 0, false
 	case errors.Is(err, errPartLimit):
 		l.skip(name, l.b.Size(name), err.Error())
+		return 0, true
 	case err != nil:
-		l.err = &ParseError{Bundle: l.b.Path(), File: name, Err: err}
+		return 0, false
+	case part.linux != nil && set.linux != nil:
+		return 0, false // a second Linux dump: the whole-part path merges it
 	}
+	set.absorb(part)
 	if count >= l.lim.MaxObjects {
 		l.s.Notes = append(l.s.Notes, fmt.Sprintf("%s: only its first %d objects were read (the limit); %s raises it", name, l.lim.MaxObjects, LimitFlag))
 	}
-	if !l.skippedPart(name) {
-		set.recognised[name] = true
-	}
+	set.recognised[name] = true
 	return n, true
+}
+
+// absorb adds what streamArtifact read of one part.
+func (set *objectSet) absorb(part *objectSet) {
+	set.networks = append(set.networks, part.networks...)
+	set.endpoints = append(set.endpoints, part.endpoints...)
+	set.loadBalancers = append(set.loadBalancers, part.loadBalancers...)
+	set.namespaces = append(set.namespaces, part.namespaces...)
+	set.kubeNodes = append(set.kubeNodes, part.kubeNodes...)
+	set.services = append(set.services, part.services...)
+	for k, c := range part.counts {
+		set.counts[k] += c
+	}
+	if part.linux != nil {
+		set.linux, set.linuxFile, set.linuxAddrFile = part.linux, part.linuxFile, part.linuxAddrFile
+	}
 }
 
 // addArtifact identifies one file by content and adds its objects.

@@ -83,6 +83,54 @@ func TestLooseListIsStreamedAndBounded(t *testing.T) {
 	}
 }
 
+// bigEndpointList is a loose endpoint list just over streamFrom, ending
+// with last (the closing bracket and anything after it).
+func bigEndpointList(last string) string {
+	var b strings.Builder
+	b.WriteString("[")
+	for i := 0; b.Len() < streamFrom+1000; i++ {
+		fmt.Fprintf(&b, `{"ID":"EE-%d","Name":"ep%d","IPAddress":"10.1.%d.%d","VirtualNetworkName":"cbr0"},`, i, i, (i>>8)&255, i&255)
+	}
+	b.WriteString(`{"ID":"EE-LAST","Name":"last"}`)
+	b.WriteString(last)
+	return b.String()
+}
+
+// A large loose list the streaming reader refuses goes to the whole-part
+// path: a malformed one gets the error with its line and column, and one
+// that only the whole-part path takes (a form feed after the list, which
+// it trims as white space) loads.
+func TestLooseListFallsBackToWholePart(t *testing.T) {
+	_, err := loadDirWith(t, map[string]string{"endpoints.json": bigEndpointList(",]")}, DefaultLimits)
+	if err == nil || !strings.Contains(err.Error(), "line 1, column") || !strings.Contains(err.Error(), "looking for beginning of value") {
+		t.Errorf("malformed: %v", err)
+	}
+	plain, err := loadDirWith(t, map[string]string{"endpoints.json": bigEndpointList("]")}, DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := loadDirWith(t, map[string]string{"endpoints.json": bigEndpointList("]\f")}, DefaultLimits)
+	if err != nil || len(s.Endpoints) != len(plain.Endpoints) || len(s.Endpoints) < 1000 {
+		t.Errorf("form feed after the list: %v, %d endpoints (%d without it)", err, len(s.Endpoints), len(plain.Endpoints))
+	}
+}
+
+// A large loose list over a value limit is skipped whole, as its note
+// says: none of the objects read before the limit stays.
+func TestLooseListOverLimitIsSkippedWhole(t *testing.T) {
+	lim := DefaultLimits
+	lim.MaxJSONValue = 1 << 10
+	list := bigEndpointList("]")
+	list = list[:len(list)-len(`"last"}]`)] + `"` + strings.Repeat("x", 2<<10) + `"}]`
+	s, err := loadDirWith(t, map[string]string{"endpoints.json": list, "small.json": `[{"ID":"E1","Name":"x","IPAddress":"10.0.0.1","VirtualNetworkName":"cbr0"}]`}, lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Endpoints) != 1 || !hasNote(s, "endpoints.json") {
+		t.Errorf("%d endpoints kept from a skipped part; notes %v", len(s.Endpoints), s.Notes)
+	}
+}
+
 // An input nothing of which can be read within the limits is unreadable.
 func TestOnlyPartOverLimitIsUnreadable(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "paste.txt")
