@@ -15,7 +15,7 @@ import (
 // tenth of decoding a 300,000-packet capture. TestFlowJSON holds the two
 // to the same bytes. A time encoding/json refuses is refused alike.
 func (fl *Flow) AppendJSON(b []byte) ([]byte, error) {
-	if !jsonTime(fl.First) || !jsonTime(fl.Last) {
+	if !fl.JSONEncodable() {
 		return appendReflected(b, fl)
 	}
 	b = append(b, `{"packets":`...)
@@ -52,6 +52,11 @@ func (fl *Flow) AppendJSON(b []byte) ([]byte, error) {
 	b = fl.Last.AppendFormat(b, time.RFC3339Nano)
 	return append(b, `"}`...), nil
 }
+
+// JSONEncodable says whether encoding/json encodes the flow: whether its
+// times are ones time.Time's MarshalJSON takes (it never refuses anything
+// else of a flow).
+func (fl *Flow) JSONEncodable() bool { return jsonTime(fl.First) && jsonTime(fl.Last) }
 
 // jsonTime: what time.Time's MarshalJSON writes as RFC 3339 (years 0 to
 // 9999, an offset under 24 hours); it refuses the rest, through

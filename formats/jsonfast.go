@@ -73,7 +73,10 @@ func (vr *valueReader) fill() {
 	for empty := 0; vr.end < len(vr.buf); {
 		n, err := vr.r.Read(vr.buf[vr.end:])
 		vr.end += n
-		if n == 0 && err == nil {
+		switch {
+		case n > 0:
+			empty = 0
+		case err == nil:
 			if empty++; empty == maxEmptyReads {
 				err = io.ErrNoProgress
 			}
@@ -130,13 +133,14 @@ func (vr *valueReader) nonSpace() (byte, bool) {
 }
 
 // value reads the value that starts at the next byte (white space skipped
-// by the caller).
-func (vr *valueReader) value() (any, error) {
+// by the caller). nesting is how deep in the document it is, for the
+// nesting limit: 0 for a value encoding/json would decode on its own.
+func (vr *valueReader) value(nesting int) (any, error) {
 	for {
 		n, whole := valueExtent(vr.buf[vr.pos:vr.end], vr.eof)
 		if whole {
 			p := fastParser{b: vr.buf[vr.pos : vr.pos+n], seen: vr.seen}
-			v, err := p.value(0)
+			v, err := p.value(nesting)
 			if err == nil && p.i != n {
 				err = errFastSyntax
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"strings"
 	"testing"
 	"testing/iotest"
 )
@@ -21,7 +22,7 @@ func fastDecode(data []byte, size int, slow bool) (any, error) {
 	if _, ok := vr.nonSpace(); !ok {
 		return nil, errFastSyntax
 	}
-	v, err := vr.value()
+	v, err := vr.value(0)
 	if err != nil {
 		return nil, err
 	}
@@ -161,4 +162,32 @@ func TestFastReaderNoProgress(t *testing.T) {
 	if _, err := parseEachReader(r, record); err != io.ErrNoProgress {
 		t.Errorf("got %v, want io.ErrNoProgress", err)
 	}
+}
+
+// A reader that alternates nothing and one byte makes progress: it is read
+// to its end.
+func TestFastReaderSlowButMoving(t *testing.T) {
+	doc := []byte(`[` + strings.Repeat(`{"a":1},`, 100) + `{"a":2}]`)
+	r := &alternating{data: doc}
+	out, err := parseEachReader(r, record)
+	if err != nil || len(out) != 101 {
+		t.Errorf("%d objects, %v", len(out), err)
+	}
+}
+
+// alternating returns nothing, then one byte, and so on.
+type alternating struct {
+	data []byte
+	odd  bool
+}
+
+func (a *alternating) Read(p []byte) (int, error) {
+	if len(a.data) == 0 {
+		return 0, io.EOF
+	}
+	if a.odd = !a.odd; a.odd {
+		return 0, nil
+	}
+	p[0], a.data = a.data[0], a.data[1:]
+	return 1, nil
 }

@@ -40,7 +40,7 @@ func parseEachReader[T any](r io.Reader, build func(o obj, index int) *T) ([]*T,
 	switch first {
 	case '[':
 		vr.pos++
-		if out, err = streamElements(vr, build, 1); err != nil {
+		if out, err = streamElements(vr, build, 1, 0); err != nil {
 			return nil, err
 		}
 	case '{':
@@ -60,8 +60,9 @@ func parseEachReader[T any](r io.Reader, build func(o obj, index int) *T) ([]*T,
 }
 
 // streamElements decodes the elements of an array whose '[' was read, and
-// its closing ']'.
-func streamElements[T any](vr *valueReader, build func(o obj, index int) *T, depth int) ([]*T, error) {
+// its closing ']'. depth is the elements' depth for expandPSStrings,
+// nesting theirs for the nesting limit as the whole-file path counts it.
+func streamElements[T any](vr *valueReader, build func(o obj, index int) *T, depth, nesting int) ([]*T, error) {
 	var out []*T
 	i := 0
 	c, ok := vr.nonSpace()
@@ -73,7 +74,7 @@ func streamElements[T any](vr *valueReader, build func(o obj, index int) *T, dep
 		if !ok {
 			return nil, vr.failure()
 		}
-		v, err := vr.value()
+		v, err := vr.value(nesting)
 		if err != nil {
 			return nil, err
 		}
@@ -105,7 +106,7 @@ func streamItems[T any](vr *valueReader, build func(o obj, index int) *T) ([]*T,
 	vr.pos++ // {
 	rest := map[string]any{}
 	var items []*T
-	streamed := false
+	streamed, sawItems := false, false
 	finish := func() []*T {
 		if streamed {
 			return items
@@ -128,11 +129,18 @@ func streamItems[T any](vr *valueReader, build func(o obj, index int) *T) ([]*T,
 		if !ok || c != '"' {
 			return nil, vr.failure()
 		}
-		k, err := vr.value()
+		k, err := vr.value(1)
 		if err != nil {
 			return nil, err
 		}
 		key := k.(string)
+		isItems := strings.EqualFold(key, "items")
+		if isItems && sawItems {
+			// A second "items": the whole-file path keeps the last, or
+			// the one spelled exactly; it decides.
+			return nil, errNotStreamable
+		}
+		sawItems = sawItems || isItems
 		if c, ok = vr.nonSpace(); !ok || c != ':' {
 			return nil, vr.failure()
 		}
@@ -141,18 +149,18 @@ func streamItems[T any](vr *valueReader, build func(o obj, index int) *T) ([]*T,
 			return nil, vr.failure()
 		}
 		switch {
-		case strings.EqualFold(key, "items") && !streamed && c == '[':
+		case isItems && c == '[':
 			vr.pos++
-			if items, err = streamElements(vr, build, 2); err != nil {
+			if items, err = streamElements(vr, build, 2, 2); err != nil {
 				return nil, err
 			}
 			streamed = true
 		default:
-			v, err := vr.value()
+			v, err := vr.value(1)
 			if err != nil {
 				return nil, err
 			}
-			if strings.EqualFold(key, "items") && !streamed {
+			if isItems {
 				if v != nil {
 					return nil, errNotStreamable
 				}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -85,4 +86,26 @@ func FuzzStreamMatchesWhole(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { compareStreamAndWhole(t, data) })
+}
+
+// Documents where the streaming reader and the whole-file path could part:
+// a second "items" (the whole-file path keeps the last, or the one spelled
+// exactly) and nesting that reaches encoding/json's limit only counted
+// from the top of the document.
+func TestStreamMatchesWholeAtTheEdges(t *testing.T) {
+	deep := func(open, close string, n int) string { return strings.Repeat(open, n) + strings.Repeat(close, n) }
+	for _, doc := range []string{
+		`{"items":[{"a":1}],"items":[{"b":2}]}`,
+		`{"Items":[{"a":1}],"items":[{"b":2}]}`,
+		`{"items":null,"items":[{"b":2}]}`,
+		`{"items":[{"a":1}],"items":null}`,
+		`{"ITEMS":[{"a":1}],"items":"x"}`,
+		`{"items":[{"a":` + deep("[", "]", 9998) + `}]}`,
+		`{"items":[{"a":` + deep("[", "]", 9997) + `}]}`,
+		`{"x":` + deep("[", "]", 10000) + `}`,
+		`{"x":` + deep("[", "]", 9999) + `}`,
+		`[{"a":` + deep("[", "]", 9999) + `}]`,
+	} {
+		compareStreamAndWhole(t, []byte(doc))
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -42,7 +43,9 @@ func NewCaptureReport(tool Tool, now *time.Time, r *capture.Report) *CaptureRepo
 // leaves for them: the bytes are those of encoding the report whole
 // (TestCaptureJSONStreamed), without building them all in memory first.
 func WriteCaptureJSON(w io.Writer, r *CaptureReport) error {
-	if r.Report == nil {
+	// No flows list (null) or a flow encoding/json refuses: encoding/json
+	// writes it, or refuses before anything is written.
+	if r.Report == nil || r.Flows == nil || slices.ContainsFunc(r.Flows, func(fl *capture.Flow) bool { return !fl.JSONEncodable() }) {
 		return writeJSONLine(w, r)
 	}
 	rest, noFlows := *r, *r.Report

@@ -36,6 +36,19 @@ func TestCaptureJSONStreamed(t *testing.T) {
 		t.Fatal("no capture of testdata has a flow: the test proves nothing")
 	}
 	checkStreamed(t, "no report", NewCaptureReport(Tool{Name: "diag"}, nil, nil))
+	checkStreamed(t, "no flows list", NewCaptureReport(Tool{Name: "diag"}, nil, &capture.Report{}))
+	// A time encoding/json refuses, in a flow past the first ones: the
+	// same refusal, and nothing written.
+	many := make([]*capture.Flow, 3000)
+	for i := range many {
+		many[i] = &capture.Flow{Proto: "tcp", First: now, Last: now}
+	}
+	many[2999].Last = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+	rep := NewCaptureReport(Tool{Name: "diag"}, &now, &capture.Report{Result: capture.Result{Flows: many}})
+	var out bytes.Buffer
+	if err := WriteCaptureJSON(&out, rep); err == nil || out.Len() != 0 {
+		t.Errorf("a refused time: error %v, %d bytes written", err, out.Len())
+	}
 }
 
 func checkStreamed(t *testing.T, name string, rep *CaptureReport) {
