@@ -125,7 +125,7 @@ func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) err
 	}
 	prog.step("analyzing", len(paths), len(paths), "cross-node rules")
 	res := analyzers.Combine(snaps, each, sel)
-	if err := analyzeBundleCaptures(paths, snaps, sel, o.capture, &res); err != nil {
+	if err := analyzeBundleCaptures(paths, snaps, sel, o.capture, budget, &res); err != nil {
 		return err
 	}
 	now := e.now().UTC()
@@ -229,6 +229,20 @@ func (m *memoryBudget) add(n int64) {
 	}
 }
 
+// flows makes room for a capture's tracked flows as diag capture decode
+// does (captureMemoryLimit), where the budget of the bundles is smaller: a
+// bundle's capture can hold more flows than its JSON suggests.
+func (m *memoryBudget) flows(n int) {
+	if m == nil || m.off {
+		return
+	}
+	if l := captureMemoryLimit(n); l > debug.SetMemoryLimit(-1) {
+		if old := debug.SetMemoryLimit(l); m.prev < 0 {
+			m.prev = old
+		}
+	}
+}
+
 func (m *memoryBudget) restore() {
 	if m != nil && m.prev >= 0 {
 		debug.SetMemoryLimit(m.prev)
@@ -284,7 +298,7 @@ func validFormat(f string) bool {
 
 // analyzeBundleCaptures runs the capture rules on the captures inside the
 // bundles (capture/*.pcapng), with every bundle of the run as context.
-func analyzeBundleCaptures(paths []string, snaps []*snapshot.Snapshot, sel analyzers.Selection, lim capture.Limits, res *analyzers.Result) error {
+func analyzeBundleCaptures(paths []string, snaps []*snapshot.Snapshot, sel analyzers.Selection, lim capture.Limits, budget *memoryBudget, res *analyzers.Result) error {
 	ctx := capture.ContextFromSnapshots(snaps...)
 	labels := analyzers.NodeLabels(snaps) // the node as the rules' findings name it
 	for i, p := range paths {
@@ -296,7 +310,10 @@ func analyzeBundleCaptures(paths []string, snaps []*snapshot.Snapshot, sel analy
 			return err
 		}
 		node := labels[i]
-		rep, err := capture.AnalyzeBundle(b, node, capture.Options{Context: ctx, MTU: ctx.MTU, Limits: lim})
+		if len(capture.BundleCaptures(b)) > 0 {
+			budget.flows(0)
+		}
+		rep, err := capture.AnalyzeBundle(b, node, capture.Options{Context: ctx, MTU: ctx.MTU, Limits: lim, FlowsGrew: budget.flows})
 		b.Close()
 		if err != nil {
 			return err

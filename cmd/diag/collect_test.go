@@ -130,6 +130,16 @@ func TestMemoryBudget(t *testing.T) {
 	if want := int64(101<<20) * memoryPercentOfInput / 100; debug.SetMemoryLimit(-1) != want {
 		t.Errorf("limit %d, want %d", debug.SetMemoryLimit(-1), want)
 	}
+	// A bundle's capture gets what diag capture decode gives its flows,
+	// where that is more.
+	m.flows(200000)
+	if got, want := debug.SetMemoryLimit(-1), captureMemoryLimit(200000); got != want {
+		t.Errorf("with 200,000 flows: limit %d, want %d", got, want)
+	}
+	m.flows(0)
+	if got, want := debug.SetMemoryLimit(-1), captureMemoryLimit(200000); got != want {
+		t.Errorf("fewer flows lowered the limit to %d", got)
+	}
 	m.restore()
 	if got := debug.SetMemoryLimit(-1); got != orig {
 		t.Errorf("restored %d, want %d", got, orig)

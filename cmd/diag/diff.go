@@ -101,7 +101,7 @@ func runDiff(e *env, g *globalOptions, o *diffOptions, oldPath, newPath string) 
 	// capture rules on the captures inside a bundle.
 	findings := func(p string, s *snapshot.Snapshot) ([]finding.Finding, error) {
 		res := analyzers.Run([]*snapshot.Snapshot{s}, analyzers.Selection{})
-		err := analyzeBundleCaptures([]string{p}, []*snapshot.Snapshot{s}, analyzers.Selection{}, capture.Limits{}, &res)
+		err := analyzeBundleCaptures([]string{p}, []*snapshot.Snapshot{s}, analyzers.Selection{}, capture.Limits{}, budget, &res)
 		return res.Findings, err
 	}
 	of, err := findings(oldPath, old)
