@@ -145,8 +145,6 @@ func ParseEndpoints(data []byte, file string) ([]*snapshot.Endpoint, error) {
 }
 
 func endpointOf(o obj, ref snapshot.Ref) *snapshot.Endpoint {
-	// Built with a detail of its own, which it gives up at the end when
-	// it holds nothing (snapshot.Endpoint).
 	e := &snapshot.Endpoint{
 		ID:          snapshot.NormalizeGUID(o.str("ID", "Id")),
 		Name:        o.str("Name"),
@@ -155,18 +153,20 @@ func endpointOf(o obj, ref snapshot.Ref) *snapshot.Endpoint {
 		MAC:         snapshot.NormalizeMAC(o.str("MacAddress")),
 		Refs:        []snapshot.Ref{ref},
 		Unknown:     unknownFields(o),
-		EndpointDetail: &snapshot.EndpointDetail{
-			Gateway:     snapshot.ParseAddr(o.str("GatewayAddress")),
-			DNSServers:  o.strs("DNSServerList"),
-			DNSSuffixes: o.strs("DNSSuffix"),
-			NamespaceID: snapshot.NormalizeGUID(o.str("HostComputeNamespace")),
-		},
 	}
-	defer e.CompactDetail()
+	// The detail is built here and kept only when it holds something
+	// (snapshot.Endpoint): the remote endpoints share the empty one.
+	d := snapshot.EndpointDetail{
+		Gateway:     snapshot.ParseAddr(o.str("GatewayAddress")),
+		DNSServers:  o.strs("DNSServerList"),
+		DNSSuffixes: o.strs("DNSSuffix"),
+		NamespaceID: snapshot.NormalizeGUID(o.str("HostComputeNamespace")),
+	}
+	defer e.SetDetail(&d)
 	if ns := o.child("Namespace"); ns != nil {
-		e.NamespaceID = snapshot.NormalizeGUID(ns.str("ID", "Id"))
+		d.NamespaceID = snapshot.NormalizeGUID(ns.str("ID", "Id"))
 	}
-	e.State, _ = o.num("State")
+	d.State, _ = o.num("State")
 	if remote, ok := o.boolean("IsRemoteEndpoint"); ok {
 		e.IsRemote = remote
 	}
@@ -176,39 +176,39 @@ func endpointOf(o obj, ref snapshot.Ref) *snapshot.Endpoint {
 	if ip := o.str("IPAddress"); ip != "" {
 		e.IP = snapshot.ParseAddr(ip)
 		if pl, ok := o.num("PrefixLength"); ok {
-			e.PrefixLength = int(pl)
+			d.PrefixLength = int(pl)
 		}
 	}
 	for _, ipc := range o.list("IpConfigurations") {
 		a := snapshot.ParseAddr(ipc.str("IpAddress"))
 		if a.IsValid() && (!e.IP.IsValid() || a.Is4() && !e.IP.Is4()) {
 			if e.IP.IsValid() && e.IP.Is6() {
-				e.IPv6 = e.IP
+				d.IPv6 = e.IP
 			}
 			e.IP = a
 			if pl, ok := ipc.num("PrefixLength"); ok {
-				e.PrefixLength = int(pl)
+				d.PrefixLength = int(pl)
 			}
-		} else if a.IsValid() && a.Is6() && e.IP.Is4() && !e.IPv6.IsValid() {
-			e.IPv6 = a
+		} else if a.IsValid() && a.Is6() && e.IP.Is4() && !d.IPv6.IsValid() {
+			d.IPv6 = a
 		}
 	}
 	if dns := o.child("Dns"); dns != nil {
-		if len(e.DNSServers) == 0 {
-			e.DNSServers = dns.strs("ServerList")
+		if len(d.DNSServers) == 0 {
+			d.DNSServers = dns.strs("ServerList")
 		}
-		if len(e.DNSSuffixes) == 0 {
-			e.DNSSuffixes = dns.strs("Search")
+		if len(d.DNSSuffixes) == 0 {
+			d.DNSSuffixes = dns.strs("Search")
 		}
 	}
 	for _, r := range o.list("Routes") {
-		if d := snapshot.ParsePrefix(r.str("DestinationPrefix")); d.IsValid() && d.Bits() == 0 && !e.Gateway.IsValid() {
-			e.Gateway = snapshot.ParseAddr(r.str("NextHop"))
+		if dst := snapshot.ParsePrefix(r.str("DestinationPrefix")); dst.IsValid() && dst.Bits() == 0 && !d.Gateway.IsValid() {
+			d.Gateway = snapshot.ParseAddr(r.str("NextHop"))
 		}
 	}
 	for _, a := range o.child("Resources").list("Allocators") {
 		if strings.EqualFold(a.str("Tag"), "Endpoint Port") {
-			e.VFPPortID = snapshot.NormalizeGUID(a.str("EndpointPortGuid"))
+			d.VFPPortID = snapshot.NormalizeGUID(a.str("EndpointPortGuid"))
 		}
 	}
 	e.Policies = policiesOf(o.list("Policies"))
@@ -226,13 +226,13 @@ func endpointOf(o obj, ref snapshot.Ref) *snapshot.Endpoint {
 			// A Destinations-only OutBoundNAT is loopback DSR or DNS SNAT,
 			// not the pod's SNAT policy: keep it apart.
 			if len(nat.Destinations) > 0 && len(nat.Exceptions) == 0 {
-				e.NATDestinations = append(e.NATDestinations, nat.Destinations...)
+				d.NATDestinations = append(d.NATDestinations, nat.Destinations...)
 			} else {
-				e.OutboundNAT = nat
+				d.OutboundNAT = nat
 			}
 		case "SDNRoute":
 			need, _ := s.boolean("NeedEncap")
-			e.Routes = append(e.Routes, snapshot.EndpointRoute{DestinationPrefix: s.str("DestinationPrefix"), NeedEncap: need})
+			d.Routes = append(d.Routes, snapshot.EndpointRoute{DestinationPrefix: s.str("DestinationPrefix"), NeedEncap: need})
 		}
 	}
 	// A remote endpoint's only policy is its ProviderAddress, now a typed

@@ -259,11 +259,16 @@ func (e *Endpoint) Detail() *EndpointDetail {
 	return e.EndpointDetail
 }
 
-// CompactDetail lets e share the empty detail when its own holds nothing.
-func (e *Endpoint) CompactDetail() {
-	if e.EndpointDetail == nil || e.EndpointDetail.empty() {
+// SetDetail gives e a copy of d, or the shared empty detail when d holds
+// nothing: a parser builds d on its stack, and only an endpoint with a
+// detail costs an allocation for it.
+func (e *Endpoint) SetDetail(d *EndpointDetail) {
+	if d.empty() {
 		e.EndpointDetail = noEndpointDetail
+		return
 	}
+	own := *d
+	e.EndpointDetail = &own
 }
 
 // SharedDetailIntact says whether the shared empty detail is still empty:
