@@ -247,9 +247,6 @@ type EndpointDetail struct {
 // shared, so it is never written (Detail gives an endpoint its own first).
 var noEndpointDetail = &EndpointDetail{}
 
-// NewEndpoint returns an endpoint sharing the empty detail.
-func NewEndpoint() *Endpoint { return &Endpoint{EndpointDetail: noEndpointDetail} }
-
 // Detail returns e's own detail, to write: a new one when e shares the
 // empty one.
 func (e *Endpoint) Detail() *EndpointDetail {
