@@ -91,18 +91,8 @@ func (l *loader) streamArtifact(set *objectSet, name string) (int, bool) {
 			return nil
 		}
 		count++
-		if k := linuxKind(o); k != "" && classify(o) == kindUnknown {
-			if part.linux == nil {
-				part.linux = &snapshot.LinuxNet{}
-			}
-			n += addLinux(part.linux, []obj{o})
-			part.counts[kindLinux]++
-			if part.linuxFile == "" {
-				part.linuxFile = name
-			}
-			if k == "addr" {
-				part.linuxAddrFile = name
-			}
+		if linuxKind(o) != "" && classify(o) == kindUnknown {
+			n += part.addLinuxObjects([]obj{o}, name)
 			return nil
 		}
 		part.indexBase = i // the object's position in the file, for references
@@ -126,6 +116,23 @@ func (l *loader) streamArtifact(set *objectSet, name string) (int, bool) {
 	}
 	set.recognised[name] = true
 	return n, true
+}
+
+// addLinuxObjects adds iproute2 JSON objects (ip -j link/addr/route/neigh,
+// bridge -j fdb) read from file, the first of which says its kind.
+func (set *objectSet) addLinuxObjects(objs []obj, file string) int {
+	if set.linux == nil {
+		set.linux = &snapshot.LinuxNet{}
+	}
+	n := addLinux(set.linux, objs)
+	set.counts[kindLinux] += n
+	if set.linuxFile == "" {
+		set.linuxFile = file
+	}
+	if linuxKind(objs[0]) == "addr" {
+		set.linuxAddrFile = file
+	}
+	return n
 }
 
 // absorb adds what streamArtifact read of one part.
@@ -162,18 +169,7 @@ func (set *objectSet) addArtifact(data []byte, file string) (int, error) {
 		}
 		objs := objects(v)
 		if len(objs) > 0 && linuxKind(objs[0]) != "" && classify(objs[0]) == kindUnknown {
-			if set.linux == nil {
-				set.linux = &snapshot.LinuxNet{}
-			}
-			n := addLinux(set.linux, objs)
-			set.counts[kindLinux] += n
-			if set.linuxFile == "" {
-				set.linuxFile = file
-			}
-			if linuxKind(objs[0]) == "addr" {
-				set.linuxAddrFile = file
-			}
-			return n, nil
+			return set.addLinuxObjects(objs, file), nil
 		}
 		return set.add(objs, file), nil
 	}
