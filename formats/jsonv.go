@@ -283,14 +283,33 @@ func parseEach[T any](data []byte, build func(o obj, index int) *T) ([]*T, error
 	if err != nil {
 		return nil, err
 	}
-	objs := objects(v)
+	return buildEach(objects(v), build), nil
+}
+
+// buildEach builds one model object per JSON object; build may return nil
+// to drop one.
+func buildEach[T any](objs []obj, build func(o obj, index int) *T) []*T {
 	out := make([]*T, 0, len(objs))
 	for i, o := range objs {
 		if t := build(o, i); t != nil {
 			out = append(out, t)
 		}
 	}
-	return out, nil
+	return out
+}
+
+// buildElement builds an array element of a list file, expanded as the
+// elements at depth are: an object is the next, i-th, one (out and i
+// grow), anything else is passed over.
+func buildElement[T any](v any, depth int, build func(o obj, index int) *T, out []*T, i int) ([]*T, int) {
+	m, isObj := expandPSStrings(v, depth).(map[string]any)
+	if !isObj {
+		return out, i
+	}
+	if t := build(m, i); t != nil {
+		out = append(out, t)
+	}
+	return out, i + 1
 }
 
 // parseArrayStream decodes a top-level JSON array one element at a time, so
@@ -323,12 +342,7 @@ func decodeElements[T any](dec *json.Decoder, build func(o obj, index int) *T, d
 		if err := dec.Decode(&v); err != nil {
 			return nil, err
 		}
-		if m, isObj := expandPSStrings(v, depth).(map[string]any); isObj {
-			if t := build(m, i); t != nil {
-				out = append(out, t)
-			}
-			i++
-		}
+		out, i = buildElement(v, depth, build, out, i)
 	}
 	if _, err := dec.Token(); err != nil {
 		return nil, err

@@ -78,12 +78,7 @@ func streamElements[T any](vr *valueReader, build func(o obj, index int) *T, dep
 		if err != nil {
 			return nil, err
 		}
-		if m, isObj := expandPSStrings(v, depth).(map[string]any); isObj {
-			if t := build(m, i); t != nil {
-				out = append(out, t)
-			}
-			i++
-		}
+		out, i = buildElement(v, depth, build, out, i)
 		if c, ok = vr.nonSpace(); !ok {
 			return nil, vr.failure()
 		}
@@ -111,14 +106,7 @@ func streamItems[T any](vr *valueReader, build func(o obj, index int) *T) ([]*T,
 		if streamed {
 			return items
 		}
-		objs := objects(expandPSStrings(rest, 0))
-		out := make([]*T, 0, len(objs))
-		for i, o := range objs {
-			if t := build(o, i); t != nil {
-				out = append(out, t)
-			}
-		}
-		return out
+		return buildEach(objects(expandPSStrings(rest, 0)), build)
 	}
 	c, ok := vr.nonSpace()
 	if ok && c == '}' {
