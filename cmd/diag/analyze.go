@@ -223,10 +223,7 @@ func (m *memoryBudget) add(n int64) {
 		return
 	}
 	m.bytes += n
-	limit := max(int64(minMemoryLimit), m.bytes*memoryPercentOfInput/100)
-	if old := debug.SetMemoryLimit(limit); m.prev < 0 {
-		m.prev = old
-	}
+	m.set(max(int64(minMemoryLimit), m.bytes*memoryPercentOfInput/100))
 }
 
 // flows makes room for a capture's tracked flows as diag capture decode
@@ -237,9 +234,14 @@ func (m *memoryBudget) flows(n int) {
 		return
 	}
 	if l := captureMemoryLimit(n); l > debug.SetMemoryLimit(-1) {
-		if old := debug.SetMemoryLimit(l); m.prev < 0 {
-			m.prev = old
-		}
+		m.set(l)
+	}
+}
+
+// set sets the soft limit, keeping the one before the first for restore.
+func (m *memoryBudget) set(limit int64) {
+	if old := debug.SetMemoryLimit(limit); m.prev < 0 {
+		m.prev = old
 	}
 }
 
