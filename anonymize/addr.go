@@ -72,20 +72,22 @@ func ruleFor(a netip.Addr) (rangeRule, bool) {
 }
 
 // addrMapper maps addresses, remembering each (bundles repeat addresses a
-// great deal, and each costs up to 112 AES blocks).
+// great deal, and each costs up to 112 levels of the cipher).
 type addrMapper struct {
 	v4, v6 *panCipher
 	seen   map[netip.Addr]netip.Addr
+	walked map[netip.Addr]netip.Addr
 }
 
 func newAddrMapper(k Key) *addrMapper {
 	v4, _ := newPanCipher(k.derive("ipv4"))
 	v6, _ := newPanCipher(k.derive("ipv6"))
-	return &addrMapper{v4: v4, v6: v6, seen: map[netip.Addr]netip.Addr{}}
+	return &addrMapper{v4: v4, v6: v6, seen: map[netip.Addr]netip.Addr{}, walked: map[netip.Addr]netip.Addr{}}
 }
 
 // Addr maps one address: prefix-preserving within its range, a public
-// address to a public one.
+// address to a public one, and never to itself unless its range is kept
+// whole (see v4Rules and v6Rules).
 func (m *addrMapper) Addr(a netip.Addr) netip.Addr {
 	if !a.IsValid() {
 		return a
@@ -104,26 +106,111 @@ func (m *addrMapper) mapAddr(a netip.Addr) netip.Addr {
 	if a.Is4In6() {
 		return netip.AddrFrom16(m.Addr(a.Unmap()).As16())
 	}
+	if r, _ := ruleFor(a); r.whole {
+		return a
+	}
+	if out := m.walk(a); out != a {
+		// a may be the partner a lonely address takes the place of.
+		if y, ok := m.claimedBy(a); ok {
+			return y
+		}
+		return out
+	}
+	// a is lonely: the other addresses of its cycle under the cipher
+	// are all in other ranges, so the walk came back to it. It takes
+	// its partner's image, and its partner takes a (claimedBy): still
+	// a bijection, and a moves.
+	z, ok := m.partner(a)
+	if !ok {
+		return a // a range of fewer than four addresses: none here has one
+	}
+	return m.walk(z) // z itself when z is lonely too: the two swap
+}
+
+// walk maps a through the cipher of its family, within its range: an
+// address that landed in another range (a public one among the private, a
+// private one in the Vagrant NAT network) walks on through the same
+// permutation until it is back in its own. This cycle walking is a
+// bijection on each range; it returns a itself only when every other
+// address on a's cycle is in another range.
+func (m *addrMapper) walk(a netip.Addr) netip.Addr {
+	if out, ok := m.walked[a]; ok {
+		return out
+	}
 	c, bits, low := m.v6, 128, keepLow6
 	if a.Is4() {
 		c, bits, low = m.v4, 32, keepLow4
 	}
 	r, special := ruleFor(a)
-	if r.whole {
-		return a
-	}
 	out := a
-	for range 64 {
+	for {
 		b, _ := netip.AddrFromSlice(c.permute(out.AsSlice(), r.keep, bits-low))
 		out = b
-		if r2, sp := ruleFor(out); special && r2 == r || !special && !sp {
-			return out
+		if sameRange(out, r, special) {
+			break
 		}
-		// An address that landed in another range (a public one among
-		// the private, a private one in the Vagrant NAT network) walks on
-		// through the same permutation until it is back in its own:
-		// cycle walking, a bijection on each range.
 	}
+	m.walked[a] = out
+	return out
+}
+
+// sameRange: b is mapped by rule r (special) or, for a public address
+// (special false), by no rule at all.
+func sameRange(b netip.Addr, r rangeRule, special bool) bool {
+	r2, sp := ruleFor(b)
+	if special {
+		return sp && r2 == r
+	}
+	return !sp
+}
+
+// partnerMasks pick a lonely address's partner among the other three of
+// its group of four (the last two permuted bits): one of them is in its
+// range wherever an excluded range is a single address or a larger block.
+var partnerMasks = [...]int{1, 2, 3}
+
+// partner is the first address of a's group, a XOR a mask, in a's range.
+func (m *addrMapper) partner(a netip.Addr) (netip.Addr, bool) {
+	r, special := ruleFor(a)
+	for _, mk := range partnerMasks {
+		z := xorLow(a, mk)
+		if sameRange(z, r, special) {
+			return z, true
+		}
+	}
+	return netip.Addr{}, false
+}
+
+// claimedBy: a is the partner of a lonely address y, which a maps to.
+func (m *addrMapper) claimedBy(a netip.Addr) (netip.Addr, bool) {
+	r, special := ruleFor(a)
+	for _, mk := range partnerMasks {
+		y := xorLow(a, mk)
+		if !sameRange(y, r, special) || m.walk(y) != y {
+			continue
+		}
+		if z, ok := m.partner(y); ok && z == a {
+			return y, true
+		}
+	}
+	return netip.Addr{}, false
+}
+
+// xorLow flips the bits of mask (1, 2 or 3) in the last two permuted bits
+// of a, just above the kept low bits.
+func xorLow(a netip.Addr, mask int) netip.Addr {
+	b := a.AsSlice()
+	low := keepLow6
+	if a.Is4() {
+		low = keepLow4
+	}
+	for i := 0; i < 2; i++ {
+		if mask&(1<<i) != 0 {
+			pos := len(b)*8 - low - 1 - i // counted from the most significant bit
+			b[pos/8] ^= 0x80 >> (pos % 8)
+		}
+	}
+	out, _ := netip.AddrFromSlice(b)
 	return out
 }
 

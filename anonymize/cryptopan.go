@@ -6,51 +6,64 @@ import (
 	"fmt"
 )
 
-// panCipher is Crypto-PAn (Xu, Fan, Ammar, Moon: "Prefix-preserving IP
-// address anonymization", 2002): bit i of the output is bit i of the input
-// XOR the first bit of AES over the input's first i bits padded with a
-// secret pad. Two addresses sharing an n-bit prefix share one after
-// mapping, and the map is a bijection. The 32-byte key is the AES-128 key
-// then the pad's seed, as in the reference implementation, whose published
-// vectors the tests hold it to. permute works on any bit range, so that a
-// range can be left as it is (RFC 1918's first bits, the last octet).
+// panCipher is a prefix-preserving permutation after Crypto-PAn (Xu, Fan,
+// Ammar, Moon, 2002): bit i of the output is bit i of the input XOR a keyed
+// function of the input's first i bits, so two addresses sharing an n-bit
+// prefix share one after mapping, and the map is a bijection.
+//
+// Two departures from the reference, both because an address left as it
+// was is a leak:
+//   - The keyed function is a two-block CBC-MAC of (the first i bits, i),
+//     not AES over the first i bits padded with the pad's bits: there, a
+//     bit equal to the pad's gives the level below the same AES input, so
+//     the decisions along a path repeat, and over an 8-bit range (the third
+//     octet of 192.168.0.0/16) one key in 15 left an address as it was.
+//   - A path with no flip above its last bit flips that bit: no address is
+//     its own image. The decision still depends on the prefix only, so the
+//     map stays a prefix-preserving bijection.
 type panCipher struct {
 	block cipher.Block
-	pad   [16]byte
 }
 
 func newPanCipher(key []byte) (*panCipher, error) {
 	if len(key) != 32 {
-		return nil, fmt.Errorf("crypto-pan key: %d bytes, want 32", len(key))
+		return nil, fmt.Errorf("prefix-preserving cipher key: %d bytes, want 32", len(key))
 	}
 	block, err := aes.NewCipher(key[:16])
 	if err != nil {
 		return nil, err
 	}
-	c := &panCipher{block: block}
-	block.Encrypt(c.pad[:], key[16:32])
-	return c, nil
+	return &panCipher{block: block}, nil
+}
+
+// flip is the keyed bit for the node of the first pos bits of addr.
+func (c *panCipher) flip(addr []byte, pos int) bool {
+	var b [16]byte
+	full := pos / 8
+	copy(b[:full], addr[:full])
+	if rem := pos % 8; rem > 0 {
+		b[full] = addr[full] & (byte(0xff) << (8 - rem))
+	}
+	c.block.Encrypt(b[:], b[:])
+	// The second block says which level and which family: the prefix of
+	// one level never meets the prefix of another.
+	b[0] ^= byte(pos)
+	b[1] ^= byte(len(addr))
+	c.block.Encrypt(b[:], b[:])
+	return b[0]&0x80 != 0
 }
 
 // permute maps bits [from, to) of addr (4 or 16 bytes, most significant bit
-// first), leaving the bits before from and from to on as they are.
+// first), leaving the bits before from and from to on as they are. No
+// input is its own output when to > from.
 func (c *panCipher) permute(addr []byte, from, to int) []byte {
-	n := len(addr)
-	out := make([]byte, n)
+	out := make([]byte, len(addr))
 	copy(out, addr)
-	var in, enc [16]byte
+	flipped := false
 	for pos := from; pos < to; pos++ {
-		// The first pos bits of the original, the pad's bits after them.
-		copy(in[:], c.pad[:])
-		full := pos / 8
-		copy(in[:full], addr[:full])
-		if rem := pos % 8; rem > 0 {
-			mask := byte(0xff) << (8 - rem)
-			in[full] = addr[full]&mask | c.pad[full]&^mask
-		}
-		c.block.Encrypt(enc[:], in[:])
-		if enc[0]&0x80 != 0 {
+		if c.flip(addr, pos) || pos == to-1 && !flipped {
 			out[pos/8] ^= 0x80 >> (pos % 8)
+			flipped = true
 		}
 	}
 	return out

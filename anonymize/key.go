@@ -67,7 +67,7 @@ func WriteKeyFile(path string, k Key) error {
 // derive is a subkey for one use, so that no two uses share key material.
 func (k Key) derive(use string) []byte {
 	m := hmac.New(sha256.New, k[:])
-	m.Write([]byte("diag anonymize v1 " + use))
+	m.Write([]byte("diag anonymize v2 " + use))
 	return m.Sum(nil)
 }
 
