@@ -21,6 +21,8 @@ type Anonymizer struct {
 	names *nameMapper
 	// extraPorts are VXLAN ports besides 4789 and 8472 (--vxlan-port).
 	extraPorts map[uint16]bool
+	// keywords are --keywords, longest first.
+	keywords []keyword
 }
 
 // AddVXLANPort makes captures' UDP port p VXLAN, as capture decode's
@@ -55,11 +57,15 @@ type Mapping struct {
 	Addresses [][2]string `json:"addresses"`
 	MACs      [][2]string `json:"macs"`
 	Names     [][2]string `json:"names"`
+	Keywords  [][2]string `json:"keywords"`
 }
 
 // Mapping returns what this Anonymizer replaced so far.
 func (a *Anonymizer) Mapping() Mapping {
 	m := Mapping{KeyID: a.key.ID(), Names: a.names.Map()}
+	for _, kw := range a.keywords {
+		m.Keywords = append(m.Keywords, [2]string{string(kw.low), kw.pseudonym})
+	}
 	for k, v := range a.addrs.seen {
 		if k != v {
 			m.Addresses = append(m.Addresses, [2]string{k.String(), v.String()})

@@ -122,7 +122,7 @@ func (a *Anonymizer) entryName(name string) string {
 // the node, the description, option values and collector messages and
 // file lists.
 func (a *Anonymizer) Manifest(m *bundle.Manifest) {
-	m.Node = a.String(m.Node)
+	m.Node = a.WholeName(m.Node)
 	m.Description = a.String(m.Description)
 	for k, v := range m.Options {
 		m.Options[k] = a.String(v)
@@ -151,7 +151,8 @@ func WriteMapping(w io.Writer, m Mapping) error {
 		Addresses map[string]string `json:"addresses"`
 		MACs      map[string]string `json:"macs"`
 		Names     map[string]string `json:"names"`
-	}{m.KeyID, pairs(m.Addresses), pairs(m.MACs), pairs(m.Names)}, "", "  ")
+		Keywords  map[string]string `json:"keywords,omitempty"`
+	}{m.KeyID, pairs(m.Addresses), pairs(m.MACs), pairs(m.Names), pairs(m.Keywords)}, "", "  ")
 	if err != nil {
 		return err
 	}

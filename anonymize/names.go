@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base32"
+	"fmt"
 	"sort"
 	"strings"
 )
@@ -17,8 +18,8 @@ const (
 	KindName      = "name" // a Service, pod or other object name
 )
 
-// wellKnown names are kept: they are software defaults every cluster has,
-// not the customer's, and rules (and readers) recognise them.
+// wellKnown names are kept in text: they are software defaults every
+// cluster has, not the customer's, and rules (and readers) recognise them.
 var wellKnown = map[string]bool{
 	"default": true, "kube-system": true, "kube-public": true, "kube-node-lease": true, "kube-flannel": true,
 	"calico-system": true, "calico-apiserver": true, "tigera-operator": true, "kubernetes": true, "kube-dns": true,
@@ -27,6 +28,11 @@ var wellKnown = map[string]bool{
 	"cbr0": true, "nat": true, "vxlan0": true, "host": true, "local": true, "internal": true,
 }
 
+// nameless are the host and domain names that name no one: they are not
+// replaced even where a field states them.
+var nameless = map[string]bool{"localhost": true, "localdomain": true, "localhost.localdomain": true, "workgroup": true,
+	"cluster.local": true, "svc.cluster.local": true, "local": true, "(none)": true}
+
 // minNameLen keeps short tokens (a one-letter host name) from replacing
 // every such letter in the bundle.
 const minNameLen = 3
@@ -34,37 +40,60 @@ const minNameLen = 3
 // nameMapper holds the names to replace and their pseudonyms.
 type nameMapper struct {
 	key   []byte
-	names map[string]string // lower-case name → pseudonym
+	names map[string]string // lower-case name → pseudonym, replaced in all text
+	// stated are host and domain names too short or too common to
+	// replace in free text (vm, master): replaced only where a field
+	// states a host, node or domain name (see fields.go), and reported.
+	stated map[string]string
+	kept   []KeptName
 	// maxLabels is the most dot-separated labels a name has, maxParts
 	// the most '-' and '_' separated parts.
 	maxLabels int
 	maxParts  int
 }
 
+// KeptName is a host or domain name left in free text: replaced only
+// where a field states it.
+type KeptName struct {
+	Name, Kind, Reason string
+}
+
 func newNameMapper(k Key) *nameMapper {
-	return &nameMapper{key: k.derive("name"), names: map[string]string{}, maxLabels: 1, maxParts: 1}
+	return &nameMapper{key: k.derive("name"), names: map[string]string{}, stated: map[string]string{}, maxLabels: 1, maxParts: 1}
 }
 
 // Add registers a name of a kind. A fully qualified host name registers
 // its first label as a host name and the rest as a domain, so the short
-// form found elsewhere is replaced as well.
+// form found elsewhere is replaced as well. A host or domain name too
+// short or too common to replace in free text is replaced where a field
+// states it, and listed by Kept.
 func (m *nameMapper) Add(kind, name string) {
 	name = strings.Trim(strings.TrimSpace(name), ".")
 	low := strings.ToLower(name)
-	if len(name) < minNameLen || wellKnown[low] || !validName(name) {
+	if name == "" || !validName(name) || nameless[low] {
 		return
 	}
 	if _, ok := m.names[low]; ok {
 		return
 	}
+	if _, ok := m.stated[low]; ok {
+		return
+	}
+	stated := kind == KindHost || kind == KindDomain
 	if kind == KindHost {
 		if host, domain, ok := strings.Cut(low, "."); ok {
 			m.Add(KindHost, host)
 			if strings.Contains(domain, ".") {
 				m.Add(KindDomain, domain)
 			}
-			// A part that is not replaced (well known, too short) stays.
+			// A part that is not replaced (nameless, or kept in free
+			// text) stays.
+			// A whole FQDN is safe to replace in free text even when
+			// its host label alone (vm) is not.
 			hp, dp := m.names[host], m.names[domain]
+			if hp == "" {
+				hp = m.stated[host]
+			}
 			if hp == "" {
 				hp = host
 			}
@@ -84,8 +113,19 @@ func (m *nameMapper) Add(kind, name string) {
 			m.Add(KindDomain, parent)
 		}
 	}
-	if kind != KindHost && vocabulary[low] {
-		return // a word the formats use (Overlay, proxy): replacing it would change what diag reads
+	reason := ""
+	switch {
+	case len(name) < minNameLen:
+		reason = fmt.Sprintf("%d characters", len(name))
+	case wellKnown[low] || vocabulary[low]:
+		reason = "a word the bundle's formats use"
+	}
+	if reason != "" {
+		if stated {
+			m.stated[low] = m.pseudonym(kind, low)
+			m.kept = append(m.kept, KeptName{Name: low, Kind: kind, Reason: reason})
+		}
+		return
 	}
 	if kind == KindDomain {
 		m.names[low] = m.pseudonym(kind, low) + ".example"
@@ -117,6 +157,18 @@ func validName(s string) bool {
 		}
 	}
 	return letter
+}
+
+// statedName returns the pseudonym of a name in a field that states a
+// host, node or domain name: every registered name, short or common too.
+func (m *nameMapper) statedName(word string) (string, bool) {
+	if p, ok := m.stated[strings.ToLower(word)]; ok {
+		if strings.ToUpper(word) == word {
+			return strings.ToUpper(p), true
+		}
+		return p, true
+	}
+	return m.lookup(word)
 }
 
 // lookup returns the pseudonym of a name, spelled in the original's case
@@ -171,6 +223,9 @@ func publicSuffix(d string) bool {
 func (m *nameMapper) Map() [][2]string {
 	var out [][2]string
 	for k, v := range m.names {
+		out = append(out, [2]string{k, v})
+	}
+	for k, v := range m.stated {
 		out = append(out, [2]string{k, v})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })

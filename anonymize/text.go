@@ -12,6 +12,12 @@ import (
 // boundary; a dotted version number (v1.2.3.4, 10.0.17763.1) is not an
 // address.
 func (a *Anonymizer) Text(in []byte) []byte {
+	in = a.statedFields(in)
+	return a.replaceKeywords(a.words(in))
+}
+
+// words is Text's scanner: addresses, MACs and registered names.
+func (a *Anonymizer) words(in []byte) []byte {
 	out := make([]byte, 0, len(in)+len(in)/16)
 	for i := 0; i < len(in); {
 		if addrStart(in, i) {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -20,6 +21,8 @@ type anonymizeOptions struct {
 	writeMap bool
 	force    bool
 	ports    []uint
+	keywords []string
+	kwFile   string
 }
 
 func newBundleAnonymizeCommand(e *env) *cobra.Command {
@@ -40,6 +43,11 @@ compares:
                  0E-2A-<VTEP>, Docker's 02-42-<IP>) names the replaced address.
   Names          the node's host and domain names, every Kubernetes Node, and the namespaces and
                  names of Services outside the cluster's own (kube-system...), in text and file names.
+                 A host or domain name too short or too common to replace in free text (vm, master)
+                 is replaced where a field states it (Hostname, nodeName, --hostname-override,
+                 Host Name . . . :) and named on stderr and in the manifest as kept in free text.
+  Keywords       --keywords and --keyword-file (one a line, # comments): customer and project
+                 names that only free text carries, replaced in any case, inside longer words too.
   Captures       pcap and pcapng, outer and inner (VXLAN, Geneve) headers, ARP, the headers ICMP
                  errors quote; checksums moved by the same difference (a bad one stays bad); VNIs and
                  ports kept. Payloads are not read: addresses inside DNS answers, DHCP or neighbour
@@ -56,7 +64,8 @@ that the bundle was anonymized and the key's ID, never the key. --write-map writ
 The output defaults to <INPUT name>-anonymized.zip beside the input.` + exitStatusCommon,
 		Example: `  diag bundle anonymize diag-win-1-20261122T0500Z.zip        # writes ...-anonymized.zip and its .key
   diag bundle anonymize node1.zip --key-file team.key --output-file node1-anon.zip
-  diag bundle anonymize node2.zip --key-file team.key --output-file node2-anon.zip --write-map`,
+  diag bundle anonymize node2.zip --key-file team.key --output-file node2-anon.zip --write-map
+  diag bundle anonymize node.zip --keywords contoso,projectx --keyword-file customers.txt`,
 		Args: func(c *cobra.Command, args []string) error { return exactlyOne(c, args, "the input to anonymize") },
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := checkOutputFileFlags(c); err != nil {
@@ -70,6 +79,8 @@ The output defaults to <INPUT name>-anonymized.zip beside the input.` + exitStat
 	f.StringVar(&o.keyFile, "key-file", "", "the key to use (64 hex digits); default: a new key written to <OUTPUT>.key")
 	f.BoolVar(&o.writeMap, "write-map", false, "also write <OUTPUT>.map.json, original -> pseudonym, for your eyes only")
 	f.BoolVar(&o.force, "force", false, "replace the output if it exists")
+	f.StringSliceVar(&o.keywords, "keywords", nil, "words to replace wherever they appear, e.g. customer and project names (comma-separated)")
+	f.StringVar(&o.kwFile, "keyword-file", "", "a file of words to replace, one a line (# starts a comment)")
 	f.UintSliceVar(&o.ports, "vxlan-port", nil, "VXLAN UDP port(s) of the captures besides 4789 and 8472, so that their inner frames are rewritten too")
 	return c
 }
@@ -123,15 +134,25 @@ func runBundleAnonymize(ctx context.Context, e *env, o anonymizeOptions, input s
 		}
 		a.AddVXLANPort(uint16(p))
 	}
+	if err := addKeywords(a, o); err != nil {
+		return err
+	}
 	a.AddSnapshotNames(before)
 	if err := harvestNames(ctx, a, in); err != nil {
 		return err
 	}
+	kept := keptNames(a.Kept())
 
 	m := redactManifest(in, before, input)
 	delete(m.Options, "redact.source") // the input's file name may name the node or the customer
 	a.Manifest(&m)
 	m.Options["anonymize"] = "addresses prefix-preserving (Crypto-PAn), MACs, names"
+	if n := len(a.Mapping().Keywords); n > 0 {
+		m.Options["anonymize"] += fmt.Sprintf(", %d keywords", n)
+	}
+	if kept != "" {
+		m.Options["anonymize.names-kept-in-text"] = kept + " (replaced only where a field states them)"
+	}
 	m.Options["anonymize.key-id"] = key.ID()
 	res, err := rewriteBundle(ctx, in, input, out, m, o.force, a.Filter(collectors.RedactEntry), before, "anonymized")
 	if err != nil {
@@ -168,10 +189,59 @@ func runBundleAnonymize(ctx context.Context, e *env, o anonymizeOptions, input s
 	for _, om := range res.Omitted {
 		fmt.Fprintf(e.stderr, "bundle anonymize: %s: %s\n", om.Path, om.Reason)
 	}
-	fmt.Fprintf(e.stderr, "bundle anonymize: wrote %s: %d files; replaced %d addresses, %d MACs, %d names; key %s (ID %s)\n",
-		out, len(res.Files), len(mp.Addresses), len(mp.MACs), len(mp.Names), filepath.Clean(keyPath), key.ID())
+	keptNote := ""
+	if kept != "" {
+		keptNote = "; KEPT in free text, replaced only where a field states them: " + kept + " (look for them before you attach)"
+	}
+	fmt.Fprintf(e.stderr, "bundle anonymize: wrote %s: %d files; replaced %d addresses, %d MACs, %d names, %d keywords; key %s (ID %s)%s\n",
+		out, len(res.Files), len(mp.Addresses), len(mp.MACs), len(mp.Names), len(mp.Keywords), filepath.Clean(keyPath), key.ID(), keptNote)
 	fmt.Fprintln(e.stdout, out)
 	return nil
+}
+
+// addKeywords registers --keywords and the words of --keyword-file.
+func addKeywords(a *anonymize.Anonymizer, o anonymizeOptions) error {
+	for _, k := range o.keywords {
+		if strings.TrimSpace(k) == "" {
+			continue
+		}
+		if err := a.AddKeyword(k); err != nil {
+			return usageErrorf("--keywords: %v", err)
+		}
+	}
+	if o.kwFile == "" {
+		return nil
+	}
+	data, err := os.ReadFile(o.kwFile)
+	if err != nil {
+		return usageErrorf("--keyword-file %s: %v", o.kwFile, err)
+	}
+	if len(data) > maxKeywordFile {
+		return usageErrorf("--keyword-file %s: over %d KiB; a keyword file is a list of words", o.kwFile, maxKeywordFile>>10)
+	}
+	for i, l := range strings.Split(string(collectors.ToUTF8(data)), "\n") {
+		l = strings.TrimSpace(strings.TrimPrefix(l, "\ufeff"))
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		if err := a.AddKeyword(l); err != nil {
+			return usageErrorf("--keyword-file %s:%d: %v", o.kwFile, i+1, err)
+		}
+	}
+	return nil
+}
+
+// maxKeywordFile bounds --keyword-file.
+const maxKeywordFile = 1 << 20
+
+// keptNames is the names left in free text, for the summary and the
+// manifest: "vm (host, 2 characters), master (host, a word ...)".
+func keptNames(kept []anonymize.KeptName) string {
+	var parts []string
+	for _, k := range kept {
+		parts = append(parts, fmt.Sprintf("%s (%s, %s)", k.Name, k.Kind, k.Reason))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // harvestNames reads every text entry once before anything is written,

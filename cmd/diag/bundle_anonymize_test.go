@@ -64,7 +64,7 @@ func verdicts(t *testing.T, inputs ...string) string {
 // every analyzer scenario, and every cluster scenario's bundles.
 func anonymizeInputs(t *testing.T) [][]string {
 	var sets [][]string
-	for _, g := range []string{"../../testdata/bundles/*", "../../testdata/collectlogs/*", "../../testdata/text/*", "../../analyzers/testdata/scenarios/*"} {
+	for _, g := range []string{"../../testdata/bundles/*", "../../testdata/collectlogs/*", "../../testdata/text/*", "../../analyzers/testdata/scenarios/*", "../../anonymize/testdata/short-names"} {
 		m, _ := filepath.Glob(g)
 		for _, p := range m {
 			sets = append(sets, []string{p})
@@ -371,5 +371,71 @@ func TestAnonymizeCommand(t *testing.T) {
 	r = runDiag(t, nil, false, "bundle", "anonymize", in)
 	if want := in + "-anonymized.zip"; r.code != 0 || strings.TrimSpace(r.stdout) != want {
 		t.Errorf("default output: exit %d %q, want %s", r.code, r.stdout, want)
+	}
+}
+
+// TestAnonymizeShortNames: nodes named vm and master (issue 27) are
+// replaced wherever a field states them (the manifest, os.json, the
+// NodeList, Calico's blocks, kube-proxy's --hostname-override, ipconfig),
+// named as kept in free text on stderr and in the manifest, and gone from
+// the report; --keywords replaces a customer's name inside words too.
+func TestAnonymizeShortNames(t *testing.T) {
+	const in = "../../anonymize/testdata/short-names"
+	dir := t.TempDir()
+	out := filepath.Join(dir, "a.zip")
+	r := runDiag(t, nil, false, "bundle", "anonymize", in, "--key-file", anonymizeKey(t, dir), "--output-file", out, "--keywords", "fabrikam")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if !regexp.MustCompile(`KEPT in free text.*vm \(host, 2 characters\).*master \(host`).MatchString(r.stderr) {
+		t.Errorf("the summary does not name the kept names: %s", r.stderr)
+	}
+	m := readManifest(t, out)
+	if m.Node == "vm" || !strings.HasPrefix(m.Node, "host-") || !strings.Contains(m.Options["anonymize.names-kept-in-text"], "vm (host") {
+		t.Errorf("manifest: node %q, options %v", m.Node, m.Options)
+	}
+	word := regexp.MustCompile(`(?i)(^|[^a-z0-9])(vm|master)($|[^a-z0-9])`)
+	for name, data := range readZip(t, out) {
+		if strings.Contains(strings.ToLower(string(data)+name), "fabrikam") {
+			t.Errorf("%s: the keyword is left: %s", name, data)
+		}
+		if name == "logs/notes.txt" || name == bundle.ManifestPath {
+			continue // free text: the names are kept there, and said so
+		}
+		for _, l := range strings.Split(string(data), "\n") {
+			if word.MatchString(l) {
+				t.Errorf("%s: a stated name is left: %s", name, l)
+			}
+		}
+	}
+	if got, want := verdicts(t, out), verdicts(t, in); got != want {
+		t.Errorf("analysis changed:\n--- anonymized\n%s\n--- original\n%s", got, want)
+	}
+	rep := runDiag(t, nil, false, "analyze", "-o", "markdown", "--fail-on", "never", out)
+	if heading, _, _ := strings.Cut(rep.stdout, "\n"); word.MatchString(heading) {
+		t.Errorf("report heading: %s", heading)
+	}
+}
+
+// TestAnonymizeKeywordErrors: a keyword that would cut through the bundle,
+// or a keyword file that cannot be read, is one line naming it, exit 2.
+func TestAnonymizeKeywordErrors(t *testing.T) {
+	dir := t.TempDir()
+	kw := filepath.Join(dir, "words.txt")
+	writeFile(t, kw, []byte("# customers\ncontoso\n\noverlay\n"))
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--keywords", "ab"}, `keyword "ab"`},
+		{[]string{"--keywords", "Overlay"}, `keyword "Overlay"`},
+		{[]string{"--keyword-file", kw}, "words.txt:4"},
+		{[]string{"--keyword-file", filepath.Join(dir, "missing.txt")}, "missing.txt"},
+	} {
+		args := append([]string{"bundle", "anonymize", seedBroken, "--output-file", filepath.Join(dir, "x.zip"), "--key-file", anonymizeKey(t, dir)}, c.args...)
+		r := runDiag(t, nil, false, args...)
+		if r.code != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d %q, want one line with %q", c.args, r.code, r.stderr, c.want)
+		}
 	}
 }

@@ -1,0 +1,125 @@
+package anonymize
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+)
+
+// A host name such as vm or master cannot be replaced wherever it stands
+// as a word (every "vm" and "master" of the bundle would go), but where a
+// field states a host, node or domain name it is that name whatever its
+// length. These are those fields: a JSON or XML value, a "Key : value"
+// or KEY=value line (Format-List, ipconfig's dot leaders, an environment
+// dump, YAML), and a command-line flag, whose key names a host, node,
+// computer, machine, server or domain.
+var (
+	fieldJSON = regexp.MustCompile(`"([A-Za-z0-9_./-]{1,60})"(\s*:\s*)"([^"\\\n]{1,255})"`)
+	fieldXML  = regexp.MustCompile(`<([A-Za-z][A-Za-z0-9_:.-]{0,60})>([^<\n]{1,255})</`)
+	fieldLine = regexp.MustCompile(`(?m)^([ \t]*)([A-Za-z][A-Za-z0-9 _./-]{0,60}?)([ \t.]*[:=][ \t]*["']?(?:\\\\)?)([A-Za-z0-9][A-Za-z0-9_.-]{0,254})(["']?[ \t]*\r?)$`)
+	fieldFlag = regexp.MustCompile(`(?i)((?:^|\s)--?([a-z][a-z-]{0,40})[= ]["']?)([A-Za-z0-9][A-Za-z0-9_.-]{0,254})`)
+)
+
+// statesName: a key whose value is a host, node or domain name.
+func statesName(key string, anyName bool) bool {
+	k := strings.ToLower(key)
+	k = strings.NewReplacer(" ", "", "_", "", "-", "", ".", "").Replace(k)
+	if anyName && (k == "name" || k == "address" || k == "affinity") {
+		return true // a Node's metadata.name, its Hostname address, Calico's host:<node>
+	}
+	for _, w := range []string{"host", "node", "computer", "csname", "machine", "server", "domain", "dnssuffix"} {
+		if strings.Contains(k, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// statedFields replaces the registered names in the fields that state
+// them. Only names kept out of free text need it; the others the word
+// scanner replaces anyway.
+func (a *Anonymizer) statedFields(in []byte) []byte {
+	if len(a.names.stated) == 0 {
+		return in
+	}
+	in = replaceGroup(in, fieldJSON, 3, func(m [][]byte) bool { return statesName(string(m[1]), true) }, a.statedValue)
+	if bytes.IndexByte(in, '<') >= 0 {
+		in = replaceGroup(in, fieldXML, 2, func(m [][]byte) bool { return statesName(string(m[1]), false) }, a.statedValue)
+	}
+	in = replaceGroup(in, fieldLine, 4, func(m [][]byte) bool { return statesName(string(m[2]), false) }, a.statedValue)
+	return replaceGroup(in, fieldFlag, 3, func(m [][]byte) bool { return statesName(string(m[2]), false) }, a.statedValue)
+}
+
+// statedValue maps a field's value: the name itself, its first label (an
+// FQDN), the part after "host:" (Calico's block affinity), or the name
+// before a dashed address (Calico's block name vm-100-244-1-0-26).
+func (a *Anonymizer) statedValue(v string) (string, bool) {
+	if p, ok := a.names.statedName(v); ok {
+		return p, true
+	}
+	if rest, ok := strings.CutPrefix(v, "host:"); ok {
+		if p, ok := a.statedValue(rest); ok {
+			return "host:" + p, true
+		}
+	}
+	if host, domain, ok := strings.Cut(v, "."); ok {
+		if p, ok := a.names.statedName(host); ok {
+			return p + "." + domain, true
+		}
+	}
+	for i := 1; i+1 < len(v); i++ {
+		if v[i] == '-' && v[i+1] >= '0' && v[i+1] <= '9' {
+			if p, ok := a.names.statedName(v[:i]); ok {
+				return p + v[i:], true
+			}
+		}
+	}
+	return "", false
+}
+
+// replaceGroup replaces group g of each match of re that keep accepts by
+// what repl makes of it.
+func replaceGroup(in []byte, re *regexp.Regexp, g int, keep func([][]byte) bool, repl func(string) (string, bool)) []byte {
+	ms := re.FindAllSubmatchIndex(in, -1)
+	if ms == nil {
+		return in
+	}
+	var out []byte
+	last := 0
+	for _, m := range ms {
+		groups := make([][]byte, len(m)/2)
+		for i := range groups {
+			if m[2*i] >= 0 {
+				groups[i] = in[m[2*i]:m[2*i+1]]
+			}
+		}
+		if !keep(groups) {
+			continue
+		}
+		s, e := m[2*g], m[2*g+1]
+		r, ok := repl(string(in[s:e]))
+		if !ok || s < last {
+			continue
+		}
+		out = append(out, in[last:s]...)
+		out = append(out, r...)
+		last = e
+	}
+	if out == nil {
+		return in
+	}
+	return append(out, in[last:]...)
+}
+
+// Kept lists the host and domain names replaced only where a field states
+// them, so that the user knows to look for them in free text.
+func (a *Anonymizer) Kept() []KeptName { return append([]KeptName(nil), a.names.kept...) }
+
+// WholeName maps a value that is a name as a whole (the manifest's node),
+// short or common names included; other values as text.
+func (a *Anonymizer) WholeName(s string) string {
+	if p, ok := a.statedValue(s); ok {
+		return string(a.Text([]byte(p)))
+	}
+	return a.String(s)
+}
