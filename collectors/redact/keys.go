@@ -13,7 +13,7 @@ import (
 
 // keyTrigger is what a key naming a secret must contain; it keeps the
 // regular expressions below from looking at every key=value pair.
-const keyTrigger = `(?i:pass|pw|secret|token|key|auth|credential|jwt|cookie|signature|dockerc)`
+const keyTrigger = `(?i:pass|pw|secret|token|key|auth|cred|jwt|cookie|signature|dockerc)`
 
 const keyName = `[A-Za-z0-9_.\-]*` + keyTrigger + `[A-Za-z0-9_.\-]*`
 
@@ -67,6 +67,13 @@ func kindOf(key string) string {
 	if len(words) == 0 {
 		return ""
 	}
+	// A public key or its token (publicKeyToken in every .NET assembly
+	// reference) is published on purpose.
+	for i := 0; i+1 < len(words); i++ {
+		if words[i] == "public" && strings.HasPrefix(words[i+1], "key") {
+			return ""
+		}
+	}
 	last, prev := words[len(words)-1], ""
 	if len(words) > 1 {
 		prev = words[len(words)-2]
@@ -80,7 +87,7 @@ func kindOf(key string) string {
 
 func wordKind(last, prev string) string {
 	switch last {
-	case "pass", "pw", "passin", "passout", "auth", "dockerconfigjson", "dockercfg", "requirepass", "masterauth", "htpasswd":
+	case "pass", "pw", "passin", "passout", "auth", "dockerconfigjson", "dockercfg", "requirepass", "masterauth", "htpasswd", "creds", "cred":
 		return KindPassword
 	case "pem":
 		if prev == "key" || prev == "private" {
@@ -176,7 +183,7 @@ func secretValue(key, kind string, v []byte) bool {
 	s = strings.TrimPrefix(strings.TrimSuffix(s, `\"`), `\"`)
 	s = strings.Trim(s, `"'`)
 	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "", "null", "nil", "true", "false", "yes", "no", "~", "none", "<none>", "[]", "{}", "*", "on", "off", "<nil>", "undefined":
+	case "", "null", "nil", "true", "false", "yes", "no", "~", "none", "<none>", "[]", "{}", "*", "on", "off", "<nil>", "undefined", "opaque":
 		return false
 	}
 	if verbNoun.MatchString(s) { // $pw = Read-Host, $s = ConvertTo-SecureString ...

@@ -2,10 +2,14 @@
 // bundle: kubeconfig tokens and client keys, private keys (PEM, PGP, PuTTY,
 // OpenSSH, base64-encoded PEM in Kubernetes secrets, PEM bodies whose BEGIN
 // line a log tail cut off), bearer and other Authorization credentials,
-// cookies, passwords in command lines (Unix and Windows styles), JSON,
-// YAML (block scalars too), INI, TOML, XML and PowerShell, registry
-// credentials (docker config.json, containerd), connection strings, cloud
-// credentials and well-known prefixed tokens (GitHub, GitLab, Slack, ...).
+// cookies, passwords in command lines (Unix and Windows styles, secret-taking
+// flags, archivers' -p switches), JSON, YAML (block scalars too), INI, TOML,
+// XML (unattend.xml's elements over several lines), "key value" files,
+// PowerShell (-Name X -Value Y, Name/Value tables), reg query and reg add,
+// registry credentials (docker config.json, containerd), connection
+// strings, cloud credentials, tokens known by their shape (GitHub, GitLab,
+// Slack, Docker Hub, ...) and random words right after a secret word.
+// UTF-16 text (with a byte order mark or without) is decoded first (Decode).
 // It never removes IP addresses, MACs, GUIDs, digests, public certificates
 // or host names: for a networking tool they are the evidence. What it
 // removed is reported as counts per kind, never as values.
@@ -93,7 +97,12 @@ type Writer struct {
 	envKind  string   // the previous line named a secret env variable
 	run      [][]byte // held-back base64 lines, with their terminators
 	runBytes int
+	xmlClose []byte // inside a secret XML element: its closing tag ("</Password")
+	xmlKind  string
+	started  bool // the first line was seen
 }
+
+var utf8BOM = []byte("\ufeff")
 
 type state int
 
@@ -225,6 +234,14 @@ func (w *Writer) emit(parts ...[]byte) {
 // line handles one line: content c without its terminator term (nil for
 // the last line of the input or a piece of an over-long line).
 func (w *Writer) line(c, term []byte) {
+	if !w.started {
+		// A UTF-8 byte order mark is no part of the first line's key.
+		w.started = true
+		if bytes.HasPrefix(c, utf8BOM) {
+			w.emit(utf8BOM)
+			c = c[len(utf8BOM):]
+		}
+	}
 	switch w.st {
 	case stPEM:
 		if i := endMarker(c); i >= 0 {
@@ -436,20 +453,4 @@ func pemBodyLine(c []byte) bool {
 
 func isB64(b byte) bool {
 	return b >= 'A' && b <= 'Z' || b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '+' || b == '/' || b == '='
-}
-
-// IsBinary says whether data is not text that Text can safely rewrite:
-// compressed archives, ETL traces, executables, or anything with NUL bytes
-// (UTF-16 text has them too: callers transcode it first).
-func IsBinary(data []byte) bool {
-	head := data
-	if len(head) > 8192 {
-		head = head[:8192]
-	}
-	for _, magic := range [][]byte{{0x1f, 0x8b}, []byte("PK\x03\x04"), []byte("MZ"), {0x0a, 0x0d, 0x0d, 0x0a}, {0xd4, 0xc3, 0xb2, 0xa1}, []byte("7z\xbc\xaf"), []byte("BZh"), {0xfd, '7', 'z', 'X', 'Z'}} {
-		if bytes.HasPrefix(head, magic) {
-			return true
-		}
-	}
-	return bytes.IndexByte(head, 0) >= 0
 }

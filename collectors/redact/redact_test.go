@@ -98,6 +98,8 @@ func TestIsBinary(t *testing.T) {
 		"\x0a\x0d\x0d\x0apcapng":    true,
 		"t\x00e\x00x\x00t\x00":      true,
 		"{\"json\": \"é ünicode\"}": false,
+		"2024-05-01 kubelet started\n" + strings.Repeat("\x00", 600) + "2024-05-01 after the crash\n": false, // NUL padding
+		"ETW\x00\x02\x00\x00\x01\x10\x00\x00\x00\x00\x03\x04\x05\x06\x07\x00\x00\x0e\x0f":             true,
 	} {
 		if got := IsBinary([]byte(in)); got != want {
 			t.Errorf("IsBinary(%q) = %v", in, got)

@@ -99,6 +99,10 @@ func compileRules() {
 	// A PowerShell command (approved verbs that produce a value).
 	verbNoun = regexp.MustCompile(`^(?i:Get|Read|New|ConvertTo|ConvertFrom|Import|Export|Invoke|Select|Join|Format|Out|Test|Resolve|Find|Search|Receive|Request|Unprotect|Protect)-[A-Z][A-Za-z]+$`)
 	pathValue = regexp.MustCompile(`^(?:/|\./|\.\./|~/|[A-Za-z]:[\\/]|\\\\|%[A-Za-z_]+%)[^\s]*$`)
+	compileColumns()
+	compileCmdline()
+	compileXML()
+	compileTokens()
 }
 
 var compiled sync.Once
@@ -165,6 +169,9 @@ func (w *Writer) plain(c, term []byte) {
 			}
 			return
 		}
+	}
+	if w.xmlClose != nil || bytes.IndexByte(c, '<') >= 0 {
+		c = w.xmlLine(c)
 	}
 	w.emit(w.rules(c, lower), term)
 }
@@ -246,7 +253,7 @@ func (w *Writer) rules(c, lower []byte) []byte {
 	if hasFlag(lower, "-p") || hasFlag(lower, "-u") || has(lower, "--user") || has(lower, "--proxy-user") {
 		c = w.unixArgs(c)
 	}
-	if hasAny(lower, "pass", "pw", "secret", "token", "key", "auth", "credential", "jwt", "cookie", "signature", "dockerc") {
+	if hasAny(lower, "pass", "pw", "secret", "token", "key", "auth", "cred", "jwt", "cookie", "signature", "dockerc") {
 		if bytes.IndexByte(c, ';') >= 0 && bytes.IndexByte(c, '=') >= 0 {
 			c = w.sub(c, connPair, w.connPair)
 		}
@@ -262,6 +269,11 @@ func (w *Writer) rules(c, lower []byte) []byte {
 			c = w.sub(c, xmlElem, w.keyed(1, 2))
 		}
 		c = w.keys(c)
+		c = w.namedValue(c, lower)
+		c = w.columns(c)
+	}
+	if hasAny(lower, "7z", "rar", "zip") {
+		c = w.archivers(c)
 	}
 	if has(lower, "://") && bytes.IndexByte(c, '@') >= 0 {
 		c = w.sub(c, urlCreds, w.group(2, KindPassword))
@@ -281,7 +293,7 @@ func (w *Writer) rules(c, lower []byte) []byte {
 	if hasAny(lower, "gh", "_pat_", "glpat-", "xox", "aiza", "npm_", "_live_", "hf_") {
 		c = w.sub(c, prefixed, w.group(0, KindToken))
 	}
-	return c
+	return w.tokens(c, lower)
 }
 
 // A match handler returns the span of c to replace and its replacement.
@@ -342,7 +354,7 @@ func (w *Writer) keyed(k, v int) handler {
 
 // triggers are the words of keyTrigger, in lower case.
 var triggers = [][]byte{[]byte("pass"), []byte("pw"), []byte("secret"), []byte("token"), []byte("key"),
-	[]byte("auth"), []byte("credential"), []byte("jwt"), []byte("cookie"), []byte("signature"), []byte("dockerc")}
+	[]byte("auth"), []byte("cred"), []byte("jwt"), []byte("cookie"), []byte("signature"), []byte("dockerc")}
 
 // keys finds the keys that hold a trigger word and redacts their values:
 // key: value, key=value, "key": "value", $key = 'value',

@@ -1,0 +1,79 @@
+package redact
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+)
+
+// Command lines whose secret no key names: the archivers' password
+// switches, and the commands that set a named value (Set-ItemProperty
+// -Name DefaultPassword -Value x, reg add /v DefaultPassword /d x), where
+// the name of the setting says the value is a secret.
+
+var archiver7z, gluedPass, zipCmd, zipPass, psName, psValue, regAddV, regAddD *regexp.Regexp
+
+func compileCmdline() {
+	// 7-Zip and RAR take the password glued to -p (rar: -hp too).
+	archiver7z = regexp.MustCompile(`(?i)(?:^|[\s"'\\/&])(?:7z|7za|7zr|7zz|7zg|rar|unrar|winrar)(?:\.exe)?["']?\s`)
+	gluedPass = regexp.MustCompile(`(?i)((?:^|\s)-h?p)("[^"\n]+"|'[^'\n]+'|[^\s"'\-][^\s]*)`)
+	// zip and unzip take it after -P.
+	zipCmd = regexp.MustCompile(`(?i)(?:^|[\s"'\\/&])(?:zip|unzip)(?:\.exe)?["']?\s`)
+	zipPass = regexp.MustCompile(`((?:^|\s)-P[ \t]+)("[^"\n]*"|'[^'\n]*'|[^\s"'\-][^\s]*)`)
+	psName = regexp.MustCompile(`(?i)(?:^|\s)-Name[ \t]+("[^"\n]*"|'[^'\n]*'|[^\s"'\-][^\s]*)`)
+	psValue = regexp.MustCompile(`(?i)((?:^|\s)-Value[ \t]+)("(?:[^"\\\n]|\\.|"")*"|'(?:[^'\n]|'')*'|[^\s"'\-$(][^\s]*)`)
+	regAddV = regexp.MustCompile(`(?i)(?:^|\s)/v[ \t]+("[^"\n]*"|[^\s"/][^\s]*)`)
+	regAddD = regexp.MustCompile(`(?i)((?:^|\s)/d[ \t]+)("[^"\n]*"|[^\s"/][^\s]*)`)
+}
+
+// archivers redacts 7z/rar -pPASS and zip/unzip -P PASS.
+func (w *Writer) archivers(c []byte) []byte {
+	if loc := archiver7z.FindIndex(c); loc != nil {
+		head, tail := c[:loc[1]], w.sub(c[loc[1]:], gluedPass, func(c []byte, m []int) (int, int, []byte, bool) {
+			v := c[m[4]:m[5]]
+			if !secretValue("", "", v) {
+				return 0, 0, nil, false
+			}
+			w.count(KindPassword)
+			return m[4], m[5], quoted(v), true
+		})
+		c = append(append([]byte(nil), head...), tail...)
+	}
+	if loc := zipCmd.FindIndex(c); loc != nil && bytes.Contains(c, []byte("-P")) {
+		head, tail := c[:loc[1]], w.sub(c[loc[1]:], zipPass, w.group(2, KindPassword))
+		c = append(append([]byte(nil), head...), tail...)
+	}
+	return c
+}
+
+// namedValue redacts -Value of a PowerShell command whose -Name names a
+// secret, and /d of reg add whose /v does.
+func (w *Writer) namedValue(c, lower []byte) []byte {
+	if has(lower, "-name") && has(lower, "-value") {
+		if m := psName.FindSubmatch(c); m != nil {
+			if kind := kindOf(strings.Trim(string(m[1]), `"'`)); kind != "" {
+				c = w.sub(c, psValue, w.groupKind(2, kind))
+			}
+		}
+	}
+	if has(lower, "/v") && has(lower, "/d") {
+		if m := regAddV.FindSubmatch(c); m != nil {
+			if kind := kindOf(strings.Trim(string(m[1]), `"`)); kind != "" {
+				c = w.sub(c, regAddD, w.groupKind(2, kind))
+			}
+		}
+	}
+	return c
+}
+
+// groupKind replaces group g of each match, when it is a value, as kind.
+func (w *Writer) groupKind(g int, kind string) handler {
+	return func(c []byte, m []int) (int, int, []byte, bool) {
+		s, e := m[2*g], m[2*g+1]
+		if s < 0 || !secretValue("value", kind, c[s:e]) {
+			return 0, 0, nil, false
+		}
+		w.count(kind)
+		return s, e, quoted(c[s:e]), true
+	}
+}

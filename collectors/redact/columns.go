@@ -1,0 +1,98 @@
+package redact
+
+import (
+	"bytes"
+	"regexp"
+)
+
+// Secrets that stand in a column rather than after a separator: "key
+// value" configuration (fluent-bit's HTTP_Passwd, redis' requirepass),
+// PowerShell's Name/Value tables (Get-ChildItem env:), and reg query
+// ("DefaultPassword    REG_SZ    value"). The key is the line's first
+// word; the value is the rest of the line.
+
+var regType *regexp.Regexp
+
+func compileColumns() { regType = regexp.MustCompile(`^REG_[A-Z_]+(?:[ \t]+|$)`) }
+
+// columns redacts the value of a line whose first word is a key naming a
+// secret and whose second column is its value.
+func (w *Writer) columns(c []byte) []byte {
+	start := len(leading(c))
+	if bytes.HasPrefix(c[start:], []byte("\ufeff")) {
+		start += 3
+	}
+	k := start
+	for k < len(c) && isKeyChar(c[k]) {
+		k++
+	}
+	if k == start || k == len(c) || !isSpace(c[k]) {
+		return c
+	}
+	key := c[start:k]
+	j := k
+	for j < len(c) && (c[j] == ' ' || c[j] == '\t') {
+		j++
+	}
+	wide := j-k >= 2 || bytes.IndexByte(c[k:j], '\t') >= 0
+	if j == len(c) || c[j] == ':' || c[j] == '=' {
+		return c // key: value and key = value are the keyed rules'
+	}
+	kind := kindOf(string(key))
+	if kind == "" {
+		return c
+	}
+	if m := regType.FindIndex(c[j:]); m != nil {
+		j += m[1] // reg query: the value follows its type
+		wide = true
+	}
+	end := len(c)
+	for end > j && (c[end-1] == ' ' || c[end-1] == '\t') {
+		end--
+	}
+	v := c[j:end]
+	if len(v) == 0 {
+		return c
+	}
+	if wide {
+		// A table of more columns (kubectl get secrets: NAME TYPE DATA
+		// AGE) names secrets, it does not hold them.
+		if bytes.Contains(v, []byte("  ")) || bytes.IndexByte(v, '\t') >= 0 {
+			return c
+		}
+	} else if !configKey(key) && !(isLowerWord(key) && bytes.IndexByte(v, ' ') < 0) {
+		// One space after a plain word is prose ("Password expires
+		// Never" is a column of net user, "Token cache full" a log).
+		return c
+	}
+	if !secretValue(string(key), kind, v) {
+		return c
+	}
+	w.count(kind)
+	out := append([]byte(nil), c[:j]...)
+	out = append(out, quoted(v)...)
+	return append(out, c[end:]...)
+}
+
+// configKey: a word shaped like a configuration key, not prose:
+// HTTP_Passwd, client.secret, default-pass, sharedKey.
+func configKey(k []byte) bool {
+	if bytes.ContainsAny(k, "_.-") {
+		return true
+	}
+	for i := 1; i < len(k); i++ {
+		if k[i] >= 'A' && k[i] <= 'Z' && k[i-1] >= 'a' && k[i-1] <= 'z' {
+			return true
+		}
+	}
+	return false
+}
+
+func isLowerWord(k []byte) bool {
+	for _, b := range k {
+		if !(b >= 'a' && b <= 'z' || b >= '0' && b <= '9') {
+			return false
+		}
+	}
+	return true
+}

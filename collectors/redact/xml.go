@@ -1,0 +1,44 @@
+package redact
+
+import (
+	"bytes"
+	"regexp"
+)
+
+// unattend.xml and its kind put a password in an element of its own,
+// over several lines:
+//
+//	<AdministratorPassword>
+//	    <Value>base64...</Value>
+//	    <PlainText>false</PlainText>
+//	</AdministratorPassword>
+//
+// An element whose name names a secret, opened alone on its line, makes
+// the <Value> elements inside it secret until it closes.
+
+var xmlOpen, xmlValue *regexp.Regexp
+
+func compileXML() {
+	xmlOpen = regexp.MustCompile(`^[ \t]*<(` + keyName + `)(?:\s[^>]*)?>[ \t]*$`)
+	xmlValue = regexp.MustCompile(`(?i)(<Value>)([^<]+)(</Value>)`)
+}
+
+// xmlLine handles a line inside, or opening, a secret element.
+func (w *Writer) xmlLine(c []byte) []byte {
+	if w.xmlClose == nil {
+		if bytes.IndexByte(c, '<') < 0 {
+			return c
+		}
+		if m := xmlOpen.FindSubmatch(c); m != nil {
+			if kind := kindOf(string(m[1])); kind != "" {
+				w.xmlClose = append([]byte("</"), m[1]...)
+				w.xmlKind = kind
+			}
+		}
+		return c
+	}
+	if bytes.Contains(c, w.xmlClose) || bytes.HasPrefix(bytes.TrimSpace(c), []byte("</")) && !bytes.Contains(c, []byte("</Value")) {
+		w.xmlClose = nil // its end, or the end of what holds it
+	}
+	return w.sub(c, xmlValue, w.groupKind(2, w.xmlKind))
+}
