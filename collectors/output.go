@@ -12,8 +12,6 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"golang.org/x/text/encoding/unicode"
-
 	"github.com/wincni/diag/bundle"
 	"github.com/wincni/diag/collectors/redact"
 )
@@ -248,13 +246,6 @@ func safeName(s string) string {
 	}, s)
 }
 
-// ToUTF8 transcodes UTF-16 text with a byte order mark to UTF-8.
-func ToUTF8(data []byte) []byte {
-	if len(data) >= 2 && (data[0] == 0xFF && data[1] == 0xFE || data[0] == 0xFE && data[1] == 0xFF) {
-		dec := unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM).NewDecoder()
-		if out, err := dec.Bytes(data); err == nil {
-			return out
-		}
-	}
-	return data
-}
+// ToUTF8 transcodes UTF-16 text, with a byte order mark or without one
+// (cmd /u), to UTF-8.
+func ToUTF8(data []byte) []byte { return redact.Decode(data) }
