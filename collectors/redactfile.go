@@ -16,8 +16,8 @@ import (
 var ErrBinary = errors.New("binary data, not stored (it cannot be redacted)")
 
 // RedactText is what happens to every text file before it goes into a
-// bundle, in diag collect and in diag bundle redact alike: UTF-16 with a byte
-// order mark (PowerShell's redirections write it) becomes UTF-8 so that
+// bundle, in diag collect and in diag bundle redact alike: UTF-16 (PowerShell's
+// redirections write it with a byte order mark, cmd /u without) becomes UTF-8 so that
 // redaction can read it, binary data is refused with ErrBinary, and secrets
 // are replaced. The marks say per kind how many values were removed, never
 // the values.
@@ -81,9 +81,9 @@ func RedactEntry(e *bundle.RewriteEntry) (bundle.Outcome, error) {
 		return bundle.Outcome{Action: bundle.Copy}, nil
 	}
 	// Decide binary data from its first bytes, before reading it all: a
-	// 1 GB ETL trace need not be read to be left out. UTF-16 text has NUL
-	// bytes: RedactText transcodes it first.
-	if !hasUTF16BOM(e.Head) && redact.IsBinary(e.Head) {
+	// 1 GB ETL trace need not be read to be left out. UTF-16 text, with a
+	// byte order mark or without, has NUL bytes: RedactText transcodes it.
+	if !redact.LooksUTF16(e.Head) && redact.IsBinary(e.Head) {
 		return bundle.Outcome{Action: bundle.Omit, Reason: "binary or compressed, left out (it cannot be redacted)"}, nil
 	}
 	// A text entry is redacted in memory (with the copy, about three
@@ -107,8 +107,4 @@ func RedactEntry(e *bundle.RewriteEntry) (bundle.Outcome, error) {
 		return bundle.Outcome{}, fmt.Errorf("%s: %w", e.Name, err)
 	}
 	return bundle.Outcome{Action: bundle.Replace, Data: clean, Redacted: marks}, nil
-}
-
-func hasUTF16BOM(b []byte) bool {
-	return len(b) >= 2 && (b[0] == 0xFF && b[1] == 0xFE || b[0] == 0xFE && b[1] == 0xFF)
 }
