@@ -11,7 +11,7 @@ import (
 // -Name DefaultPassword -Value x, reg add /v DefaultPassword /d x), where
 // the name of the setting says the value is a secret.
 
-var archiver7z, gluedPass, zipCmd, zipPass, psName, psValue, regAddV, regAddD *regexp.Regexp
+var archiver7z, gluedPass, zipCmd, zipPass, psName, psEnvPath, psValue, regAddV, regAddD *regexp.Regexp
 
 func compileCmdline() {
 	// 7-Zip and RAR take the password glued to -p (rar: -hp too).
@@ -21,6 +21,7 @@ func compileCmdline() {
 	zipCmd = regexp.MustCompile(`(?i)(?:^|[\s"'\\/&])(?:zip|unzip)(?:\.exe)?["']?\s`)
 	zipPass = regexp.MustCompile(`((?:^|\s)-P[ \t]+)("[^"\n]*"|'[^'\n]*'|[^\s"'\-][^\s]*)`)
 	psName = regexp.MustCompile(`(?i)(?:^|\s)-Name[ \t]+("[^"\n]*"|'[^'\n]*'|[^\s"'\-][^\s]*)`)
+	psEnvPath = regexp.MustCompile(`(?i)(?:^|\s)(?:-Path[ \t]+)?["']?env:\\?([A-Za-z_][A-Za-z0-9_]*)`)
 	psValue = regexp.MustCompile(`(?i)((?:^|\s)-Value[ \t]+)("(?:[^"\\\n]|\\.|"")*"|'(?:[^'\n]|'')*'|[^\s"'\-$(][^\s]*)`)
 	regAddV = regexp.MustCompile(`(?i)(?:^|\s)/v[ \t]+("[^"\n]*"|[^\s"/][^\s]*)`)
 	regAddD = regexp.MustCompile(`(?i)((?:^|\s)/d[ \t]+)("[^"\n]*"|[^\s"/][^\s]*)`)
@@ -49,11 +50,15 @@ func (w *Writer) archivers(c []byte) []byte {
 // namedValue redacts -Value of a PowerShell command whose -Name names a
 // secret, and /d of reg add whose /v does.
 func (w *Writer) namedValue(c, lower []byte) []byte {
-	if has(lower, "-name") && has(lower, "-value") {
+	if (has(lower, "-name") || has(lower, "env:")) && has(lower, "-value") {
+		name := ""
 		if m := psName.FindSubmatch(c); m != nil {
-			if kind := kindOf(strings.Trim(string(m[1]), `"'`)); kind != "" {
-				c = w.sub(c, psValue, w.groupKind(2, kind))
-			}
+			name = strings.Trim(string(m[1]), `"'`)
+		} else if m := psEnvPath.FindSubmatch(c); m != nil {
+			name = string(m[1]) // Set-Item -Path env:REGISTRY_TOKEN -Value x
+		}
+		if kind := kindOf(name); kind != "" {
+			c = w.sub(c, psValue, w.groupKind(2, kind))
 		}
 	}
 	if has(lower, "/v") && has(lower, "/d") {

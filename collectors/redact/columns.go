@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"regexp"
+	"strings"
 )
 
 // Secrets that stand in a column rather than after a separator: "key
@@ -26,10 +27,18 @@ func (w *Writer) columns(c []byte) []byte {
 	for k < len(c) && isKeyChar(c[k]) {
 		k++
 	}
-	if k == start || k == len(c) || !isSpace(c[k]) {
+	key := c[start:k]
+	// Format-Table cuts a long name: REGISTRY_PASSWO... or …
+	truncated := false
+	if t := bytes.TrimRight(key, "."); len(key)-len(t) >= 3 && len(t) > 0 {
+		key, truncated = t, true
+	} else if k > start && bytes.HasPrefix(c[k:], []byte("\u2026")) {
+		k += len("\u2026")
+		truncated = true
+	}
+	if len(key) == 0 || k == len(c) || !isSpace(c[k]) {
 		return c
 	}
-	key := c[start:k]
 	j := k
 	for j < len(c) && (c[j] == ' ' || c[j] == '\t') {
 		j++
@@ -39,6 +48,9 @@ func (w *Writer) columns(c []byte) []byte {
 		return c // key: value and key = value are the keyed rules'
 	}
 	kind := kindOf(string(key))
+	if kind == "" && truncated {
+		kind = truncatedKind(string(key))
+	}
 	if kind == "" {
 		return c
 	}
@@ -95,4 +107,23 @@ func isLowerWord(k []byte) bool {
 		}
 	}
 	return true
+}
+
+// truncatedKind classifies a key whose end was cut: its last word is the
+// start of a secret word (REGISTRY_PASSWO, AZURE_CLIENT_SECR).
+func truncatedKind(key string) string {
+	words := splitKey(key)
+	if len(words) == 0 {
+		return ""
+	}
+	last := words[len(words)-1]
+	if len(last) < 3 {
+		return ""
+	}
+	for _, w := range []string{"password", "passwd", "passphrase", "secret", "token", "credential", "credentials"} {
+		if strings.HasPrefix(w, last) {
+			return wordKind(w, "")
+		}
+	}
+	return ""
 }

@@ -33,8 +33,10 @@ func compileRules() {
 	// key: |  or  - password: >-   (YAML block scalars)
 	blockStart = regexp.MustCompile(`^([ \t]*(?:-[ \t]+)?)(["']?)(` + keyName + `)["']?[ \t]*:[ \t]*(?:!!?[A-Za-z]+[ \t]+)?[|>][-+0-9]*[ \t]*(?:#.*)?$`)
 	// - name: DB_PASSWORD  (a Kubernetes env entry; its value follows)
-	envNameLine = regexp.MustCompile(`^[ \t]*(?:-[ \t]+)?["']?name["']?[ \t]*:[ \t]*["']?(` + keyName + `)["']?[ \t]*$`)
-	envValueLine = regexp.MustCompile(`^([ \t]*(?:-[ \t]+)?["']?value["']?[ \t]*:[ \t]*)(.*?)[ \t]*$`)
+	// (PowerShell's Format-List of the environment or a hashtable says the
+	// same: "Name  : DB_PASSWORD" then "Value : ...".)
+	envNameLine = regexp.MustCompile(`^[ \t]*(?:-[ \t]+)?["']?(?i:name|key)["']?[ \t]*:[ \t]*["']?(` + keyName + `)["']?[ \t]*$`)
+	envValueLine = regexp.MustCompile(`^([ \t]*(?:-[ \t]+)?["']?(?i:value)["']?[ \t]*:[ \t]*)(.*?)[ \t]*$`)
 	puttyPrivate = regexp.MustCompile(`^[ \t]*Private-Lines:[ \t]*([0-9]{1,5})[ \t]*$`)
 
 	// A line-start key, whose unquoted value is the rest of the line.
@@ -155,7 +157,7 @@ func (w *Writer) plain(c, term []byte) {
 			}
 		}
 	}
-	if t := bytes.TrimLeft(c, " \t-"); bytes.HasPrefix(t, []byte("name")) || len(t) > 0 && (t[0] == '"' || t[0] == '\'') && bytes.HasPrefix(t[1:], []byte("name")) {
+	if t := bytes.TrimLeft(lower, " \t-"); bytes.HasPrefix(t, []byte("name")) || bytes.HasPrefix(t, []byte("key")) || len(t) > 0 && (t[0] == '"' || t[0] == '\'') && (bytes.HasPrefix(t[1:], []byte("name")) || bytes.HasPrefix(t[1:], []byte("key"))) {
 		if m := envNameLine.FindSubmatchIndex(c); m != nil {
 			w.envKind = kindOf(string(c[m[2]:m[3]]))
 		}
@@ -271,6 +273,9 @@ func (w *Writer) rules(c, lower []byte) []byte {
 		c = w.keys(c)
 		c = w.namedValue(c, lower)
 		c = w.columns(c)
+	}
+	if (has(lower, "...") || has(lower, "\u2026")) && !hasAny(lower, "pass", "pw", "secret", "token", "key", "auth", "cred", "jwt", "cookie", "signature", "dockerc") {
+		c = w.columns(c) // a name Format-Table cut before its secret word ended
 	}
 	if hasAny(lower, "7z", "rar", "zip") {
 		c = w.archivers(c)

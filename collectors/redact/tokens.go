@@ -136,8 +136,8 @@ func isAlnumByte(b byte) bool {
 	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
 }
 
-// randomWord: a word no one writes in prose: letters, digits and symbols
-// mixed (three classes of four), or long and of high entropy; not an
+// randomWord: a word no one writes in prose: upper and lower case letters
+// and digits mixed, or long and of high entropy; not an
 // address, a GUID, a digest, a path or a URL, which are evidence.
 func randomWord(v []byte) bool {
 	if len(v) < 8 || pathValue.Match(v) || guidLike.Match(v) || digestLike.Match(v) || portLike.Match(v) {
@@ -148,7 +148,7 @@ func randomWord(v []byte) bool {
 			return false
 		}
 	}
-	var lower, upper, digit, symbol int
+	var lower, upper, digit int
 	for _, b := range v {
 		switch {
 		case b >= 'a' && b <= 'z':
@@ -157,14 +157,14 @@ func randomWord(v []byte) bool {
 			upper = 1
 		case b >= '0' && b <= '9':
 			digit = 1
-		default:
-			symbol = 1
 		}
 	}
-	if lower+upper+digit+symbol >= 3 && digit == 1 {
+	// Names and IDs are one case (coredns-5d78c9869d-x7k2p, 6595b641...):
+	// a secret word's value mixes cases and digits, or is long and dense.
+	if upper+lower+digit == 3 {
 		return true
 	}
-	return len(v) >= 20 && digit+upper+lower >= 2 && entropy(v) >= 3.5
+	return len(v) >= 32 && digit == 1 && entropy(v) >= 4.2
 }
 
 // entropy is the Shannon entropy of v in bits per byte.

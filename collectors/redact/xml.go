@@ -14,7 +14,8 @@ import (
 //	</AdministratorPassword>
 //
 // An element whose name names a secret, opened alone on its line, makes
-// the <Value> elements inside it secret until it closes.
+// the <Value> elements inside it, and text on a line of its own, secret
+// until it closes.
 
 var xmlOpen, xmlValue *regexp.Regexp
 
@@ -25,20 +26,31 @@ func compileXML() {
 
 // xmlLine handles a line inside, or opening, a secret element.
 func (w *Writer) xmlLine(c []byte) []byte {
-	if w.xmlClose == nil {
-		if bytes.IndexByte(c, '<') < 0 {
-			return c
-		}
+	if bytes.IndexByte(c, '<') >= 0 {
+		// An element naming a secret opened alone: it, or the innermost
+		// of several (<Credentials> then <Password>), says the kind.
 		if m := xmlOpen.FindSubmatch(c); m != nil {
 			if kind := kindOf(string(m[1])); kind != "" {
 				w.xmlClose = append([]byte("</"), m[1]...)
 				w.xmlKind = kind
+				return c
 			}
 		}
+	}
+	if w.xmlClose == nil {
 		return c
 	}
 	if bytes.Contains(c, w.xmlClose) || bytes.HasPrefix(bytes.TrimSpace(c), []byte("</")) && !bytes.Contains(c, []byte("</Value")) {
 		w.xmlClose = nil // its end, or the end of what holds it
+	}
+	if t := bytes.TrimSpace(c); len(t) > 0 && bytes.IndexByte(t, '<') < 0 {
+		// The secret on a line of its own between the tags.
+		if !secretValue("value", w.xmlKind, t) {
+			return c
+		}
+		w.count(w.xmlKind)
+		i := bytes.Index(c, t)
+		return append(append(append([]byte(nil), c[:i]...), Placeholder...), c[i+len(t):]...)
 	}
 	return w.sub(c, xmlValue, w.groupKind(2, w.xmlKind))
 }
