@@ -64,7 +64,7 @@ func verdicts(t *testing.T, inputs ...string) string {
 // every analyzer scenario, and every cluster scenario's bundles.
 func anonymizeInputs(t *testing.T) [][]string {
 	var sets [][]string
-	for _, g := range []string{"../../testdata/bundles/*", "../../testdata/collectlogs/*", "../../testdata/text/*", "../../analyzers/testdata/scenarios/*", "../../anonymize/testdata/short-names"} {
+	for _, g := range []string{"../../testdata/bundles/*", "../../testdata/collectlogs/*", "../../testdata/text/*", "../../analyzers/testdata/scenarios/*", "../../anonymize/testdata/short-names", "../../collectors/redact/testdata/*-planted"} {
 		m, _ := filepath.Glob(g)
 		for _, p := range m {
 			sets = append(sets, []string{p})
@@ -436,6 +436,28 @@ func TestAnonymizeKeywordErrors(t *testing.T) {
 		r := runDiag(t, nil, false, args...)
 		if r.code != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, c.want) {
 			t.Errorf("%v: exit %d %q, want one line with %q", c.args, r.code, r.stderr, c.want)
+		}
+	}
+}
+
+// TestAnonymizeRemovesPlantedSecrets: anonymize redacts as bundle redact
+// does: no planted secret is left and no file is left out.
+func TestAnonymizeRemovesPlantedSecrets(t *testing.T) {
+	ins, _ := filepath.Glob("../../collectors/redact/testdata/*-planted")
+	if len(ins) < 2 {
+		t.Fatalf("planted fixtures: %v", ins)
+	}
+	for _, in := range ins {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "a.zip")
+		r := runDiag(t, nil, false, "bundle", "anonymize", in, "--key-file", anonymizeKey(t, dir), "--output-file", out)
+		if r.code != 0 || strings.Contains(r.stderr, "left out") {
+			t.Fatalf("%s: exit %d: %s", in, r.code, r.stderr)
+		}
+		for name, data := range readZip(t, out) {
+			if loc := plantedLeft.FindIndex(data); loc != nil {
+				t.Errorf("%s: %s: planted value left: %q", in, name, data[max(0, loc[0]-40):min(len(data), loc[1]+20)])
+			}
 		}
 	}
 }
