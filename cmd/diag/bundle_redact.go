@@ -27,8 +27,10 @@ func newBundleRedactCommand(e *env) *cobra.Command {
 		Long: `redact reads anything diag analyze reads as a bundle (a diag bundle zip or directory, from
 any diag version; a collectlogs.ps1 folder or zip; a directory of files) and writes a new diag
 bundle zip with the same redaction diag collect applies: tokens, private keys, passwords and cloud
-credentials are replaced by REDACTED in every text file; IP addresses, MACs and names are kept, they
-are the evidence. UTF-16 text is stored as UTF-8. A packet capture (pcap, pcapng, gzip'd too) is
+credentials are replaced by REDACTED in every text file, found by where they stand (keys, columns,
+reg query, command-line flags, XML elements, URLs) and by their shape (provider tokens); IP
+addresses, MACs and names are kept, they are the evidence. UTF-16 text, with a byte order mark or
+without (cmd /u), is redacted as text and stored as UTF-8. A packet capture (pcap, pcapng, gzip'd too) is
 kept whole, as collect keeps its own; other binary or compressed files (ETL traces, nested zips)
 are left out, since they cannot be redacted, and each is named on stderr.
 
