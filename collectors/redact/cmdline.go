@@ -11,7 +11,7 @@ import (
 // -Name DefaultPassword -Value x, reg add /v DefaultPassword /d x), where
 // the name of the setting says the value is a secret.
 
-var archiver7z, gluedPass, zipCmd, zipPass, psName, psEnvPath, psValue, regAddV, regAddD *regexp.Regexp
+var archiver7z, gluedPass, zipCmd, zipPass, psName, psEnvPath, psValue, regAddV, regAddD, keygenCmd, keygenPass, opensslCmd, opensslK, stdinPass *regexp.Regexp
 
 func compileCmdline() {
 	// 7-Zip and RAR take the password glued to -p (rar: -hp too).
@@ -23,11 +23,20 @@ func compileCmdline() {
 	psName = regexp.MustCompile(`(?i)(?:^|\s)-Name[ \t]+("[^"\n]*"|'[^'\n]*'|[^\s"'\-][^\s]*)`)
 	psEnvPath = regexp.MustCompile(`(?i)(?:^|\s)(?:-Path[ \t]+)?["']?env:\\?([A-Za-z_][A-Za-z0-9_]*)`)
 	psValue = regexp.MustCompile(`(?i)((?:^|\s)-Value[ \t]+)("(?:[^"\\\n]|\\.|"")*"|'(?:[^'\n]|'')*'|[^\s"'\-$(][^\s]*)`)
+	// ssh-keygen -N new -P old; openssl enc -k PASS.
+	keygenCmd = regexp.MustCompile(`(?i)(?:^|[\s"'\\/&])ssh-keygen(?:\.exe)?["']?\s`)
+	keygenPass = regexp.MustCompile(`((?:^|\s)-[NP][ \t]+)("[^"\n]*"|'[^'\n]*'|[^\s"'\-][^\s]*)`)
+	opensslCmd = regexp.MustCompile(`(?i)(?:^|[\s"'\\/&])openssl(?:\.exe)?["']?\s`)
+	opensslK = regexp.MustCompile(`((?:^|\s)-k[ \t]+)("[^"\n]*"|'[^'\n]*'|[^\s"'\-][^\s]*)`)
+	// echo PASS | docker login --password-stdin
+	stdinPass = regexp.MustCompile(`(?i)((?:^|[\s;&(])(?:echo|printf|Write-Output|Write-Host)[ \t]+)("[^"\n]*"|'[^'\n]*'|[^\s"'|$][^\s|]*)([ \t]*\|[^|\n]*--password-stdin)`)
 	regAddV = regexp.MustCompile(`(?i)(?:^|\s)/v[ \t]+("[^"\n]*"|[^\s"/][^\s]*)`)
 	regAddD = regexp.MustCompile(`(?i)((?:^|\s)/d[ \t]+)("[^"\n]*"|[^\s"/][^\s]*)`)
 }
 
-// archivers redacts 7z/rar -pPASS and zip/unzip -P PASS.
+// archivers redacts 7z/rar -pPASS, zip/unzip -P PASS, ssh-keygen -N/-P
+// and openssl -k: switches whose letter means a password only for that
+// command.
 func (w *Writer) archivers(c []byte) []byte {
 	if loc := archiver7z.FindIndex(c); loc != nil {
 		head, tail := c[:loc[1]], w.sub(c[loc[1]:], gluedPass, func(c []byte, m []int) (int, int, []byte, bool) {
@@ -40,11 +49,22 @@ func (w *Writer) archivers(c []byte) []byte {
 		})
 		c = append(append([]byte(nil), head...), tail...)
 	}
+	for _, cmd := range []struct{ name, flag *regexp.Regexp }{{keygenCmd, keygenPass}, {opensslCmd, opensslK}} {
+		if loc := cmd.name.FindIndex(c); loc != nil {
+			head, tail := c[:loc[1]], w.sub(c[loc[1]:], cmd.flag, w.group(2, KindPassword))
+			c = append(append([]byte(nil), head...), tail...)
+		}
+	}
 	if loc := zipCmd.FindIndex(c); loc != nil && bytes.Contains(c, []byte("-P")) {
 		head, tail := c[:loc[1]], w.sub(c[loc[1]:], zipPass, w.group(2, KindPassword))
 		c = append(append([]byte(nil), head...), tail...)
 	}
 	return c
+}
+
+// stdinSecret redacts what is echoed into --password-stdin.
+func (w *Writer) stdinSecret(c []byte) []byte {
+	return w.sub(c, stdinPass, w.group(2, KindPassword))
 }
 
 // namedValue redacts -Value of a PowerShell command whose -Name names a

@@ -277,7 +277,10 @@ func (w *Writer) rules(c, lower []byte) []byte {
 	if (has(lower, "...") || has(lower, "\u2026")) && !hasAny(lower, "pass", "pw", "secret", "token", "key", "auth", "cred", "jwt", "cookie", "signature", "dockerc") {
 		c = w.columns(c) // a name Format-Table cut before its secret word ended
 	}
-	if hasAny(lower, "7z", "rar", "zip") {
+	if has(lower, "--password-stdin") {
+		c = w.stdinSecret(c)
+	}
+	if hasAny(lower, "7z", "rar", "zip", "ssh-keygen", "openssl") {
 		c = w.archivers(c)
 	}
 	if has(lower, "://") && bytes.IndexByte(c, '@') >= 0 {
