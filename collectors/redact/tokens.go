@@ -5,6 +5,7 @@ import (
 	"math"
 	"regexp"
 	"sort"
+	"strings"
 )
 
 // Secrets that no key names: tokens that say what they are by their shape,
@@ -100,6 +101,7 @@ func (w *Writer) secretNear(c []byte) []byte {
 // nearValue finds the word after a secret word ending at j: past spaces,
 // one link word, a ':' or '=' and an opening quote. -1 when none.
 func nearValue(c []byte, j int) (int, int) {
+	end := j
 	skip := func() {
 		for j < len(c) && (c[j] == ' ' || c[j] == '\t') {
 			j++
@@ -120,10 +122,13 @@ func nearValue(c []byte, j int) (int, int) {
 		}
 	}
 	if j < len(c) && (c[j] == '"' || c[j] == '\'') {
+		if j == end {
+			return -1, -1 // the quote closes the word's own string ("client.secret">)
+		}
 		j++
 	}
 	e := j
-	for e < len(c) && !isSpace(c[e]) && c[e] != '"' && c[e] != '\'' {
+	for e < len(c) && !isSpace(c[e]) && strings.IndexByte(`"'<>,;`, c[e]) < 0 {
 		e++
 	}
 	if e-j < 8 {

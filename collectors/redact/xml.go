@@ -17,10 +17,14 @@ import (
 // the <Value> elements inside it, and text on a line of its own, secret
 // until it closes.
 
-var xmlOpen, xmlValue *regexp.Regexp
+var xmlOpen, xmlOpenNamed, xmlNamed, xmlValue *regexp.Regexp
 
 func compileXML() {
 	xmlOpen = regexp.MustCompile(`^[ \t]*<(` + keyName + `)(?:\s[^>]*)?>[ \t]*$`)
+	// An element named by its attribute: <setting name="ApiToken">, a
+	// PSCredential's <SS N="Password">, <entry key="client.secret">.
+	xmlOpenNamed = regexp.MustCompile(`^[ \t]*<([A-Za-z][\w:.\-]*)\s[^>]*?\b(?i:n|name|key)\s*=\s*"(` + keyName + `)"[^>]*>[ \t]*$`)
+	xmlNamed = regexp.MustCompile(`<([A-Za-z][\w:.\-]*)\s[^>]*?\b(?i:n|name|key)\s*=\s*"(` + keyName + `)"[^>/]*>([^<]+)</`)
 	xmlValue = regexp.MustCompile(`(?i)(<Value>)([^<]+)(</Value>)`)
 }
 
@@ -36,6 +40,14 @@ func (w *Writer) xmlLine(c []byte) []byte {
 				return c
 			}
 		}
+		if m := xmlOpenNamed.FindSubmatch(c); m != nil {
+			if kind := kindOf(string(m[2])); kind != "" {
+				w.xmlClose = append([]byte("</"), m[1]...)
+				w.xmlKind = kind
+				return c
+			}
+		}
+		c = w.sub(c, xmlNamed, w.keyed(2, 3))
 	}
 	if w.xmlClose == nil {
 		return c
