@@ -42,12 +42,42 @@ func (a *Anonymizer) statedFields(in []byte) []byte {
 	if len(a.names.stated) == 0 {
 		return in
 	}
-	in = replaceGroup(in, fieldJSON, 3, func(m [][]byte) bool { return statesName(string(m[1]), true) }, a.statedValue)
-	if bytes.IndexByte(in, '<') >= 0 {
-		in = replaceGroup(in, fieldXML, 2, func(m [][]byte) bool { return statesName(string(m[1]), false) }, a.statedValue)
+	// Line by line, and only the lines that hold such a name: a large
+	// file of Key : value lines costs no match list.
+	var out []byte
+	for rest := in; len(rest) > 0; {
+		n := bytes.IndexByte(rest, '\n') + 1
+		if n == 0 {
+			n = len(rest)
+		}
+		line := rest[:n]
+		rest = rest[n:]
+		if a.holdsStated(line) {
+			line = a.statedLine(line)
+		}
+		out = append(out, line...)
 	}
-	in = replaceGroup(in, fieldLine, 4, func(m [][]byte) bool { return statesName(string(m[2]), false) }, a.statedValue)
-	return replaceGroup(in, fieldFlag, 3, func(m [][]byte) bool { return statesName(string(m[2]), false) }, a.statedValue)
+	return out
+}
+
+// holdsStated: some name kept out of free text is in line, in any case.
+func (a *Anonymizer) holdsStated(line []byte) bool {
+	low := bytes.ToLower(line)
+	for name := range a.names.stated {
+		if bytes.Contains(low, []byte(name)) {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *Anonymizer) statedLine(l []byte) []byte {
+	l = replaceGroup(l, fieldJSON, 3, func(m [][]byte) bool { return statesName(string(m[1]), true) }, a.statedValue)
+	if bytes.IndexByte(l, '<') >= 0 {
+		l = replaceGroup(l, fieldXML, 2, func(m [][]byte) bool { return statesName(string(m[1]), false) }, a.statedValue)
+	}
+	l = replaceGroup(l, fieldLine, 4, func(m [][]byte) bool { return statesName(string(m[2]), false) }, a.statedValue)
+	return replaceGroup(l, fieldFlag, 3, func(m [][]byte) bool { return statesName(string(m[2]), false) }, a.statedValue)
 }
 
 // statedValue maps a field's value: the name itself, its first label (an
