@@ -54,17 +54,73 @@ type APIError struct {
 }
 
 func (e *APIError) Error() string {
+	what := e.Verb + " " + e.Resource
 	switch {
-	case e.Code == http.StatusForbidden && strings.Contains(e.Message, "violates PodSecurity"):
-		return fmt.Sprintf("the API server refused to %s %s: %s (the namespace must admit privileged and HostProcess pods: pod-security.kubernetes.io/enforce=privileged, as deploy/cluster-rbac.yaml sets)", e.Verb, e.Resource, e.Message)
-	case e.Code == http.StatusForbidden && strings.Contains(e.Message, "service account"):
-		return fmt.Sprintf("the API server refused to %s %s: %s (diag collect --cluster --print-rbac | kubectl apply -f - makes the service account)", e.Verb, e.Resource, e.Message)
+	case e.Code == http.StatusForbidden && e.podSecurity():
+		return fmt.Sprintf("Pod Security admission refused to %s: %s (the namespace must admit privileged and HostProcess pods: pod-security.kubernetes.io/enforce=privileged, as diag collect --cluster --print-rbac sets)", what, e.Message)
+	case e.Code == http.StatusForbidden && e.missingServiceAccount():
+		return fmt.Sprintf("the API server refused to %s: %s (diag collect --cluster --print-rbac | kubectl apply -f - makes the service account)", what, e.Message)
+	case e.Code == http.StatusForbidden && e.rbac():
+		return fmt.Sprintf("permission denied to %s: %s (diag collect --cluster --print-rbac prints the RBAC it needs)", what, e.Message)
 	case e.Code == http.StatusForbidden:
-		return fmt.Sprintf("permission denied to %s %s: %s (diag collect --cluster --print-rbac prints the RBAC it needs)", e.Verb, e.Resource, e.Message)
+		// An admission policy or webhook: its own words are the story.
+		return fmt.Sprintf("the API server's admission control refused to %s: %s", what, e.Message)
 	case e.Code == http.StatusUnauthorized:
-		return fmt.Sprintf("the API server does not accept these credentials (%s %s: %s): renew the kubeconfig's token or certificate", e.Verb, e.Resource, e.Message)
+		return fmt.Sprintf("the API server does not accept these credentials (%s: %s): renew the kubeconfig's token or certificate", what, e.Message)
+	case e.Code == http.StatusUnprocessableEntity && strings.Contains(e.Message, "disallowed by cluster policy"):
+		return fmt.Sprintf("the API server refused to %s: %s (it runs without --allow-privileged, which HostProcess and host-network pods need)", what, e.Message)
+	case e.Code == http.StatusUnprocessableEntity:
+		return fmt.Sprintf("the API server refused to %s as invalid: %s", what, e.Message)
+	case e.Code == http.StatusNotFound && e.Resource == "pods" && e.Verb == "create":
+		return fmt.Sprintf("the API server refused to %s: %s (diag collect --cluster --print-rbac --namespace NS | kubectl apply -f - makes the namespace)", what, e.Message)
 	}
-	return fmt.Sprintf("%s %s: %d %s", e.Verb, e.Resource, e.Code, e.Message)
+	return fmt.Sprintf("%s: %d %s", what, e.Code, e.Message)
+}
+
+// rbac: the authorizer's refusal ("User \"x\" cannot create resource ..."),
+// which names the user and the permission; admission refusals do not.
+func (e *APIError) rbac() bool {
+	return strings.Contains(e.Message, " cannot ") && strings.Contains(e.Message, "resource \"")
+}
+
+func (e *APIError) podSecurity() bool { return strings.Contains(e.Message, "violates PodSecurity") }
+
+func (e *APIError) missingServiceAccount() bool {
+	return strings.Contains(e.Message, "error looking up service account")
+}
+
+// Scope is how far an answer reaches: the node it was about, every node
+// whose collector pod has the same spec (one per OS), or the whole run.
+type Scope int
+
+const (
+	ScopeNode Scope = iota
+	ScopeOS
+	ScopeRun
+)
+
+// RefusalScope says which nodes an error answers for. Credentials, RBAC,
+// a missing namespace or service account answer for the run; admission
+// (Pod Security, policies, webhooks) and validation judge the pod spec,
+// which differs only by OS; anything else is the node's own.
+func RefusalScope(err error) Scope {
+	var ae *APIError
+	if !errors.As(err, &ae) {
+		return ScopeNode
+	}
+	switch {
+	case ae.Code == http.StatusUnauthorized:
+		return ScopeRun
+	case ae.Code == http.StatusForbidden && (ae.rbac() || ae.missingServiceAccount()):
+		return ScopeRun
+	case ae.Code == http.StatusForbidden:
+		return ScopeOS
+	case ae.Code == http.StatusNotFound && ae.Verb == "create" && ae.Resource == "pods":
+		return ScopeRun // the namespace
+	case ae.Verb == "create" && ae.Resource == "pods" && (ae.Code == http.StatusUnprocessableEntity || ae.Code == http.StatusBadRequest):
+		return ScopeOS
+	}
+	return ScopeNode
 }
 
 // IsForbidden: RBAC or an admission plugin refused the request.
@@ -75,16 +131,43 @@ func IsForbidden(err error) bool {
 
 // StopsRun: an answer every node would get alike (refused, or the
 // credentials not accepted), so the run ends at the first.
-func StopsRun(err error) bool {
-	var ae *APIError
-	return errors.As(err, &ae) && (ae.Code == http.StatusForbidden || ae.Code == http.StatusUnauthorized)
-}
+func StopsRun(err error) bool { return RefusalScope(err) == ScopeRun }
 
-// Definite: the server answered that it did not do it (a 4xx other than a
-// conflict or a throttle), so nothing was created.
+// Definite: the server answered this request that it did not do it (a 4xx
+// other than a conflict or a throttle), so nothing was created. A request
+// given up because the run or the node's time ended is never definite,
+// whatever ended them.
 func Definite(err error) bool {
+	var ie *InterruptedError
+	if errors.As(err, &ie) {
+		return false
+	}
 	var ae *APIError
 	return errors.As(err, &ae) && ae.Code >= 400 && ae.Code < 500 && ae.Code != http.StatusConflict && ae.Code != http.StatusTooManyRequests
+}
+
+// InterruptedError is a request given up because its context ended: the
+// server may or may not have done it. Cause says why (Ctrl-C, the node's
+// time, another node's refusal); it is named, not wrapped, so that
+// another node's answer is never taken for this request's.
+type InterruptedError struct {
+	What  string // "create pods"
+	Cause error
+	Last  error // the last transient failure before, if it was retried
+	err   error // the context's own error
+}
+
+func (e *InterruptedError) Error() string {
+	if e.Last != nil {
+		return fmt.Sprintf("%s interrupted: %v (last answer: %v)", e.What, e.Cause, e.Last)
+	}
+	return fmt.Sprintf("%s interrupted: %v", e.What, e.Cause)
+}
+
+func (e *InterruptedError) Unwrap() error { return e.err }
+
+func interrupted(ctx context.Context, what string, last error) error {
+	return &InterruptedError{What: what, Cause: context.Cause(ctx), Last: last, err: ctx.Err()}
 }
 
 // UnreachableError: no answer from the API server at all.
@@ -141,7 +224,7 @@ func (a *API) do(ctx context.Context, method, path, verb, resource string, body 
 			wait = max(wait, retryAfter)
 			select {
 			case <-ctx.Done():
-				return fmt.Errorf("%w (last: %v)", context.Cause(ctx), last)
+				return interrupted(ctx, verb+" "+resource, last)
 			case <-time.After(wait):
 			}
 		}
@@ -161,7 +244,7 @@ func (a *API) do(ctx context.Context, method, path, verb, resource string, body 
 		if err != nil {
 			retryAfter = 0
 			if ctx.Err() != nil {
-				return fmt.Errorf("%s %s: %w", verb, resource, context.Cause(ctx))
+				return interrupted(ctx, verb+" "+resource, last)
 			}
 			last = &UnreachableError{What: verb + " " + resource, Err: err}
 			continue
@@ -317,9 +400,11 @@ const maxEventPages = 20
 
 // PodState is what waiting for a collector pod reads of it.
 type PodState struct {
-	Phase   string // Pending, Running, Succeeded, Failed
-	Reason  string // the pod's or its container's waiting/terminated reason
-	Message string
+	Phase    string // Pending, Running, Succeeded, Failed
+	Reason   string // the pod's or its container's waiting/terminated reason
+	Message  string
+	Node     string
+	Deleting bool // deleted, waiting for its kubelet to confirm (Terminating)
 }
 
 // CreatePod creates a pod from its JSON manifest.
@@ -329,51 +414,53 @@ func (a *API) CreatePod(ctx context.Context, namespace string, manifest []byte) 
 
 // Pod reads a pod's phase and why it is not running.
 func (a *API) Pod(ctx context.Context, namespace, name string) (PodState, error) {
-	var p struct {
-		Status struct {
-			Phase      string `json:"phase"`
-			Reason     string `json:"reason"`
-			Message    string `json:"message"`
-			Conditions []struct {
-				Type, Status, Reason, Message string
-			} `json:"conditions"`
-			ContainerStatuses []struct {
-				State struct {
-					Waiting *struct {
-						Reason, Message string
-					} `json:"waiting"`
-					Terminated *struct {
-						Reason, Message string
-						ExitCode        int `json:"exitCode"`
-					} `json:"terminated"`
-				} `json:"state"`
-			} `json:"containerStatuses"`
-		} `json:"status"`
-	}
+	var p podObject
 	err := a.do(ctx, http.MethodGet, "/api/v1/namespaces/"+url.PathEscape(namespace)+"/pods/"+url.PathEscape(name), "get", "pods", nil, &p)
 	if err != nil {
 		return PodState{}, err
 	}
-	st := PodState{Phase: p.Status.Phase, Reason: p.Status.Reason, Message: p.Status.Message}
-	for _, c := range p.Status.Conditions {
-		if c.Type == "PodScheduled" && c.Status == "False" && st.Reason == "" {
-			st.Reason, st.Message = c.Reason, c.Message
-		}
-	}
-	for _, cs := range p.Status.ContainerStatuses {
-		if w := cs.State.Waiting; w != nil && w.Reason != "" {
-			st.Reason, st.Message = w.Reason, w.Message
-		}
-		if t := cs.State.Terminated; t != nil {
-			st.Reason, st.Message = t.Reason, fmt.Sprintf("exit code %d %s", t.ExitCode, t.Message)
-		}
-	}
-	return st, nil
+	return p.state(), nil
 }
 
-// DeletePod deletes a pod at once; a pod already gone is not an error.
+// open sends one GET whose answer is a stream (a watch) and returns its
+// body; a refusal comes back as an APIError.
+func (a *API) open(ctx context.Context, path, verb, resource string) (io.ReadCloser, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.base+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := a.client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, interrupted(ctx, verb+" "+resource, nil)
+		}
+		return nil, &UnreachableError{What: verb + " " + resource, Err: err}
+	}
+	if resp.StatusCode/100 != 2 {
+		data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
+		return nil, &APIError{Code: resp.StatusCode, Verb: verb, Resource: resource, Message: statusMessage(data, resp.Status)}
+	}
+	return resp.Body, nil
+}
+
+// DeletePod deletes a pod, its container given a second to end; a pod
+// already gone is not an error. The pod goes when its kubelet confirms:
+// PodWatch tells when.
 func (a *API) DeletePod(ctx context.Context, namespace, name string) error {
-	body := []byte(`{"kind":"DeleteOptions","apiVersion":"v1","gracePeriodSeconds":1,"propagationPolicy":"Background"}`)
+	return a.deletePod(ctx, namespace, name, 1)
+}
+
+// ForceDeletePod removes a pod without its kubelet's confirmation (grace
+// period 0, as kubectl delete --force): for a pod left Terminating on a
+// node whose kubelet does not answer. Its container may still run there.
+func (a *API) ForceDeletePod(ctx context.Context, namespace, name string) error {
+	return a.deletePod(ctx, namespace, name, 0)
+}
+
+func (a *API) deletePod(ctx context.Context, namespace, name string, grace int) error {
+	body := []byte(fmt.Sprintf(`{"kind":"DeleteOptions","apiVersion":"v1","gracePeriodSeconds":%d,"propagationPolicy":"Background"}`, grace))
 	err := a.do(ctx, http.MethodDelete, "/api/v1/namespaces/"+url.PathEscape(namespace)+"/pods/"+url.PathEscape(name), "delete", "pods", body, nil)
 	if IsNotFound(err) {
 		return nil

@@ -2,6 +2,10 @@ package cluster
 
 import (
 	"fmt"
+	"io"
+
+	"github.com/go-logr/logr"
+	"k8s.io/klog/v2"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -39,4 +43,13 @@ func LoadTarget(kubeconfig, context string) (*Target, error) {
 		return nil, fmt.Errorf("kubeconfig %s: %w", kubeconfig, err)
 	}
 	return nil, fmt.Errorf("no Kubernetes credentials (--kubeconfig, KUBECONFIG, ~/.kube/config or a pod's service account): %w", err)
+}
+
+// SilenceClientLogs sends what client-go logs (through klog: stream and
+// WebSocket troubles, runtime.HandleError's "UnhandledError") nowhere: a
+// collection reports each node's trouble once, in its result.
+func SilenceClientLogs() {
+	klog.SetLogger(logr.Discard())
+	klog.SetOutput(io.Discard)
+	klog.LogToStderr(false)
 }

@@ -146,8 +146,11 @@ type (
 // stream arrives as written.
 var WindowsBinary = []string{"cmd.exe", "/c", `%CONTAINER_SANDBOX_MOUNT_POINT%\diag.exe`}
 
-// LinuxBinary is diag in the Linux image.
-var LinuxBinary = []string{"/diag"}
+// LinuxBinary is diag in the Linux image, found on the image's PATH (the
+// runtime looks it up there, as for the container's command): the image
+// has it in /usr/local/bin, and an image of the user's own (--image) may
+// have it wherever its PATH reaches.
+var LinuxBinary = []string{"diag"}
 
 // Binary is how a command runs diag in the collector pod of a node of
 // that OS.

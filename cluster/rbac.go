@@ -11,12 +11,16 @@ import (
 //go:embed rbac.yaml
 var RBAC string
 
-// RBACFor is RBAC with the collector pods' namespace named ns.
+// RBACFor is RBAC with the collector pods' namespace named ns. The
+// cluster-scoped binding of ns's service account is named after ns, so
+// that RBAC for two namespaces applied one after the other binds both.
 func RBACFor(ns string) string {
 	if ns == "" || ns == "diag" {
 		return RBAC
 	}
 	s := strings.ReplaceAll(RBAC, "\n  namespace: diag\n", "\n  namespace: "+ns+"\n")
 	s = strings.ReplaceAll(s, "\n    namespace: diag\n", "\n    namespace: "+ns+"\n")
+	s = strings.ReplaceAll(s, "kubectl -n diag ", "kubectl -n "+ns+" ")
+	s = strings.Replace(s, "kind: ClusterRoleBinding\nmetadata:\n  name: diag-read\n", "kind: ClusterRoleBinding\nmetadata:\n  name: diag-read-"+ns+"\n", 1)
 	return strings.Replace(s, "kind: Namespace\nmetadata:\n  name: diag\n", "kind: Namespace\nmetadata:\n  name: "+ns+"\n", 1)
 }

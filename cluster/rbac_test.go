@@ -44,7 +44,7 @@ func TestRBACAllowsWhatCollectionSends(t *testing.T) {
 	sent := []struct{ verb, resource, namespace string }{
 		{"list", "nodes", ""},  // Choose
 		{"list", "events", ""}, // --nodes auto
-		{"create", "pods", "diag"}, {"get", "pods", "diag"}, {"list", "pods", "diag"}, {"delete", "pods", "diag"},
+		{"create", "pods", "diag"}, {"list", "pods", "diag"}, {"watch", "pods", "diag"}, {"delete", "pods", "diag"},
 		{"create", "pods/exec", "diag"}, {"get", "pods/exec", "diag"},
 	}
 	allows := func(kind, ns string, verb, resource string) bool {
@@ -106,5 +106,24 @@ func TestRBACForNamespace(t *testing.T) {
 	out := RBACFor("ops")
 	if strings.Contains(out, "namespace: diag") || strings.Count(out, "namespace: ops") != 3 || !strings.Contains(out, "kind: Namespace\nmetadata:\n  name: ops\n") {
 		t.Errorf("%s", out)
+	}
+	// Cluster-scoped objects: shared ones (roles) are the same text for
+	// every namespace; each namespace's binding has its own name.
+	names := map[string]string{}
+	for _, ns := range []string{"diag", "ops"} {
+		for _, doc := range strings.Split(RBACFor(ns), "\n---\n") {
+			var o rbacObject
+			if err := yaml.Unmarshal([]byte(doc), &o); err != nil {
+				t.Fatal(err)
+			}
+			if o.Metadata.Namespace != "" || o.Kind == "Namespace" {
+				continue
+			}
+			key := o.Kind + "/" + o.Metadata.Name
+			if prev, ok := names[key]; ok && prev != doc {
+				t.Errorf("%s differs between namespaces diag and %s: applying one replaces the other", key, ns)
+			}
+			names[key] = doc
+		}
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -31,9 +33,10 @@ type Options struct {
 	CollectArgs []string
 	// Progress gets one line per step of a node ("" node: the run's own).
 	Progress func(node, line string)
-	// PollInterval is how often a starting pod is looked at.
-	PollInterval time.Duration
-	Now          func() time.Time
+	// DeleteWait bounds the wait, at the end, for the deleted pods to go
+	// (their kubelets confirm); those still there are reported.
+	DeleteWait time.Duration
+	Now        func() time.Time
 }
 
 // Node statuses in cluster.json.
@@ -58,9 +61,10 @@ type NodeResult struct {
 	Seconds  float64 `json:"seconds"`
 	Attempts int     `json:"attempts,omitempty"`
 	Pod      string  `json:"pod,omitempty"`
-	// PodLeft: the pod could not be deleted (diag collect --cluster
-	// --cleanup removes it; its activeDeadlineSeconds ends it anyway).
-	PodLeft bool `json:"podLeft,omitempty"`
+	// PodLeft: the pod is still there at the end (its delete was refused,
+	// or its kubelet never confirmed it); PodLeftReason says which.
+	PodLeft       bool   `json:"podLeft,omitempty"`
+	PodLeftReason string `json:"podLeftReason,omitempty"`
 }
 
 // Report is cluster.json: what was asked, and what each node gave.
@@ -88,12 +92,24 @@ func (r *Report) Bundles(dir string) []string {
 	return out
 }
 
-// PodsLeft are the pods that could not be deleted.
+// PodsLeft are the pods still there at the end, as namespace/name.
 func (r *Report) PodsLeft() []string {
 	var out []string
 	for _, n := range r.Nodes {
 		if n.PodLeft {
 			out = append(out, r.Namespace+"/"+n.Pod)
+		}
+	}
+	return out
+}
+
+// Stuck are the pods left Terminating: deleted, but their node's kubelet
+// did not confirm (not a refused delete).
+func (r *Report) Stuck() []string {
+	var out []string
+	for _, n := range r.Nodes {
+		if n.PodLeft && strings.HasPrefix(n.PodLeftReason, reasonTerminating) {
+			out = append(out, n.Pod)
 		}
 	}
 	return out
@@ -120,17 +136,19 @@ func NewRunID() string {
 // Collect gathers a bundle from every chosen node into OutputDir, at most
 // Parallel at a time, and writes OutputDir/cluster.json. One node that
 // hangs or fails never holds up the others; when ctx ends (Ctrl-C) no new
-// node starts, running ones stop, and what arrived is kept. Every pod it
-// created is deleted. The report is returned even with an error.
+// node starts, running ones stop, and what arrived is kept. Every pod of
+// the run is deleted, also one whose create had no answer, and the run
+// waits (DeleteWait) until they are gone; those that are not are named in
+// the report. The report is returned even with an error.
 func Collect(ctx context.Context, api *API, target *Target, choices []Choice, o Options) (*Report, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	if o.PollInterval <= 0 {
-		o.PollInterval = time.Second
-	}
 	if o.Parallel < 1 {
 		o.Parallel = 1
+	}
+	if o.DeleteWait <= 0 {
+		o.DeleteWait = 30 * time.Second
 	}
 	if o.Progress == nil {
 		o.Progress = func(string, string) {}
@@ -139,11 +157,31 @@ func Collect(ctx context.Context, api *API, target *Target, choices []Choice, o 
 	if target != nil {
 		rep.Context, rep.Server = target.Context, target.Server
 	}
-	r := &runner{api: api, o: o, spec: PodSpec{Namespace: o.Namespace, Image: o.Image, Run: rep.Run, Deadline: o.NodeTimeout + 2*time.Minute}}
-	// A refusal is the same for every node: the first stops the run.
+	r := &runner{api: api, o: o, spec: PodSpec{Namespace: o.Namespace, Image: o.Image, Run: rep.Run, Deadline: o.NodeTimeout + 2*time.Minute}, refused: map[string]error{}}
+	// An answer every node would get alike stops the run at the first.
 	runCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	r.stop = stop
+	// One watch over the run's pods, from before the first is made until
+	// the last is gone; it outlives Ctrl-C, so the cleanup sees too.
+	wctx, wcancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer wcancel()
+	watch, err := api.WatchPods(wctx, o.Namespace, LabelRun+"="+rep.Run)
+	if err != nil {
+		for i, c := range choices {
+			rep.Nodes[i] = NodeResult{Name: c.Node.Name, OS: c.Node.OS, Why: c.Why, Status: StatusCancelled, Reason: "not started: " + oneLine(err.Error())}
+			if c.Skip != "" {
+				rep.Nodes[i].Status, rep.Nodes[i].Reason = StatusSkipped, c.Skip
+			}
+		}
+		rep.Stopped = oneLine(err.Error())
+		rep.Finished = o.Now().UTC()
+		if werr := writeReport(filepath.Join(o.OutputDir, "cluster.json"), rep); werr != nil {
+			return rep, werr
+		}
+		return rep, err
+	}
+	r.watch = watch
 
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, o.Parallel)
@@ -158,7 +196,7 @@ func Collect(ctx context.Context, api *API, target *Target, choices []Choice, o 
 		case <-runCtx.Done():
 		}
 		if runCtx.Err() != nil {
-			rep.Nodes[i].Status, rep.Nodes[i].Reason = StatusCancelled, "not started: "+context.Cause(runCtx).Error()
+			rep.Nodes[i].Status, rep.Nodes[i].Reason = StatusCancelled, oneLine("not started: the run stopped: "+context.Cause(runCtx).Error())
 			continue
 		}
 		wg.Add(1)
@@ -171,9 +209,10 @@ func Collect(ctx context.Context, api *API, target *Target, choices []Choice, o 
 		}(i, c)
 	}
 	wg.Wait()
+	r.sweep(ctx, rep)
 	rep.Finished = o.Now().UTC()
 	if runCtx.Err() != nil {
-		rep.Stopped = context.Cause(runCtx).Error()
+		rep.Stopped = oneLine(context.Cause(runCtx).Error())
 	}
 	if err := writeReport(filepath.Join(o.OutputDir, "cluster.json"), rep); err != nil {
 		return rep, err
@@ -181,22 +220,63 @@ func Collect(ctx context.Context, api *API, target *Target, choices []Choice, o 
 	if cause := context.Cause(runCtx); cause != nil && StopsRun(cause) {
 		return rep, cause
 	}
+	// Every node refused for its OS's pod spec, and none gave a bundle:
+	// the refusal is the answer.
+	if len(rep.Bundles("")) == 0 {
+		if err := r.firstRefusal(); err != nil {
+			return rep, err
+		}
+	}
 	return rep, nil
 }
 
 type runner struct {
-	api  *API
-	o    Options
-	spec PodSpec
+	api   *API
+	o     Options
+	spec  PodSpec
+	watch *PodWatch
 	// stop ends the run: an answer every node would get alike.
 	stop context.CancelCauseFunc
+
+	mu sync.Mutex
+	// refused holds, by OS, the refusal of that OS's pod spec (admission,
+	// validation): that OS's nodes not yet started are not tried.
+	refused map[string]error
+	order   []string // the OSes in the order they were refused
+	// unsure: a create of this run had no answer (the run or the node's
+	// time ended first), so its pod may appear after the fact.
+	unsure time.Time
 }
 
-// halt stops the run when err is one that every node would meet.
-func (r *runner) halt(err error) {
-	if StopsRun(err) {
+// halt records err where it reaches: the run, the node's OS, or only the
+// node.
+func (r *runner) halt(os string, err error) {
+	switch RefusalScope(err) {
+	case ScopeRun:
 		r.stop(err)
+	case ScopeOS:
+		r.mu.Lock()
+		if r.refused[os] == nil {
+			r.refused[os] = err
+			r.order = append(r.order, os)
+		}
+		r.mu.Unlock()
 	}
+}
+
+func (r *runner) refusedFor(os string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.refused[os]
+}
+
+func (r *runner) firstRefusal() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.order) == 0 {
+		return nil
+	}
+	return r.refused[r.order[0]]
 }
 
 // node collects from one node within its timeout.
@@ -208,6 +288,11 @@ func (r *runner) node(ctx context.Context, c Choice) (res NodeResult) {
 	defer cancel()
 	defer func() { res.Seconds = r.o.Now().Sub(start).Seconds() }()
 
+	if err := r.refusedFor(c.Node.OS); err != nil {
+		res.Pod = ""
+		res.Status, res.Reason = StatusFailed, oneLine("not tried: the same pod spec was refused for another "+c.Node.OS+" node: "+err.Error())
+		return res
+	}
 	manifest, err := r.spec.Manifest(c.Node)
 	if err != nil {
 		return failed(res, err)
@@ -219,24 +304,30 @@ func (r *runner) node(ctx context.Context, c Choice) (res NodeResult) {
 	if IsAlreadyExists(cerr) {
 		cerr = nil
 	}
-	if cerr == nil || !Definite(cerr) {
-		// Made, or perhaps made (an answer lost, then the retries failed):
-		// it goes whatever happens next, even after Ctrl-C.
-		defer func() {
-			dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-			defer dcancel()
-			if err := r.api.DeletePod(dctx, r.o.Namespace, res.Pod); err != nil {
-				res.PodLeft = true
-				say("could not delete pod %s: %v", res.Pod, err)
-			}
-		}()
+	if cerr != nil && Definite(cerr) {
+		r.halt(c.Node.OS, cerr)
+		res.Pod = ""
+		return r.ended(nctx, res, fmt.Errorf("create the collector pod: %w", cerr))
 	}
+	// Made, or perhaps made (no answer): it is deleted whatever happens
+	// next, even after Ctrl-C; the sweep at the end waits until it is gone
+	// and finds it if it appears only later.
+	defer func() {
+		dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer dcancel()
+		if err := r.api.DeletePod(dctx, r.o.Namespace, res.Pod); err != nil {
+			res.PodLeft, res.PodLeftReason = true, oneLine("delete refused: "+err.Error())
+			say("could not delete pod %s: %v", res.Pod, err)
+		}
+	}()
 	if cerr != nil {
-		r.halt(cerr)
+		r.mu.Lock()
+		r.unsure = time.Now()
+		r.mu.Unlock()
 		return r.ended(nctx, res, fmt.Errorf("create the collector pod: %w", cerr))
 	}
 	if err := r.waitRunning(nctx, res.Pod, say); err != nil {
-		r.halt(err)
+		r.halt(c.Node.OS, err)
 		return r.ended(nctx, res, err)
 	}
 	for res.Attempts = 1; ; res.Attempts++ {
@@ -251,7 +342,7 @@ func (r *runner) node(ctx context.Context, c Choice) (res NodeResult) {
 			say("%s: %d bytes in %.0fs", res.Status, f.n, r.o.Now().Sub(start).Seconds())
 			return res
 		}
-		r.halt(f.err)
+		r.halt(c.Node.OS, f.err)
 		// A stream cut or damaged on the way is worth one more try while
 		// the node's time lasts; a collector that ran and said no, or
 		// answered with something else than a stream, is the node's answer.
@@ -264,18 +355,97 @@ func (r *runner) node(ctx context.Context, c Choice) (res NodeResult) {
 	}
 }
 
+// reasonTerminating starts the reason of a pod left Terminating.
+const reasonTerminating = "Terminating"
+
+// sweep deletes every pod of the run still there (one whose create had
+// no answer may appear only now) and waits, at most DeleteWait, until
+// they are gone. A pod whose delete was refused, or that stays
+// Terminating because its node's kubelet does not confirm, is marked in
+// its node's result.
+func (r *runner) sweep(ctx context.Context, rep *Report) {
+	byPod := map[string]*NodeResult{}
+	for i := range rep.Nodes {
+		n := &rep.Nodes[i]
+		if n.Status != StatusSkipped {
+			byPod[PodName(n.Name, rep.Run)] = n
+		}
+	}
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.o.DeleteWait)
+	defer cancel()
+	r.mu.Lock()
+	settle := r.unsure.Add(2 * time.Second) // a create given up may land this late
+	r.mu.Unlock()
+	asked := map[string]bool{}
+	for {
+		pods := r.watch.Pods()
+		for name, st := range pods {
+			if asked[name] || (st.Deleting && byPod[name] != nil && !byPod[name].PodLeft) {
+				continue
+			}
+			asked[name] = true
+			if err := r.api.DeletePod(dctx, r.o.Namespace, name); err != nil {
+				if n := byPod[name]; n != nil {
+					n.Pod, n.PodLeft, n.PodLeftReason = name, true, oneLine("delete refused: "+err.Error())
+				}
+				r.o.Progress("", fmt.Sprintf("could not delete pod %s: %v", name, err))
+			}
+		}
+		left := 0
+		for name := range pods {
+			if n := byPod[name]; n == nil || !n.PodLeft || !strings.HasPrefix(n.PodLeftReason, "delete refused") {
+				left++
+			}
+		}
+		if left == 0 && time.Now().After(settle) {
+			break
+		}
+		wait := time.Until(settle)
+		if left > 0 || wait <= 0 {
+			wait = time.Second
+		}
+		wctx, wcancel := context.WithTimeout(dctx, wait)
+		_ = r.watch.Wait(wctx, func(now map[string]PodState) (bool, error) { return len(now) != len(pods), nil })
+		wcancel()
+		if dctx.Err() != nil {
+			break
+		}
+	}
+	for name, st := range r.watch.Pods() {
+		n := byPod[name]
+		if n == nil || (n.PodLeft && strings.HasPrefix(n.PodLeftReason, "delete refused")) {
+			continue
+		}
+		n.Pod, n.PodLeft = name, true
+		if st.Deleting {
+			n.PodLeftReason = fmt.Sprintf("%s: deleted, but node %s's kubelet did not confirm within %s (it may be down); diag collect --cluster --cleanup --force removes it", reasonTerminating, orNode(st.Node, n.Name), r.o.DeleteWait)
+		} else {
+			n.PodLeftReason = fmt.Sprintf("still there %s after its delete was sent", r.o.DeleteWait)
+		}
+	}
+}
+
+func orNode(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
 var errNodeTimeout = errors.New("node timeout")
 
-// ended turns an error into the node's result: timeout when its deadline
-// passed, cancelled when the run was stopped, failed otherwise.
+// ended turns an error into the node's result: a refusal of this node's
+// own requests is its failure; else timeout when its deadline passed,
+// cancelled when the run was stopped (with the run's reason, not the
+// interrupted request's), failed otherwise.
 func (r *runner) ended(nctx context.Context, res NodeResult, err error) NodeResult {
 	switch cause := context.Cause(nctx); {
-	case StopsRun(err):
+	case RefusalScope(err) != ScopeNode:
 		return failed(res, err)
 	case errors.Is(cause, errNodeTimeout):
 		res.Status, res.Reason = StatusTimeout, oneLine(fmt.Sprintf("no bundle within --node-timeout %s: %v", r.o.NodeTimeout, err))
 	case cause != nil:
-		res.Status, res.Reason = StatusCancelled, oneLine(fmt.Sprintf("%v (%v)", cause, err))
+		res.Status, res.Reason = StatusCancelled, oneLine("the run stopped: "+cause.Error())
 	default:
 		return failed(res, err)
 	}
@@ -300,35 +470,39 @@ var podStartFailures = map[string]bool{
 	"CreateContainerConfigError": true, "CreateContainerError": true, "RunContainerError": true,
 }
 
-// waitRunning polls the pod until it runs; it fails at once on a pod that
-// ended or cannot start (its image, its container).
+// waitRunning waits, on the run's watch, until the pod runs; it fails at
+// once on a pod that ended, went, or cannot start (its image, its
+// container).
 func (r *runner) waitRunning(ctx context.Context, pod string, say func(string, ...any)) error {
 	last := ""
-	for {
-		st, err := r.api.Pod(ctx, r.o.Namespace, pod)
+	seen := false
+	err := r.watch.Wait(ctx, func(pods map[string]PodState) (bool, error) {
+		st, ok := pods[pod]
 		switch {
-		case err != nil:
-			if ctx.Err() != nil {
-				return notStarted(last)
-			}
-			return fmt.Errorf("read the collector pod: %w", err)
+		case !ok && seen:
+			return false, errors.New("the collector pod was deleted before it ran")
+		case !ok:
+			return false, nil // made, not yet seen by the watch
+		case st.Deleting:
+			return false, errors.New("the collector pod is being deleted (by someone else) before it ran")
 		case st.Phase == "Running":
-			return nil
+			return true, nil
 		case st.Phase == "Failed" || st.Phase == "Succeeded":
-			return fmt.Errorf("the collector pod ended (%s): %s %s", st.Phase, st.Reason, st.Message)
+			return false, fmt.Errorf("the collector pod ended (%s): %s %s", st.Phase, st.Reason, st.Message)
 		case podStartFailures[st.Reason]:
-			return fmt.Errorf("the collector pod cannot start: %s: %s", st.Reason, strings.TrimSpace(st.Message))
+			return false, fmt.Errorf("the collector pod cannot start: %s: %s", st.Reason, strings.TrimSpace(st.Message))
 		}
+		seen = true
 		if now := strings.TrimSpace(st.Phase + " " + st.Reason); now != last {
 			last = now
 			say("pod %s", now)
 		}
-		select {
-		case <-ctx.Done():
-			return notStarted(last)
-		case <-time.After(r.o.PollInterval):
-		}
+		return false, nil
+	})
+	if err != nil && ctx.Err() != nil && !StopsRun(err) {
+		return notStarted(last)
 	}
+	return err
 }
 
 func notStarted(last string) error {
@@ -442,7 +616,7 @@ func (r *runner) fetch(ctx context.Context, node Node, pod string, attempt int) 
 	}
 	var se *StreamError
 	switch {
-	case StopsRun(execErr):
+	case RefusalScope(execErr) != ScopeNode:
 		out.err = execErr
 	case res.err != nil && execErr != nil && ctx.Err() == nil && (!errors.As(res.err, &se) || se.Received == 0):
 		// Nothing arrived: the exec's own failure is the story.
@@ -539,18 +713,76 @@ func (t *tailWriter) last() string {
 	return s
 }
 
+// CleanupReport is what diag collect --cluster --cleanup did, by pod name.
+type CleanupReport struct {
+	Found       []string
+	Deleted     []string         // gone
+	Forced      []string         // removed without their kubelet's confirmation (--force)
+	Terminating []string         // deleted, but their kubelet did not confirm within the wait
+	Refused     map[string]error // the API server refused to delete them
+}
+
 // Cleanup deletes the pods earlier runs left (a killed diag): every pod in
-// the namespace with the run label. It returns their names.
-func Cleanup(ctx context.Context, api *API, namespace string) ([]string, error) {
-	names, err := api.PodNames(ctx, namespace, LabelManagedBy+"="+ManagedBy)
+// the namespace with the managed-by label, and waits, at most wait, until
+// they are gone. With force, those that stay Terminating (a node whose
+// kubelet does not answer) are removed without its confirmation. The
+// error is the first refusal, when any delete was refused.
+func Cleanup(ctx context.Context, api *API, namespace string, force bool, wait time.Duration) (*CleanupReport, error) {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	watch, err := api.WatchPods(wctx, namespace, LabelManagedBy+"="+ManagedBy)
 	if err != nil {
 		return nil, err
 	}
-	var errs []error
-	for _, n := range names {
-		if err := api.DeletePod(ctx, namespace, n); err != nil {
-			errs = append(errs, fmt.Errorf("delete %s: %w", n, err))
+	rep := &CleanupReport{Refused: map[string]error{}}
+	var first error
+	pods := watch.Pods()
+	for name := range pods {
+		rep.Found = append(rep.Found, name)
+	}
+	sort.Strings(rep.Found)
+	for _, name := range rep.Found {
+		if err := api.DeletePod(ctx, namespace, name); err != nil {
+			rep.Refused[name] = err
+			if first == nil {
+				first = err
+			}
 		}
 	}
-	return names, errors.Join(errs...)
+	pending := func(now map[string]PodState) []string {
+		var out []string
+		for _, name := range rep.Found {
+			if _, there := now[name]; there && rep.Refused[name] == nil {
+				out = append(out, name)
+			}
+		}
+		return out
+	}
+	tctx, tcancel := context.WithTimeout(ctx, wait)
+	_ = watch.Wait(tctx, func(now map[string]PodState) (bool, error) { return len(pending(now)) == 0, nil })
+	tcancel()
+	stuck := pending(watch.Pods())
+	if force {
+		for _, name := range stuck {
+			if err := api.ForceDeletePod(ctx, namespace, name); err != nil {
+				rep.Refused[name] = err
+				if first == nil {
+					first = err
+				}
+				continue
+			}
+			rep.Forced = append(rep.Forced, name)
+		}
+		fctx, fcancel := context.WithTimeout(ctx, 10*time.Second)
+		_ = watch.Wait(fctx, func(now map[string]PodState) (bool, error) { return len(pending(now)) == 0, nil })
+		fcancel()
+		stuck = pending(watch.Pods())
+	}
+	rep.Terminating = stuck
+	for _, name := range rep.Found {
+		if rep.Refused[name] == nil && !slices.Contains(stuck, name) && !slices.Contains(rep.Forced, name) {
+			rep.Deleted = append(rep.Deleted, name)
+		}
+	}
+	return rep, first
 }

@@ -42,7 +42,7 @@ func apiFor(t *testing.T, f *clustertest.Server) *API {
 
 func options(t *testing.T, timeout time.Duration, parallel int) Options {
 	return Options{Namespace: "diag", Image: "registry.example/diag:v9", Parallel: parallel, NodeTimeout: timeout,
-		OutputDir: t.TempDir(), MaxBundle: 64 << 20, PollInterval: 10 * time.Millisecond}
+		OutputDir: t.TempDir(), MaxBundle: 64 << 20, DeleteWait: 5 * time.Second}
 }
 
 func chooseAll(t *testing.T, f *clustertest.Server) []Choice {
@@ -407,9 +407,9 @@ func TestCleanupLeftovers(t *testing.T) {
 	if err := api.CreatePod(context.Background(), "diag", m); err != nil {
 		t.Fatal(err)
 	}
-	names, err := Cleanup(context.Background(), api, "diag")
-	if err != nil || len(names) != 1 || len(f.Live()) != 0 {
-		t.Errorf("%v %v %v", names, err, f.Live())
+	rep, err := Cleanup(context.Background(), api, "diag", false, 5*time.Second)
+	if err != nil || len(rep.Found) != 1 || len(rep.Deleted) != 1 || len(f.Live()) != 0 {
+		t.Errorf("%+v %v %v", rep, err, f.Live())
 	}
 }
 
@@ -488,9 +488,9 @@ func TestWhatIsRetried(t *testing.T) {
 func TestGetAndDeleteRefused(t *testing.T) {
 	nodes := []clustertest.Node{{Name: "w1", OS: "windows"}, {Name: "w2", OS: "windows"}, {Name: "w3", OS: "windows"}, {Name: "w4", OS: "windows"}}
 	f := newFake(t, nodes...)
-	f.Forbidden["get pods"] = true
+	f.Forbidden["watch pods"] = true
 	rep, err := Collect(context.Background(), apiFor(t, f), nil, chooseAll(t, f), options(t, 5*time.Second, 1))
-	if !StopsRun(err) || !strings.Contains(err.Error(), "permission denied to get pods") || rep.Count(StatusCancelled) != 3 {
+	if !StopsRun(err) || !strings.Contains(err.Error(), "permission denied to watch pods") || rep.Count(StatusCancelled) != 3 || len(f.Live()) != 0 {
 		t.Errorf("get refused: %v %+v", err, rep.Nodes)
 	}
 	f = newFake(t, nodes[:2]...)

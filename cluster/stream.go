@@ -83,6 +83,9 @@ type StreamError struct {
 }
 
 func (e *StreamError) Error() string {
+	if e.Kind == "too large" {
+		return "bundle too large: " + e.Detail
+	}
 	return fmt.Sprintf("bundle stream %s after %d bytes: %s", e.Kind, e.Received, e.Detail)
 }
 
@@ -137,7 +140,7 @@ func ReadStream(r io.Reader, w io.Writer, limit int64) (int64, error) {
 				return fail("corrupt", "chunk %d claims %d bytes (at most %d)", chunk, n, maxChunk)
 			}
 			if got+n > limit {
-				return fail("too large", "the bundle exceeds the limit of %d bytes", limit)
+				return fail("too large", "%d bytes had arrived and the next chunk holds %d more, over the limit of %d bytes (--max-bundle-size); the transfer was stopped", got, n, limit)
 			}
 			if _, err := io.ReadFull(br, buf[:n]); err != nil {
 				return cut(err, fmt.Sprintf("chunk %d", chunk))

@@ -43,6 +43,7 @@ const (
 	SlowStart   = "slow-start"   // the pod is Pending for a second, then Running
 	TextHang    = "text-hang"    // a short error message, then nothing
 	Crashed     = "crashed"      // the pod's container ended with a stack in its message
+	Stuck       = "stuck"        // the node's kubelet never confirms a delete: the pod stays Terminating
 )
 
 // Node is a node of the fake cluster: its OS, its Ready condition ("" is
@@ -55,7 +56,8 @@ type fakePod struct {
 	created  time.Time
 	node     string
 	manifest map[string]any
-	deleted  bool
+	deleted  bool // gone
+	deleting bool // Terminating
 	execs    int
 }
 
@@ -78,6 +80,11 @@ type Server struct {
 	ExecDelay time.Duration // each collection takes this long before its stream
 	Srv       *httptest.Server
 	frame     func([]byte) []byte
+	version   int                          // the last list's resourceVersion
+	lists     map[string]map[string]string // what each list sent, by its version
+	// CreateDelay: a pod creation takes this long, and the pod is made
+	// even when the client gave up before (as a real server does).
+	CreateDelay time.Duration
 	// Bundle, when set, gives a node's bundle (a zip); else a small one
 	// is made.
 	Bundle func(node string) []byte
@@ -156,8 +163,19 @@ func (f *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		f.mu.Lock()
 		pod := f.pods[p[5]]
+		if pod != nil && pod.deleted {
+			pod = nil
+		}
 		if pod != nil {
-			pod.deleted = true
+			var opts struct {
+				GracePeriodSeconds *int `json:"gracePeriodSeconds"`
+			}
+			_ = json.NewDecoder(r.Body).Decode(&opts)
+			if f.nodes[pod.node].Behave == Stuck && (opts.GracePeriodSeconds == nil || *opts.GracePeriodSeconds > 0) {
+				pod.deleting = true
+			} else {
+				pod.deleted = true
+			}
 		}
 		f.mu.Unlock()
 		if pod == nil {
@@ -208,6 +226,7 @@ func (f *Server) createPod(w http.ResponseWriter, r *http.Request, ns string) {
 	}
 	name := m["metadata"].(map[string]any)["name"].(string)
 	node := m["spec"].(map[string]any)["nodeName"].(string)
+	time.Sleep(f.CreateDelay)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.LoseCreateAnswers.Load() <= 0 && f.FailCreates.Add(-1) >= 0 {
@@ -227,20 +246,104 @@ func (f *Server) createPod(w http.ResponseWriter, r *http.Request, ns string) {
 	json.NewEncoder(w).Encode(m)
 }
 
-func (f *Server) listPods(w http.ResponseWriter, r *http.Request) {
-	sel := r.URL.Query().Get("labelSelector")
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var items []map[string]any
+// snapshot is the pods matching a label selector, as the JSON objects a
+// list or watch sends, by name; mu is held.
+func (f *Server) snapshot(sel string) map[string]string {
+	out := map[string]string{}
+	k, v, _ := strings.Cut(sel, "=")
 	for name, p := range f.pods {
 		labels, _ := p.manifest["metadata"].(map[string]any)["labels"].(map[string]any)
-		k, v, _ := strings.Cut(sel, "=")
 		if p.deleted || labels[k] != v {
 			continue
 		}
-		items = append(items, map[string]any{"metadata": map[string]any{"name": name}})
+		meta := map[string]any{"name": name, "labels": labels}
+		if p.deleting {
+			meta["deletionTimestamp"] = p.created.UTC().Format(time.RFC3339)
+		}
+		data, _ := json.Marshal(map[string]any{"metadata": meta, "spec": map[string]any{"nodeName": p.node}, "status": f.statusOf(p)})
+		out[name] = string(data)
 	}
-	json.NewEncoder(w).Encode(map[string]any{"items": items})
+	return out
+}
+
+func (f *Server) listPods(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	if q.Get("watch") == "true" || q.Get("watch") == "1" {
+		f.watchPods(w, r)
+		return
+	}
+	if f.Forbidden["list pods"] {
+		f.status(w, http.StatusForbidden, `pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "diag"`)
+		return
+	}
+	f.mu.Lock()
+	snap := f.snapshot(q.Get("labelSelector"))
+	f.version++
+	rv := strconv.Itoa(f.version)
+	if f.lists == nil {
+		f.lists = map[string]map[string]string{}
+	}
+	f.lists[rv] = snap
+	f.mu.Unlock()
+	var items []json.RawMessage
+	for _, obj := range snap {
+		items = append(items, json.RawMessage(obj))
+	}
+	json.NewEncoder(w).Encode(map[string]any{"metadata": map[string]any{"resourceVersion": rv}, "items": items})
+}
+
+// watchPods sends the changes since the list of its resourceVersion, as
+// ADDED, MODIFIED and DELETED events, until the client goes or the
+// server's time for a watch ends.
+func (f *Server) watchPods(w http.ResponseWriter, r *http.Request) {
+	if f.Forbidden["watch pods"] {
+		f.status(w, http.StatusForbidden, `pods is forbidden: User "alice" cannot watch resource "pods" in API group "" in the namespace "diag"`)
+		return
+	}
+	q := r.URL.Query()
+	f.mu.Lock()
+	prev := f.lists[q.Get("resourceVersion")]
+	f.mu.Unlock()
+	if prev == nil {
+		prev = map[string]string{}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	fl, _ := w.(http.Flusher)
+	enc := json.NewEncoder(w)
+	end := time.After(5 * time.Second) // short, so that resuming is exercised
+	for {
+		f.mu.Lock()
+		now := f.snapshot(q.Get("labelSelector"))
+		f.mu.Unlock()
+		for name, obj := range now {
+			switch old, ok := prev[name]; {
+			case !ok:
+				enc.Encode(map[string]any{"type": "ADDED", "object": json.RawMessage(obj)})
+			case old != obj:
+				enc.Encode(map[string]any{"type": "MODIFIED", "object": json.RawMessage(obj)})
+			}
+		}
+		for name, obj := range prev {
+			if _, ok := now[name]; !ok {
+				enc.Encode(map[string]any{"type": "DELETED", "object": json.RawMessage(obj)})
+			}
+		}
+		prev = now
+		if fl != nil {
+			fl.Flush()
+		}
+		select {
+		case <-r.Context().Done():
+			return
+		case <-end:
+			return
+		case <-time.After(5 * time.Millisecond):
+		}
+		if f.Gone.Load() {
+			return
+		}
+	}
 }
 
 func (f *Server) getPod(w http.ResponseWriter, name string) {
@@ -251,6 +354,14 @@ func (f *Server) getPod(w http.ResponseWriter, name string) {
 		f.status(w, http.StatusNotFound, "pods \""+name+"\" not found")
 		return
 	}
+	f.mu.Lock()
+	st := f.statusOf(p)
+	f.mu.Unlock()
+	json.NewEncoder(w).Encode(map[string]any{"status": st})
+}
+
+// statusOf is a pod's status as its node's behaviour makes it.
+func (f *Server) statusOf(p *fakePod) map[string]any {
 	st := map[string]any{"phase": "Running"}
 	switch f.nodes[p.node].Behave {
 	case Crashed:
@@ -266,7 +377,7 @@ func (f *Server) getPod(w http.ResponseWriter, name string) {
 		st = map[string]any{"phase": "Pending", "containerStatuses": []any{map[string]any{"state": map[string]any{"waiting": map[string]any{
 			"reason": "ImagePullBackOff", "message": `Back-off pulling image "registry.example/diag:v9"`}}}}}
 	}
-	json.NewEncoder(w).Encode(map[string]any{"status": st})
+	return st
 }
 
 func (f *Server) exec(w http.ResponseWriter, r *http.Request, name string) {

@@ -68,12 +68,20 @@ Linux) from --image, runs diag collect in it over exec and streams the bundle ba
 checksummed (no tar, no kubectl cp, no size limit but --max-bundle-size); --parallel nodes at a
 time, each within --node-timeout. It writes <node>.zip and cluster.json (each node's status,
 reason, duration, size) into --output-dir, deletes every pod it made, and then analyzes the
-bundles together (--report, --report-file). --print-rbac prints the namespace and RBAC it needs
-(deploy/cluster-rbac.yaml); --cleanup deletes the pods a killed run left.
+bundles together (--report, --report-file). Before the first pod it asks the API server whether
+this user may do all it needs, and stops naming what is missing. A refusal every node would meet
+(RBAC, credentials, the namespace) stops the run at the first; one of a pod spec (Pod Security,
+an admission policy, validation) stops that OS's nodes and the others go on. Every pod it made is
+deleted, also after Ctrl-C, and it waits until they are gone: a pod left Terminating (its node's
+kubelet does not answer) is named with the command that removes it. --print-rbac prints the
+namespace and RBAC it needs (deploy/cluster-rbac.yaml); --cleanup deletes the pods a killed run
+left, and with --force also removes those left Terminating, without their kubelet's confirmation.
 
 ` + collectorList() + exitStatusCommon + `
   3  the bundle is partial: some collectors failed or timed out (see manifest.json in the bundle);
-     with --cluster: findings at fail, or some nodes gave no bundle (cluster.json says why)`,
+     with --cluster: findings at fail, some nodes (or none) gave a bundle (cluster.json says
+     why), or a pod could not be removed; 2 also when the API server refused what every node
+     (or every node of each OS) needs: permission, credentials, namespace, Pod Security`,
 		Example: `  diag collect
   diag collect --output-file C:\temp\win-1.zip --timeout 5m
   diag collect --capture 30s            # also capture VXLAN traffic while you retry the failing request
@@ -122,7 +130,7 @@ bundles together (--report, --report-file). --print-rbac prints the namespace an
 	validValues(f, "parallel", "between 1 and 64")
 	f.Int64Var(&o.maxLogBytes, "max-log-bytes", collectors.DefaultMaxLogBytes, "keep at most this many bytes of each log (its tail)")
 	validValues(f, "max-log-bytes", "at least 1 (a log's tail in bytes)")
-	f.BoolVar(&o.force, "force", false, "replace the output file if it exists")
+	f.BoolVar(&o.force, "force", false, "replace the output file if it exists; with --cluster --cleanup, also remove pods left Terminating (grace period 0: their node may still run them)")
 	f.BoolVar(&o.stream, "stream", false, "write the bundle to stdout, framed and checksummed (what diag collect --cluster reads from its pods)")
 	_ = f.MarkHidden("stream")
 	addClusterFlags(f, &co)

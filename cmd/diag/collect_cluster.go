@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -13,7 +14,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"k8s.io/klog/v2"
 
 	"github.com/wincni/diag/capture"
 	"github.com/wincni/diag/cluster"
@@ -89,6 +89,12 @@ func checkClusterFlags(c *cobra.Command, o *clusterOptions, co collectOptions) e
 		return outOfRange(c, "node-timeout", o.nodeTimeout)
 	case co.capture >= o.nodeTimeout:
 		return usageErrorf("--capture %s does not fit in --node-timeout %s", co.capture, o.nodeTimeout)
+	case !o.printRBAC && !o.cleanup && strings.TrimSpace(o.image) == "":
+		return usageErrorf("--image is empty: it names the diag image the collector pods run (default %s)", defaultImage())
+	case !o.printRBAC && !o.cleanup && strings.ContainsAny(o.image, " \t\n"):
+		return usageErrorf("--image %q: an image reference has no spaces", o.image)
+	case co.force && !o.cleanup:
+		return usageErrorf("with --cluster, --force goes only with --cleanup (remove pods left Terminating)")
 	case !validFormat(o.report):
 		return usageErrorf("--report must be one of %s, not %q", strings.Join(reportFormats, ", "), o.report)
 	case len(o.nodes) > 1 && slices.Contains(o.nodes, "auto"):
@@ -104,10 +110,10 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 		_, err := io.WriteString(e.stdout, cluster.RBACFor(o.namespace))
 		return err
 	}
-	// client-go logs its streams' troubles through klog, to stderr: they
-	// are ours to report, once, in each node's result.
-	klog.SetOutput(io.Discard)
-	klog.LogToStderr(false)
+	// client-go logs its streams' troubles (and runtime.HandleError's
+	// "UnhandledError") through klog's logger, to stderr: they are ours to
+	// report, once, in each node's result.
+	cluster.SilenceClientLogs()
 	maxBundle, err := parseByteSize(o.maxBundle)
 	if err != nil {
 		return usageErrorf("--max-bundle-size: %v", err)
@@ -116,6 +122,8 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
+	// Admins find diag's requests in the audit log by their user agent.
+	target.Config.UserAgent = "diag/" + toolVersion() + " (" + runtime.GOOS + "/" + runtime.GOARCH + ") collect --cluster"
 	api, err := cluster.NewAPI(target.Config)
 	if err != nil {
 		return err
@@ -134,15 +142,7 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 		}
 	}()
 	if o.cleanup {
-		names, err := cluster.Cleanup(ctx, api, o.namespace)
-		for _, n := range names {
-			fmt.Fprintf(e.stderr, "deleted pod %s/%s\n", o.namespace, n)
-		}
-		if err != nil {
-			return clusterError(err)
-		}
-		fmt.Fprintf(e.stderr, "cleanup: %d pod(s) deleted in namespace %s\n", len(names), o.namespace)
-		return nil
+		return runClusterCleanup(ctx, e, api, o.namespace, co.force)
 	}
 
 	sel := cluster.Selection{Names: o.nodes, Selector: o.selector, WindowsOnly: o.windowsOnly}
@@ -164,6 +164,13 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 	}
 	if todo == 0 {
 		return usageErrorf("no node to collect from (%d chosen, all skipped or none matched)", len(choices))
+	}
+	// Ask first, so that a user without a permission hears it before a
+	// pod is made. A server that cannot say is asked nothing more.
+	if missing, err := api.Missing(ctx, o.namespace, cluster.Needed); err == nil && len(missing) > 0 {
+		return &exitError{code: exitUsage, err: &cluster.MissingError{Namespace: o.namespace, Missing: missing}}
+	} else if cluster.IsUnreachable(err) {
+		return usageErrorf("%v (kubeconfig context %s, server %s)", err, target.Context, target.Server)
 	}
 	dir := o.outputDir
 	if dir == "" {
@@ -188,13 +195,18 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 			if n.Status != cluster.StatusOK {
 				fmt.Fprintf(e.stderr, "%s: %s: %s\n", n.Name, n.Status, n.Reason)
 			}
+			if n.PodLeft {
+				fmt.Fprintf(e.stderr, "%s: pod %s/%s left: %s\n", n.Name, rep.Namespace, n.Pod, n.PodLeftReason)
+			}
 		}
 		fmt.Fprintf(e.stderr, "cluster: %d ok, %d partial, %d failed, %d timed out, %d skipped, %d cancelled; %s\n",
 			rep.Count(cluster.StatusOK), rep.Count(cluster.StatusPartial), rep.Count(cluster.StatusFailed), rep.Count(cluster.StatusTimeout),
 			rep.Count(cluster.StatusSkipped), rep.Count(cluster.StatusCancelled), filepath.Join(dir, "cluster.json"))
-		if left := rep.PodsLeft(); len(left) > 0 {
-			fmt.Fprintf(e.stderr, "cluster: %d pod(s) could not be deleted (%s): diag collect --cluster --cleanup removes them; each ends itself at its deadline\n",
-				len(left), strings.Join(left, ", "))
+		if stuck := rep.Stuck(); len(stuck) > 0 {
+			fmt.Fprintf(e.stderr, "cluster: %d pod(s) left Terminating (their node's kubelet did not confirm the delete): diag collect --cluster --cleanup --force --namespace %s removes them without it\n", len(stuck), rep.Namespace)
+		}
+		if left := len(rep.PodsLeft()) - len(rep.Stuck()); left > 0 {
+			fmt.Fprintf(e.stderr, "cluster: %d pod(s) could not be deleted: diag collect --cluster --cleanup --namespace %s removes them with the rights to; each ends itself at its activeDeadlineSeconds\n", left, rep.Namespace)
 		}
 	}
 	if err != nil {
@@ -202,7 +214,7 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 	}
 	bundles := rep.Bundles(dir)
 	if len(bundles) == 0 {
-		return &exitError{code: exitInternal, err: fmt.Errorf("no bundle arrived from the %d node(s) tried (%s says why for each)", todo, filepath.Join(dir, "cluster.json"))}
+		return &exitError{code: exitFindings, err: fmt.Errorf("no bundle arrived from the %d node(s) tried (%s says why for each)", todo, filepath.Join(dir, "cluster.json"))}
 	}
 	left := rep.PodsLeft()
 	aerr := runAnalyze(e, g, &analyzeOptions{output: o.report, outputFile: o.reportFile, failOn: "fail", maxPart: "64MiB", capture: capture.Limits{
@@ -212,15 +224,57 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 		return &exitError{code: exitFindings, err: fmt.Errorf("the collection is partial: %d of %d node(s) gave a bundle (%s)", len(bundles), todo, filepath.Join(dir, "cluster.json"))}
 	}
 	if aerr == nil && len(left) > 0 {
-		return &exitError{code: exitFindings, err: fmt.Errorf("%d collector pod(s) could not be deleted: diag collect --cluster --cleanup removes them", len(left))}
+		return &exitError{code: exitFindings, err: fmt.Errorf("%d collector pod(s) are still there (above: why, and the command that removes them)", len(left))}
 	}
 	return aerr
 }
 
-// clusterError: RBAC, admission and credentials are the user's to fix
-// (exit 2).
+// runClusterCleanup deletes the pods killed runs left and says, for each,
+// what became of it.
+func runClusterCleanup(ctx context.Context, e *env, api *cluster.API, namespace string, force bool) error {
+	rep, err := cluster.Cleanup(ctx, api, namespace, force, 30*time.Second)
+	if rep == nil {
+		return clusterError(err)
+	}
+	for _, n := range rep.Deleted {
+		fmt.Fprintf(e.stderr, "deleted pod %s/%s\n", namespace, n)
+	}
+	for _, n := range rep.Forced {
+		fmt.Fprintf(e.stderr, "removed pod %s/%s without its kubelet's confirmation (--force)\n", namespace, n)
+	}
+	for _, n := range rep.Terminating {
+		fmt.Fprintf(e.stderr, "pod %s/%s is still Terminating: its node's kubelet did not confirm the delete (--force removes it without)\n", namespace, n)
+	}
+	for _, n := range rep.Found {
+		if rerr := rep.Refused[n]; rerr != nil {
+			fmt.Fprintf(e.stderr, "pod %s/%s not deleted: %v\n", namespace, n, rerr)
+		}
+	}
+	fmt.Fprintf(e.stderr, "cleanup: %d of %d pod(s) gone in namespace %s\n", len(rep.Deleted)+len(rep.Forced)-countStill(rep), len(rep.Found), namespace)
+	switch {
+	case err != nil:
+		return &exitError{code: exitUsage, err: fmt.Errorf("%d pod(s) not deleted: %w", len(rep.Refused), err)}
+	case len(rep.Terminating) > 0:
+		return &exitError{code: exitFindings, err: fmt.Errorf("%d pod(s) still Terminating in namespace %s", len(rep.Terminating), namespace)}
+	}
+	return nil
+}
+
+// countStill: forced pods that did not go either.
+func countStill(rep *cluster.CleanupReport) int {
+	n := 0
+	for _, f := range rep.Forced {
+		if slices.Contains(rep.Terminating, f) {
+			n++
+		}
+	}
+	return n
+}
+
+// clusterError: RBAC, admission, validation and credentials are the
+// user's to fix (exit 2).
 func clusterError(err error) error {
-	if cluster.StopsRun(err) {
+	if cluster.RefusalScope(err) != cluster.ScopeNode {
 		return &exitError{code: exitUsage, err: err}
 	}
 	return err

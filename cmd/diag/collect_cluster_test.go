@@ -142,9 +142,9 @@ func TestCollectClusterEndToEnd(t *testing.T) {
 	}
 	// diag collect in the pod gets what is left of the node's 20 s, less a
 	// quarter for the transfer; the collect flags given pass through.
-	want := regexp.MustCompile(`^(cmd\.exe /c %CONTAINER_SANDBOX_MOUNT_POINT%\\diag\.exe|/diag) collect --stream --timeout 1[0-4]s --skip logs$`)
+	want := regexp.MustCompile(`^(cmd\.exe /c %CONTAINER_SANDBOX_MOUNT_POINT%\\diag\.exe|diag) collect --stream --timeout 1[0-4]s --skip logs$`)
 	for pod, cmd := range f.Commands {
-		if got := strings.Join(cmd, " "); !want.MatchString(got) || strings.Contains(pod, "controlplane") != strings.HasPrefix(got, "/diag") {
+		if got := strings.Join(cmd, " "); !want.MatchString(got) || strings.Contains(pod, "controlplane") != strings.HasPrefix(got, "diag ") {
 			t.Errorf("%s ran %q", pod, got)
 		}
 	}
