@@ -13,7 +13,7 @@ IMAGE_PLATFORMS := linux/amd64,linux/arm64,windows/amd64
 RACE    := $(if $(filter 1,$(shell $(GO) env CGO_ENABLED)),-race,)
 FUZZTIME ?= 10s
 
-.PHONY: build test demo bench fuzz cross vet lint clean dist compare-tshark perf image
+.PHONY: build test test-cluster demo bench fuzz cross vet lint clean dist compare-tshark perf image
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/diag
@@ -31,6 +31,15 @@ vet:
 test: vet cross lint
 	@mkdir -p test-output
 	$(GO) test $(RACE) -artifacts -outputdir=$(CURDIR)/test-output ./...
+
+# diag collect --cluster against a real control plane on loopback:
+# kube-apiserver (RBAC, Pod Security admission, audit log), etcd and kwok,
+# built from the Go module proxy by tools/testcluster/build.sh into a cache
+# (about 10-15 minutes the first time on two cores, then none). The tests
+# start the control plane and stop it. DIAG_TESTCLUSTER_LOAD=200 measures a
+# larger cluster.
+test-cluster:
+	@env=$$(tools/testcluster/build.sh) && DIAG_TESTCLUSTER_ENV=$$env $(GO) test -count=1 -timeout 25m ./cluster/e2e/
 
 # Windows is where collect runs; analyze, capture decode and diff run
 # anywhere, so a Mac build is held too (it caught a Linux-only syscall).

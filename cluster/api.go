@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -543,6 +544,8 @@ func (e *ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code
 func (e *ExitError) Unwrap() error { return e.err }
 
 // ExitCode reads the exit status client-go reports for a command that ran.
+// A kubelet that reports it only in the text of an error ("error executing
+// command in container: ...: exit status 3", as kwok's does) is read too.
 func ExitCode(err error) (int, bool) {
 	var ee *ExitError
 	if errors.As(err, &ee) {
@@ -552,5 +555,15 @@ func ExitCode(err error) (int, bool) {
 	if errors.As(err, &ce) {
 		return ce.ExitStatus(), true
 	}
+	if err != nil && strings.Contains(err.Error(), "error executing command in container") {
+		if m := exitInText.FindStringSubmatch(err.Error()); m != nil {
+			if code, cerr := strconv.Atoi(m[1]); cerr == nil {
+				return code, true
+			}
+		}
+	}
 	return 0, false
 }
+
+// exitInText is how os/exec words an exit status, at the end of a message.
+var exitInText = regexp.MustCompile(`exit status (\d{1,3})$`)

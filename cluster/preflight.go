@@ -80,5 +80,9 @@ func (e *MissingError) Error() string {
 		}
 		s += p.String()
 	}
+	if len(e.Missing) == len(Needed) {
+		// Nothing at all in that namespace: most often not the one meant.
+		return fmt.Sprintf("permission denied: this user may do nothing a collection needs in namespace %s (%s): is --namespace right? (diag collect --cluster --print-rbac --namespace %s prints the RBAC it needs); no pod was made", e.Namespace, s, e.Namespace)
+	}
 	return fmt.Sprintf("permission denied: this user may not %s in namespace %s (diag collect --cluster --print-rbac --namespace %s prints the RBAC it needs); no pod was made", s, e.Namespace, e.Namespace)
 }

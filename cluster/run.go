@@ -626,13 +626,15 @@ func (r *runner) fetch(ctx context.Context, node Node, pod string, attempt int) 
 	case res.err != nil:
 		out.err = res.err
 	case execErr != nil:
-		out.err = fmt.Errorf("the bundle arrived but diag collect failed: %w (%s)", execErr, stderr.last())
+		// The whole bundle arrived and is checked below against its own
+		// checksums: it is kept, and the failure after it is said.
+		noStatus = oneLine(fmt.Sprintf("diag collect then failed: %v (%s)", execErr, stderr.last()))
 	}
 	if out.err != nil {
 		return out
 	}
 	if noStatus != "" {
-		out.partial = "the bundle arrived whole, but " + noStatus
+		out.partial = "the bundle arrived whole and verified, but " + noStatus
 	}
 	if noCapture {
 		out.partial = strings.TrimPrefix(out.partial+"; retried without --capture (the first attempt may still hold the capture session)", "; ")
@@ -742,7 +744,13 @@ func Cleanup(ctx context.Context, api *API, namespace string, force bool, wait t
 	}
 	sort.Strings(rep.Found)
 	for _, name := range rep.Found {
-		if err := api.DeletePod(ctx, namespace, name); err != nil {
+		del := api.DeletePod
+		if force && pods[name].Deleting {
+			// Already Terminating: an earlier delete was not confirmed.
+			del = api.ForceDeletePod
+			rep.Forced = append(rep.Forced, name)
+		}
+		if err := del(ctx, namespace, name); err != nil {
 			rep.Refused[name] = err
 			if first == nil {
 				first = err
@@ -764,6 +772,9 @@ func Cleanup(ctx context.Context, api *API, namespace string, force bool, wait t
 	stuck := pending(watch.Pods())
 	if force {
 		for _, name := range stuck {
+			if slices.Contains(rep.Forced, name) {
+				continue
+			}
 			if err := api.ForceDeletePod(ctx, namespace, name); err != nil {
 				rep.Refused[name] = err
 				if first == nil {

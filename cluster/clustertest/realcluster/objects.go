@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
@@ -169,4 +170,53 @@ func orDefault(s, d string) string {
 		return d
 	}
 	return s
+}
+
+// Allowed asks the API server (SubjectAccessReview) whether user may do
+// verb on resource, cluster-wide when namespace is "".
+func (cp *ControlPlane) Allowed(user, verb, resource, namespace string) bool {
+	review := map[string]any{
+		"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
+		"spec": map[string]any{"user": user, "resourceAttributes": map[string]string{"verb": verb, "resource": resource, "namespace": namespace}},
+	}
+	if strings.HasPrefix(user, "system:serviceaccount:") {
+		ns := strings.Split(user, ":")[2]
+		review["spec"].(map[string]any)["groups"] = []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"}
+	}
+	body, _ := json.Marshal(review)
+	data, err := cp.Do(cp.Admin, http.MethodPost, "/apis/authorization.k8s.io/v1/subjectaccessreviews", "application/json", body)
+	if err != nil {
+		cp.t.Fatalf("subjectaccessreview: %v", err)
+	}
+	var out struct {
+		Status struct {
+			Allowed bool `json:"allowed"`
+		} `json:"status"`
+	}
+	_ = json.Unmarshal(data, &out)
+	return out.Status.Allowed
+}
+
+// WaitRefused waits until a collector-like pod for an OS is refused in
+// namespace with a message naming what (an admission policy that has just
+// been made takes a moment to be in force). It asks with dryRun: nothing
+// is made.
+func (cp *ControlPlane) WaitRefused(namespace, os, what string) error {
+	spec := map[string]any{"containers": []map[string]any{{"name": "c", "image": "x"}}, "nodeSelector": map[string]string{"kubernetes.io/os": os},
+		"serviceAccountName": "diag", "automountServiceAccountToken": false}
+	if os == "windows" {
+		spec["hostNetwork"] = true
+		spec["securityContext"] = map[string]any{"windowsOptions": map[string]any{"hostProcess": true, "runAsUserName": `NT AUTHORITY\SYSTEM`}}
+	}
+	body, _ := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": "probe"}, "spec": spec})
+	deadline := time.Now().Add(30 * time.Second)
+	var err error
+	for time.Now().Before(deadline) {
+		_, err = cp.Do(cp.Admin, http.MethodPost, "/api/v1/namespaces/"+namespace+"/pods?dryRun=All", "application/json", body)
+		if err != nil && strings.Contains(err.Error(), what) {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("no refusal naming %q in 30s (last: %v)", what, err)
 }

@@ -3,6 +3,7 @@ package realcluster
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -120,9 +121,14 @@ func (cp *ControlPlane) RunKubelet(ctx context.Context, diag string) {
 						continue
 					}
 					seen[key] = true
-					if err := cp.prepareExec(p, diag); err != nil && ctx.Err() == nil {
-						cp.t.Logf("kubelet stand-in: %s: %v", key, err)
-					}
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						var se *StatusError
+						if err := cp.prepareExec(p, diag); err != nil && ctx.Err() == nil && !(errors.As(err, &se) && se.Code == http.StatusNotFound) {
+							cp.t.Logf("kubelet stand-in: %s: %v", key, err)
+						}
+					}()
 				}
 			}
 			select {
