@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -193,19 +194,25 @@ metadata:
 		if err := cp.AddNodes(ns...); err != nil {
 			t.Fatal(err)
 		}
-		r := s.collect("", "--nodes", names(ns), "--parallel", "2")
-		if r.code != 2 || !strings.Contains(lastLine(r.stderr), `violates PodSecurity "baseline:latest"`) {
-			t.Errorf("exit %d: %s", r.code, lastLine(r.stderr))
-		}
-		if r.report == nil {
-			t.Fatal("no cluster.json")
-		}
-		for _, n := range r.report.Nodes {
-			if !strings.Contains(n.Reason, "violates PodSecurity") || strings.Contains(n.Reason, "permission denied") || strings.Contains(n.Reason, "create pods: create pods") {
-				t.Errorf("%s: %s", n.Name, n.Reason)
+		doubled := regexp.MustCompile(`(create pods: .*){2}`)
+		// One at a time, and all at once (the refusal arrives while the
+		// other creates are in flight).
+		for _, parallel := range []string{"1", "5"} {
+			r := s.collect("", "--nodes", names(ns), "--parallel", parallel)
+			if r.code != 2 || !strings.Contains(lastLine(r.stderr), `violates PodSecurity "baseline:latest"`) {
+				t.Errorf("--parallel %s: exit %d: %s", parallel, r.code, lastLine(r.stderr))
 			}
+			if r.report == nil {
+				t.Fatal("no cluster.json")
+			}
+			for _, n := range r.report.Nodes {
+				if !strings.Contains(n.Reason, `violates PodSecurity "baseline:latest": `) || !strings.Contains(n.Reason, "host namespaces (hostNetwork=true") ||
+					strings.Contains(n.Reason, "permission denied") || doubled.MatchString(n.Reason) {
+					t.Errorf("--parallel %s: %s: %s", parallel, n.Name, n.Reason)
+				}
+			}
+			s.noPodsLeft()
 		}
-		s.noPodsLeft()
 	})
 
 	t.Run("an admission policy refusing HostProcess stops the Windows nodes only", func(t *testing.T) {

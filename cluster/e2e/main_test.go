@@ -41,5 +41,10 @@ func run(m *testing.M) int {
 			return 1
 		}
 	}
+	// DIAG_E2E_DIAG runs the scenarios against another diag binary (an
+	// older one, to see which scenarios it fails).
+	if other := os.Getenv("DIAG_E2E_DIAG"); other != "" {
+		diagBin = other
+	}
 	return m.Run()
 }
