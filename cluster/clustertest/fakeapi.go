@@ -85,6 +85,10 @@ type Server struct {
 	// CreateDelay: a pod creation takes this long, and the pod is made
 	// even when the client gave up before (as a real server does).
 	CreateDelay time.Duration
+	// RefuseOS: creations of pods for nodes of that OS are refused (403)
+	// with this message, as an admission policy does.
+	RefuseOS map[string]string
+	creates  map[string]int // creations asked, by OS
 	// Bundle, when set, gives a node's bundle (a zip); else a small one
 	// is made.
 	Bundle func(node string) []byte
@@ -104,7 +108,8 @@ type Server struct {
 // NewServer starts the fake API server with the nodes; frame makes the
 // byte stream diag collect --stream writes of a bundle.
 func NewServer(t *testing.T, frame func(bundle []byte) []byte, nodes ...Node) *Server {
-	f := &Server{t: t, frame: frame, nodes: map[string]Node{}, pods: map[string]*fakePod{}, Forbidden: map[string]bool{}, Commands: map[string][]string{}, bundles: map[string][]byte{}}
+	f := &Server{t: t, frame: frame, nodes: map[string]Node{}, pods: map[string]*fakePod{}, Forbidden: map[string]bool{}, Commands: map[string][]string{}, bundles: map[string][]byte{},
+		RefuseOS: map[string]string{}, creates: map[string]int{}}
 	for _, n := range nodes {
 		f.nodes[n.Name] = n
 		f.order = append(f.order, n.Name)
@@ -227,6 +232,15 @@ func (f *Server) createPod(w http.ResponseWriter, r *http.Request, ns string) {
 	name := m["metadata"].(map[string]any)["name"].(string)
 	node := m["spec"].(map[string]any)["nodeName"].(string)
 	time.Sleep(f.CreateDelay)
+	f.mu.Lock()
+	os := f.nodes[node].OS
+	f.creates[os]++
+	refuse := f.RefuseOS[os]
+	f.mu.Unlock()
+	if refuse != "" {
+		f.status(w, http.StatusForbidden, refuse)
+		return
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.LoseCreateAnswers.Load() <= 0 && f.FailCreates.Add(-1) >= 0 {
@@ -592,6 +606,13 @@ func smallBundle(dir, node, nodeOS string) ([]byte, error) {
 		return nil, err
 	}
 	return os.ReadFile(path)
+}
+
+// Creates counts the pod creations asked for nodes of an OS.
+func (f *Server) Creates(os string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.creates[os]
 }
 
 // Live are the pods not deleted.
