@@ -18,7 +18,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -218,8 +217,7 @@ func (cp *ControlPlane) run(name, bin string, env []string, args ...string) erro
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.Env = append(os.Environ(), env...)
-	// Its own process group: stop ends whatever it started too.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		log.Close()
 		return fmt.Errorf("start %s: %w", name, err)
@@ -232,10 +230,10 @@ func (cp *ControlPlane) run(name, bin string, env []string, args ...string) erro
 func (cp *ControlPlane) stop() {
 	for i := len(cp.procs) - 1; i >= 0; i-- {
 		p := cp.procs[i]
-		_ = syscall.Kill(-p.Process.Pid, syscall.SIGTERM)
+		terminate(p)
 		done := make(chan struct{})
 		go func() {
-			for p.ProcessState == nil && processAlive(p.Process.Pid) {
+			for alive(p) {
 				time.Sleep(20 * time.Millisecond)
 			}
 			close(done)
@@ -243,7 +241,7 @@ func (cp *ControlPlane) stop() {
 		select {
 		case <-done:
 		case <-time.After(5 * time.Second):
-			_ = syscall.Kill(-p.Process.Pid, syscall.SIGKILL)
+			kill(p)
 		}
 	}
 	if cp.t.Failed() || os.Getenv("DIAG_TESTCLUSTER_KEEP") != "" {
@@ -252,8 +250,6 @@ func (cp *ControlPlane) stop() {
 	}
 	_ = os.RemoveAll(cp.dir)
 }
-
-func processAlive(pid int) bool { return syscall.Kill(pid, 0) == nil }
 
 func (cp *ControlPlane) waitReady() error {
 	client, err := rest.HTTPClientFor(cp.Admin)
