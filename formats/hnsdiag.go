@@ -22,6 +22,7 @@ func ParseHNSDiag(text string) (objects []snapshot.HNSDiagObject, supported bool
 	}
 	kind := ""
 	var cur *snapshot.HNSDiagObject
+	curIndent := 0
 	for _, raw := range strings.Split(strings.ReplaceAll(text, "\r", ""), "\n") {
 		t := strings.TrimSpace(raw)
 		if t == "" || len(t) > maxConsoleLine {
@@ -33,13 +34,15 @@ func ParseHNSDiag(text string) (objects []snapshot.HNSDiagObject, supported bool
 			continue
 		}
 		k, v, isKV := splitKV(t)
-		if isKV && indentOf(raw) == 0 && guidIn.MatchString(v) {
-			// "Endpoint : <guid>" opens a block.
+		if isKV && guidIn.MatchString(v) && (hnsdiagKind(k) || indentOf(raw) == 0) && (cur == nil || indentOf(raw) <= curIndent) {
+			// "Endpoint : <guid>" opens a block, at whatever indentation
+			// the paste has (a Markdown list indents it); its fields are
+			// indented further.
 			objects = append(objects, snapshot.HNSDiagObject{Kind: strings.ToLower(strings.ReplaceAll(k, " ", "")), ID: snapshot.NormalizeGUID(guidIn.FindString(v))})
-			cur = &objects[len(objects)-1]
+			cur, curIndent = &objects[len(objects)-1], indentOf(raw)
 			continue
 		}
-		if isKV && cur != nil && indentOf(raw) > 0 {
+		if isKV && cur != nil && indentOf(raw) > curIndent {
 			switch strings.ToLower(k) {
 			case "name":
 				cur.Name = v
@@ -69,3 +72,31 @@ func ParseHNSDiag(text string) (objects []snapshot.HNSDiagObject, supported bool
 	}
 	return objects, true
 }
+
+// hnsdiagKind: a key that opens an object's block in hnsdiag list's
+// newer layout.
+func hnsdiagKind(k string) bool {
+	switch strings.ToLower(strings.ReplaceAll(k, " ", "")) {
+	case "network", "endpoint", "namespace", "loadbalancer":
+		return true
+	}
+	return false
+}
+
+// hnsdiagBlocks: text whose layout alone is hnsdiag list's: object blocks
+// opened by "Load Balancer : <GUID>" (Endpoint, Network, Namespace), each
+// with its fields indented below.
+func hnsdiagBlocks(objects []snapshot.HNSDiagObject, text string) bool {
+	if len(objects) == 0 {
+		return false
+	}
+	for _, o := range objects {
+		if !hnsdiagKind(o.Kind) {
+			return false
+		}
+	}
+	return hnsdiagField.MatchString(text)
+}
+
+// hnsdiagField is a field line of an object block.
+var hnsdiagField = regexp.MustCompile(`(?mi)^\s+(Virtual IPs|Direct IP IDs|Name|IP Address|Virtual Network( Name)?|Endpoint IDs|Mac Address)\s*:`)

@@ -56,6 +56,17 @@ func jsonDecoder(text []byte) *json.Decoder {
 	return dec
 }
 
+// firstJSON decodes the JSON value text starts with and returns what
+// follows it.
+func firstJSON(text []byte) (any, []byte, error) {
+	dec := jsonDecoder(text)
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, nil, jsonSyntaxError(text, err)
+	}
+	return expandPSStrings(v, 0), text[dec.InputOffset():], nil
+}
+
 // jsonEnd checks that nothing follows the top-level value.
 func jsonEnd(dec *json.Decoder, text []byte) error {
 	if _, err := dec.Token(); err != io.EOF {

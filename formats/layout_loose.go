@@ -165,19 +165,63 @@ func (set *objectSet) addArtifact(data []byte, file string) (int, error) {
 	if trimmed[0] == '[' || trimmed[0] == '{' {
 		v, err := parseJSON(trimmed)
 		if err != nil {
-			return 0, err
+			// A JSON value, then what the terminal showed next (the next
+			// prompt, another command's output): each read as what it is.
+			return set.addJSONThen(trimmed, file, err, 0)
 		}
-		objs := objects(v)
-		if len(objs) > 0 && linuxKind(objs[0]) != "" && classify(objs[0]) == kindUnknown {
-			return set.addLinuxObjects(objs, file), nil
-		}
-		return set.add(objs, file), nil
+		return set.addJSONValue(v, file), nil
 	}
 	n, ok, err := set.addText(string(text), file)
 	if ok {
 		set.recognised[file] = true
 	}
 	return n, err
+}
+
+// addJSONValue adds the objects of one decoded JSON value.
+func (set *objectSet) addJSONValue(v any, file string) int {
+	objs := objects(v)
+	if len(objs) > 0 && linuxKind(objs[0]) != "" && classify(objs[0]) == kindUnknown {
+		return set.addLinuxObjects(objs, file)
+	}
+	return set.add(objs, file)
+}
+
+// maxPasteParts bounds how many JSON values and texts after them one paste
+// is read as.
+const maxPasteParts = 64
+
+// addJSONThen reads text that starts with a JSON value followed by more:
+// the values one after the other, then the text after them as console
+// text. whole is the error of reading it as one value, returned when not
+// even the first value reads.
+func (set *objectSet) addJSONThen(text []byte, file string, whole error, depth int) (int, error) {
+	if depth == 0 {
+		defer func() { set.indexBase = 0 }()
+	}
+	n := 0
+	rest := text
+	for part := 0; len(rest) > 0 && (rest[0] == '[' || rest[0] == '{'); part++ {
+		v, after, err := firstJSON(rest)
+		if err != nil || part >= maxPasteParts {
+			if n == 0 {
+				return 0, whole
+			}
+			set.notes = append(set.notes, fmt.Sprintf("%s: read up to line %d; what follows is not JSON that reads (%v)", file, lineOf(string(text), string(rest)), err))
+			return n, nil
+		}
+		// References count objects from the file's start, across values.
+		base := set.indexBase
+		n += set.addJSONValue(v, file)
+		set.indexBase = base + len(objects(v))
+		rest = bytes.TrimSpace(after)
+	}
+	set.recognised[file] = true
+	if len(rest) == 0 || depth >= maxPasteParts {
+		return n, nil
+	}
+	m, _, err := set.addTextAt(string(rest), file, depth+1)
+	return n + m, err
 }
 
 // jsonAfterTable returns the JSON that follows a console table: everything

@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -29,13 +30,19 @@ var hnsCommand = regexp.MustCompile(`(?i)\bGet-Hns(Network|Endpoint|PolicyList|N
 // then ipconfig /all), so the HNS objects and the host's adapters and routes
 // are each looked for.
 func (set *objectSet) addText(text, file string) (int, bool, error) {
+	return set.addTextAt(text, file, 0)
+}
+
+// addTextAt is addText for the depth-th part of a paste (the text after a
+// JSON value is read as console text again).
+func (set *objectSet) addTextAt(text, file string, depth int) (int, bool, error) {
 	text, how := unquotePaste(text)
 	var notes []string
 	if how != "" {
 		notes = append(notes, how)
 	}
 	tables := parseFormatTables(text)
-	n, ok, err := set.addHNSText(text, tables, file, &notes)
+	n, ok, err := set.addHNSText(text, tables, file, &notes, depth)
 	var jsonErr error
 	if errors.Is(err, errCutJSON) {
 		// A line starting with '[' or '{' in prose ("[edit] ...") is no
@@ -49,7 +56,7 @@ func (set *objectSet) addText(text, file string) (int, bool, error) {
 	n += h
 	ok = ok || hostOK
 	if !ok {
-		if objs, diag := ParseHNSDiag(text); diag && len(objs) > 0 && hnsdiagListing(text) {
+		if objs, diag := ParseHNSDiag(text); diag && len(objs) > 0 && (hnsdiagListing(text) || hnsdiagBlocks(objs, text)) {
 			set.hnsdiag = append(set.hnsdiag, objs...)
 			set.hnsdiagFile = file
 			notes = append(notes, fmt.Sprintf("hnsdiag list: %s, by name and ID; it shows no policies or network types, so the HNS rules need Get-HnsNetwork / Get-HnsEndpoint output to judge", countKinds(objs)))
@@ -68,7 +75,7 @@ func (set *objectSet) addText(text, file string) (int, bool, error) {
 // addHNSText reads the HNS objects of console text: Format-List records,
 // JSON after a prompt, Format-Table tables, vfpctrl output, or a cmdlet that
 // printed nothing.
-func (set *objectSet) addHNSText(text string, tables []psTable, file string, notes *[]string) (int, bool, error) {
+func (set *objectSet) addHNSText(text string, tables []psTable, file string, notes *[]string, depth int) (int, bool, error) {
 	pl := parseFormatListNotes(text)
 	if len(pl.objs) > 0 {
 		objs, unknown, cut := markNotShown(pl.objs, pl.selected, kindUnknown)
@@ -88,6 +95,15 @@ func (set *objectSet) addHNSText(text string, tables []psTable, file string, not
 	// prompt then `| ConvertTo-Json`).
 	if js := jsonAfterTable([]byte(text)); js != nil {
 		v, err := parseJSON(js)
+		if err != nil && depth < maxPasteParts {
+			// The JSON, then the next prompt or command: read on.
+			if first, _, ferr := firstJSON(bytes.TrimSpace(js)); ferr == nil && first != nil {
+				before := set.total()
+				if _, aerr := set.addJSONThen(bytes.TrimSpace(js), file, err, depth); aerr == nil {
+					return set.total() - before, true, nil
+				}
+			}
+		}
 		switch {
 		case err == nil:
 			return set.add(objects(v), file), true, nil

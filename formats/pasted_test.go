@@ -340,3 +340,29 @@ func TestPasteTableNonASCII(t *testing.T) {
 		t.Errorf("a header of %d columns taken for a table", maxTableColumns+1)
 	}
 }
+
+// A JSON value ends where it ends: what a terminal copy has after it (the
+// next prompt, a second command and its JSON, prose after a fence,
+// ipconfig's text) is read as the next part, not a syntax error.
+func TestPasteJSONThenMore(t *testing.T) {
+	for name, want := range map[string]struct{ networks, endpoints, adapters int }{
+		"json-then-prompt.txt":         {1, 0, 0},
+		"json-then-second-command.txt": {1, 1, 0},
+		"json-fence-then-prose.txt":    {1, 0, 0},
+		"json-then-ipconfig.txt":       {1, 0, 1},
+	} {
+		s := mustPaste(t, name)
+		if len(s.Networks) != want.networks || len(s.Endpoints) != want.endpoints || len(s.Adapters) != want.adapters {
+			t.Errorf("%s: %d networks, %d endpoints, %d adapters; want %+v", name, len(s.Networks), len(s.Endpoints), len(s.Adapters), want)
+		}
+	}
+}
+
+// hnsdiag list's object blocks without the command line, indented in a
+// Markdown list: the layout says what they are.
+func TestPasteBareHNSDiagBlocks(t *testing.T) {
+	s := mustPaste(t, "hnsdiag-blocks-in-list.txt")
+	if len(s.HNSDiag) != 2 || s.HNSDiag[0].Kind != "loadbalancer" || !strings.EqualFold(s.HNSDiag[1].ID, "8e4f2031-ab5c-4d7e-9f30-1b2c3d4e5f60") {
+		t.Errorf("%+v", s.HNSDiag)
+	}
+}

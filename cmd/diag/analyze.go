@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 
@@ -95,6 +97,12 @@ func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) err
 		return err
 	}
 
+	// A folder of bundles (an upload unpacked, diag collect --cluster's
+	// output) is each of its bundles, not one node made of them all.
+	paths, expandNotes, err := expandInputs(e, paths)
+	if err != nil {
+		return err
+	}
 	snaps := make([]*snapshot.Snapshot, 0, len(paths))
 	each := make([]analyzers.Result, 0, len(paths))
 	budget := newMemoryBudget(e.getenv("GOMEMLIMIT") != "")
@@ -102,6 +110,8 @@ func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) err
 	defer budget.restore()
 	prog := newProgress(e.stderr, e.stderrTerminal())
 	defer prog.done()
+	var unread []error
+	var read []string // the inputs read, in snaps' order
 	for i, p := range paths {
 		prog.step("reading", i+1, len(paths), p)
 		var s *snapshot.Snapshot
@@ -111,6 +121,12 @@ func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) err
 			s, err = loadBundleWith(p, budget, lim)
 		}
 		if err != nil {
+			// One unreadable input among several: the others are still
+			// reported, the report names it and the exit status says so.
+			if len(paths) > 1 && isInputError(err) {
+				unread = append(unread, err)
+				continue
+			}
 			return err
 		}
 		// The per-node rules run as each input is loaded, and the input
@@ -122,10 +138,18 @@ func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) err
 			nodes.Share(s)
 		}
 		snaps = append(snaps, s)
+		read = append(read, p)
+	}
+	if len(snaps) == 0 && len(unread) > 0 {
+		return unread[0]
 	}
 	prog.step("analyzing", len(paths), len(paths), "cross-node rules")
 	res := analyzers.Combine(snaps, each, sel)
-	if err := analyzeBundleCaptures(paths, snaps, sel, o.capture, budget, &res); err != nil {
+	res.Notes = append(expandNotes, res.Notes...)
+	for _, err := range unread {
+		res.Notes = append(res.Notes, "not read: "+oneLine(err.Error()))
+	}
+	if err := analyzeBundleCaptures(read, snaps, sel, o.capture, budget, &res); err != nil {
 		return err
 	}
 	now := e.now().UTC()
@@ -145,7 +169,52 @@ func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) err
 	}); err != nil {
 		return err
 	}
+	if len(unread) > 0 {
+		return &exitError{code: exitUsage, err: fmt.Errorf("%d of %d input(s) could not be read, the report covers the others: %v", len(unread), len(paths), unread[0])}
+	}
 	return analyzeExit(rep, failOn)
+}
+
+// expandInputs replaces each folder that holds bundles by those bundles,
+// saying so on stderr.
+func expandInputs(e *env, paths []string) ([]string, []string, error) {
+	var out, notes []string
+	for _, p := range paths {
+		if p == "-" {
+			out = append(out, p)
+			continue
+		}
+		in, err := formats.ExpandInput(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(in.Paths) > 1 || (len(in.Paths) == 1 && in.Paths[0] != p) {
+			fmt.Fprintf(e.stderr, "%s: %d bundle(s): %s\n", p, len(in.Paths), strings.Join(relativeTo(p, in.Paths), ", "))
+		}
+		out = append(out, in.Paths...)
+		notes = append(notes, in.Notes...)
+	}
+	return out, notes, nil
+}
+
+// relativeTo shortens paths under dir for a message.
+func relativeTo(dir string, paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		if r, err := filepath.Rel(dir, p); err == nil && !strings.HasPrefix(r, "..") {
+			p = r
+		}
+		out[i] = p
+	}
+	return out
+}
+
+// isInputError: the input could not be opened or parsed (exit 2), not a
+// fault of diag's.
+func isInputError(err error) bool {
+	var be *bundle.Error
+	var pe *formats.ParseError
+	return errors.As(err, &be) || errors.As(err, &pe)
 }
 
 func loadBundle(path string, budget *memoryBudget) (*snapshot.Snapshot, error) {
