@@ -43,6 +43,15 @@ func SplitFindings(old, new []finding.Finding) Findings {
 		if idx := before[k]; len(idx) > 0 {
 			used[idx[0]] = true
 			before[k] = idx[1:]
+			// The same subject at another severity (info "non-persistent",
+			// then fail "missing") is not persistence: the new finding is
+			// new, the old one resolved. The words may differ for one state
+			// (a bundle says more than a collectlogs folder).
+			if o := old[idx[0]]; o.Severity != f.Severity {
+				res.New = append(res.New, f)
+				res.Resolved = append(res.Resolved, o)
+				continue
+			}
 			res.Persisting = append(res.Persisting, f)
 			continue
 		}
@@ -74,3 +83,4 @@ func findingKey(f finding.Finding) string {
 	}
 	return f.ID + "\x00" + guidRE.ReplaceAllString(f.Summary, "<id>")
 }
+

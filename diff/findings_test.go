@@ -86,3 +86,19 @@ func TestSplitFindingsMatching(t *testing.T) {
 		t.Errorf("nil slices: %+v", empty)
 	}
 }
+
+// A finding whose severity changed is new, the old one resolved: an info
+// "network non-persistent" that became a fail "network missing" must not
+// read as persisting.
+func TestSplitFindingsSeverityChangeIsNotPersistence(t *testing.T) {
+	old := []finding.Finding{{ID: "OVL-09", Severity: finding.Info, Summary: "network Calico is not persistent", Subjects: []string{"network:Calico"}}}
+	nf := finding.Finding{ID: "OVL-09", Severity: finding.Fail, Summary: "network Calico, which kube-proxy names, is missing", Subjects: []string{"network:Calico"}}
+	f := SplitFindings(old, []finding.Finding{nf})
+	if len(f.Persisting) != 0 || len(f.New) != 1 || f.New[0].Severity != finding.Fail || len(f.Resolved) != 1 || f.Resolved[0].Severity != finding.Info {
+		t.Errorf("new %v resolved %v persisting %v", ids(f.New), ids(f.Resolved), ids(f.Persisting))
+	}
+	same := SplitFindings(old, []finding.Finding{old[0]})
+	if len(same.Persisting) != 1 {
+		t.Errorf("unchanged: %+v", same)
+	}
+}
