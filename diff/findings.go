@@ -83,4 +83,3 @@ func findingKey(f finding.Finding) string {
 	}
 	return f.ID + "\x00" + guidRE.ReplaceAllString(f.Summary, "<id>")
 }
-
