@@ -208,6 +208,9 @@ var vocabulary = map[string]bool{
 	"services": true, "pods": true, "pod": true, "nodes": true, "logs": true, "config": true, "events": true, "hns": true, "vfp": true, "cni": true,
 	"true": true, "false": true, "none": true, "null": true, "tcp": true, "udp": true, "icmp": true, "ready": true, "running": true, "app": true,
 	"web": true, "api": true, "test": true, "demo": true, "prod": true, "dev": true, "staging": true, "monitoring": true, "ingress": true,
+	// the bundle's own folders and the API groups and labels that carry
+	// them (k8s/nodes.json, discovery.k8s.io, k8s-app, logs/kubelet/)
+	"k8s": true, "capture": true, "captures": true, "kubelet": true, "containerd": true,
 }
 
 // publicSuffix: a domain under which names belong to many owners.
