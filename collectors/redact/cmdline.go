@@ -11,18 +11,22 @@ import (
 // -Name DefaultPassword -Value x, reg add /v DefaultPassword /d x), where
 // the name of the setting says the value is a secret.
 
-var archiver7z, gluedPass, zipCmd, zipPass, psName, psEnvPath, psValue, regAddV, regAddD, keygenCmd, keygenPass, opensslCmd, opensslK, stdinPass *regexp.Regexp
+var archiver7z, gluedPass, gluedDQ, gluedSQ, zipCmd, zipPass, psName, psEnvPath, psValue, regAddV, regAddD, keygenCmd, keygenPass, opensslCmd, opensslK, stdinPass *regexp.Regexp
 
 func compileCmdline() {
 	// 7-Zip and RAR take the password glued to -p (rar: -hp too).
 	archiver7z = regexp.MustCompile(`(?i)(?:^|[\s"'\\/&])(?:7z|7za|7zr|7zz|7zg|rar|unrar|winrar)(?:\.exe)?["']?\s`)
 	gluedPass = regexp.MustCompile(`(?i)((?:^|\s)-h?p)("[^"\n]+"|'[^'\n]+'|[^\s"'\-][^\s]*)`)
+	// The switch quoted whole, as a script quoting its arguments writes it: "-pPASS".
+	gluedDQ = regexp.MustCompile(`(?i)((?:^|\s)"-h?p)([^"\n]+)"`)
+	gluedSQ = regexp.MustCompile(`(?i)((?:^|\s)'-h?p)([^'\n]+)'`)
 	// zip and unzip take it after -P.
 	zipCmd = regexp.MustCompile(`(?i)(?:^|[\s"'\\/&])(?:zip|unzip)(?:\.exe)?["']?\s`)
 	zipPass = regexp.MustCompile(`((?:^|\s)-P[ \t]+)("[^"\n]*"|'[^'\n]*'|[^\s"'\-][^\s]*)`)
-	psName = regexp.MustCompile(`(?i)(?:^|\s)-Name[ \t]+("[^"\n]*"|'[^'\n]*'|[^\s"'\-][^\s]*)`)
+	// -Name X, and -Name:X (a parameter joined to its argument).
+	psName = regexp.MustCompile(`(?i)(?:^|\s)-Name(?:[ \t]+|:)("[^"\n]*"|'[^'\n]*'|[^\s"'\-][^\s]*)`)
 	psEnvPath = regexp.MustCompile(`(?i)(?:^|\s)(?:-Path[ \t]+)?["']?env:\\?([A-Za-z_][A-Za-z0-9_]*)`)
-	psValue = regexp.MustCompile(`(?i)((?:^|\s)-Value[ \t]+)("(?:[^"\\\n]|\\.|"")*"|'(?:[^'\n]|'')*'|[^\s"'\-$(][^\s]*)`)
+	psValue = regexp.MustCompile(`(?i)((?:^|\s)-Value(?:[ \t]+|:))("(?:[^"\\\n]|\\.|"")*"|'(?:[^'\n]|'')*'|[^\s"'\-$(][^\s]*)`)
 	// ssh-keygen -N new -P old; openssl enc -k PASS.
 	keygenCmd = regexp.MustCompile(`(?i)(?:^|[\s"'\\/&])ssh-keygen(?:\.exe)?["']?\s`)
 	keygenPass = regexp.MustCompile(`((?:^|\s)-[NP][ \t]+)("[^"\n]*"|'[^'\n]*'|[^\s"'\-][^\s]*)`)
@@ -39,14 +43,17 @@ func compileCmdline() {
 // command.
 func (w *Writer) archivers(c []byte) []byte {
 	if loc := archiver7z.FindIndex(c); loc != nil {
-		head, tail := c[:loc[1]], w.sub(c[loc[1]:], gluedPass, func(c []byte, m []int) (int, int, []byte, bool) {
-			v := c[m[4]:m[5]]
-			if !secretValue("", "", v) {
-				return 0, 0, nil, false
-			}
-			w.count(KindPassword)
-			return m[4], m[5], quoted(v), true
-		})
+		head, tail := c[:loc[1]], c[loc[1]:]
+		for _, re := range []*regexp.Regexp{gluedPass, gluedDQ, gluedSQ} {
+			tail = w.sub(tail, re, func(c []byte, m []int) (int, int, []byte, bool) {
+				v := c[m[4]:m[5]]
+				if !secretValue("", "", v) {
+					return 0, 0, nil, false
+				}
+				w.count(KindPassword)
+				return m[4], m[5], quoted(v), true
+			})
+		}
 		c = append(append([]byte(nil), head...), tail...)
 	}
 	for _, cmd := range []struct{ name, flag *regexp.Regexp }{{keygenCmd, keygenPass}, {opensslCmd, opensslK}} {

@@ -73,8 +73,9 @@ func compileRules() {
 	// -u USER -p PASS, mysql -uroot -pPASS, docker login -u x -p y
 	unixUser = regexp.MustCompile(`(?:^|\s)(?:-u[ \t]*\S|--user[= \t]|--username[= \t])`)
 	mysqlCmd = regexp.MustCompile(`(?i)\b(?:mysql|mysqldump|mysqladmin|mysqlsh|mysqlimport|mariadb|mariadb-dump)(?:\.exe)?\b`)
-	// Commands whose -p takes a password without any -u: sshpass -p PASS
-	passCmd = regexp.MustCompile(`(?i)\b(?:sshpass)(?:\.exe)?\b`)
+	// Commands whose -p takes a password without any -u: sshpass -p PASS,
+	// certutil -p PASS -importpfx
+	passCmd = regexp.MustCompile(`(?i)\b(?:sshpass|certutil)(?:\.exe)?\b`)
 	// sqlcmd -S host -U sa -P PASS (bcp, osql)
 	sqlCmd = regexp.MustCompile(`(?i)\b(?:sqlcmd|bcp|osql|isql)(?:\.exe)?\b`)
 	unixPass = regexp.MustCompile(`((?:^|\s)-p)([ \t]*)("[^"\n]*"|'[^'\n]*'|[^\s"'\-][^\s]*)`)

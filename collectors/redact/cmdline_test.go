@@ -1,0 +1,41 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestRedactCommandLineSpellings: spellings of the command-line secrets
+// the corpus holds in one form: a 7-Zip switch quoted whole ("-pPASS",
+// as a script quoting its arguments writes it), certutil's -p, and
+// PowerShell's -Name:X -Value:Y (a parameter and its argument joined by
+// a colon).
+func TestRedactCommandLineSpellings(t *testing.T) {
+	for _, in := range []string{
+		`7z.exe x "-pS3CR3TqZ4k" C:\t\o.7z`,
+		`7z.exe x '-pS3CR3TqZ4k' C:\t\o.7z`,
+		`"C:\Program Files\7-Zip\7z.exe" x -o"C:\out" "-pS3CR3T two words"`,
+		`WinRAR.exe a "-hpS3CR3TqZ4k" a.rar`,
+		`certutil -p S3CR3TqZ4k -importpfx c.pfx`,
+		`certutil.exe -f -importpfx -p "S3CR3T qZ4k" My c.pfx`,
+		`New-ItemProperty -Path $wl -Name DefaultPassword -Value:S3CR3TqZ4k`,
+		`Set-ItemProperty -Path $wl -Name DefaultPassword -Value:"S3CR3T qZ4k"`,
+		`Set-ItemProperty -Path $wl -Name:DefaultPassword -Value S3CR3TqZ4k`,
+		`Set-ItemProperty -Path $wl -Name:'DefaultPassword' -Value:'S3CR3TqZ4k'`,
+	} {
+		out, counts := Text([]byte(in + "\n"))
+		if strings.Contains(string(out), marker) || len(counts) == 0 {
+			t.Errorf("%s\n  -> %s (counts %v)", in, out, counts)
+		}
+	}
+	for _, keep := range []string{
+		`7z.exe x "-p" a.7z`, `7z a "-pnot closed`, `7z.exe l "-slt" a.7z`,
+		`certutil -store My`, `certutil -hashfile c.cer SHA256`, `certutil -ping`,
+		`Set-ItemProperty -Path $wl -Name:AutoAdminLogon -Value:1`,
+		`Set-ItemProperty -Path $wl -Name:DefaultPassword -Value:$pw`,
+	} {
+		if out, _ := Text([]byte(keep + "\n")); string(out) != keep+"\n" {
+			t.Errorf("%s\n  changed to %s", keep, out)
+		}
+	}
+}
