@@ -11,7 +11,7 @@ import (
 // -Name DefaultPassword -Value x, reg add /v DefaultPassword /d x), where
 // the name of the setting says the value is a secret.
 
-var archiver7z, gluedPass, gluedDQ, gluedSQ, zipCmd, zipPass, psName, psEnvPath, psValue, regAddV, regAddD, keygenCmd, keygenPass, opensslCmd, opensslK, stdinPass *regexp.Regexp
+var psPositional, archiver7z, gluedPass, gluedDQ, gluedSQ, zipCmd, zipPass, psName, psEnvPath, psValue, regAddV, regAddD, keygenCmd, keygenPass, opensslCmd, opensslK, stdinPass *regexp.Regexp
 
 func compileCmdline() {
 	// 7-Zip and RAR take the password glued to -p (rar: -hp too).
@@ -34,6 +34,8 @@ func compileCmdline() {
 	opensslK = regexp.MustCompile(`((?:^|\s)-k[ \t]+)("[^"\n]*"|'[^'\n]*'|[^\s"'\-][^\s]*)`)
 	// echo PASS | docker login --password-stdin
 	stdinPass = regexp.MustCompile(`(?i)((?:^|[\s;&(])(?:echo|printf|Write-Output|Write-Host)[ \t]+)("[^"\n]*"|'[^'\n]*'|[^\s"'|$][^\s|]*)([ \t]*\|[^|\n]*--password-stdin)`)
+	// Set-ItemProperty PATH NAME VALUE: the parameters by position.
+	psPositional = regexp.MustCompile(`(?i)(?:^|[\s;|&(])(?:Set-ItemProperty|New-ItemProperty|sp)[ \t]+(?:-(?:Literal)?Path[ \t]+)?(?:"[^"\n]*"|'[^'\n]*'|[^\s"'\-][^\s]*)[ \t]+("[^"\n]*"|'[^'\n]*'|[^\s"'\-][^\s]*)[ \t]+("[^"\n]*"|'[^'\n]*'|[^\s"'\-$(][^\s]*)`)
 	regAddV = regexp.MustCompile(`(?i)(?:^|\s)/v[ \t]+("[^"\n]*"|[^\s"/][^\s]*)`)
 	regAddD = regexp.MustCompile(`(?i)((?:^|\s)/d[ \t]+)("[^"\n]*"|[^\s"/][^\s]*)`)
 }
@@ -87,6 +89,16 @@ func (w *Writer) namedValue(c, lower []byte) []byte {
 		if kind := kindOf(name); kind != "" {
 			c = w.sub(c, psValue, w.groupKind(2, kind))
 		}
+	}
+	if has(lower, "itemproperty") || has(lower, "sp ") {
+		c = w.sub(c, psPositional, func(c []byte, m []int) (int, int, []byte, bool) {
+			kind := kindOf(strings.Trim(string(c[m[2]:m[3]]), `"'`))
+			if kind == "" || !secretValue("value", kind, c[m[4]:m[5]]) {
+				return 0, 0, nil, false
+			}
+			w.count(kind)
+			return m[4], m[5], quoted(c[m[4]:m[5]]), true
+		})
 	}
 	if has(lower, "/v") && has(lower, "/d") {
 		if m := regAddV.FindSubmatch(c); m != nil {

@@ -9,7 +9,7 @@ import (
 // the corpus holds in one form: a 7-Zip switch quoted whole ("-pPASS",
 // as a script quoting its arguments writes it), certutil's -p, and
 // PowerShell's -Name:X -Value:Y (a parameter and its argument joined by
-// a colon).
+// a colon), and Set-ItemProperty PATH NAME VALUE (by position).
 func TestRedactCommandLineSpellings(t *testing.T) {
 	for _, in := range []string{
 		`7z.exe x "-pS3CR3TqZ4k" C:\t\o.7z`,
@@ -22,6 +22,9 @@ func TestRedactCommandLineSpellings(t *testing.T) {
 		`Set-ItemProperty -Path $wl -Name DefaultPassword -Value:"S3CR3T qZ4k"`,
 		`Set-ItemProperty -Path $wl -Name:DefaultPassword -Value S3CR3TqZ4k`,
 		`Set-ItemProperty -Path $wl -Name:'DefaultPassword' -Value:'S3CR3TqZ4k'`,
+		`Set-ItemProperty $wl DefaultPassword S3CR3TqZ4k`,
+		`PS C:\> Set-ItemProperty -Path 'HKLM:\SOFTWARE\Microsoft\Windows NT\CurrentVersion\Winlogon' DefaultPassword "S3CR3T qZ4k"`,
+		`sp $wl 'DefaultPassword' 'S3CR3TqZ4k'`,
 	} {
 		out, counts := Text([]byte(in + "\n"))
 		if strings.Contains(string(out), marker) || len(counts) == 0 {
@@ -33,6 +36,8 @@ func TestRedactCommandLineSpellings(t *testing.T) {
 		`certutil -store My`, `certutil -hashfile c.cer SHA256`, `certutil -ping`,
 		`Set-ItemProperty -Path $wl -Name:AutoAdminLogon -Value:1`,
 		`Set-ItemProperty -Path $wl -Name:DefaultPassword -Value:$pw`,
+		`Set-ItemProperty $wl AutoAdminLogon 1`, `Set-ItemProperty $wl DefaultPassword $pw`,
+		`Set-ItemProperty $wl DefaultPassword (Read-Host)`, `Get-ItemProperty $wl DefaultPassword`,
 	} {
 		if out, _ := Text([]byte(keep + "\n")); string(out) != keep+"\n" {
 			t.Errorf("%s\n  changed to %s", keep, out)
