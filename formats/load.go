@@ -66,6 +66,7 @@ func LoadWith(b *bundle.Bundle, lim Limits) (*snapshot.Snapshot, error) {
 	shareEndpointIDs(s)
 	linkVFPPorts(s)
 	s.Derive()
+	noteHidden(s)
 	return s, nil
 }
 

@@ -366,3 +366,19 @@ func TestPasteBareHNSDiagBlocks(t *testing.T) {
 		t.Errorf("%+v", s.HNSDiag)
 	}
 }
+
+// A list PowerShell cut short, or printed as System.Object[], is named in
+// the read: notes the default report shows: the rules judged only what
+// was shown.
+func TestPasteCutValuesAreSaid(t *testing.T) {
+	for _, name := range []string{"../../../testdata/text/flannel-get-hnsnetwork-truncated.txt"} {
+		s := mustPaste(t, name)
+		if !hasNote(s, "not shown whole", "cut the list short", "ConvertTo-Json -Depth 10") {
+			t.Errorf("%s: notes %q", name, s.Notes)
+		}
+	}
+	// A paste showing every value whole says nothing of the kind.
+	if s := mustPaste(t, "json-then-prompt.txt"); hasNote(s, "not shown whole") {
+		t.Errorf("notes %q", s.Notes)
+	}
+}
