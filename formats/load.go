@@ -67,6 +67,7 @@ func LoadWith(b *bundle.Bundle, lim Limits) (*snapshot.Snapshot, error) {
 	linkVFPPorts(s)
 	s.Derive()
 	noteHidden(s)
+	markUnjudged(s)
 	return s, nil
 }
 

@@ -48,6 +48,10 @@ type Snapshot struct {
 	// Notes are things the parsers noticed but could not act on (a V1/V2
 	// disagreement, an object without an ID); reports show them.
 	Notes []string `json:"notes,omitempty"`
+	// Unjudged says why this input cannot be called healthy whatever the
+	// rules found: it lacks the state they judge (a Windows bundle without
+	// HNS state). Empty when it has it.
+	Unjudged string `json:"unjudged,omitempty"`
 
 	self *KubeNode // SelfKubeNode, indexed by Derive
 	// slicesByService indexes EndpointSlices by "namespace/service" (SlicesOf).

@@ -172,7 +172,17 @@ func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) err
 	if len(unread) > 0 {
 		return &exitError{code: exitUsage, err: fmt.Errorf("%d of %d input(s) could not be read, the report covers the others: %v", len(unread), len(paths), unread[0])}
 	}
-	return analyzeExit(rep, failOn)
+	if err := analyzeExit(rep, failOn); err != nil {
+		return err
+	}
+	// No finding from an input without the state the rules judge is no
+	// healthy verdict: automation must not read exit 0 as one.
+	for _, s := range snaps {
+		if s.Unjudged != "" {
+			return &exitError{code: exitFindings, err: fmt.Errorf("%s: %s", s.NodeName(), s.Unjudged)}
+		}
+	}
+	return nil
 }
 
 // expandInputs replaces each folder that holds bundles by those bundles,

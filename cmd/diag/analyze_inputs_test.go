@@ -52,3 +52,22 @@ func TestAnalyzeOneUnreadableInput(t *testing.T) {
 		t.Errorf("alone: exit %d %q", r.code, r.stdout)
 	}
 }
+
+// A Windows bundle without HNS state (the HNS collectors unsupported, as
+// under Wine or without the Containers feature) is no healthy node: the
+// report says why, with the collectors' errors, and the exit status is 3.
+func TestAnalyzeWindowsBundleWithoutHNS(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "host"), 0o755)
+	os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(`{"format":"diag-bundle","version":1,"node":"win-9","os":"windows",
+		"collectors":[{"id":"hns-v2","status":"unsupported","error":"computenetwork.dll: not found"},{"id":"hns-v1","status":"unsupported","error":"vmcompute.dll: not found"},{"id":"os","status":"ok"}]}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "host", "os.json"), []byte(`{"ProductName":"Windows Server 2022 Datacenter","CurrentBuild":"20348","UBR":2900}`), 0o644)
+	r := runDiag(t, nil, false, "analyze", dir)
+	if r.code != 3 || !strings.Contains(r.stdout, "no HNS state") || !strings.Contains(r.stderr, "computenetwork.dll: not found") || !strings.Contains(r.stdout, "0 fail, 0 warn") {
+		t.Errorf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	// A Linux bundle has no HNS and needs none.
+	if r := runDiag(t, nil, false, "analyze", "../../testdata/bundles/seed-linux-controlplane"); strings.Contains(r.stdout+r.stderr, "no HNS state") {
+		t.Errorf("linux: %s", r.stdout)
+	}
+}
