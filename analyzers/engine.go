@@ -229,15 +229,57 @@ func Combine(snaps []*snapshot.Snapshot, each []Result, sel Selection) Result {
 			res.Coverage[input] = c
 		}
 	}
-	if len(latest) > 1 {
+	// Pseudonyms of one key are comparable, not with real addresses or
+	// another key's: the cross-node rules run within each such group.
+	groups, note := pseudonymGroups(latest)
+	if note != "" {
+		res.Notes = append(res.Notes, note)
+	}
+	for _, g := range groups {
+		if len(g) < 2 {
+			continue
+		}
 		for _, r := range Rules() {
 			if sel.Includes(r.ID) && r.CheckCluster != nil {
-				runClusterRule(r, latest, &res)
+				runClusterRule(r, g, &res)
 			}
 		}
 	}
 	SortFindings(res.Findings)
 	return res
+}
+
+// pseudonymGroups splits snapshots by the key diag bundle anonymize used
+// on them ("" for the original), keeping their order, and says so when
+// they are not all alike.
+func pseudonymGroups(snaps []*snapshot.Snapshot) ([][]*snapshot.Snapshot, string) {
+	var keys []string
+	byKey := map[string][]*snapshot.Snapshot{}
+	for _, s := range snaps {
+		k := s.PseudonymKey()
+		if _, ok := byKey[k]; !ok {
+			keys = append(keys, k)
+		}
+		byKey[k] = append(byKey[k], s)
+	}
+	out := make([][]*snapshot.Snapshot, 0, len(keys))
+	var desc []string
+	for _, k := range keys {
+		out = append(out, byKey[k])
+		var names []string
+		for _, s := range byKey[k] {
+			names = append(names, s.NodeName())
+		}
+		who := "original"
+		if k != "" {
+			who = "anonymized with key " + k
+		}
+		desc = append(desc, who+": "+strings.Join(names, ", "))
+	}
+	if len(keys) < 2 {
+		return out, ""
+	}
+	return out, "warning: the inputs are not alike (" + strings.Join(desc, "; ") + "): pseudonyms are not compared with real addresses or another key's, so the cross-node rules ran within each group only; anonymize every bundle with one --key-file to compare them all"
 }
 
 // SortFindings orders findings worst first, then by node, input and rule.

@@ -59,6 +59,15 @@ type Snapshot struct {
 	selfIndexed     bool
 }
 
+// PseudonymKey is the ID of the key diag bundle anonymize replaced this
+// input's addresses and names with, "" for an original.
+func (s *Snapshot) PseudonymKey() string {
+	if s.Manifest == nil {
+		return ""
+	}
+	return s.Manifest.Options["anonymize.key-id"]
+}
+
 // Input names a kind of data a rule can need.
 type Input string
 

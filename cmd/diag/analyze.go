@@ -380,11 +380,25 @@ func validFormat(f string) bool {
 // analyzeBundleCaptures runs the capture rules on the captures inside the
 // bundles (capture/*.pcapng), with every bundle of the run as context.
 func analyzeBundleCaptures(paths []string, snaps []*snapshot.Snapshot, sel analyzers.Selection, lim capture.Limits, budget *memoryBudget, res *analyzers.Result) error {
-	ctx := capture.ContextFromSnapshots(snaps...)
+	// A capture is read beside the nodes whose addresses are of its own
+	// kind: pseudonyms of its key, or real ones (analyzers' groups).
+	contexts := map[string]*capture.Context{}
 	labels := analyzers.NodeLabels(snaps) // the node as the rules' findings name it
 	for i, p := range paths {
 		if p == "-" {
 			continue // standard input is text or JSON, read once
+		}
+		key := snaps[i].PseudonymKey()
+		ctx, ok := contexts[key]
+		if !ok {
+			var same []*snapshot.Snapshot
+			for _, s := range snaps {
+				if s.PseudonymKey() == key {
+					same = append(same, s)
+				}
+			}
+			ctx = capture.ContextFromSnapshots(same...)
+			contexts[key] = ctx
 		}
 		b, err := bundle.Open(p, bundle.DefaultLimits)
 		if err != nil {
