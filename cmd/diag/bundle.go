@@ -25,7 +25,8 @@ func newBundleCommand(e *env) *cobra.Command {
 		Short: "Check every entry of a bundle against its manifest checksums",
 		Long: `verify recomputes the SHA-256 and size of every entry of a bundle and compares them with
 manifest.json; it lists entries missing from either side, and checks the zip against its
-sidecar <bundle>.sha256 when one is next to it.` + exitStatusCommon + `
+sidecar <bundle>.sha256 when one is next to it. A manifest that lists no files (a bundle put
+together by hand) leaves nothing to verify, and says so.` + exitStatusCommon + `
   3  the bundle does not match its manifest or sidecar (each difference is listed)`,
 		Example: `  diag bundle verify diag-win-1-20261122T0500Z.zip`,
 		Args:    func(c *cobra.Command, args []string) error { return exactlyOne(c, args, "a bundle") },
@@ -37,6 +38,11 @@ sidecar <bundle>.sha256 when one is next to it.` + exitStatusCommon + `
 			defer b.Close()
 			problems, err := bundle.Verify(b)
 			if err != nil {
+				return err
+			}
+			if len(problems) == 0 && bundle.Unlisted(b) {
+				// Not corrupt: nothing to check the entries against.
+				_, err := fmt.Fprintf(e.stdout, "%s: nothing verified: its manifest lists no files (a bundle put together by hand), so the %d entries have no checksums to match; the sidecar, if any, was checked\n", args[0], len(b.Names())-1)
 				return err
 			}
 			if len(problems) == 0 {
