@@ -194,7 +194,7 @@ func openDir(named string, lim Limits) (*Bundle, error) {
 			return &Error{Path: root, Err: fmt.Errorf("more than the limit of %d entries", lim.MaxEntries)}
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
-			return &Error{Path: root, Entry: rel, Err: errors.New("symbolic link in bundle")}
+			return &Error{Path: root, Entry: rel, Err: errors.New("symbolic link in bundle: diag follows no link inside a folder it reads; is this a bundle's folder? (a diag bundle holds manifest.json or hns/, host/, k8s/; collectlogs output network.txt, endpoint.txt)")}
 		}
 		if d.IsDir() {
 			return nil

@@ -114,6 +114,10 @@ type objectSet struct {
 	// it (a table after a `Get-HnsNetwork | Select` prompt): a table of
 	// Name and Type shows nothing else that tells a network.
 	hint objectKind
+	// binary names the files that are no text (images, executables,
+	// archives), and binaryErr says what the last one is and what to do.
+	binary    []string
+	binaryErr error
 	// indexBase is the position of the first object being added in its
 	// file (streamed lists add one object at a time).
 	indexBase int

@@ -35,11 +35,23 @@ func loadLoose(l *loader) {
 		return
 	}
 	if set.total() == 0 && len(set.recognised) == 0 {
-		l.err = &ParseError{Bundle: l.b.Path(), File: "", Err: fmt.Errorf("%w: %s", ErrUnidentified, unidentified(l.b, unrecognised))}
+		switch {
+		case l.b.Kind() == "file" && set.binaryErr != nil:
+			l.err = &ParseError{Bundle: l.b.Path(), File: "", Err: set.binaryErr}
+		case len(set.binary) > 0:
+			l.err = &ParseError{Bundle: l.b.Path(), File: "", Err: fmt.Errorf("%w: %s (it holds %s)", ErrUnidentified, unidentified(l.b, unrecognised), strings.Join(firstN(set.binary, 3), ", "))}
+		default:
+			l.err = &ParseError{Bundle: l.b.Path(), File: "", Err: fmt.Errorf("%w: %s", ErrUnidentified, unidentified(l.b, unrecognised))}
+		}
 		return
 	}
 	for _, name := range unrecognised {
-		l.s.Notes = append(l.s.Notes, "not recognised, ignored: "+name)
+		if !slices.ContainsFunc(set.binary, func(b string) bool { return strings.HasPrefix(b, name+" (") }) {
+			l.s.Notes = append(l.s.Notes, "not recognised, ignored: "+name)
+		}
+	}
+	for _, b := range set.binary {
+		l.s.Notes = append(l.s.Notes, "not read: "+b)
 	}
 	set.into(l.s)
 }
@@ -154,6 +166,11 @@ func (set *objectSet) absorb(part *objectSet) {
 // addArtifact identifies one file by content and adds its objects.
 func (set *objectSet) addArtifact(data []byte, file string) (int, error) {
 	set.init()
+	if kind, advice := fileKind(data); kind != "" {
+		set.binary = append(set.binary, file+" ("+kind+")")
+		set.binaryErr = notText(kind, advice)
+		return 0, nil
+	}
 	text, err := DecodeText(data)
 	if err != nil {
 		return 0, err

@@ -106,3 +106,33 @@ func TestAnalyzeMixedPseudonyms(t *testing.T) {
 		t.Errorf("mixed: %q (linux alone %q, windows alone %q)\n%s", mixed, alone, win, notes)
 	}
 }
+
+// Wrong files are named for what they are, with what to do, exit 2: an
+// executable was read as a paste ("no findings", exit 0), a .tar.gz
+// bundle said it held no HNS data.
+func TestAnalyzeWrongFiles(t *testing.T) {
+	dir := t.TempDir()
+	for name, c := range map[string]struct{ data, says string }{
+		"shot.png":  {"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "a PNG image"},
+		"diag":      {"\x7fELF\x02\x01\x01\x00" + strings.Repeat("\x00", 56), "a Linux executable"},
+		"diag.exe":  {"MZ\x90\x00\x03\x00\x00\x00" + strings.Repeat("\x00", 56), "a Windows executable"},
+		"b.tar.gz":  {"\x1f\x8b\x08\x00\x00\x00\x00\x00", "tar xzf"},
+		"trace.cap": {"\x0a\x0d\x0d\x0a\x1c\x00\x00\x00", "diag capture decode"},
+	} {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(c.data), 0o644)
+		r := runDiag(t, nil, false, "analyze", p)
+		if r.code != 2 || !strings.Contains(r.stderr, c.says) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("%s: exit %d %q", name, r.code, r.stderr)
+		}
+	}
+	// Beside a paste in a folder, an image is named in the notes.
+	os.WriteFile(filepath.Join(dir, "net.txt"), []byte("Name : vxlan0\nType : Overlay\nManagementIP : 192.168.40.21\n"), 0o644)
+	os.Remove(filepath.Join(dir, "diag"))
+	os.Remove(filepath.Join(dir, "diag.exe"))
+	os.Remove(filepath.Join(dir, "b.tar.gz"))
+	os.Remove(filepath.Join(dir, "trace.cap"))
+	if r := runDiag(t, nil, false, "analyze", dir); r.code == 2 || !strings.Contains(r.stdout, "not read: shot.png (a PNG image)") {
+		t.Errorf("folder: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
