@@ -70,6 +70,10 @@ func (e *APIError) Error() string {
 		return fmt.Sprintf("the API server does not accept these credentials (%s: %s): renew the kubeconfig's token or certificate", what, e.Message)
 	case e.Code == http.StatusUnprocessableEntity && strings.Contains(e.Message, "disallowed by cluster policy"):
 		return fmt.Sprintf("the API server refused to %s: %s (it runs without --allow-privileged, which HostProcess and host-network pods need)", what, e.Message)
+	case e.Code == http.StatusUnprocessableEntity && (strings.Contains(e.Message, "is forbidden") || strings.Contains(e.Message, "denied request")):
+		// An admission policy's denial can come as 422: its words, not
+		// "invalid".
+		return fmt.Sprintf("the API server's admission control refused to %s: %s", what, e.Message)
 	case e.Code == http.StatusUnprocessableEntity:
 		return fmt.Sprintf("the API server refused to %s as invalid: %s", what, e.Message)
 	case e.Code == http.StatusNotFound && e.Resource == "pods" && e.Verb == "create":

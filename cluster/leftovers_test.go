@@ -77,21 +77,22 @@ func TestRefusalScope(t *testing.T) {
 	}
 }
 
-// A refusal of the Windows pod spec stops the Windows nodes only; the
-// Linux nodes are collected and the run says no refusal.
+// A refusal of the Windows pod spec met by two Windows nodes stops the
+// others; the Linux nodes are collected and the run says no refusal.
 func TestOSRefusalStopsThatOSOnly(t *testing.T) {
-	f := newFake(t, clustertest.Node{Name: "w1", OS: "windows"}, clustertest.Node{Name: "w2", OS: "windows"}, clustertest.Node{Name: "l1", OS: "linux"}, clustertest.Node{Name: "l2", OS: "linux"})
+	f := newFake(t, clustertest.Node{Name: "w1", OS: "windows"}, clustertest.Node{Name: "w2", OS: "windows"}, clustertest.Node{Name: "w3", OS: "windows"},
+		clustertest.Node{Name: "l1", OS: "linux"}, clustertest.Node{Name: "l2", OS: "linux"})
 	f.RefuseOS["windows"] = `pods "x" is forbidden: ValidatingAdmissionPolicy 'no-hp' with binding 'no-hp' denied request: no HostProcess`
 	rep, err := Collect(context.Background(), apiFor(t, f), nil, chooseAll(t, f), options(t, 5*time.Second, 1))
 	got := byName(rep)
 	if err != nil || got["l1"].Status != StatusOK || got["l2"].Status != StatusOK {
 		t.Fatalf("%v %+v", err, rep.Nodes)
 	}
-	if got["w1"].Status != StatusFailed || !strings.Contains(got["w1"].Reason, "no HostProcess") || !strings.Contains(got["w2"].Reason, "not tried") {
+	if got["w1"].Status != StatusFailed || !strings.Contains(got["w1"].Reason, "no HostProcess") || strings.Contains(got["w2"].Reason, "not tried") || !strings.Contains(got["w3"].Reason, "not tried") {
 		t.Errorf("%+v", rep.Nodes)
 	}
-	if f.Creates("windows") != 1 {
-		t.Errorf("%d Windows creates, want 1", f.Creates("windows"))
+	if f.Creates("windows") != 2 {
+		t.Errorf("%d Windows creates, want 2", f.Creates("windows"))
 	}
 	// Only Windows nodes: the refusal is the run's answer.
 	f = newFake(t, clustertest.Node{Name: "w1", OS: "windows"}, clustertest.Node{Name: "w2", OS: "windows"})
@@ -99,6 +100,18 @@ func TestOSRefusalStopsThatOSOnly(t *testing.T) {
 	_, err = Collect(context.Background(), apiFor(t, f), nil, chooseAll(t, f), options(t, 5*time.Second, 2))
 	if RefusalScope(err) != ScopeOS {
 		t.Errorf("%v", err)
+	}
+}
+
+// A policy that names one node refuses that node only: the other nodes of
+// its OS are collected.
+func TestOneNodeRefusalStopsThatNodeOnly(t *testing.T) {
+	f := newFake(t, clustertest.Node{Name: "w1", OS: "windows"}, clustertest.Node{Name: "w2", OS: "windows"}, clustertest.Node{Name: "w3", OS: "windows"})
+	f.RefuseNode["w1"] = `pods "x" is forbidden: ValidatingAdmissionPolicy 'reserved' with binding 'reserved' denied request: node w1 is reserved`
+	rep, err := Collect(context.Background(), apiFor(t, f), nil, chooseAll(t, f), options(t, 5*time.Second, 1))
+	got := byName(rep)
+	if err != nil || got["w1"].Status != StatusFailed || got["w2"].Status != StatusOK || got["w3"].Status != StatusOK {
+		t.Errorf("%v %+v", err, rep.Nodes)
 	}
 }
 

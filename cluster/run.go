@@ -157,7 +157,7 @@ func Collect(ctx context.Context, api *API, target *Target, choices []Choice, o 
 	if target != nil {
 		rep.Context, rep.Server = target.Context, target.Server
 	}
-	r := &runner{api: api, o: o, spec: PodSpec{Namespace: o.Namespace, Image: o.Image, Run: rep.Run, Deadline: o.NodeTimeout + 2*time.Minute}, refused: map[string]error{}}
+	r := &runner{api: api, o: o, spec: PodSpec{Namespace: o.Namespace, Image: o.Image, Run: rep.Run, Deadline: o.NodeTimeout + 2*time.Minute}, refused: map[string]error{}, strikes: map[string]map[string]int{}}
 	// An answer every node would get alike stops the run at the first.
 	runCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
@@ -240,27 +240,40 @@ type runner struct {
 
 	mu sync.Mutex
 	// refused holds, by OS, the refusal of that OS's pod spec (admission,
-	// validation): that OS's nodes not yet started are not tried.
+	// validation) that two nodes met: that OS's nodes not yet started are
+	// not tried. strikes counts each refusal's words by OS; first is the
+	// first refusal of any pod spec.
 	refused map[string]error
-	order   []string // the OSes in the order they were refused
+	strikes map[string]map[string]int
+	first   error
 	// unsure: a create of this run had no answer (the run or the node's
 	// time ended first), so its pod may appear after the fact.
 	unsure time.Time
 }
 
-// halt records err where it reaches: the run, the node's OS, or only the
-// node.
-func (r *runner) halt(os string, err error) {
+// halt records err where it reaches: the run, or the nodes of an OS
+// once two of them met the same refusal (a policy may name one node: a
+// refused create makes no pod, so trying a second costs one request), or
+// only the node.
+func (r *runner) halt(os, node string, err error) {
 	switch RefusalScope(err) {
 	case ScopeRun:
 		r.stop(err)
 	case ScopeOS:
+		msg := strings.ReplaceAll(err.Error(), PodName(node, r.spec.Run), "<pod>")
+		msg = strings.ReplaceAll(msg, node, "<node>")
 		r.mu.Lock()
-		if r.refused[os] == nil {
-			r.refused[os] = err
-			r.order = append(r.order, os)
+		defer r.mu.Unlock()
+		if r.first == nil {
+			r.first = err
 		}
-		r.mu.Unlock()
+		if r.strikes[os] == nil {
+			r.strikes[os] = map[string]int{}
+		}
+		r.strikes[os][msg]++
+		if r.strikes[os][msg] >= 2 && r.refused[os] == nil {
+			r.refused[os] = err
+		}
 	}
 }
 
@@ -270,13 +283,11 @@ func (r *runner) refusedFor(os string) error {
 	return r.refused[os]
 }
 
+// firstRefusal is the first refusal of a pod spec, if any.
 func (r *runner) firstRefusal() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if len(r.order) == 0 {
-		return nil
-	}
-	return r.refused[r.order[0]]
+	return r.first
 }
 
 // node collects from one node within its timeout.
@@ -290,7 +301,7 @@ func (r *runner) node(ctx context.Context, c Choice) (res NodeResult) {
 
 	if err := r.refusedFor(c.Node.OS); err != nil {
 		res.Pod = ""
-		res.Status, res.Reason = StatusFailed, oneLine("not tried: the same pod spec was refused for another "+c.Node.OS+" node: "+err.Error())
+		res.Status, res.Reason = StatusFailed, oneLine("not tried: two other "+c.Node.OS+" nodes' collector pods were refused alike: "+err.Error())
 		return res
 	}
 	manifest, err := r.spec.Manifest(c.Node)
@@ -305,7 +316,7 @@ func (r *runner) node(ctx context.Context, c Choice) (res NodeResult) {
 		cerr = nil
 	}
 	if cerr != nil && Definite(cerr) {
-		r.halt(c.Node.OS, cerr)
+		r.halt(c.Node.OS, c.Node.Name, cerr)
 		res.Pod = ""
 		return r.ended(nctx, res, fmt.Errorf("create the collector pod: %w", cerr))
 	}
@@ -316,7 +327,7 @@ func (r *runner) node(ctx context.Context, c Choice) (res NodeResult) {
 		dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer dcancel()
 		if err := r.api.DeletePod(dctx, r.o.Namespace, res.Pod); err != nil {
-			res.PodLeft, res.PodLeftReason = true, oneLine("delete refused: "+err.Error())
+			res.PodLeft, res.PodLeftReason = true, deleteFailed(err)
 			say("could not delete pod %s: %v", res.Pod, err)
 		}
 	}()
@@ -327,7 +338,7 @@ func (r *runner) node(ctx context.Context, c Choice) (res NodeResult) {
 		return r.ended(nctx, res, fmt.Errorf("create the collector pod: %w", cerr))
 	}
 	if err := r.waitRunning(nctx, res.Pod, say); err != nil {
-		r.halt(c.Node.OS, err)
+		r.halt(c.Node.OS, c.Node.Name, err)
 		return r.ended(nctx, res, err)
 	}
 	for res.Attempts = 1; ; res.Attempts++ {
@@ -342,7 +353,7 @@ func (r *runner) node(ctx context.Context, c Choice) (res NodeResult) {
 			say("%s: %d bytes in %.0fs", res.Status, f.n, r.o.Now().Sub(start).Seconds())
 			return res
 		}
-		r.halt(c.Node.OS, f.err)
+		r.halt(c.Node.OS, c.Node.Name, f.err)
 		// A stream cut or damaged on the way is worth one more try while
 		// the node's time lasts; a collector that ran and said no, or
 		// answered with something else than a stream, is the node's answer.
@@ -355,8 +366,34 @@ func (r *runner) node(ctx context.Context, c Choice) (res NodeResult) {
 	}
 }
 
-// reasonTerminating starts the reason of a pod left Terminating.
-const reasonTerminating = "Terminating"
+// reasonTerminating starts the reason of a pod left Terminating;
+// reasonDeleteFailed that of one whose delete did not go through.
+const (
+	reasonTerminating  = "Terminating"
+	reasonDeleteFailed = "delete "
+)
+
+// deleteFailed words a delete that did not go through: refused by the
+// server (RBAC: someone with the right removes it), or not answered (the
+// API server unreachable: nothing was refused).
+func deleteFailed(err error) string {
+	var ie *InterruptedError
+	if IsUnreachable(err) || errors.As(err, &ie) {
+		return oneLine(reasonDeleteFailed + "not answered: the API server did not answer (" + err.Error() + "); the pod may still be there")
+	}
+	return oneLine(reasonDeleteFailed + "refused: " + err.Error())
+}
+
+// Unanswered are the pods whose delete the API server never answered.
+func (r *Report) Unanswered() []string {
+	var out []string
+	for _, n := range r.Nodes {
+		if n.PodLeft && strings.HasPrefix(n.PodLeftReason, reasonDeleteFailed+"not answered") {
+			out = append(out, n.Pod)
+		}
+	}
+	return out
+}
 
 // sweep deletes every pod of the run still there (one whose create had
 // no answer may appear only now) and waits, at most DeleteWait, until
@@ -373,6 +410,20 @@ func (r *runner) sweep(ctx context.Context, rep *Report) {
 	}
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.o.DeleteWait)
 	defer cancel()
+	if ctx.Err() == nil {
+		// A Ctrl-C now ends the wait (the deletes are sent already); after
+		// an earlier one the wait is the cleanup it asked for.
+		stop := context.AfterFunc(ctx, cancel)
+		defer stop()
+	}
+	if pods := len(r.watch.Pods()); pods > 0 {
+		r.o.Progress("", fmt.Sprintf("waiting up to %s for %d pod(s) to go (their kubelets confirm the delete)", r.o.DeleteWait, pods))
+		if r.o.OutputDir != "" {
+			// Written now too: a second Ctrl-C during the wait ends diag,
+			// and the report of what was collected is already there.
+			_ = writeReport(filepath.Join(r.o.OutputDir, "cluster.json"), rep)
+		}
+	}
 	r.mu.Lock()
 	settle := r.unsure.Add(2 * time.Second) // a create given up may land this late
 	r.mu.Unlock()
@@ -386,14 +437,14 @@ func (r *runner) sweep(ctx context.Context, rep *Report) {
 			asked[name] = true
 			if err := r.api.DeletePod(dctx, r.o.Namespace, name); err != nil {
 				if n := byPod[name]; n != nil {
-					n.Pod, n.PodLeft, n.PodLeftReason = name, true, oneLine("delete refused: "+err.Error())
+					n.Pod, n.PodLeft, n.PodLeftReason = name, true, deleteFailed(err)
 				}
 				r.o.Progress("", fmt.Sprintf("could not delete pod %s: %v", name, err))
 			}
 		}
 		left := 0
 		for name := range pods {
-			if n := byPod[name]; n == nil || !n.PodLeft || !strings.HasPrefix(n.PodLeftReason, "delete refused") {
+			if n := byPod[name]; n == nil || !n.PodLeft || !strings.HasPrefix(n.PodLeftReason, reasonDeleteFailed) {
 				left++
 			}
 		}
@@ -413,7 +464,7 @@ func (r *runner) sweep(ctx context.Context, rep *Report) {
 	}
 	for name, st := range r.watch.Pods() {
 		n := byPod[name]
-		if n == nil || (n.PodLeft && strings.HasPrefix(n.PodLeftReason, "delete refused")) {
+		if n == nil || (n.PodLeft && strings.HasPrefix(n.PodLeftReason, reasonDeleteFailed)) {
 			continue
 		}
 		n.Pod, n.PodLeft = name, true

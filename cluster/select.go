@@ -77,7 +77,7 @@ func Choose(ctx context.Context, api *API, sel Selection, now time.Time) ([]Choi
 			c.Skip = "kubelet not reporting (Ready Unknown" + orEmpty(": ", c.Node.ReadyReason) + "): no pod can start there"
 		}
 		if c.Skip == "" && c.Node.OS != "windows" && c.Node.OS != "linux" {
-			c.Skip = fmt.Sprintf("operating system %q: diag collects from Windows and Linux nodes", c.Node.OS)
+			c.Skip = fmt.Sprintf("%s %q: diag collects from Windows and Linux nodes", skipOS, c.Node.OS)
 		}
 	}
 	return out, nil
@@ -137,3 +137,10 @@ func orEmpty(prefix, s string) string {
 	}
 	return prefix + s
 }
+
+// skipOS starts the reason of a node skipped for its operating system.
+const skipOS = "operating system"
+
+// SkipIsOS: the node was skipped for its operating system, not because it
+// was wanted and could not be reached.
+func SkipIsOS(reason string) bool { return strings.HasPrefix(reason, skipOS) }

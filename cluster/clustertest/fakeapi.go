@@ -88,7 +88,9 @@ type Server struct {
 	// RefuseOS: creations of pods for nodes of that OS are refused (403)
 	// with this message, as an admission policy does.
 	RefuseOS map[string]string
-	creates  map[string]int // creations asked, by OS
+	// RefuseNode: the same for one node's pod, by node name.
+	RefuseNode map[string]string
+	creates    map[string]int // creations asked, by OS
 	// Bundle, when set, gives a node's bundle (a zip); else a small one
 	// is made.
 	Bundle func(node string) []byte
@@ -109,7 +111,7 @@ type Server struct {
 // byte stream diag collect --stream writes of a bundle.
 func NewServer(t *testing.T, frame func(bundle []byte) []byte, nodes ...Node) *Server {
 	f := &Server{t: t, frame: frame, nodes: map[string]Node{}, pods: map[string]*fakePod{}, Forbidden: map[string]bool{}, Commands: map[string][]string{}, bundles: map[string][]byte{},
-		RefuseOS: map[string]string{}, creates: map[string]int{}}
+		RefuseOS: map[string]string{}, RefuseNode: map[string]string{}, creates: map[string]int{}}
 	for _, n := range nodes {
 		f.nodes[n.Name] = n
 		f.order = append(f.order, n.Name)
@@ -236,6 +238,9 @@ func (f *Server) createPod(w http.ResponseWriter, r *http.Request, ns string) {
 	os := f.nodes[node].OS
 	f.creates[os]++
 	refuse := f.RefuseOS[os]
+	if r := f.RefuseNode[node]; r != "" {
+		refuse = r
+	}
 	f.mu.Unlock()
 	if refuse != "" {
 		f.status(w, http.StatusForbidden, refuse)

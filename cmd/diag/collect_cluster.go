@@ -150,16 +150,24 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 		sel = cluster.Selection{Auto: true}
 	}
 	choices, err := cluster.Choose(ctx, api, sel, e.now())
+	if err != nil && ctx.Err() != nil {
+		return &exitError{code: exitFindings, err: fmt.Errorf("interrupted before any pod was made (%v)", context.Cause(ctx))}
+	}
 	if cluster.IsUnreachable(err) {
 		return usageErrorf("%v (kubeconfig context %s, server %s)", err, target.Context, target.Server)
 	}
 	if err != nil {
 		return clusterError(err)
 	}
-	todo := 0
+	// Nodes to collect, and those wanted but skipped (named but not
+	// there, kubelet not reporting): both count as nodes without a bundle.
+	todo, skippedWanted := 0, 0
 	for _, c := range choices {
-		if c.Skip == "" {
+		switch {
+		case c.Skip == "":
 			todo++
+		case !cluster.SkipIsOS(c.Skip):
+			skippedWanted++
 		}
 	}
 	if todo == 0 {
@@ -167,7 +175,11 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 	}
 	// Ask first, so that a user without a permission hears it before a
 	// pod is made. A server that cannot say is asked nothing more.
-	if missing, err := api.Missing(ctx, o.namespace, cluster.Needed); err == nil && len(missing) > 0 {
+	missing, err := api.Missing(ctx, o.namespace, cluster.Needed)
+	if err != nil && ctx.Err() != nil {
+		return &exitError{code: exitFindings, err: fmt.Errorf("interrupted before any pod was made (%v)", context.Cause(ctx))}
+	}
+	if err == nil && len(missing) > 0 {
 		return &exitError{code: exitUsage, err: &cluster.MissingError{Namespace: o.namespace, Missing: missing}}
 	} else if cluster.IsUnreachable(err) {
 		return usageErrorf("%v (kubeconfig context %s, server %s)", err, target.Context, target.Server)
@@ -187,6 +199,9 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 		Progress: func(node, line string) {
 			mu.Lock()
 			defer mu.Unlock()
+			if node == "" {
+				node = "cluster" // the run's own lines
+			}
 			fmt.Fprintf(e.stderr, "%s: %s\n", node, strings.ReplaceAll(strings.TrimSpace(line), "\n", " | "))
 		},
 	})
@@ -205,8 +220,11 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 		if stuck := rep.Stuck(); len(stuck) > 0 {
 			fmt.Fprintf(e.stderr, "cluster: %d pod(s) left Terminating (their node's kubelet did not confirm the delete): diag collect --cluster --cleanup --force --namespace %s removes them without it\n", len(stuck), rep.Namespace)
 		}
-		if left := len(rep.PodsLeft()) - len(rep.Stuck()); left > 0 {
-			fmt.Fprintf(e.stderr, "cluster: %d pod(s) could not be deleted: diag collect --cluster --cleanup --namespace %s removes them with the rights to; each ends itself at its activeDeadlineSeconds\n", left, rep.Namespace)
+		if n := len(rep.Unanswered()); n > 0 {
+			fmt.Fprintf(e.stderr, "cluster: %d pod(s) may still be there: the API server did not answer their delete; diag collect --cluster --cleanup --namespace %s removes them once it answers; each ends itself at its activeDeadlineSeconds\n", n, rep.Namespace)
+		}
+		if left := len(rep.PodsLeft()) - len(rep.Stuck()) - len(rep.Unanswered()); left > 0 {
+			fmt.Fprintf(e.stderr, "cluster: %d pod(s) could not be deleted (refused): diag collect --cluster --cleanup --namespace %s removes them, run by someone with the right to; each ends itself at its activeDeadlineSeconds\n", left, rep.Namespace)
 		}
 	}
 	if err != nil {
@@ -220,8 +238,8 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 	aerr := runAnalyze(e, g, &analyzeOptions{output: o.report, outputFile: o.reportFile, failOn: "fail", maxPart: "64MiB", capture: capture.Limits{
 		MaxPacketSize: capture.DefaultMaxPacketSize, MaxInterfaces: capture.DefaultMaxInterfaces, MaxFlows: capture.DefaultMaxFlows, MaxTunnels: capture.DefaultMaxTunnels,
 	}}, bundles)
-	if aerr == nil && len(bundles) < todo {
-		return &exitError{code: exitFindings, err: fmt.Errorf("the collection is partial: %d of %d node(s) gave a bundle (%s)", len(bundles), todo, filepath.Join(dir, "cluster.json"))}
+	if aerr == nil && len(bundles) < todo+skippedWanted {
+		return &exitError{code: exitFindings, err: fmt.Errorf("the collection is partial: %d of %d node(s) gave a bundle (%s)", len(bundles), todo+skippedWanted, filepath.Join(dir, "cluster.json"))}
 	}
 	if aerr == nil && len(left) > 0 {
 		return &exitError{code: exitFindings, err: fmt.Errorf("%d collector pod(s) are still there (above: why, and the command that removes them)", len(left))}

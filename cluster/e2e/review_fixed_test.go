@@ -1,0 +1,140 @@
+//go:build unix
+
+package e2e
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/wincni/diag/cluster"
+	"github.com/wincni/diag/cluster/clustertest/realcluster"
+)
+
+// What the review against the real API server found, each fixed: every
+// scenario failed before its fix.
+func TestReviewFixed(t *testing.T) {
+	cp := startPlane(t, realcluster.Options{})
+
+	t.Run("a policy refusing one node name leaves the other nodes of its OS collected", func(t *testing.T) {
+		s := newScenario(t, cp, "vname")
+		if err := cp.Apply(cp.Admin, vap("reserved-node", "vname", "!has(object.spec.nodeName) || object.spec.nodeName != 'vn-1'", "node vn-1 is reserved (policy reserved-node)")); err != nil {
+			t.Fatal(err)
+		}
+		ns := nodes("vn", 4, "windows", "")
+		if err := cp.AddNodes(ns...); err != nil {
+			t.Fatal(err)
+		}
+		waitRefusedPod(t, cp, "vname", windowsProbe("vn-1"), "reserved-node")
+		r := s.collect("", "--nodes", names(ns), "--parallel", "1", "--node-timeout", "60s")
+		if r.report == nil {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		for _, n := range r.report.Nodes {
+			if n.Name != "vn-1" && n.Status != cluster.StatusOK || n.Name == "vn-1" && (!strings.Contains(n.Reason, "reserved") || strings.Contains(n.Reason, "as invalid")) {
+				t.Errorf("%s: %s: %s", n.Name, n.Status, n.Reason)
+			}
+		}
+		if r.code != 3 || !strings.Contains(lastLine(r.stderr), "3 of 4 node(s)") {
+			t.Errorf("exit %d, want 3 (3 of 4 nodes): %s", r.code, lastLine(r.stderr))
+		}
+		s.noPodsLeft()
+		s.checkAudit(s.user, r.report)
+	})
+
+	t.Run("--nodes naming a node that does not exist: a node without a bundle, exit 3", func(t *testing.T) {
+		s := newScenario(t, cp, "nonexist")
+		ns := nodes("nx", 1, "linux", "")
+		if err := cp.AddNodes(ns...); err != nil {
+			t.Fatal(err)
+		}
+		r := s.collect("", "--nodes", "nx-1,nx-typo", "--node-timeout", "60s")
+		if r.code != 3 || !strings.Contains(lastLine(r.stderr), "1 of 2 node(s)") {
+			t.Errorf("exit %d: %s", r.code, lastLine(r.stderr))
+		}
+		s.noPodsLeft()
+	})
+
+	t.Run("Ctrl-C while the API server does not answer the node list: not exit 1", func(t *testing.T) {
+		s := newScenario(t, cp, "early")
+		ns := nodes("eb", 2, "linux", "hang")
+		if err := cp.AddNodes(ns...); err != nil {
+			t.Fatal(err)
+		}
+		pid := apiserverPID(t, cp)
+		dir := filepath.Join(t.TempDir(), "out")
+		r := runDiagCtx(t, context.Background(), s.kubeconfig, func(c *exec.Cmd) {
+			_ = syscall.Kill(pid, syscall.SIGSTOP)
+			time.Sleep(1500 * time.Millisecond)
+			_ = c.Process.Signal(os.Interrupt)
+			time.Sleep(500 * time.Millisecond)
+			_ = syscall.Kill(pid, syscall.SIGCONT)
+		}, s.args(dir, "--nodes", names(ns), "--node-timeout", "60s")...)
+		_ = syscall.Kill(pid, syscall.SIGCONT)
+		if r.code != 3 || !strings.Contains(lastLine(r.stderr), "interrupted before any pod was made") {
+			t.Errorf("exit %d: %s", r.code, r.stderr)
+		}
+		s.noPodsLeft()
+	})
+
+	t.Run("Ctrl-C while diag waits for Terminating pods ends the wait and names them", func(t *testing.T) {
+		s := newScenario(t, cp, "waitterm")
+		ns := []realcluster.NodeSpec{{Name: "wt-1", OS: "windows", NoKubelet: true}}
+		if err := cp.AddNodes(ns...); err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(t.TempDir(), "out")
+		var sent time.Time
+		r := runDiagCtx(t, context.Background(), s.kubeconfig, func(c *exec.Cmd) {
+			// The node's time ends at 3 s, then diag waits for the delete.
+			for !s.sawWaiting(dir) {
+				time.Sleep(50 * time.Millisecond)
+			}
+			sent = time.Now()
+			_ = c.Process.Signal(os.Interrupt)
+		}, s.args(dir, "--nodes", names(ns), "--node-timeout", "3s")...)
+		rep := readReport(t, dir)
+		if rep == nil || len(rep.Stuck()) != 1 || !strings.Contains(r.stderr, "waiting up to") || !strings.Contains(r.stderr, "--cleanup --force") || r.code != 3 {
+			t.Errorf("exit %d %.1fs after the Ctrl-C:\n%s", r.code, time.Since(sent).Seconds(), r.stderr)
+		}
+		cp.ForceDeleteAll()
+	})
+
+	t.Run("the API server not answering deletes: said as unanswered, not refused", func(t *testing.T) {
+		s := newScenario(t, cp, "paused")
+		ns := nodes("pz", 2, "linux", "hang")
+		if err := cp.AddNodes(ns...); err != nil {
+			t.Fatal(err)
+		}
+		pid := apiserverPID(t, cp)
+		dir := filepath.Join(t.TempDir(), "out")
+		r := runDiagCtx(t, context.Background(), s.kubeconfig, func(c *exec.Cmd) {
+			if !s.waitPods(2, 30*time.Second) {
+				t.Error("pods not made")
+			}
+			time.Sleep(time.Second)
+			_ = syscall.Kill(pid, syscall.SIGSTOP)
+			time.Sleep(time.Second)
+			_ = c.Process.Signal(os.Interrupt)
+			time.Sleep(65 * time.Second)
+			_ = syscall.Kill(pid, syscall.SIGCONT)
+		}, s.args(dir, "--nodes", names(ns), "--parallel", "2", "--node-timeout", "120s")...)
+		_ = syscall.Kill(pid, syscall.SIGCONT)
+		rep := readReport(t, dir)
+		if rep == nil || len(rep.Unanswered()) != 2 || strings.Contains(r.stderr, "delete refused") || !strings.Contains(r.stderr, "did not answer their delete") || strings.Contains(r.stderr, "\n: ") {
+			t.Errorf("exit %d:\n%s", r.code, r.stderr)
+		}
+		cp.ForceDeleteAll()
+	})
+}
+
+// sawWaiting: cluster.json was written before the wait for deleted pods.
+func (s *scenario) sawWaiting(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "cluster.json"))
+	return err == nil
+}
