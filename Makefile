@@ -13,10 +13,15 @@ IMAGE_PLATFORMS := linux/amd64,linux/arm64,windows/amd64
 RACE    := $(if $(filter 1,$(shell $(GO) env CGO_ENABLED)),-race,)
 FUZZTIME ?= 10s
 
-.PHONY: build test test-cluster demo bench fuzz cross vet lint clean dist compare-tshark perf image
+.PHONY: build install test test-cluster demo bench fuzz cross vet lint clean dist compare-tshark perf image
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/diag
+
+# diag on your PATH: into $(go env GOBIN), else $(go env GOPATH)/bin.
+install:
+	$(GO) install -ldflags '$(LDFLAGS)' ./cmd/diag
+	@echo "installed: $$($(GO) env GOBIN || true)$$( [ -n "$$($(GO) env GOBIN)" ] || echo $$($(GO) env GOPATH)/bin)/diag"
 
 # Analyze the bundled seed case: a Calico VXLAN node whose overlay network sits
 # on the Vagrant NAT adapter. Exit status 3 (findings) is the expected outcome.
@@ -81,13 +86,24 @@ fuzz:
 
 # diag.exe for Windows nodes, diag for Linux nodes and Mac laptops; static
 # (no cgo), stamped with the version and commit (diag version prints them).
+# Each is archived as a release has it (zip for Windows, tar.gz elsewhere)
+# with SHA256SUMS; with DIST_URL (where the archives will be downloaded
+# from) a krew plugin manifest for kubectl diag is written too.
+DIST_URL ?=
 dist:
-	@set -e; for p in $(DIST_PLATFORMS); do \
+	@set -e; rm -rf dist; mkdir -p dist; for p in $(DIST_PLATFORMS); do \
 	  os=$${p%/*}; arch=$${p#*/}; ext=; [ $$os = windows ] && ext=.exe; \
 	  out=dist/$$os-$$arch/diag$$ext; \
 	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $$out ./cmd/diag; \
-	  echo "$$out"; \
-	done
+	  cp LICENSE* README.md dist/$$os-$$arch/ 2>/dev/null || true; \
+	  name=diag-$(VERSION)-$$os-$$arch; \
+	  if [ $$os = windows ]; then (cd dist/$$os-$$arch && zip -qr ../$$name.zip .); \
+	  else tar -C dist/$$os-$$arch -czf dist/$$name.tar.gz .; fi; \
+	done; \
+	(cd dist && sha256sum diag-$(VERSION)-*.zip diag-$(VERSION)-*.tar.gz > SHA256SUMS); \
+	cat dist/SHA256SUMS; \
+	if [ -n "$(DIST_URL)" ]; then tools/dist/krew-manifest.sh $(VERSION) "$(DIST_URL)" dist/SHA256SUMS > dist/krew-diag.yaml; echo dist/krew-diag.yaml; \
+	else echo "(DIST_URL=<where the archives are published> also writes dist/krew-diag.yaml, the krew manifest)"; fi
 
 # The image of this version for Linux and Windows nodes, pushed to $(IMAGE).
 # Needs docker buildx with a builder that can push (none here: not in CI).
