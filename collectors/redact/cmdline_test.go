@@ -44,3 +44,34 @@ func TestRedactCommandLineSpellings(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactListPairs: a secret-taking flag and its value as neighbours
+// in a list (a container's args in a pod spec, a process's argv in JSON),
+// and a key and its value in a logger's key/value list.
+func TestRedactListPairs(t *testing.T) {
+	for _, in := range []string{
+		`"args": ["--token", "S3CR3Tqz4k9"],`,
+		`"command": ["kubeadm", "join", "10.0.0.1:6443", "--token", "S3CR3Tqz4k9", "--discovery-token-ca-cert-hash", "sha256:aa"]`,
+		`  args: ['--password', 'S3CR3T two words']`,
+		`"argv": ["redis-server", "--requirepass", "S3CR3Tqz4k9"]`,
+		`logger.go:42] "login" ["user", "admin", "password", "S3CR3Tqz4k9"]`,
+		`["token", "S3CR3Tqz4k9"]`,
+	} {
+		out, counts := Text([]byte(in + "\n"))
+		if strings.Contains(string(out), marker) || len(counts) == 0 {
+			t.Errorf("%s\n  -> %s (counts %v)", in, out, counts)
+		}
+	}
+	for _, keep := range []string{
+		`"fields": ["password", "token", "key", "expiry"]`,
+		`"args": ["--token-file", "/var/run/secrets/token"]`,
+		`"args": ["--token", "--v=2"]`,
+		`["tokenizer", "Words"]`,
+		`"scopes": ["secret", "configmap"]`,
+		`"args": ["--password", "$(DB_PASSWORD)"]`,
+	} {
+		if out, _ := Text([]byte(keep + "\n")); string(out) != keep+"\n" {
+			t.Errorf("%s\n  changed to %s", keep, out)
+		}
+	}
+}

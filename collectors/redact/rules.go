@@ -495,6 +495,15 @@ func (w *Writer) keyValue(c []byte, a, b int) (int, int, []byte, bool) {
 		w.count(kind)
 		return s, e, quoted(c[s:e]), true
 	}
+	// "--password", "VALUE" and "token", "VALUE": a flag or a key and its
+	// value as neighbours in a list (a pod's args, a process's argv in
+	// JSON, a logger's key/value pairs).
+	if quotedKey && open < a && c[open] != '\\' {
+		if s, e, ok := listPair(c, j, c[open], key[0] == '-'); ok && secretValue(key, kind, c[s:e]) {
+			w.count(kind)
+			return s, e, quoted(c[s:e]), true
+		}
+	}
 	// --token VALUE, -Password VALUE
 	if c[a] != '-' || a > 0 && !(isSpace(c[a-1]) || c[a-1] == '"' || c[a-1] == '\'' || c[a-1] == '(') {
 		return 0, 0, nil, false
@@ -512,6 +521,49 @@ func (w *Writer) keyValue(c []byte, a, b int) (int, int, []byte, bool) {
 	}
 	w.count(kind)
 	return j, e, quoted(c[j:e]), true
+}
+
+// listPair finds the value after a quoted key or flag in a list: from
+// j, a comma, then a string in the same quote q. After a key that is not a
+// flag, a value shaped like a field name (a list of names: "token",
+// "expiry") is not taken for a secret.
+func listPair(c []byte, j int, q byte, flag bool) (int, int, bool) {
+	if j >= len(c) || c[j] != ',' {
+		return 0, 0, false
+	}
+	j++
+	for j < len(c) && (c[j] == ' ' || c[j] == '\t') {
+		j++
+	}
+	if j >= len(c) || c[j] != q {
+		return 0, 0, false
+	}
+	e := scanValue(c, j)
+	if e < 0 || e-j < 3 || c[e-1] != q {
+		return 0, 0, false
+	}
+	v := c[j+1 : e-1]
+	if len(v) > 0 && v[0] == '-' {
+		return 0, 0, false // the next flag
+	}
+	if !flag && fieldName(v) {
+		return 0, 0, false
+	}
+	return j, e, true
+}
+
+// fieldName: lower-case letters, digits and _ . - only, starting with a
+// letter: a name in a list of names rather than a secret.
+func fieldName(v []byte) bool {
+	if len(v) == 0 || v[0] < 'a' || v[0] > 'z' {
+		return false
+	}
+	for _, b := range v {
+		if !(b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '_' || b == '.' || b == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 func isSpace(b byte) bool {
