@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/wincni/diag/bundle"
+	"github.com/wincni/diag/collectors/redact"
 )
 
 func gz(b []byte) []byte {
@@ -63,4 +64,51 @@ func TestRedactEntryTooLargeIsLeftOut(t *testing.T) {
 	if err != nil || out.Action != bundle.Omit || !strings.Contains(out.Reason, "not redacted") {
 		t.Errorf("%+v %v", out, err)
 	}
+}
+
+// A text file whose one line is over redact.MaxLine is cut into pieces;
+// a key and its value on either side of the cut go all the same, in the
+// file bundle redact reads whole (no final newline), in UTF-16 too.
+func TestRedactTextHugeLineCut(t *testing.T) {
+	for _, pair := range []struct{ key, value string }{
+		{`{"password": `, `"S3CR3Tqz4k9"}, `},
+		{`Authorization: Bearer `, `S3CR3Tqz4k9AbCdEf, `},
+		{`["--token", `, `"S3CR3Tqz4k9"], `},
+		{`["token", `, `"S3CR3Tqz4k9"], `},
+	} {
+		var b strings.Builder
+		for b.Len() < redact.MaxLine-len(pair.key)-64 {
+			b.WriteString(`{"Name":"ep","IPAddress":"100.244.1.2"}, `)
+		}
+		b.WriteString(strings.Repeat("x", redact.MaxLine-len(pair.key)-b.Len()-1))
+		b.WriteString(" " + pair.key + pair.value) // the key ends at the 1 MiB mark
+		for b.Len() < redact.MaxLine+64<<10 {
+			b.WriteString(`{"Name":"ep","IPAddress":"100.244.1.2"}, `)
+		}
+		for _, enc := range []string{"utf-8", "utf-16le"} {
+			data := []byte(b.String())
+			if enc == "utf-16le" {
+				data = utf16le(b.String())
+			}
+			clean, marks, err := RedactText(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bytes.Contains(clean, []byte("S3CR3T")) || len(marks) == 0 {
+				t.Errorf("%s, %s: the value after the cut passed unredacted (marks %v)", pair.key, enc, marks)
+			}
+			if !bytes.Contains(clean, []byte(pair.key)) {
+				t.Errorf("%s, %s: the key is gone", pair.key, enc)
+			}
+		}
+	}
+}
+
+// utf16le encodes ASCII s as UTF-16LE with a byte order mark.
+func utf16le(s string) []byte {
+	out := []byte{0xFF, 0xFE}
+	for i := 0; i < len(s); i++ {
+		out = append(out, s[i], 0)
+	}
+	return out
 }

@@ -45,6 +45,9 @@ const (
 // size, cut after a comma or a space where there is one.
 const MaxLine = 1 << 20
 
+// maxLine is MaxLine; tests lower it to try every cut position quickly.
+var maxLine = MaxLine
+
 // maxRun bounds the base64 lines held back in case they end in
 // "-----END ... PRIVATE KEY-----" (a key whose BEGIN line was cut off).
 const maxRun = 256 << 10
@@ -131,8 +134,10 @@ func (w *Writer) Write(p []byte) (int, error) {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
 			w.buf = append(w.buf, p...)
-			for len(w.buf) > MaxLine {
-				cut := splitPoint(w.buf[:MaxLine])
+			// Cut only with cutContext bytes after the cut in hand, so
+			// that the cut can be checked against what follows it.
+			for len(w.buf) > maxLine+cutContext() {
+				cut := safeCut(w.buf, maxLine)
 				w.line(w.buf[:cut], nil)
 				w.buf = append(w.buf[:0], w.buf[cut:]...)
 			}
@@ -203,16 +208,69 @@ func (w *Writer) terminated(l []byte) {
 	w.line(l[:end], l[end:])
 }
 
-// splitPoint picks where to cut an over-long line: after the last comma or
-// whitespace in its last 64 KiB, else at the end (never inside a UTF-8
-// sequence).
-func splitPoint(b []byte) int {
-	for i := len(b) - 1; i >= len(b)-(64<<10) && i > 0; i-- {
-		switch b[i] {
-		case ',', ' ', '\t', ';', '}', ']':
+// cutContext is how much of a line on either side of a cut is looked at
+// to tell whether the cut separates something the rules read together (a
+// key and its value, a command and its switch).
+func cutContext() int { return min(8<<10, maxLine/4) }
+
+// maxCutTries bounds the cut points tried on one piece.
+const maxCutTries = 32
+
+// safeCut picks where to cut an over-long line b within its first limit
+// bytes: after a comma or whitespace in the last 64 KiB before limit, the
+// last such point where cutting changes nothing. A cut is checked by
+// redacting cutContext bytes either side of it, together and apart: the
+// same result means no key, switch or header on one side names a value
+// on the other (a cut between "password": and its value, or Bearer and
+// its token, would let the value through). Where no point within reach
+// is safe, the last one is taken. Without a separator, the cut is at
+// limit (never inside a UTF-8 sequence).
+func safeCut(b []byte, limit int) int {
+	first, tries := -1, 0
+	for i := limit - 1; i >= limit-(64<<10) && i > 0; i-- {
+		if !cutSep(b[i]) {
+			continue
+		}
+		if first < 0 {
+			first = i + 1
+		}
+		if cutIsSafe(b, i+1) {
 			return i + 1
 		}
+		if tries++; tries == maxCutTries {
+			break
+		}
 	}
+	if first >= 0 {
+		return first
+	}
+	return runeCut(b[:limit])
+}
+
+func cutSep(c byte) bool {
+	switch c {
+	case ',', ' ', '\t', ';', '}', ']':
+		return true
+	}
+	return false
+}
+
+// cutIsSafe says whether redacting the text around cut in two pieces
+// gives what redacting it whole does.
+func cutIsSafe(b []byte, cut int) bool {
+	n := cutContext()
+	lo, hi := max(0, cut-n), min(len(b), cut+n)
+	whole, _ := Text(b[lo:hi])
+	left, _ := Text(b[lo:cut])
+	if !bytes.HasPrefix(whole, left) {
+		return false
+	}
+	right, _ := Text(b[cut:hi])
+	return bytes.Equal(whole[len(left):], right)
+}
+
+// runeCut cuts b at its end, or before a UTF-8 sequence the end splits.
+func runeCut(b []byte) int {
 	i := len(b)
 	for i > 1 && b[i-1]&0xC0 == 0x80 {
 		i--
