@@ -399,7 +399,10 @@ func needsWindows(r *Rule) bool {
 	}
 	for _, in := range r.Needs {
 		switch in {
-		case snapshot.InputHNSNetworks, snapshot.InputHNSEndpoints, snapshot.InputHNSLoadBalancers, snapshot.InputHNSNamespaces, snapshot.InputVFP:
+		case snapshot.InputHNSNetworks, snapshot.InputHNSEndpoints, snapshot.InputHNSLoadBalancers, snapshot.InputHNSNamespaces, snapshot.InputVFP,
+			snapshot.InputFirewall, snapshot.InputPortRanges:
+			// The Windows Firewall and netsh's port ranges are Windows
+			// state too: a Linux node has neither.
 			return true
 		}
 	}

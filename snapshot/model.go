@@ -116,7 +116,7 @@ var InputFiles = map[Input]string{
 	InputEndpointSlices:   "Kubernetes EndpointSlices (k8s/endpointslices.json)",
 	InputCalicoIPAM:       "Calico IPAM blocks and configuration (k8s/calico-ipamblocks.json, k8s/calico-ipamconfigs.json)",
 	InputLogs:             "kube-proxy, CNI, flannel or Calico logs (logs/)",
-	InputKubePods:         "this node's Pods (k8s/pods.json)",
+	InputKubePods:         "Pods of this node (k8s/pods.json)",
 }
 
 // Has reports whether an input was present.

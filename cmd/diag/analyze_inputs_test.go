@@ -136,3 +136,21 @@ func TestAnalyzeWrongFiles(t *testing.T) {
 		t.Errorf("folder: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// Windows Firewall and port-range rules do not apply to a Linux node: not
+// listed as skipped for want of host/firewall.json; skip reasons read as
+// sentences.
+func TestLinuxBundleSkipsNoWindowsRules(t *testing.T) {
+	r := runDiag(t, nil, false, "analyze", "-o", "json", "../../testdata/bundles/seed-linux-controlplane")
+	var rep struct {
+		Skipped []struct{ ID, Reason string } `json:"skipped"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range rep.Skipped {
+		if s.ID == "HOST-10" || strings.Contains(s.Reason, "firewall") || strings.Contains(s.Reason, "no this") {
+			t.Errorf("%s: %s", s.ID, s.Reason)
+		}
+	}
+}
