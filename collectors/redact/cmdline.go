@@ -11,7 +11,29 @@ import (
 // -Name DefaultPassword -Value x, reg add /v DefaultPassword /d x), where
 // the name of the setting says the value is a secret.
 
-var psPositional, archiver7z, gluedPass, gluedDQ, gluedSQ, zipCmd, zipPass, psName, psEnvPath, psValue, regAddV, regAddD, keygenCmd, keygenPass, opensslCmd, opensslK, stdinPass *regexp.Regexp
+var psPositional, archiver7z, gluedPass, gluedDQ, gluedSQ, zipCmd, zipPass, psName, psEnvPath, psValue, regAddV, regAddD, regAddCmd, regAddDDash, keygenCmd, keygenPass, opensslCmd, opensslK, stdinPass, redisAuth *regexp.Regexp
+
+// A switch that takes a secret only in the commands that name it, as
+// their documentation says: redis-cli -a, winrs -p:, ldapsearch -w,
+// smbclient -U user%PASS. Elsewhere the same letter means something else
+// (ls -a, ssh -p 22, docker run -d, sort -w).
+type toolSwitch struct {
+	trigger string         // in the line, in lower case, before any regular expression runs
+	cmd     *regexp.Regexp // the command's name as a word
+	flag    *regexp.Regexp // the switch; its last group is the value
+	kind    string
+}
+
+var toolSwitches []toolSwitch
+
+// commandRe matches a command's name as a word of a command line (a
+// path before it, .exe after it, a quote around it).
+func commandRe(names string) *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(?:^|[\s"'\\/&;|(>])(?:` + names + `)(?:\.exe)?["']?(?:\s|$)`)
+}
+
+// argValueNoFlag: a quoted string or a bare word not starting a flag.
+const argValueNoFlag = `"[^"\n]*"|'[^'\n]*'|[^\s"'\-][^\s]*`
 
 func compileCmdline() {
 	// 7-Zip and RAR take the password glued to -p (rar: -hp too).
@@ -36,8 +58,34 @@ func compileCmdline() {
 	stdinPass = regexp.MustCompile(`(?i)((?:^|[\s;&(])(?:echo|printf|Write-Output|Write-Host)[ \t]+)("[^"\n]*"|'[^'\n]*'|[^\s"'|$][^\s|]*)([ \t]*\|[^|\n]*--password-stdin)`)
 	// Set-ItemProperty PATH NAME VALUE: the parameters by position.
 	psPositional = regexp.MustCompile(`(?i)(?:^|[\s;|&(])(?:Set-ItemProperty|New-ItemProperty|sp)[ \t]+(?:-(?:Literal)?Path[ \t]+)?(?:"[^"\n]*"|'[^'\n]*'|[^\s"'\-][^\s]*)[ \t]+("[^"\n]*"|'[^'\n]*'|[^\s"'\-][^\s]*)[ \t]+("[^"\n]*"|'[^'\n]*'|[^\s"'\-$(][^\s]*)`)
-	regAddV = regexp.MustCompile(`(?i)(?:^|\s)/v[ \t]+("[^"\n]*"|[^\s"/][^\s]*)`)
+	regAddV = regexp.MustCompile(`(?i)(?:^|\s)([/-])v[ \t]+("[^"\n]*"|[^\s"/\-][^\s]*)`)
 	regAddD = regexp.MustCompile(`(?i)((?:^|\s)/d[ \t]+)("[^"\n]*"|[^\s"/][^\s]*)`)
+	// reg.exe takes its switches with a dash too: reg add KEY -v NAME -d DATA.
+	regAddCmd = regexp.MustCompile(`(?i)(?:^|[\s"'\\/&;|(>])reg(?:\.exe)?["']?[ \t]+(?:add|import)\b`)
+	regAddDDash = regexp.MustCompile(`(?i)((?:^|\s)-d[ \t]+)(` + argValueNoFlag + `)`)
+
+	// redis: AUTH [user] PASS, as an argument of redis-cli or at its prompt
+	// (127.0.0.1:6379> AUTH PASS).
+	redisAuth = regexp.MustCompile(`(?i)((?:(?:^|[\s"'\\/&;|(])(?:redis-cli|valkey-cli|keydb-cli)(?:\.exe)?["']?\s.*?|^[ \t]*\S*:[0-9]+(?:\[[0-9]+\])?>[ \t]*)\bAUTH[ \t]+(?:(?:"[^"\n]*"|[^\s"<]\S*)[ \t]+)?)("[^"\n]*"|[^\s"<]\S*)[ \t]*$`)
+
+	toolSwitches = []toolSwitch{
+		// redis-cli -a PASS (--pass PASS is a key like any --password).
+		{"-a", commandRe(`redis-cli|redis-benchmark|redis-check-aof|valkey-cli|valkey-benchmark|keydb-cli`),
+			regexp.MustCompile(`((?:^|\s)-a[ \t]+)(` + argValueNoFlag + `)`), KindPassword},
+		// winrs/winrm -p:PASS -password:PASS -u:USER -username:USER.
+		{":", commandRe(`winrs|winrm|winrm\.cmd`),
+			regexp.MustCompile(`(?i)((?:^|\s)-(?:p|pw|pwd|pass|password)[:=])("[^"\n]*"|'[^'\n]*'|[^\s"']+)`), KindPassword},
+		{":", commandRe(`winrs|winrm|winrm\.cmd`),
+			regexp.MustCompile(`(?i)((?:^|\s)-(?:u|user|username)[:=])("[^"\n]*"|'[^'\n]*'|[^\s"']+)`), KindUsername},
+		// OpenLDAP: -w PASS (or -wPASS); ldappasswd -a OLD -s NEW.
+		{"ldap", commandRe(`ldapsearch|ldapmodify|ldapadd|ldapdelete|ldapmodrdn|ldappasswd|ldapwhoami|ldapcompare|ldapexop|ldapurl`),
+			regexp.MustCompile(`((?:^|\s)-w[ \t]*)(` + argValueNoFlag + `)`), KindPassword},
+		{"ldappasswd", commandRe(`ldappasswd`),
+			regexp.MustCompile(`((?:^|\s)-[as][ \t]*)(` + argValueNoFlag + `)`), KindPassword},
+		// Samba: -U [DOMAIN\]USER%PASS, --user=USER%PASS.
+		{"%", commandRe(`smbclient|rpcclient|smbcacls|smbcquotas|smbget|smbtree|smbspool|winexe|net[ \t]+(?:ads|rpc|rap)|wbinfo`),
+			regexp.MustCompile(`((?:^|\s)(?:-U[ \t]*|--user[= ][ \t]*|--user(?:name)?=)["']?[^\s%"']*%)([^\s"']+)`), KindPassword},
+	}
 }
 
 // archivers redacts 7z/rar -pPASS, zip/unzip -P PASS, ssh-keygen -N/-P
@@ -100,12 +148,39 @@ func (w *Writer) namedValue(c, lower []byte) []byte {
 			return m[4], m[5], quoted(c[m[4]:m[5]]), true
 		})
 	}
-	if has(lower, "/v") && has(lower, "/d") {
+	if (has(lower, "/v") || has(lower, "-v")) && (has(lower, "/d") || has(lower, "-d")) {
 		if m := regAddV.FindSubmatch(c); m != nil {
-			if kind := kindOf(strings.Trim(string(m[1]), `"`)); kind != "" {
-				c = w.sub(c, regAddD, w.groupKind(2, kind))
+			if kind := kindOf(strings.Trim(string(m[2]), `"`)); kind != "" {
+				if m[1][0] == '/' {
+					c = w.sub(c, regAddD, w.groupKind(2, kind))
+				} else if regAddCmd.Match(c) {
+					c = w.sub(c, regAddDDash, w.groupKind(2, kind))
+				}
 			}
 		}
+	}
+	return c
+}
+
+// toolArgs redacts the switches that take a secret in the command that
+// names them (toolSwitches), and redis' AUTH.
+func (w *Writer) toolArgs(c, lower []byte) []byte {
+	for _, t := range toolSwitches {
+		if !has(lower, t.trigger) {
+			continue
+		}
+		if loc := t.cmd.FindIndex(c); loc != nil {
+			head, tail := c[:loc[1]], c[loc[1]:]
+			// The command's name ends with the space before its first argument.
+			if loc[1] > 0 && isSpace(c[loc[1]-1]) {
+				head, tail = c[:loc[1]-1], c[loc[1]-1:]
+			}
+			tail = w.sub(tail, t.flag, w.group(2, t.kind))
+			c = append(append([]byte(nil), head...), tail...)
+		}
+	}
+	if has(lower, "auth") {
+		c = w.sub(c, redisAuth, w.group(2, KindPassword))
 	}
 	return c
 }

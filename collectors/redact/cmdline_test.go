@@ -75,3 +75,32 @@ func TestRedactListPairs(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactToolSwitches: switches that take a secret only in the tool
+// that names them (redis-cli -a, winrs -p:, reg.exe -d after -v NAME,
+// ldap -w, samba -U user%PASS, psexec -p), in their other spellings.
+func TestRedactToolSwitches(t *testing.T) {
+	for _, in := range []string{
+		`redis-cli -a "S3CR3T two" ping`, `redis-benchmark -q -a S3CR3Tqz4k`, `valkey-cli --pass S3CR3Tqz4k`,
+		`127.0.0.1:6379[2]> auth default S3CR3Tqz4k`,
+		`winrm set winrm/config/client -username:joiner -password:S3CR3Tqz4k`, `winrs -r:n1 -p:"S3CR3T two" cmd`,
+		`reg add HKLM\x -v DefaultPassword -t REG_SZ -d "S3CR3T two" -f`, `reg import x.reg & reg add HKLM\x -v DefaultPassword -d S3CR3Tqz4k`,
+		`ldapmodify -D cn=admin -wS3CR3Tqz4k -f x.ldif`, `ldappasswd -D cn=admin -W -a S3CR3Told -s S3CR3Tnew uid=x`,
+		`rpcclient -U "admin%S3CR3Tqz4k" 10.0.0.1`, `net rpc shutdown -I 10.0.0.1 -U admin%S3CR3Tqz4k`,
+		`psexec \\host -p S3CR3Tqz4k cmd`, `keytool -list -keystore k.jks -storepass S3CR3Tqz4k -keypass S3CR3Tqz4k`,
+	} {
+		out, counts := Text([]byte(in + "\n"))
+		if strings.Contains(string(out), marker) || len(counts) == 0 {
+			t.Errorf("%s\n  -> %s (counts %v)", in, out, counts)
+		}
+	}
+	for _, keep := range []string{
+		`redis-cli -u redis://default:REDACTED@cache:6379 ping`, `redis-cli -a`, `AUTH failed: WRONGPASS invalid username-password pair`,
+		`docker run -v DefaultPassword -d nginx`, `psql -d postgres -v ON_ERROR_STOP=1`, `winrs -r:n1 -unencrypted cmd`,
+		`net use Z: \\fs1\share /persistent:yes`, `smbclient //fs1/share -U joiner`, `echo 100%`,
+	} {
+		if out, _ := Text([]byte(keep + "\n")); string(out) != keep+"\n" {
+			t.Errorf("%s\n  changed to %s", keep, out)
+		}
+	}
+}

@@ -43,8 +43,9 @@ var keyPrefixes = []struct{ prefix, kind string }{
 }
 
 // Words before "pass" that make it a password (dbpass), unlike bypass.
+// keytool's -keypass, -srcstorepass and -destkeypass end in one of them.
 var passPrefixes = []string{"db", "root", "admin", "user", "my", "sql", "redis", "ftp", "smtp", "mail", "ldap", "bind",
-	"keystore", "truststore", "store", "proxy", "auth", "login", "sa", "web", "api", "app"}
+	"keystore", "truststore", "store", "proxy", "auth", "login", "sa", "web", "api", "app", "key"}
 
 // kindOf classifies a key name; "" when it names no secret.
 func kindOf(key string) string {
@@ -102,7 +103,7 @@ func wordKind(last, prev string) string {
 	}
 	if strings.HasSuffix(last, "pass") {
 		for _, p := range passPrefixes {
-			if last == p+"pass" {
+			if strings.HasSuffix(last, p+"pass") {
 				return KindPassword
 			}
 		}

@@ -112,7 +112,9 @@ func fuzzSeeds(f *testing.F) {
 		"password: |\n  a\n b\n", "- name: X_TOKEN\n  value: a b\n", "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo=\n-----END RSA PRIVATE KEY-----\n",
 		"Private-Lines: 2\nQUJD\nREVG\n", "Cookie: a=b; c=d", "Authorization: Basic dXNlcjpwYXNz", "net user x y", "/u:a /p:b",
 		"mysql -u root -pabc", "curl -u a:b", "Server=x;Password=a b;", `"Env": ["DB_PASSWORD=a b"]`, "password = a b c",
-		"tls.key: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NBUUVBdTFT"} {
+		"tls.key: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NBUUVBdTFT",
+		`"args": ["--token", "x y"]`, `"password", "Xy1"`, "redis-cli -a x", "127.0.0.1:6379> AUTH u x",
+		"winrs -u:a -p:b", "reg add k -v DefaultPassword -d x", "smbclient -U 'a%b'", "ldapsearch -wx"} {
 		f.Add([]byte(s))
 	}
 }

@@ -67,7 +67,7 @@ func compileRules() {
 	setEnvVar = regexp.MustCompile(`(?i)(SetEnvironmentVariable\(\s*["'](` + keyName + `)["']\s*,\s*)("(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*')`)
 	netCredential = regexp.MustCompile(`(?i)(NetworkCredential\s*(?:\(|-ArgumentList)\s*@?\(?\s*(?:"[^"\n]*"|'[^'\n]*'|\$\w+)\s*,\s*)("(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*')`)
 	// /p:PASS /pass:PASS /password:PASS /rp:PASS /pd:PASS, and /u:USER /user:USER
-	winSlash = regexp.MustCompile(`(?i)((?:^|[\s"'])/(p|pw|pwd|pass|passwd|password|rp|pd|po|u|user|username|ud|uo)[:=])("[^"\n]*"|'[^'\n]*'|[^\s"']+)`)
+	winSlash = regexp.MustCompile(`(?i)((?:^|[\s"'])/(p|pw|pwd|pass|passwd|password|rp|pd|po|passwordd|passwordo|u|user|username|ud|uo|userd|usero)[:=])("[^"\n]*"|'[^'\n]*'|[^\s"']+)`)
 	// schtasks /rp PASS; /u USER /p PASS (schtasks /s, psexec-like tools)
 	winSlashSp = regexp.MustCompile(`(?i)((?:^|\s)/(rp|p|u)[ \t]+)("[^"\n]*"|[^\s"/][^\s"]*)`)
 	// -u USER -p PASS, mysql -uroot -pPASS, docker login -u x -p y
@@ -75,7 +75,7 @@ func compileRules() {
 	mysqlCmd = regexp.MustCompile(`(?i)\b(?:mysql|mysqldump|mysqladmin|mysqlsh|mysqlimport|mariadb|mariadb-dump)(?:\.exe)?\b`)
 	// Commands whose -p takes a password without any -u: sshpass -p PASS,
 	// certutil -p PASS -importpfx
-	passCmd = regexp.MustCompile(`(?i)\b(?:sshpass|certutil)(?:\.exe)?\b`)
+	passCmd = regexp.MustCompile(`(?i)\b(?:sshpass|certutil|psexec|psexec64|paexec)(?:\.exe)?\b`)
 	// sqlcmd -S host -U sa -P PASS (bcp, osql)
 	sqlCmd = regexp.MustCompile(`(?i)\b(?:sqlcmd|bcp|osql|isql)(?:\.exe)?\b`)
 	unixPass = regexp.MustCompile(`((?:^|\s)-p)([ \t]*)("[^"\n]*"|'[^'\n]*'|[^\s"'\-][^\s]*)`)
@@ -283,6 +283,9 @@ func (w *Writer) rules(c, lower []byte) []byte {
 	}
 	if hasAny(lower, "7z", "rar", "zip", "ssh-keygen", "openssl") {
 		c = w.archivers(c)
+	}
+	if hasAny(lower, "redis", "valkey", "keydb", "winrs", "winrm", "ldap", "smb", "rpcclient", "winexe", "wbinfo", "net ", "> auth") {
+		c = w.toolArgs(c, lower)
 	}
 	if has(lower, "://") && bytes.IndexByte(c, '@') >= 0 {
 		c = w.sub(c, urlCreds, w.group(2, KindPassword))
@@ -759,7 +762,7 @@ func (w *Writer) winArgs(c []byte) []byte {
 		}
 		kind := KindPassword
 		switch name {
-		case "u", "user", "username", "ud", "uo":
+		case "u", "user", "username", "ud", "uo", "userd", "usero":
 			kind = KindUsername
 		case "p":
 			// msbuild /p:Name=Value is a property: the keyed rules judge it.
@@ -814,8 +817,8 @@ func (w *Writer) unixArgs(c []byte) []byte {
 	c = w.sub(c, curlUser, func(c []byte, m []int) (int, int, []byte, bool) {
 		s, e := m[4], m[5]
 		v := c[s:e]
-		if !secretValue("", "", v) || portLike.Match(v) {
-			return 0, 0, nil, false // -u 1000:1000 is a uid:gid
+		if !secretValue("", "", v) || portLike.Match(v) || bytes.HasPrefix(v, []byte("//")) {
+			return 0, 0, nil, false // -u 1000:1000 is a uid:gid; -u redis://u:p@h is a URL
 		}
 		w.count(KindPassword)
 		return s, e, quoted(v), true
