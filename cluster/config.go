@@ -3,6 +3,7 @@ package cluster
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/go-logr/logr"
 	"k8s.io/klog/v2"
@@ -39,10 +40,13 @@ func LoadTarget(kubeconfig, context string) (*Target, error) {
 			return &Target{Config: in, Context: "in-cluster", Server: in.Host}, nil
 		}
 	}
+	// client-go's advice to set KUBERNETES_MASTER is for its own old
+	// flags, not diag's: left out.
+	msg := strings.TrimSuffix(strings.TrimSpace(err.Error()), ", try setting KUBERNETES_MASTER environment variable")
 	if kubeconfig != "" {
-		return nil, fmt.Errorf("kubeconfig %s: %w", kubeconfig, err)
+		return nil, fmt.Errorf("kubeconfig %s: %s", kubeconfig, msg)
 	}
-	return nil, fmt.Errorf("no Kubernetes credentials (--kubeconfig, KUBECONFIG, ~/.kube/config or a pod's service account): %w", err)
+	return nil, fmt.Errorf("no Kubernetes credentials (--kubeconfig, KUBECONFIG, ~/.kube/config or a pod's service account): %s", msg)
 }
 
 // SilenceClientLogs sends what client-go logs (through klog: stream and

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -38,11 +39,17 @@ type clusterOptions struct {
 	printRBAC   bool
 }
 
-// defaultImage is the multi-OS image of this version (make image).
+// releaseTag is a released version's tag (v1.2.3, v1.2.3-rc.1): only
+// those have an image pushed by make image.
+var releaseTag = regexp.MustCompile(`^v\d+\.\d+\.\d+(-[0-9A-Za-z.]+)?$`)
+
+// defaultImage is the multi-OS image of this version (make image), or ""
+// for a build that is no release (a source build's commit or -dirty tag
+// names no image that exists): --image is then needed.
 func defaultImage() string {
 	v := toolVersion()
-	if strings.HasPrefix(v, "dev") {
-		v = "latest"
+	if !releaseTag.MatchString(v) || strings.HasSuffix(v, "-dirty") {
+		return ""
 	}
 	return "ghcr.io/wincni/diag:" + v
 }
@@ -55,7 +62,7 @@ func addClusterFlags(f *pflag.FlagSet, o *clusterOptions) {
 	f.BoolVar(&o.windowsOnly, "windows-only", false, "with --cluster: Windows nodes only")
 	f.DurationVar(&o.nodeTimeout, "node-timeout", 10*time.Minute, "with --cluster: the most one node may take (pod start, collection, transfer)")
 	validValues(f, "node-timeout", "a positive duration such as 10m")
-	f.StringVar(&o.image, "image", defaultImage(), "with --cluster: the diag image the collector pods run (Linux and Windows in one manifest list)")
+	f.StringVar(&o.image, "image", defaultImage(), "with --cluster: the diag image the collector pods run (Linux and Windows in one manifest list); a release's by default, needed for other builds")
 	f.StringVar(&o.namespace, "namespace", "diag", "with --cluster: the namespace of the collector pods (deploy/cluster-rbac.yaml makes it)")
 	f.StringVar(&o.outputDir, "output-dir", "", "with --cluster: the directory for <node>.zip and cluster.json (default diag-cluster-<UTC time>)")
 	f.StringVar(&o.report, "report", "table", "with --cluster: the report's format: table, markdown, json or html")
@@ -89,10 +96,6 @@ func checkClusterFlags(c *cobra.Command, o *clusterOptions, co collectOptions) e
 		return outOfRange(c, "node-timeout", o.nodeTimeout)
 	case co.capture >= o.nodeTimeout:
 		return usageErrorf("--capture %s does not fit in --node-timeout %s", co.capture, o.nodeTimeout)
-	case !o.printRBAC && !o.cleanup && strings.TrimSpace(o.image) == "":
-		return usageErrorf("--image is empty: it names the diag image the collector pods run (default %s)", defaultImage())
-	case !o.printRBAC && !o.cleanup && strings.ContainsAny(o.image, " \t\n"):
-		return usageErrorf("--image %q: an image reference has no spaces", o.image)
 	case co.force && !o.cleanup:
 		return usageErrorf("with --cluster, --force goes only with --cleanup (remove pods left Terminating)")
 	case !validFormat(o.report):
@@ -101,6 +104,12 @@ func checkClusterFlags(c *cobra.Command, o *clusterOptions, co collectOptions) e
 		return usageErrorf("--nodes auto chooses the nodes itself: it takes no names with it")
 	case len(o.nodes) > 0 && (o.selector != "" || o.windowsOnly) && slices.Contains(o.nodes, "auto"):
 		return usageErrorf("--nodes auto does not go with --selector or --windows-only")
+	case !o.printRBAC && !o.cleanup && strings.TrimSpace(o.image) == "" && !f.Changed("image"):
+		return usageErrorf("--image is needed: this diag (%s) is no release, so no image of it was published; build and push one (make image IMAGE=<registry>/diag:<tag>) and name it", toolVersion())
+	case !o.printRBAC && !o.cleanup && strings.TrimSpace(o.image) == "":
+		return usageErrorf("--image is empty: it names the diag image the collector pods run")
+	case !o.printRBAC && !o.cleanup && strings.ContainsAny(o.image, " \t\n"):
+		return usageErrorf("--image %q: an image reference has no spaces", o.image)
 	}
 	return nil
 }

@@ -18,6 +18,10 @@ import (
 
 // bundleOf makes a bundle zip, checksums and all, of a bundle directory of
 // the repository.
+// testImage names the collector image in tests: a source build has no
+// default (no image of it was published).
+const testImage = "registry.example/diag:test"
+
 func bundleOf(t *testing.T, dir string) []byte {
 	t.Helper()
 	src, err := bundle.Open(dir, bundle.DefaultLimits)
@@ -102,7 +106,7 @@ func TestCollectClusterEndToEnd(t *testing.T) {
 		return broken
 	}
 	dir := filepath.Join(t.TempDir(), "out")
-	r := runDiag(t, nil, false, "collect", "--cluster", "--kubeconfig", fakeKubeconfig(t, f.Srv.URL), "--output-dir", dir,
+	r := runDiag(t, nil, false, "collect", "--cluster", "--image", testImage, "--kubeconfig", fakeKubeconfig(t, f.Srv.URL), "--output-dir", dir,
 		"--report", "json", "--node-timeout", "20s", "--parallel", "3", "--skip", "logs")
 	if r.code != 3 {
 		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
@@ -158,7 +162,8 @@ func TestCollectClusterFlags(t *testing.T) {
 		{"collect --cluster --nodes auto,win-1", "--nodes auto chooses the nodes itself"},
 		{"collect --cluster --node-timeout 0s", "--node-timeout must be a positive duration"},
 		{"collect --cluster --capture 20m", "does not fit in --node-timeout"},
-		{"collect --cluster --kubeconfig /nonexistent/config", "kubeconfig /nonexistent/config"},
+		{"collect --cluster --image " + testImage + " --kubeconfig /nonexistent/config", "kubeconfig /nonexistent/config"},
+		{"collect --cluster --nodes a", "--image is needed: this diag"},
 	} {
 		r := runDiag(t, nil, false, strings.Fields(c.args)...)
 		if r.code != 2 || !strings.Contains(r.stderr, c.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
@@ -166,7 +171,7 @@ func TestCollectClusterFlags(t *testing.T) {
 		}
 	}
 	// A server that does not answer: exit 2 and the context it came from.
-	if r := runDiag(t, nil, false, "collect", "--cluster", "--kubeconfig", fakeKubeconfig(t, "http://127.0.0.1:9")); r.code != 2 || !strings.Contains(r.stderr, "API server unreachable") || !strings.Contains(r.stderr, "fake-admin") {
+	if r := runDiag(t, nil, false, "collect", "--cluster", "--image", testImage, "--kubeconfig", fakeKubeconfig(t, "http://127.0.0.1:9")); r.code != 2 || !strings.Contains(r.stderr, "API server unreachable") || !strings.Contains(r.stderr, "fake-admin") {
 		t.Errorf("unreachable: exit %d %q", r.code, r.stderr)
 	}
 	r := runDiag(t, nil, false, "collect", "--cluster", "--print-rbac")
@@ -179,7 +184,7 @@ func TestCollectClusterFlags(t *testing.T) {
 func TestCollectClusterRBACDenied(t *testing.T) {
 	f := clustertest.NewServer(t, frameBundle, clustertest.Node{Name: "w1", OS: "windows"}, clustertest.Node{Name: "w2", OS: "windows"})
 	f.Forbidden["create pods"] = true
-	r := runDiag(t, nil, false, "collect", "--cluster", "--kubeconfig", fakeKubeconfig(t, f.Srv.URL), "--output-dir", t.TempDir())
+	r := runDiag(t, nil, false, "collect", "--cluster", "--image", testImage, "--kubeconfig", fakeKubeconfig(t, f.Srv.URL), "--output-dir", t.TempDir())
 	last := strings.TrimSpace(r.stderr)
 	last = last[strings.LastIndex(last, "\n")+1:]
 	if r.code != 2 || !strings.Contains(last, "permission denied to create pods") || !strings.Contains(last, "--print-rbac") {
@@ -230,5 +235,19 @@ func TestHostRootFS(t *testing.T) {
 		if _, err := fs.ReadDir(fsys, "proc"); err != nil {
 			t.Errorf("proc: %v", err)
 		}
+	}
+}
+
+// Without credentials the message names diag's ways to give them, not
+// client-go's KUBERNETES_MASTER; diag --version prints the version.
+func TestClusterNoCredentialsAndVersionFlag(t *testing.T) {
+	t.Setenv("KUBECONFIG", "")
+	t.Setenv("HOME", t.TempDir())
+	r := runDiag(t, nil, false, "collect", "--cluster", "--image", testImage)
+	if r.code != 2 || strings.Contains(r.stderr, "KUBERNETES_MASTER") || !strings.Contains(r.stderr, "no Kubernetes credentials") {
+		t.Errorf("exit %d %q", r.code, r.stderr)
+	}
+	if r := runDiag(t, nil, false, "--version"); r.code != 0 || !strings.HasPrefix(r.stdout, "diag ") {
+		t.Errorf("--version: %d %q", r.code, r.stdout)
 	}
 }

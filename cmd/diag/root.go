@@ -39,7 +39,10 @@ rule ID, a severity, the evidence it rests on and the fix.` + exitStatusCommon +
   diag rules OVL-01`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		// diag --version, as other CLIs have it (diag version says more).
+		Version: toolVersion(),
 	}
+	root.SetVersionTemplate("diag {{.Version}}\n")
 	root.PersistentFlags().StringVar(&g.color, "color", "auto", "colour output: auto, always or never (auto honours NO_COLOR and TTY detection)")
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
