@@ -24,6 +24,18 @@ type DiffReport struct {
 	Changes       []diff.Change `json:"changes"`
 	Notes         []string      `json:"notes"`
 	Findings      diff.Findings `json:"findings"`
+	// Summary counts what the closing line says, as analyze's does.
+	Summary DiffSummary `json:"summary"`
+}
+
+// DiffSummary counts the changes and the findings of each kind, and the
+// new side's findings by severity.
+type DiffSummary struct {
+	Changes    int     `json:"changes"`
+	New        int     `json:"new"`
+	Resolved   int     `json:"resolved"`
+	Persisting int     `json:"persisting"`
+	Now        Summary `json:"now"` // the new side's findings (new and persisting) by severity
 }
 
 // DiffSide is one of the two inputs.
@@ -47,6 +59,21 @@ func BuildDiff(tool Tool, now *time.Time, old, new *snapshot.Snapshot, res diff.
 	for _, l := range []*[]finding.Finding{&r.Findings.New, &r.Findings.Resolved, &r.Findings.Persisting} {
 		if *l == nil {
 			*l = []finding.Finding{}
+		}
+	}
+	r.Summary = DiffSummary{Changes: len(r.Changes), New: len(r.Findings.New), Resolved: len(r.Findings.Resolved), Persisting: len(r.Findings.Persisting)}
+	for _, l := range [][]finding.Finding{r.Findings.New, r.Findings.Persisting} {
+		for _, f := range l {
+			switch f.Severity {
+			case finding.Fail:
+				r.Summary.Now.Fail++
+			case finding.Warn:
+				r.Summary.Now.Warn++
+			case finding.Info:
+				r.Summary.Now.Info++
+			case finding.Error:
+				r.Summary.Now.Error++
+			}
 		}
 	}
 	return r
