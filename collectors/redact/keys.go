@@ -36,7 +36,7 @@ var keyPrefixes = []struct{ prefix, kind string }{
 	{"private", KindPrivateKey}, {"client", KindPrivateKey}, {"tls", KindPrivateKey}, {"ssl", KindPrivateKey},
 	{"signing", KindSecret}, {"api", KindSecret}, {"secret", KindSecret}, {"encryption", KindSecret},
 	{"decryption", KindSecret}, {"subscription", KindSecret}, {"hmac", KindSecret}, {"auth", KindSecret},
-	{"session", KindSecret}, {"license", KindSecret}, {"webhook", KindSecret},
+	{"session", KindSecret}, {"license", KindSecret}, {"webhook", KindSecret}, {"product", KindSecret},
 	{"master", KindCloudCred}, {"account", KindCloudCred}, {"storage", KindCloudCred}, {"access", KindCloudCred},
 	{"shared", KindCloudCred}, {"sharedaccess", KindCloudCred}, {"sas", KindCloudCred}, {"primary", KindCloudCred},
 	{"secondary", KindCloudCred},

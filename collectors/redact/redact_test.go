@@ -114,7 +114,8 @@ func fuzzSeeds(f *testing.F) {
 		"mysql -u root -pabc", "curl -u a:b", "Server=x;Password=a b;", `"Env": ["DB_PASSWORD=a b"]`, "password = a b c",
 		"tls.key: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NBUUVBdTFT",
 		`"args": ["--token", "x y"]`, `"password", "Xy1"`, "redis-cli -a x", "127.0.0.1:6379> AUTH u x",
-		"winrs -u:a -p:b", "reg add k -v DefaultPassword -d x", "smbclient -U 'a%b'", "ldapsearch -wx"} {
+		"winrs -u:a -p:b", "reg add k -v DefaultPassword -d x", "smbclient -U 'a%b'", "ldapsearch -wx",
+		"<ProductKey>\n<Key>BCDF2-BCDF2-BCDF2-BCDF2-BCDF2</Key>\n</ProductKey>"} {
 		f.Add([]byte(s))
 	}
 }

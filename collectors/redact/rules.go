@@ -88,7 +88,7 @@ func compileRules() {
 
 	// XML: <Password>x</Password>, <AdministratorPassword><Value>x</Value>,
 	// <add key="ApiKey" value="x" />
-	xmlElem = regexp.MustCompile(`<(` + keyName + `)(?:\s[^>]*)?>(?:\s*<Value>)?([^<]+)<`)
+	xmlElem = regexp.MustCompile(`<(` + keyName + `)(?:\s[^>]*)?>(?:\s*<(?:Value|Key)>)?([^<]+)<`)
 	xmlAttr = regexp.MustCompile(`(?i)(\b(?:key|name)\s*=\s*"(` + keyName + `)"\s+value\s*=\s*")([^"]*)"`)
 
 	urlCreds = regexp.MustCompile(`(\b[A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@"']*:)([^/\s@"']+)(@)`)

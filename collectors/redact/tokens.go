@@ -37,7 +37,73 @@ func (w *Writer) tokens(c, lower []byte) []byte {
 	if hasAny(lower, "pass", "pwd", "secret", "token", "key", "credential") {
 		c = w.secretNear(c)
 	}
-	return c
+	return w.productKeys(c)
+}
+
+// productKeyChars are the characters of a Windows product key (N only
+// since Windows 8): no vowels, no 0, 1, 5, L, S or Z.
+const productKeyChars = "BCDFGHJKMNPQRTVWXY2346789"
+
+var isProductKeyChar = func() (t [256]bool) {
+	for i := 0; i < len(productKeyChars); i++ {
+		t[productKeyChars[i]] = true
+	}
+	return
+}()
+
+// productKeys redacts Windows product keys (five groups of five,
+// XXXXX-XXXXX-XXXXX-XXXXX-XXXXX, of their 25 characters, letters and
+// digits both) wherever they stand: unattend.xml's <ProductKey> and
+// <Key>, slmgr /ipk, DISM /Set-ProductKey:, a key=value file. A GUID
+// (8-4-4-4-12) or a word of other letters is not one.
+func (w *Writer) productKeys(c []byte) []byte {
+	var out []byte
+	last := 0
+	for off := 0; ; {
+		i := bytes.IndexByte(c[off:], '-')
+		if i < 0 {
+			break
+		}
+		s := off + i - 5 // the key's start, if this is its first dash
+		off += i + 1
+		if s < last || s < 0 || s > 0 && (isKeyChar(c[s-1]) || c[s-1] == '-') || len(c)-s < 29 {
+			continue
+		}
+		e := s + 29
+		if e < len(c) && (isKeyChar(c[e]) || c[e] == '-') || !productKey(c[s:e]) {
+			continue
+		}
+		out = append(out, c[last:s]...)
+		out = append(out, Placeholder...)
+		last = e
+		off = e
+		w.count(KindSecret)
+	}
+	if last == 0 {
+		return c
+	}
+	return append(out, c[last:]...)
+}
+
+func productKey(k []byte) bool {
+	letter, digit := false, false
+	for i, b := range k {
+		if i%6 == 5 {
+			if b != '-' {
+				return false
+			}
+			continue
+		}
+		if !isProductKeyChar[b] {
+			return false
+		}
+		if b <= '9' {
+			digit = true
+		} else {
+			letter = true
+		}
+	}
+	return letter && digit
 }
 
 // nearWords are the secret words a random word may follow, and its kind.

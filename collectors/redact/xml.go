@@ -14,7 +14,7 @@ import (
 //	</AdministratorPassword>
 //
 // An element whose name names a secret, opened alone on its line, makes
-// the <Value> elements inside it, and text on a line of its own, secret
+// the <Value> elements inside it (<Key> in <ProductKey>), and text on a line of its own, secret
 // until it closes.
 
 var xmlOpen, xmlOpenNamed, xmlNamed, xmlValue *regexp.Regexp
@@ -25,7 +25,8 @@ func compileXML() {
 	// PSCredential's <SS N="Password">, <entry key="client.secret">.
 	xmlOpenNamed = regexp.MustCompile(`^[ \t]*<([A-Za-z][\w:.\-]*)\s[^>]*?\b(?i:n|name|key)\s*=\s*"(` + keyName + `)"[^>]*>[ \t]*$`)
 	xmlNamed = regexp.MustCompile(`<([A-Za-z][\w:.\-]*)\s[^>]*?\b(?i:n|name|key)\s*=\s*"(` + keyName + `)"[^>/]*>([^<]+)</`)
-	xmlValue = regexp.MustCompile(`(?i)(<Value>)([^<]+)(</Value>)`)
+	// <Value> holds a password; <Key> a product key (<ProductKey><Key>).
+	xmlValue = regexp.MustCompile(`(?i)(<(?:Value|Key)>)([^<]+)(</(?:Value|Key)>)`)
 }
 
 // xmlLine handles a line inside, or opening, a secret element.
@@ -52,7 +53,7 @@ func (w *Writer) xmlLine(c []byte) []byte {
 	if w.xmlClose == nil {
 		return c
 	}
-	if bytes.Contains(c, w.xmlClose) || bytes.HasPrefix(bytes.TrimSpace(c), []byte("</")) && !bytes.Contains(c, []byte("</Value")) {
+	if bytes.Contains(c, w.xmlClose) || bytes.HasPrefix(bytes.TrimSpace(c), []byte("</")) && !bytes.Contains(c, []byte("</Value")) && !bytes.Contains(c, []byte("</Key")) {
 		w.xmlClose = nil // its end, or the end of what holds it
 	}
 	if t := bytes.TrimSpace(c); len(t) > 0 && bytes.IndexByte(t, '<') < 0 {
