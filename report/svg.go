@@ -55,15 +55,33 @@ func fit(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
+// fitMiddle cuts s to n characters in the middle: node names of one pool
+// share their start and differ at their end (aks-winpool-38715122-
+// vmss000000, ...0001), so the end must stay.
+func fitMiddle(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n || n < 3 {
+		return fit(s, n)
+	}
+	head := (n - 1) / 2
+	return string(r[:head]) + "…" + string(r[len(r)-(n-1-head):])
+}
+
 func (n *svgNode) lines() {
-	name := n.Name
+	suffix := ""
 	if n.OS != "" {
-		name += " (" + n.OS + ")"
+		suffix += " (" + n.OS + ")"
 	}
 	if n.Peer {
-		name += " · not in the inputs"
+		suffix += " · not in the inputs"
 	}
-	n.NameLine = fit(name, boxNameChars)
+	name := n.Name + suffix
+	// The node's name is cut in its middle; what follows it is cut last.
+	if room := boxNameChars - len([]rune(suffix)); len([]rune(name)) > boxNameChars && room >= 12 {
+		n.NameLine = fitMiddle(n.Name, room) + suffix
+	} else {
+		n.NameLine = fit(name, boxNameChars)
+	}
 	n.ProblemLine = fit(n.Problem, boxChars)
 	if n.Subnets != "" {
 		n.SubnetsLine = fit("pods "+n.Subnets, boxChars)
