@@ -12,7 +12,7 @@ import (
 // length. These are those fields: a JSON or XML value, a "Key : value"
 // or KEY=value line (Format-List, ipconfig's dot leaders, an environment
 // dump, YAML), and a command-line flag, whose key names a host, node,
-// computer, machine, server or domain.
+// computer, machine, server or domain, or is an FQDN (fqdn, nodeFQDN).
 var (
 	fieldJSON = regexp.MustCompile(`"([A-Za-z0-9_./-]{1,60})"(\s*:\s*)"([^"\\\n]{1,255})"`)
 	fieldXML  = regexp.MustCompile(`<([A-Za-z][A-Za-z0-9_:.-]{0,60})>([^<\n]{1,255})</`)
@@ -27,7 +27,7 @@ func statesName(key string, anyName bool) bool {
 	if anyName && (k == "name" || k == "address" || k == "affinity") {
 		return true // a Node's metadata.name, its Hostname address, Calico's host:<node>
 	}
-	for _, w := range []string{"host", "node", "computer", "csname", "machine", "server", "domain", "dnssuffix"} {
+	for _, w := range []string{"host", "node", "computer", "csname", "machine", "server", "domain", "dnssuffix", "fqdn"} {
 		if strings.Contains(k, w) {
 			return true
 		}

@@ -9,10 +9,12 @@ import (
 // systeminfo, environment dumps, WMI objects as JSON, user profile paths.
 // analyze does not read these, so the snapshot cannot say them.
 var (
-	harvestLine = regexp.MustCompile(`(?im)^[ \t]*(Host Name|Primary Dns Suffix|Connection-specific DNS Suffix|DNS Suffix Search List|Domain|COMPUTERNAME|USERDNSDOMAIN|USERDOMAIN|USERNAME|LOGONSERVER|Logon Server)[ .]*[:=][ \t]*(?:\\\\)?([A-Za-z0-9][A-Za-z0-9_.-]*)[ \t]*\r?$`)
+	harvestLine = regexp.MustCompile(`(?im)^[ \t]*(Host Name|FQDN|Full Computer Name|DNSHostName|MachineName|Primary Dns Suffix|Connection-specific DNS Suffix|DNS Suffix Search List|Domain|COMPUTERNAME|USERDNSDOMAIN|USERDOMAIN|USERNAME|LOGONSERVER|Logon Server)[ .]*[:=][ \t]*(?:\\\\)?([A-Za-z0-9][A-Za-z0-9_.-]*)[ \t]*\r?$`)
 	// The indented lines that continue "DNS Suffix Search List".
 	harvestMore = regexp.MustCompile(`(?im)^[ \t]*DNS Suffix Search List[ .]*:[^\n]*\n((?:[ \t]{20,}[A-Za-z0-9][A-Za-z0-9_.-]*[ \t]*\r?\n)+)`)
-	harvestJSON = regexp.MustCompile(`(?i)"(DNSHostName|HostName|ComputerName|CSName|Domain|DNSDomain|DnsSuffix|PrimaryDnsSuffix|UserName)"\s*:\s*"([A-Za-z0-9][A-Za-z0-9_.\\-]*)"`)
+	// fqdn, nodeFQDN, hostFqdn, FullyQualifiedDomainName, MachineName:
+	// host names too, fully qualified or not.
+	harvestJSON = regexp.MustCompile(`(?i)"(DNSHostName|HostName|ComputerName|CSName|MachineName|[A-Za-z_]*FQDN|FullyQualifiedDomainName|Domain|DNSDomain|DnsSuffix|PrimaryDnsSuffix|UserName)"\s*:\s*"([A-Za-z0-9][A-Za-z0-9_.\\-]*)"`)
 	// C:\Users\name, also JSON-escaped (C:\\Users\\name), and /home/name.
 	harvestPath = regexp.MustCompile(`(?i)(?:[A-Z]:(?:\\\\?)Users(?:\\\\?)|/home/)([A-Za-z0-9][A-Za-z0-9_.-]*)`)
 )
@@ -26,7 +28,8 @@ func (a *Anonymizer) HarvestText(text []byte) {
 	add := func(key, v string) {
 		v = strings.TrimSpace(v)
 		switch k := strings.ToLower(key); {
-		case k == "host name" || k == "computername" || k == "dnshostname" || k == "hostname" || k == "csname":
+		case k == "host name" || k == "computername" || k == "dnshostname" || k == "hostname" || k == "csname" ||
+			k == "machinename" || k == "full computer name" || strings.HasSuffix(k, "fqdn") || k == "fullyqualifieddomainname":
 			a.AddName(KindHost, v)
 		case k == "logonserver" || k == "logon server":
 			a.AddName(KindHost, strings.TrimLeft(v, `\`))
@@ -43,6 +46,11 @@ func (a *Anonymizer) HarvestText(text []byte) {
 			low := strings.ToLower(v)
 			if strings.Contains(v, ".") && !strings.HasSuffix(low, "cluster.local") && !strings.HasPrefix(low, "svc.") && !strings.Contains(low, ".svc.") {
 				a.AddName(KindDomain, v)
+			} else if !strings.Contains(v, ".") && suffixKey(k) && low != "svc" {
+				// A single-label suffix (m1, corp): a word free text may
+				// hold too, so replaced where a field states it, and named
+				// as kept elsewhere.
+				a.names.addStated(KindDomain, v, "a single-label DNS suffix")
 			}
 		}
 	}
@@ -64,4 +72,11 @@ func (a *Anonymizer) HarvestText(text []byte) {
 			a.AddName(KindName, u)
 		}
 	}
+}
+
+// suffixKey: a key stating a DNS suffix or DNS domain (not a Windows
+// domain or workgroup, "Domain : WORKGROUP").
+func suffixKey(k string) bool {
+	k = strings.NewReplacer(" ", "", "_", "", "-", "").Replace(k)
+	return strings.Contains(k, "dnssuffix") || k == "dnsdomain" || k == "userdnsdomain"
 }

@@ -136,6 +136,29 @@ func (m *nameMapper) Add(kind, name string) {
 	m.maxLabels = max(m.maxLabels, strings.Count(low, ".")+1)
 }
 
+// addStated registers a host or domain name to replace only where a
+// field states it, and to name as kept, whatever its length: a name that
+// is safe to replace in fields but not in free text for reason.
+func (m *nameMapper) addStated(kind, name, reason string) {
+	name = strings.Trim(strings.TrimSpace(name), ".")
+	low := strings.ToLower(name)
+	if name == "" || !validName(name) || nameless[low] {
+		return
+	}
+	if _, ok := m.names[low]; ok {
+		return
+	}
+	if _, ok := m.stated[low]; ok {
+		return
+	}
+	if len(name) < minNameLen || wellKnown[low] || vocabulary[low] {
+		m.Add(kind, name) // kept for its length or as a word, and said so
+		return
+	}
+	m.stated[low] = m.pseudonym(kind, low)
+	m.kept = append(m.kept, KeptName{Name: low, Kind: kind, Reason: reason})
+}
+
 func (m *nameMapper) pseudonym(kind, low string) string {
 	h := hmac.New(sha256.New, m.key)
 	h.Write([]byte(kind + "\x00" + low))

@@ -33,3 +33,57 @@ func TestLayoutWordsAsHostNames(t *testing.T) {
 		}
 	}
 }
+
+// TestFQDNFieldsAndSingleLabelSuffixes: an FQDN field (fqdn, FQDN,
+// nodeFQDN, FullyQualifiedDomainName) states a host name as DNSHostName
+// and ComputerName do, so a short host label in it (vm) goes; a
+// single-label DNS suffix (m1, contosocorp) is replaced where a field
+// states it and named as kept, since free text may hold it as a word.
+func TestFQDNFieldsAndSingleLabelSuffixes(t *testing.T) {
+	for _, c := range []struct{ in, gone string }{
+		{`{"fqdn": "vm.corp.contoso.com"}`, `"vm.`},
+		{`{"FQDN": "VM.corp.contoso.com"}`, `"VM.`},
+		{`{"nodeFQDN": "vm.corp.contoso.com", "hostname": "vm"}`, `"vm`},
+		{`{"FullyQualifiedDomainName": "vm.corp.contoso.com"}`, `"vm.`},
+		{`{"MachineName": "vm"}`, `"vm"`},
+		{"FQDN : vm.corp.contoso.com\r\n", ": vm."},
+	} {
+		a := testAnonymizer()
+		a.HarvestText([]byte(c.in))
+		got := a.String(c.in)
+		if strings.Contains(got, c.gone) || strings.Contains(got, "contoso") {
+			t.Errorf("%s\n  -> %s", c.in, got)
+		}
+		if kept := a.Kept(); len(kept) == 0 || kept[0].Name != "vm" {
+			t.Errorf("%s: vm not named as kept: %+v", c.in, kept)
+		}
+	}
+	for _, c := range []struct{ in, suffix, reason string }{
+		{"   Primary Dns Suffix  . . . . . . . : m1\r\n", "m1", "2 characters"},
+		{"   Primary Dns Suffix  . . . . . . . : contosocorp\r\n", "contosocorp", "a single-label DNS suffix"},
+		{"   Connection-specific DNS Suffix  . : contosocorp\r\n", "contosocorp", "a single-label DNS suffix"},
+		{`{"PrimaryDnsSuffix": "contosocorp"}`, "contosocorp", "a single-label DNS suffix"},
+	} {
+		a := testAnonymizer()
+		a.HarvestText([]byte(c.in))
+		if got := a.String(c.in); strings.Contains(got, c.suffix) {
+			t.Errorf("%s\n  -> %s: the suffix stayed in its field", c.in, got)
+		}
+		kept := a.Kept()
+		if len(kept) != 1 || kept[0].Name != c.suffix || kept[0].Kind != KindDomain || kept[0].Reason != c.reason {
+			t.Errorf("%s: kept %+v", c.in, kept)
+		}
+	}
+	// Not names: a workgroup, Kubernetes' search suffix, a key that only
+	// starts with fqdn.
+	for _, in := range []string{
+		`{"Domain": "WORKGROUP"}`, "   DNS Suffix Search List. . . . . . : svc\r\n", `{"fqdnPolicy": "Prefer"}`,
+		"   Primary Dns Suffix  . . . . . . . : \r\n",
+	} {
+		a := testAnonymizer()
+		a.HarvestText([]byte(in))
+		if got := a.String(in); got != in || len(a.Kept()) != 0 {
+			t.Errorf("%s\n  -> %s (kept %+v)", in, got, a.Kept())
+		}
+	}
+}
