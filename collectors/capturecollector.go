@@ -34,6 +34,12 @@ func collectCapture(ctx context.Context, e *Env, out *Output, d time.Duration) e
 		return err
 	}
 	opts := capture.LiveOptions{Duration: d, Runner: e.Runner, TempDir: tmp}
+	// The capture is worth only what happens during it: say so, and how
+	// long is left, while the other collectors run.
+	out.Logf("capturing VXLAN traffic for %s: reproduce the problem now (retry the failing request); Ctrl-C ends the collection early", d)
+	done := make(chan struct{})
+	defer close(done)
+	go captureCountdown(d, done, out)
 	stats, err := capture.Live(ctx, opts, f, path)
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -48,5 +54,28 @@ func collectCapture(ctx context.Context, e *Env, out *Output, d time.Duration) e
 	}
 	defer r.Close()
 	out.Logf("captured %d packets with %s", stats.Packets, stats.Tool)
+	if stats.Packets == 0 {
+		out.Logf("warning: the capture holds no VXLAN packet: no overlay traffic crossed this node while it ran (was the problem reproduced? is the overlay on UDP 4789?)")
+	}
 	return out.WriteBinary("capture/diag.pcapng", r)
 }
+
+// captureCountdown says the time left every countdownStep until done.
+func captureCountdown(d time.Duration, done <-chan struct{}, out *Output) {
+	end := time.Now().Add(d)
+	t := time.NewTicker(countdownStep)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case now := <-t.C:
+			if left := end.Sub(now).Round(time.Second); left > 0 {
+				out.Logf("capture: %s left", left)
+			}
+		}
+	}
+}
+
+// countdownStep is how often the time left of a capture is said.
+var countdownStep = 10 * time.Second

@@ -234,6 +234,13 @@ func runCollect(ctx context.Context, e *env, o collectOptions) error {
 	}
 	res, err := collectors.Collect(ctx, out, m, cenv, plan, collectors.RunOptions{
 		Parallel: o.parallel, Deadline: o.timeout, Progress: view.event,
+		// The capture's own lines (reproduce the problem now, the time
+		// left, no VXLAN captured) are for the person waiting on it.
+		Logf: func(line string) {
+			if strings.HasPrefix(line, "capture: ") && !strings.HasPrefix(line, "capture: started") {
+				view.line("collect: " + line)
+			}
+		},
 	})
 	view.close()
 	if err != nil {
