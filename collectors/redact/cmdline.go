@@ -162,6 +162,14 @@ func (w *Writer) namedValue(c, lower []byte) []byte {
 	return c
 }
 
+// toolCandidate: the line may hold a switch of toolSwitches or redis'
+// AUTH. Every line is asked, so the rarest test of each comes first.
+func toolCandidate(lower []byte) bool {
+	return has(lower, "winr") || has(lower, "ldap") || has(lower, "auth") ||
+		bytes.IndexByte(lower, '%') >= 0 && hasAny(lower, "smb", "rpcclient", "winexe", "wbinfo", "net ") ||
+		has(lower, "-a") && hasAny(lower, "redis", "valkey", "keydb")
+}
+
 // toolArgs redacts the switches that take a secret in the command that
 // names them (toolSwitches), and redis' AUTH.
 func (w *Writer) toolArgs(c, lower []byte) []byte {

@@ -284,7 +284,7 @@ func (w *Writer) rules(c, lower []byte) []byte {
 	if hasAny(lower, "7z", "rar", "zip", "ssh-keygen", "openssl") {
 		c = w.archivers(c)
 	}
-	if hasAny(lower, "redis", "valkey", "keydb", "winrs", "winrm", "ldap", "smb", "rpcclient", "winexe", "wbinfo", "net ", "> auth") {
+	if toolCandidate(lower) {
 		c = w.toolArgs(c, lower)
 	}
 	if has(lower, "://") && bytes.IndexByte(c, '@') >= 0 {
