@@ -239,7 +239,7 @@ func WriteCaptureMarkdown(w io.Writer, r *CaptureReport) error {
 	} else {
 		ew.printf("| Severity | Rule | Finding |\n|---|---|---|\n")
 		for _, f := range r.Findings {
-			ew.printf("| %s | [%s](%s) | %s |\n", severityLabel(f.Severity), f.ID, f.DocsURL, mdCell(f.Summary))
+			ew.printf("| %s | %s | %s |\n", severityLabel(f.Severity), f.ID, mdCell(f.Summary))
 		}
 		for _, f := range r.Findings {
 			ew.printf("\n### %s %s: %s\n\n%s\n\n**Fix:** %s\n\n", severityLabel(f.Severity), f.ID, mdText(f.Title), mdText(f.Summary), mdText(f.Remediation))

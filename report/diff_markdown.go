@@ -28,7 +28,7 @@ func WriteDiffMarkdown(w io.Writer, r *DiffReport) error {
 		}
 		ew.printf("\n### %s\n\n| Severity | Rule | Finding |\n|---|---|---|\n", s.title)
 		for _, f := range s.fs {
-			ew.printf("| %s | [%s](%s) | %s |\n", severityLabel(f.Severity), f.ID, f.DocsURL, mdCell(f.Summary))
+			ew.printf("| %s | %s | %s |\n", severityLabel(f.Severity), f.ID, mdCell(f.Summary))
 		}
 	}
 	for _, f := range r.Findings.New {

@@ -20,8 +20,9 @@ var htmlSource string
 var evidenceSource string
 
 var htmlFuncs = template.FuncMap{
-	"f":   f,
-	"add": func(a float64, b int) float64 { return a + float64(b) },
+	"f":     f,
+	"about": ruleAbout,
+	"add":   func(a float64, b int) float64 { return a + float64(b) },
 	// hasFile says whether any evidence names a file: a capture's evidence
 	// names none, and an empty File column says nothing.
 	"hasFile": func(ev []finding.Evidence) bool {

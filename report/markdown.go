@@ -58,13 +58,16 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	} else {
 		ew.printf("| Severity | Rule | Node | Finding |\n|---|---|---|---|\n")
 		for _, f := range r.Findings {
-			ew.printf("| %s | [%s](%s) | %s | %s |\n", severityLabel(f.Severity), f.ID, f.DocsURL, mdCell(f.Node), mdCell(f.Summary))
+			ew.printf("| %s | %s | %s | %s |\n", severityLabel(f.Severity), f.ID, mdCell(f.Node), mdCell(f.Summary))
 		}
 		for _, f := range r.Findings {
 			ew.printf("\n### %s %s on %s: %s\n\n", severityLabel(f.Severity), f.ID, mdText(f.Node), mdText(f.Title))
 			ew.printf("%s\n\n", mdText(f.Summary))
 			if f.Remediation != "" {
 				ew.printf("**Fix:** %s\n\n", mdText(f.Remediation))
+			}
+			if about := ruleAbout(f.ID); about != "" {
+				ew.printf("*About %s:* %s\n\n", f.ID, mdText(about))
 			}
 			if len(f.Evidence) > 0 {
 				ew.printf("<details>\n<summary>Evidence (%d)</summary>\n\n", len(f.Evidence))

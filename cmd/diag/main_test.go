@@ -366,7 +366,7 @@ func TestSnapshotCommand(t *testing.T) {
 
 func TestReportFormats(t *testing.T) {
 	for format, want := range map[string]string{
-		"markdown": "| **FAIL** | [OVL-01]",
+		"markdown": "| **FAIL** | OVL-01 |",
 		"html":     `data-broken="vtep"`,
 		"json":     `"schemaVersion": 1`,
 		"table":    "| FAIL     | OVL-01 |",
@@ -374,6 +374,14 @@ func TestReportFormats(t *testing.T) {
 		r := runDiag(t, nil, false, "analyze", "-o", format, seedBroken)
 		if r.code != 3 || !strings.Contains(r.stdout, want) {
 			t.Errorf("-o %s: exit %d, output lacks %q", format, r.code, want)
+		}
+	}
+	// A report read in a ticket carries each rule's explanation, and no
+	// link that may not resolve where it is read.
+	for _, format := range []string{"markdown", "html"} {
+		r := runDiag(t, nil, false, "analyze", "-o", format, seedBroken)
+		if !strings.Contains(r.stdout, "NAT address 10.0.2.15, must be the node's InternalIP") && !strings.Contains(r.stdout, "NAT address 10.0.2.15, must be the node&#39;s InternalIP") || strings.Contains(r.stdout, "docs/rules.md") {
+			t.Errorf("-o %s: the rule's text is missing, or a link to docs/rules.md is there", format)
 		}
 	}
 	out := filepath.Join(t.TempDir(), "report.html")
