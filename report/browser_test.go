@@ -69,7 +69,7 @@ func TestHTMLReportInBrowser(t *testing.T) {
 		if err := os.WriteFile(page, render(t, r, "html"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		for _, width := range []int{1400, 700} {
+		for _, width := range []int{1400, 700, 390} {
 			t.Run(fmt.Sprintf("%s-%d", c.name, width), func(t *testing.T) {
 				openReport(t, browser, page, width, c.broken, c.findings)
 			})
@@ -123,7 +123,9 @@ func openReport(t *testing.T, browser, page string, width, wantBroken, wantFindi
 	if _, err := chromedp.Call(ctx, runtime.Enable, cdp.Empty{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+page), chromedp.WaitVisible(chromedp.CSS(`svg g.node`))); err != nil {
+	// The window has a minimum width (about 500 px): a phone's is
+	// emulated.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), 900), chromedp.Navigate("file://"+page), chromedp.WaitVisible(chromedp.CSS(`svg g.node`))); err != nil {
 		t.Fatal(err)
 	}
 	brokenCount := mustRun(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll('svg [data-broken="vtep"]').length`))
@@ -139,6 +141,8 @@ func openReport(t *testing.T, browser, page string, width, wantBroken, wantFindi
 	// The page fits the window: nothing but a table's own scroller scrolls sideways.
 	pageWidth := mustRun(t, ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
 	windowWidth := mustRun(t, ctx, chromedp.Evaluate[int](`window.innerWidth`))
+	// The picture's text as drawn: its 12 px scaled by the drawing.
+	textPx := mustRun(t, ctx, chromedp.Evaluate[float64](`(() => { const s = document.querySelector('.picture svg'); return 12 * s.getBoundingClientRect().width / s.viewBox.baseVal.width; })()`))
 	filtersHidden := mustRun(t, ctx, chromedp.Evaluate[bool](`document.getElementById("filters").hidden`))
 	shown := mustRun(t, ctx, chromedp.Text(chromedp.ID("shown")))
 	emptyFileCells := mustRun(t, ctx, chromedp.Evaluate[int](`[...document.querySelectorAll('table.evidence')].filter(tb => tb.rows[0].cells[0].textContent === 'File' && [...tb.rows].slice(1).every(r => r.cells[0].textContent.trim() === '')).length`))
@@ -175,6 +179,9 @@ func openReport(t *testing.T, browser, page string, width, wantBroken, wantFindi
 	if pageWidth > windowWidth {
 		t.Errorf("the page is %d px wide in a %d px window: it scrolls sideways", pageWidth, windowWidth)
 	}
+	if textPx < 9 {
+		t.Errorf("the picture's text is drawn %.1f px high at %d px: illegible", textPx, width)
+	}
 	if emptyFileCells > 0 {
 		t.Errorf("%d evidence table(s) with an empty File column", emptyFileCells)
 	}
@@ -202,7 +209,7 @@ func TestDiffHTMLInBrowser(t *testing.T) {
 	if err := os.WriteFile(page, html, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, width := range []int{1400, 700} {
+	for _, width := range []int{1400, 700, 390} {
 		t.Run(fmt.Sprint(width), func(t *testing.T) {
 			opts := append(chromedp.DefaultExecAllocatorOptions[:],
 				chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.Headless,
@@ -239,7 +246,7 @@ func TestDiffHTMLInBrowser(t *testing.T) {
 			if _, err := chromedp.Call(ctx, runtime.Enable, cdp.Empty{}); err != nil {
 				t.Fatal(err)
 			}
-			if err := chromedp.Do(ctx, chromedp.Navigate("file://"+page), chromedp.WaitVisible(chromedp.CSS(`body`))); err != nil {
+			if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), 900), chromedp.Navigate("file://"+page), chromedp.WaitVisible(chromedp.CSS(`body`))); err != nil {
 				t.Fatal(err)
 			}
 			text := mustRun(t, ctx, chromedp.Evaluate[string](`document.body.innerText`))
