@@ -154,3 +154,25 @@ func TestLinuxBundleSkipsNoWindowsRules(t *testing.T) {
 		}
 	}
 }
+
+// rules and version speak JSON with -o json, as analyze does.
+func TestRulesAndVersionJSON(t *testing.T) {
+	var rule struct{ ID, Severity, Checks string }
+	r := runDiag(t, nil, false, "rules", "-o", "json", "OVL-01")
+	if err := json.Unmarshal([]byte(r.stdout), &rule); err != nil || rule.ID != "OVL-01" || rule.Checks == "" {
+		t.Errorf("rules: %v %q", err, r.stdout)
+	}
+	var fam []struct{ ID string }
+	r = runDiag(t, nil, false, "rules", "-o", "json", "OVL")
+	if err := json.Unmarshal([]byte(r.stdout), &fam); err != nil || len(fam) < 5 {
+		t.Errorf("family: %v %d", err, len(fam))
+	}
+	var v struct{ Version, Platform string }
+	r = runDiag(t, nil, false, "version", "-o", "json")
+	if err := json.Unmarshal([]byte(r.stdout), &v); err != nil || v.Version == "" || v.Platform == "" {
+		t.Errorf("version: %v %q", err, r.stdout)
+	}
+	if r := runDiag(t, nil, false, "rules", "-o", "yaml"); r.code != 2 {
+		t.Errorf("rules -o yaml: exit %d", r.code)
+	}
+}

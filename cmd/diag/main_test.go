@@ -472,7 +472,7 @@ var updateDocs = flag.Bool("update", false, "rewrite docs/rules.md")
 
 // docs/rules.md is generated from the registry; it must match.
 func TestRulesDocInSync(t *testing.T) {
-	r := runDiag(t, nil, false, "rules", "--markdown")
+	r := runDiag(t, nil, false, "rules", "-o", "markdown")
 	if r.code != 0 {
 		t.Fatal(r.stderr)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -17,6 +18,7 @@ import (
 
 func newRulesCommand(e *env) *cobra.Command {
 	var markdown bool
+	var output string
 	c := &cobra.Command{
 		Use:   "rules [ID]",
 		Short: "List the rules, or explain one",
@@ -25,7 +27,8 @@ explains that rule: what it checks, why it matters, how to fix it, the upstream 
 grounded in, its false-positive guards, and its sources.` + exitStatusCommon,
 		Example: `  diag rules
   diag rules OVL-01
-  diag rules --markdown > docs/rules.md`,
+  diag rules -o markdown > docs/rules.md
+  diag rules -o json OVL`,
 		Args: maxArgs(1),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			var ids []string
@@ -36,22 +39,55 @@ grounded in, its false-positive guards, and its sources.` + exitStatusCommon,
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			if markdown {
+				output = "markdown"
+			}
+			switch output {
+			case "table", "markdown", "json":
+			default:
+				return usageErrorf("--output must be table, markdown or json, not %q", output)
+			}
+			if output == "markdown" {
+				if len(args) > 0 {
+					return usageErrorf("-o markdown prints every rule (docs/rules.md): it takes no ID")
+				}
 				return writeRulesMarkdown(e.stdout)
 			}
+			rules := allRules()
+			var one *ruleDoc
 			if len(args) == 1 {
 				if r, ok := lookupRule(args[0]); ok {
-					return explainRule(e, r)
+					one = &r
+				} else if fam := ruleFamily(args[0]); len(fam) > 0 {
+					rules = fam
+				} else {
+					return usageErrorf("no rule or family %q%s (diag rules lists them)", args[0], suggestRule(args[0]))
 				}
-				if fam := ruleFamily(args[0]); len(fam) > 0 {
-					return listRulesOf(e, fam)
-				}
-				return usageErrorf("no rule or family %q%s (diag rules lists them)", args[0], suggestRule(args[0]))
 			}
-			return listRules(e, allRules())
+			switch {
+			case output == "json" && one != nil:
+				return writeJSONValue(e, one)
+			case output == "json":
+				return writeJSONValue(e, rules)
+			case one != nil:
+				return explainRule(e, *one)
+			case len(args) == 1:
+				return listRulesOf(e, rules)
+			}
+			return listRules(e, rules)
 		},
 	}
-	c.Flags().BoolVar(&markdown, "markdown", false, "print every rule as Markdown (what docs/rules.md holds)")
+	c.Flags().StringVarP(&output, "output", "o", "table", "table (one rule: its explanation), markdown (every rule, as docs/rules.md) or json")
+	c.Flags().BoolVar(&markdown, "markdown", false, "the same as -o markdown")
+	_ = c.Flags().MarkHidden("markdown")
 	return c
+}
+
+// writeJSONValue prints v as indented JSON.
+func writeJSONValue(e *env, v any) error {
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
 }
 
 func init() {
@@ -62,14 +98,21 @@ func init() {
 
 // ruleDoc is what diag rules shows of a bundle rule or a capture rule.
 type ruleDoc struct {
-	ID, Title, Severity, Needs, Checks, Why, Fix string
-	Sources                                      []string
+	ID       string   `json:"id"`
+	Title    string   `json:"title"`
+	Severity string   `json:"severity"`
+	Needs    string   `json:"needs,omitempty"`
+	Checks   string   `json:"checks,omitempty"`
+	Why      string   `json:"why,omitempty"`
+	Fix      string   `json:"fix,omitempty"`
+	Sources  []string `json:"sources,omitempty"`
 	// Upstream is the upstream behaviour the rule is grounded in
 	// (component and file); Guards are its false-positive guards.
-	Upstream, Guards []string
+	Upstream []string `json:"upstream,omitempty"`
+	Guards   []string `json:"guards,omitempty"`
 	// Unchecked marks a catalog mode no bundle can reveal; Needs says
 	// what data would.
-	Unchecked bool
+	Unchecked bool `json:"unchecked,omitempty"`
 }
 
 func allRules() []ruleDoc {

@@ -12,8 +12,8 @@ import (
 func writeRulesMarkdown(w io.Writer) error {
 	ew := &mdWriter{w: w}
 	ew.printf("# diag rules\n\n")
-	ew.printf("Generated from the rule registry by `diag rules --markdown > docs/rules.md`; a test keeps it in\n")
-	ew.printf("sync. Every finding links here by its ID. The IDs are those of the failure-mode catalog; CAP rules\n")
+	ew.printf("Generated from the rule registry by `diag rules -o markdown > docs/rules.md`; a test keeps it in\n")
+	ew.printf("sync. The reports carry each rule's explanation; this page has them all. The IDs are those of the failure-mode catalog; CAP rules\n")
 	ew.printf("run on captures (`diag capture decode`, and captures inside bundles).\n\n")
 	ew.printf("| ID | Severity | Title | Needs |\n|---|---|---|---|\n")
 	rules := allRules()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -50,15 +51,26 @@ func toolVersion() string {
 }
 
 func newVersionCommand(e *env) *cobra.Command {
-	return &cobra.Command{
+	var output string
+	c := &cobra.Command{
 		Use:     "version",
 		Short:   "Print diag's version",
-		Long:    "version prints diag's version, the commit it was built from, the Go version it was built with and the platform." + exitStatusCommon,
-		Example: "  diag version",
+		Long:    "version prints diag's version, the commit it was built from, the Go version it was built with and the platform (-o json for scripts)." + exitStatusCommon,
+		Example: "  diag version\n  diag version -o json",
 		Args:    maxArgs(0),
 		RunE: func(*cobra.Command, []string) error {
-			_, err := fmt.Fprintf(e.stdout, "diag %s (commit %s, %s, %s/%s)\n", toolVersion(), toolCommit(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
-			return err
+			switch output {
+			case "json":
+				enc := json.NewEncoder(e.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(map[string]string{"version": toolVersion(), "commit": toolCommit(), "go": runtime.Version(), "platform": runtime.GOOS + "/" + runtime.GOARCH})
+			case "table", "":
+				_, err := fmt.Fprintf(e.stdout, "diag %s (commit %s, %s, %s/%s)\n", toolVersion(), toolCommit(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+				return err
+			}
+			return usageErrorf("--output must be table or json, not %q", output)
 		},
 	}
+	c.Flags().StringVarP(&output, "output", "o", "table", "table or json")
+	return c
 }
