@@ -22,6 +22,7 @@ import (
 type analyzeOptions struct {
 	output     string
 	outputFile string
+	force      bool
 	failOn     string
 	rules      []string
 	skipRules  []string
@@ -64,6 +65,7 @@ finding reaches --fail-on but a rule crashed, the exit status is 1.`,
 	f := c.Flags()
 	f.StringVarP(&o.output, "output", "o", "table", "report format: table, markdown, json or html")
 	f.StringVar(&o.outputFile, "output-file", "", "write the report to this file instead of standard output")
+	f.BoolVar(&o.force, "force", false, "replace --output-file if it exists")
 	f.StringVar(&o.failOn, "fail-on", "fail", "exit 3 when a finding is at or above this severity: fail, warn, info, or never")
 	f.StringSliceVar(&o.rules, "rules", nil, "run only these rules (IDs or families, e.g. OVL-01,SVC)")
 	f.StringSliceVar(&o.skipRules, "skip-rules", nil, "do not run these rules (IDs or families)")
@@ -78,6 +80,9 @@ finding reaches --fail-on but a rule crashed, the exit status is 1.`,
 func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) error {
 	if !validFormat(o.output) {
 		return usageErrorf("--output must be one of %s, not %q", strings.Join(reportFormats, ", "), o.output)
+	}
+	if err := checkReportFile(o.outputFile, o.force); err != nil {
+		return err
 	}
 	failOn, err := parseFailOn(o.failOn)
 	if err != nil {

@@ -46,6 +46,7 @@ type captureDecodeOptions struct {
 	bundles    []string
 	output     string
 	outputFile string
+	force      bool
 	failOn     string
 	limits     capture.Limits
 }
@@ -93,6 +94,7 @@ addresses (CAP-04) and their DR MACs (CAP-07), the pod subnets (CAP-01).` + exit
 	f.StringSliceVar(&o.bundles, "bundle", nil, "bundle(s) of the nodes, to judge the capture against")
 	f.StringVarP(&o.output, "output", "o", "table", "report format: table, markdown, json or html")
 	f.StringVar(&o.outputFile, "output-file", "", "write the report to this file instead of standard output")
+	f.BoolVar(&o.force, "force", false, "replace --output-file if it exists")
 	f.StringVar(&o.failOn, "fail-on", "fail", "exit 3 when a finding is at or above this severity: fail, warn, info, or never")
 	addCaptureLimitFlags(f, &o.limits)
 	return c
@@ -101,6 +103,9 @@ addresses (CAP-04) and their DR MACs (CAP-07), the pod subnets (CAP-01).` + exit
 func runCaptureDecode(e *env, g *globalOptions, o *captureDecodeOptions, files []string) error {
 	if !validFormat(o.output) {
 		return usageErrorf("--output must be one of %s, not %q", strings.Join(reportFormats, ", "), o.output)
+	}
+	if err := checkReportFile(o.outputFile, o.force); err != nil {
+		return err
 	}
 	failOn, err := parseFailOn(o.failOn)
 	if err != nil {

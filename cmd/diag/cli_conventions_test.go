@@ -188,7 +188,20 @@ func TestOutputFileWrittenWhole(t *testing.T) {
 	if err := os.WriteFile(out, []byte("the last good report"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r := runDiag(t, nil, false, "analyze", "-o", "json", "--output-file", out, seedBroken)
+	// An existing report is replaced only with --force, as a bundle is:
+	// one rule for every command.
+	if r := runDiag(t, nil, false, "analyze", "-o", "json", "--output-file", out, seedBroken); r.code != 2 || !strings.Contains(r.stderr, "exists: --force replaces it") {
+		t.Errorf("without --force: exit %d %q", r.code, r.stderr)
+	}
+	for _, args := range [][]string{
+		{"diff", "--output-file", out, seedBroken, seedBroken},
+		{"capture", "decode", "--output-file", out, "../../testdata/captures/seed-syn-unanswered.pcap"},
+	} {
+		if r := runDiag(t, nil, false, args...); r.code != 2 || !strings.Contains(r.stderr, "exists: --force replaces it") {
+			t.Errorf("%s without --force: exit %d %q", args[0], r.code, r.stderr)
+		}
+	}
+	r := runDiag(t, nil, false, "analyze", "-o", "json", "--force", "--output-file", out, seedBroken)
 	data, err := os.ReadFile(out)
 	if r.code != 3 || err != nil || !json.Valid(data) || !strings.Contains(string(data), "OVL-01") || r.stdout != "" {
 		t.Errorf("exit %d, %v, stdout %q, file %.80q", r.code, err, r.stdout, data)

@@ -96,8 +96,8 @@ func checkClusterFlags(c *cobra.Command, o *clusterOptions, co collectOptions) e
 		return outOfRange(c, "node-timeout", o.nodeTimeout)
 	case co.capture >= o.nodeTimeout:
 		return usageErrorf("--capture %s does not fit in --node-timeout %s", co.capture, o.nodeTimeout)
-	case co.force && !o.cleanup:
-		return usageErrorf("with --cluster, --force goes only with --cleanup (remove pods left Terminating)")
+	case co.force && !o.cleanup && o.reportFile == "":
+		return usageErrorf("with --cluster, --force goes with --cleanup (remove pods left Terminating) or --report-file (replace it)")
 	case !validFormat(o.report):
 		return usageErrorf("--report must be one of %s, not %q", strings.Join(reportFormats, ", "), o.report)
 	case len(o.nodes) > 1 && slices.Contains(o.nodes, "auto"):
@@ -123,6 +123,9 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 	// "UnhandledError") through klog's logger, to stderr: they are ours to
 	// report, once, in each node's result.
 	cluster.SilenceClientLogs()
+	if err := checkReportFile(o.reportFile, co.force); err != nil {
+		return err
+	}
 	maxBundle, err := parseByteSize(o.maxBundle)
 	if err != nil {
 		return usageErrorf("--max-bundle-size: %v", err)
@@ -244,7 +247,7 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 		return &exitError{code: exitFindings, err: fmt.Errorf("no bundle arrived from the %d node(s) tried (%s says why for each)", todo, filepath.Join(dir, "cluster.json"))}
 	}
 	left := rep.PodsLeft()
-	aerr := runAnalyze(e, g, &analyzeOptions{output: o.report, outputFile: o.reportFile, failOn: "fail", maxPart: "64MiB", capture: capture.Limits{
+	aerr := runAnalyze(e, g, &analyzeOptions{output: o.report, outputFile: o.reportFile, force: co.force, failOn: "fail", maxPart: "64MiB", capture: capture.Limits{
 		MaxPacketSize: capture.DefaultMaxPacketSize, MaxInterfaces: capture.DefaultMaxInterfaces, MaxFlows: capture.DefaultMaxFlows, MaxTunnels: capture.DefaultMaxTunnels,
 	}}, bundles)
 	if aerr == nil && len(bundles) < todo+skippedWanted {

@@ -17,6 +17,7 @@ import (
 type diffOptions struct {
 	output     string
 	outputFile string
+	force      bool
 	anyNodes   bool
 	maxPart    string
 }
@@ -59,6 +60,7 @@ Two inputs of different nodes are refused unless --any-nodes.` + exitStatusCommo
 	f := c.Flags()
 	f.StringVarP(&o.output, "output", "o", "table", "report format: table, markdown, json or html")
 	f.StringVar(&o.outputFile, "output-file", "", "write the report to this file instead of standard output")
+	f.BoolVar(&o.force, "force", false, "replace --output-file if it exists")
 	f.BoolVar(&o.anyNodes, "any-nodes", false, "compare inputs of different nodes")
 	f.StringVar(&o.maxPart, "max-part-size", "64MiB", "the largest part of an input read whole (as analyze)")
 	c.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(reportFormats, cobra.ShellCompDirectiveNoFileComp))
@@ -68,6 +70,9 @@ Two inputs of different nodes are refused unless --any-nodes.` + exitStatusCommo
 func runDiff(e *env, g *globalOptions, o *diffOptions, oldPath, newPath string) error {
 	if !validFormat(o.output) {
 		return usageErrorf("--output must be one of %s, not %q", strings.Join(reportFormats, ", "), o.output)
+	}
+	if err := checkReportFile(o.outputFile, o.force); err != nil {
+		return err
 	}
 	if oldPath == "-" && newPath == "-" {
 		return usageErrorf("standard input can be OLD or NEW, not both")

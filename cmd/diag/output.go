@@ -15,6 +15,25 @@ import (
 // standard output, or to file through a temporary file beside it that is
 // renamed into place, so that a failed run never leaves half a report
 // where the last good one was.
+// checkReportFile refuses to replace an existing --output-file without
+// --force, before any work: the same rule as for bundles (collect, bundle
+// redact and anonymize).
+func checkReportFile(file string, force bool) error {
+	if file == "" {
+		return nil
+	}
+	fi, err := os.Lstat(file)
+	switch {
+	case err != nil:
+		return nil
+	case fi.IsDir():
+		return usageErrorf("--output-file %s is a directory: name a file", file)
+	case !force:
+		return usageErrorf("--output-file %s exists: --force replaces it", file)
+	}
+	return nil
+}
+
 func streamOutput(stdout io.Writer, file string, render func(io.Writer) error) error {
 	if file == "" {
 		werr, rerr := renderTo(stdout, render)
