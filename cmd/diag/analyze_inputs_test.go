@@ -176,3 +176,14 @@ func TestRulesAndVersionJSON(t *testing.T) {
 		t.Errorf("rules -o yaml: exit %d", r.code)
 	}
 }
+
+// A shell diag has no completion script for is one line, exit 2.
+func TestCompletionUnknownShell(t *testing.T) {
+	r := runDiag(t, nil, false, "completion", "tcsh")
+	if r.code != 2 || !strings.Contains(r.stderr, `no completion script for "tcsh"`) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+		t.Errorf("exit %d %q", r.code, r.stderr)
+	}
+	if r := runDiag(t, nil, false, "completion", "bash"); r.code != 0 || !strings.Contains(r.stdout, "bash completion") {
+		t.Errorf("bash: exit %d", r.code)
+	}
+}

@@ -79,6 +79,22 @@ func documentCompletion(root *cobra.Command) {
 		if c.Name() != "completion" {
 			continue
 		}
+		// A shell without a script is one line, exit 2, not the help.
+		c.Args = func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				var shells []string
+				for _, sub := range c.Commands() {
+					if sub.IsAvailableCommand() {
+						shells = append(shells, sub.Name())
+					}
+				}
+				return usageErrorf("no completion script for %q: diag has them for %s", args[0], strings.Join(shells, ", "))
+			}
+			return nil
+		}
+		c.RunE = func(c *cobra.Command, args []string) error {
+			return usageErrorf("%s needs a shell (see %s --help)", c.CommandPath(), c.CommandPath())
+		}
 		for _, sub := range append([]*cobra.Command{c}, c.Commands()...) {
 			sub.Long += exitStatusCommon
 			if sub.Example == "" {
