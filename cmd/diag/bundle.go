@@ -59,6 +59,7 @@ together by hand) leaves nothing to verify, and says so.` + exitStatusCommon + `
 	})
 	c.AddCommand(newBundleRedactCommand(e))
 	c.AddCommand(newBundleAnonymizeCommand(e))
+	c.AddCommand(newBundleKeyCommand(e))
 	return c
 }
 

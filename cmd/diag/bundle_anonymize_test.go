@@ -461,3 +461,22 @@ func TestAnonymizeRemovesPlantedSecrets(t *testing.T) {
 		}
 	}
 }
+
+// diag bundle key makes the key a team shares: readable by its owner only,
+// never replacing one, and taken by anonymize --key-file.
+func TestBundleKey(t *testing.T) {
+	dir := t.TempDir()
+	key := filepath.Join(dir, "team.key")
+	r := runDiag(t, nil, false, "bundle", "key", key)
+	st, err := os.Stat(key)
+	if r.code != 0 || err != nil || st.Mode().Perm() != 0o600 || !strings.Contains(r.stdout, "ID ") {
+		t.Fatalf("exit %d %q %v", r.code, r.stdout, err)
+	}
+	if r := runDiag(t, nil, false, "bundle", "key", key); r.code != 2 || !strings.Contains(r.stderr, "never replaced") {
+		t.Errorf("again: exit %d %q", r.code, r.stderr)
+	}
+	out := filepath.Join(dir, "a.zip")
+	if r := runDiag(t, nil, false, "bundle", "anonymize", "--key-file", key, "--output-file", out, seedBroken); r.code != 0 {
+		t.Errorf("anonymize with it: exit %d %q", r.code, r.stderr)
+	}
+}
