@@ -187,3 +187,18 @@ func TestCompletionUnknownShell(t *testing.T) {
 		t.Errorf("bash: exit %d", r.code)
 	}
 }
+
+// capture start writes to --output-file like every command (-w, tcpdump's
+// spelling, stays hidden) and replaces a file only with --force.
+func TestCaptureStartOutputFile(t *testing.T) {
+	if r := runDiag(t, nil, false, "capture", "start"); r.code != 2 || !strings.Contains(r.stderr, "needs --output-file FILE") {
+		t.Errorf("exit %d %q", r.code, r.stderr)
+	}
+	f := filepath.Join(t.TempDir(), "x.pcapng")
+	os.WriteFile(f, []byte("kept"), 0o644)
+	for _, flag := range []string{"--output-file", "-w"} {
+		if r := runDiag(t, nil, false, "capture", "start", flag, f); r.code != 2 || !strings.Contains(r.stderr, "exists: --force replaces it") {
+			t.Errorf("%s: exit %d %q", flag, r.code, r.stderr)
+		}
+	}
+}

@@ -178,6 +178,7 @@ type captureStartOptions struct {
 	output   string
 	iface    string
 	ports    []uint
+	force    bool
 }
 
 func newCaptureStartCommand(e *env) *cobra.Command {
@@ -190,15 +191,19 @@ on Linux through AF_PACKET (no libpcap needed) with a kernel filter on the VXLAN
 by driving pktmon (a filter per port, whole packets with --pkt-size 0, stop, conversion to
 pcapng). pktmon's existing filters are left alone: start refuses to run when there are some.
 Ctrl-C stops early and keeps what was captured. Needs root / Administrator.` + exitStatusCommon,
-		Example: `  diag capture start --duration 30s -w out.pcapng
-  diag capture start --duration 1m --interface eth1 --vxlan-port 8472 -w linux.pcapng
+		Example: `  diag capture start --duration 30s --output-file out.pcapng
+  diag capture start --duration 1m --interface eth1 --vxlan-port 8472 --output-file linux.pcapng
   diag capture decode out.pcapng`,
 		Args: maxArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error { return runCaptureStart(c.Context(), e, o) },
 	}
 	f := c.Flags()
 	f.DurationVar(&o.duration, "duration", 30*time.Second, "how long to capture")
-	f.StringVarP(&o.output, "write", "w", "", "the pcapng file to write (required)")
+	f.StringVar(&o.output, "output-file", "", "the pcapng file to write (required)")
+	// -w, tcpdump's spelling, stays as a hidden alias.
+	f.StringVarP(&o.output, "write", "w", "", "the same as --output-file")
+	_ = f.MarkHidden("write")
+	f.BoolVar(&o.force, "force", false, "replace --output-file if it exists")
 	f.StringVar(&o.iface, "interface", "", "Linux: the interface to capture on (default: all)")
 	f.UintSliceVar(&o.ports, "vxlan-port", nil, "VXLAN UDP port(s) besides 4789")
 	return c
@@ -206,7 +211,10 @@ Ctrl-C stops early and keeps what was captured. Needs root / Administrator.` + e
 
 func runCaptureStart(ctx context.Context, e *env, o *captureStartOptions) error {
 	if o.output == "" {
-		return usageErrorf("diag capture start needs -w FILE")
+		return usageErrorf("diag capture start needs --output-file FILE")
+	}
+	if err := checkReportFile(o.output, o.force); err != nil {
+		return err
 	}
 	if o.duration <= 0 {
 		return usageErrorf("--duration must be positive, not %s", o.duration)
