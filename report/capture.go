@@ -180,11 +180,12 @@ func WriteCaptureTable(w io.Writer, r *CaptureReport, opts TableOptions) error {
 	pal := newPalette(opts.Color)
 	ew.printf("%s\n", hangingWrap(captureSummary(r), "", "  ", opts.Width))
 	if len(r.Findings) > 0 {
-		if err := findingsTable(ew, r.Findings, pal, opts); err != nil {
+		labels := findingLabels(r.Findings)
+		if err := findingsTable(ew, r.Findings, labels, pal, opts); err != nil {
 			return err
 		}
-		for _, f := range r.Findings {
-			ew.printf("  %s evidence:\n", f.ID)
+		for k, f := range r.Findings {
+			ew.printf("  %s evidence:\n", labels[k])
 			for i, e := range f.Evidence {
 				if i == 10 {
 					ew.printf("    - and %d more (-o json has them all)\n", len(f.Evidence)-10)

@@ -45,17 +45,18 @@ func WriteDiffTable(w io.Writer, r *DiffReport, opts TableOptions) error {
 			continue
 		}
 		ew.printf("\n%s:\n", s.title)
-		if err := findingsTable(ew, s.fs, pal, opts); err != nil {
+		labels := findingLabels(s.fs)
+		if err := findingsTable(ew, s.fs, labels, pal, opts); err != nil {
 			return err
 		}
 		if !s.evidence {
 			continue
 		}
-		for _, f := range s.fs {
+		for i, f := range s.fs {
 			if len(f.Evidence) == 0 {
 				continue
 			}
-			ew.printf("  %s evidence:\n", f.ID)
+			ew.printf("  %s evidence:\n", labels[i])
 			for _, e := range f.Evidence {
 				ew.printf("%s\n", hangingWrap(evidenceLine(e), "    - ", "      ", opts.Width))
 			}

@@ -3,6 +3,8 @@ package report
 import (
 	"strings"
 	"testing"
+
+	"github.com/wincni/diag/finding"
 )
 
 // Names of one node pool differ at their end: a cut label keeps both ends.
@@ -22,5 +24,14 @@ func TestNameLineKeepsNameEnd(t *testing.T) {
 	n.lines()
 	if len([]rune(n.NameLine)) > boxNameChars || !strings.HasSuffix(n.NameLine, "0001 (windows)") {
 		t.Errorf("%q", n.NameLine)
+	}
+}
+
+// A rule that found several things in one table numbers its rows, and
+// each evidence list names its row.
+func TestFindingLabelsNumberRepeats(t *testing.T) {
+	got := findingLabels([]finding.Finding{{ID: "XN-03"}, {ID: "OVL-01"}, {ID: "XN-03"}})
+	if strings.Join(got, ",") != "XN-03 #1,OVL-01,XN-03 #2" {
+		t.Errorf("%q", got)
 	}
 }

@@ -83,14 +83,15 @@ func WriteTable(w io.Writer, r *Report, opts TableOptions) error {
 			}
 			continue
 		}
-		if err := findingsTable(ew, mine, pal, opts); err != nil {
+		labels := findingLabels(mine)
+		if err := findingsTable(ew, mine, labels, pal, opts); err != nil {
 			return err
 		}
-		for _, f := range mine {
+		for i, f := range mine {
 			if len(f.Evidence) == 0 {
 				continue
 			}
-			ew.printf("  %s evidence:\n", f.ID)
+			ew.printf("  %s evidence:\n", labels[i])
 			for _, e := range f.Evidence {
 				ew.printf("%s\n", hangingWrap(evidenceLine(e), "    - ", "      ", opts.Width))
 			}
@@ -115,14 +116,34 @@ func WriteTable(w io.Writer, r *Report, opts TableOptions) error {
 	return ew.err
 }
 
-func findingsTable(w io.Writer, fs []finding.Finding, pal palette, opts TableOptions) error {
+// findingLabels names each finding in its table: its rule ID, numbered
+// (XN-03 #1, XN-03 #2) where one rule found several things, so that each
+// evidence list below names its row.
+func findingLabels(fs []finding.Finding) []string {
+	count := map[string]int{}
+	for _, f := range fs {
+		count[f.ID]++
+	}
+	seen := map[string]int{}
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.ID
+		if count[f.ID] > 1 {
+			seen[f.ID]++
+			out[i] = fmt.Sprintf("%s #%d", f.ID, seen[f.ID])
+		}
+	}
+	return out
+}
+
+func findingsTable(w io.Writer, fs []finding.Finding, labels []string, pal palette, opts TableOptions) error {
 	style := tw.StyleASCII
 	if opts.Color {
 		style = tw.StyleLight
 	}
 	idw := 8 // fits the usual IDs (OVL-01) with padding
-	for _, f := range fs {
-		idw = max(idw, len(f.ID)+2)
+	for _, l := range labels {
+		idw = max(idw, len(l)+2)
 	}
 	t := tablewriter.NewTable(w,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(style)})),
@@ -136,12 +157,12 @@ func findingsTable(w io.Writer, fs []finding.Finding, pal palette, opts TableOpt
 		tablewriter.WithColumnWidths(tw.NewMapper[int, int]().Set(0, 10).Set(1, idw).Set(2, max(opts.Width-14-idw, 30))),
 	)
 	t.Header("SEVERITY", "RULE", "FINDING")
-	for _, f := range fs {
+	for i, f := range fs {
 		text := f.Summary
 		if f.Remediation != "" {
 			text += "\nFix: " + f.Remediation
 		}
-		if err := t.Append(pal.severity(f.Severity), f.ID, text); err != nil {
+		if err := t.Append(pal.severity(f.Severity), labels[i], text); err != nil {
 			return err
 		}
 	}
