@@ -66,6 +66,10 @@ func TestAnalyzeWindowsBundleWithoutHNS(t *testing.T) {
 	if r.code != 3 || !strings.Contains(r.stdout, "no HNS state") || !strings.Contains(r.stderr, "computenetwork.dll: not found") || !strings.Contains(r.stdout, "0 fail, 0 warn") {
 		t.Errorf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
+	// --fail-on never is 0 whatever is found, this too; the report says it.
+	if r := runDiag(t, nil, false, "analyze", "--fail-on", "never", dir); r.code != 0 || !strings.Contains(r.stdout, "no HNS state") {
+		t.Errorf("--fail-on never: exit %d", r.code)
+	}
 	// A Linux bundle has no HNS and needs none.
 	if r := runDiag(t, nil, false, "analyze", "../../testdata/bundles/seed-linux-controlplane"); strings.Contains(r.stdout+r.stderr, "no HNS state") {
 		t.Errorf("linux: %s", r.stdout)
