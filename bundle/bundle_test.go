@@ -183,6 +183,7 @@ func TestVerifyWithoutManifest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer b.Close() // Windows deletes no file or folder still open
 	if _, err := Verify(b); !errors.Is(err, ErrNoManifest) {
 		t.Errorf("Verify without manifest: %v", err)
 	}
@@ -341,6 +342,7 @@ func TestDirectoryBundle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer b.Close() // Windows deletes no file or folder still open
 	if !b.IsDir() || !b.Has("hns/v1/networks.json") || b.Manifest.Node != "w" {
 		t.Errorf("dir bundle: %v %+v", b.Names(), b.Manifest)
 	}
@@ -373,7 +375,9 @@ func TestWrapperFolderIsStripped(t *testing.T) {
 
 func TestOpenMissingPath(t *testing.T) {
 	_, err := Open(filepath.Join(t.TempDir(), "nope.zip"), DefaultLimits)
-	if err == nil || !strings.Contains(err.Error(), "nope.zip: no such file") {
+	// The system's own words: "no such file" on Unix, "cannot find" or
+	// "not found" on Windows.
+	if err == nil || !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "nope.zip: ") {
 		t.Errorf("missing path: %v", err)
 	}
 }
@@ -387,6 +391,7 @@ func TestManifestTimesRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer b.Close() // Windows deletes no file or folder still open
 	if !b.Manifest.Started.Equal(now) {
 		t.Errorf("started = %v", b.Manifest.Started)
 	}

@@ -22,6 +22,9 @@ func closeAndVerify(t *testing.T, w *bundle.Writer, path string) *bundle.Bundle 
 	if err != nil {
 		t.Fatalf("open bundle: %v", err)
 	}
+	// Closed before the temporary directory is removed: Windows refuses
+	// to delete a file still open (a sharing violation).
+	t.Cleanup(func() { b.Close() })
 	problems, err := bundle.Verify(b)
 	if err != nil || len(problems) > 0 {
 		t.Fatalf("verify: %v %v", problems, err)

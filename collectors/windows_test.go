@@ -35,6 +35,9 @@ func collectFake(t testing.TB, f *fakeWindowsNode) (*bundle.Bundle, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Closed before the temporary directory is removed: Windows refuses
+	// to delete a file still open.
+	t.Cleanup(func() { b.Close() })
 	return b, path
 }
 
