@@ -90,7 +90,10 @@ func psCollector(file, script string) func(context.Context, *Env, *Output) error
 			return fmt.Errorf("powershell: %w", err)
 		}
 		if !isJSON(data) {
-			return fmt.Errorf("powershell printed no JSON for %s: %s", file, firstLine(string(data)))
+			if first := firstLine(string(data)); first != "" {
+				return fmt.Errorf("powershell printed no JSON for %s: %s", file, first)
+			}
+			return fmt.Errorf("powershell printed nothing for %s (no output, no error: is powershell.exe the real one?)", file)
 		}
 		return out.WriteText(file, data)
 	}

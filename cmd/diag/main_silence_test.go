@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"runtime"
 	"testing"
 
 	"github.com/wincni/diag/cluster"
@@ -13,3 +14,7 @@ func TestMain(m *testing.M) {
 	cluster.SilenceClientLogs()
 	os.Exit(m.Run())
 }
+
+// notExistWords is how the system says a file is missing: Windows words
+// it its own way.
+var notExistWords = map[bool]string{true: "not found", false: "no such file"}[runtime.GOOS == "windows"]

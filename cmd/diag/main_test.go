@@ -192,7 +192,7 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 	cases := []struct {
 		name, path, want string
 	}{
-		{"missing", filepath.Join(dir, "nope.zip"), "no such file"},
+		{"missing", filepath.Join(dir, "nope.zip"), notExistWords},
 		{"not a zip, not any format", notZip, "cannot identify the input"},
 		{"random bytes", randomFile, "cannot identify the input"},
 		{"truncated", truncated, "truncated or corrupt"},
