@@ -22,6 +22,12 @@ go=${GO:-go}
 # Debian installs the 64-bit loader as /usr/lib/wine/wine64 and puts only a
 # wrapper (which prefers the absent 32-bit wine) on PATH.
 wine64=${WINE64:-$(command -v wine64 || echo /usr/lib/wine/wine64)}
+if [ ! -x "$wine64" ] && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+	# A fresh machine (CI): Debian's package, as .ci/run installs chromium.
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >/dev/null && apt-get install -y -qq wine64 >/dev/null
+	wine64=$(command -v wine64 || echo /usr/lib/wine/wine64)
+fi
 [ -x "$wine64" ] || { echo "setup.sh: wine64 not found (apt-get install wine64)" >&2; exit 1; }
 
 export WINEPREFIX="$prefix" WINEDEBUG=-all WINELOADER="$wine64" WINEARCH=win64 DISPLAY=
