@@ -81,7 +81,7 @@ func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) err
 	if !validFormat(o.output) {
 		return usageErrorf("--output must be one of %s, not %q", strings.Join(reportFormats, ", "), o.output)
 	}
-	if err := checkReportFile(o.outputFile, o.force); err != nil {
+	if err := refuseExisting("--output-file", o.outputFile, o.force); err != nil {
 		return err
 	}
 	failOn, err := parseFailOn(o.failOn)

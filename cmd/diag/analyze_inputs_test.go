@@ -201,7 +201,7 @@ func TestCaptureStartOutputFile(t *testing.T) {
 	f := filepath.Join(t.TempDir(), "x.pcapng")
 	os.WriteFile(f, []byte("kept"), 0o644)
 	for _, flag := range []string{"--output-file", "-w"} {
-		if r := runDiag(t, nil, false, "capture", "start", flag, f); r.code != 2 || !strings.Contains(r.stderr, "exists: --force replaces it") {
+		if r := runDiag(t, nil, false, "capture", "start", flag, f); r.code != 2 || !strings.Contains(r.stderr, "already exists (--force replaces it)") {
 			t.Errorf("%s: exit %d %q", flag, r.code, r.stderr)
 		}
 	}

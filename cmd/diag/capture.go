@@ -104,7 +104,7 @@ func runCaptureDecode(e *env, g *globalOptions, o *captureDecodeOptions, files [
 	if !validFormat(o.output) {
 		return usageErrorf("--output must be one of %s, not %q", strings.Join(reportFormats, ", "), o.output)
 	}
-	if err := checkReportFile(o.outputFile, o.force); err != nil {
+	if err := refuseExisting("--output-file", o.outputFile, o.force); err != nil {
 		return err
 	}
 	failOn, err := parseFailOn(o.failOn)
@@ -213,7 +213,7 @@ func runCaptureStart(ctx context.Context, e *env, o *captureStartOptions) error 
 	if o.output == "" {
 		return usageErrorf("diag capture start needs --output-file FILE")
 	}
-	if err := checkReportFile(o.output, o.force); err != nil {
+	if err := refuseExisting("--output-file", o.output, o.force); err != nil {
 		return err
 	}
 	if o.duration <= 0 {

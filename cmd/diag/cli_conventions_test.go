@@ -191,14 +191,14 @@ func TestOutputFileWrittenWhole(t *testing.T) {
 	}
 	// An existing report is replaced only with --force, as a bundle is:
 	// one rule for every command.
-	if r := runDiag(t, nil, false, "analyze", "-o", "json", "--output-file", out, seedBroken); r.code != 2 || !strings.Contains(r.stderr, "exists: --force replaces it") {
+	if r := runDiag(t, nil, false, "analyze", "-o", "json", "--output-file", out, seedBroken); r.code != 2 || !strings.Contains(r.stderr, "already exists (--force replaces it)") {
 		t.Errorf("without --force: exit %d %q", r.code, r.stderr)
 	}
 	for _, args := range [][]string{
 		{"diff", "--output-file", out, seedBroken, seedBroken},
 		{"capture", "decode", "--output-file", out, "../../testdata/captures/seed-syn-unanswered.pcap"},
 	} {
-		if r := runDiag(t, nil, false, args...); r.code != 2 || !strings.Contains(r.stderr, "exists: --force replaces it") {
+		if r := runDiag(t, nil, false, args...); r.code != 2 || !strings.Contains(r.stderr, "already exists (--force replaces it)") {
 			t.Errorf("%s without --force: exit %d %q", args[0], r.code, r.stderr)
 		}
 	}

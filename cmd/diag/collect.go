@@ -269,15 +269,8 @@ func checkOutput(out string, force bool) error {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return usageErrorf("--output %s: directory %s does not exist", out, dir)
 	}
-	if fi, err := os.Stat(out); err == nil {
-		if fi.IsDir() {
-			return usageErrorf("--output %s is a directory, not a file", out)
-		}
-		if !force {
-			return usageErrorf("%s already exists (--force replaces it)", out)
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return usageErrorf("--output %s: %v", out, err)
+	if err := refuseExisting("--output", out, force); err != nil {
+		return err
 	}
 	// The bundle is written as a temporary file in the same directory and
 	// renamed into place: try exactly that.

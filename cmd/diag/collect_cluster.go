@@ -123,7 +123,7 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 	// "UnhandledError") through klog's logger, to stderr: they are ours to
 	// report, once, in each node's result.
 	cluster.SilenceClientLogs()
-	if err := checkReportFile(o.reportFile, co.force); err != nil {
+	if err := refuseExisting("--report-file", o.reportFile, co.force); err != nil {
 		return err
 	}
 	maxBundle, err := parseByteSize(o.maxBundle)

@@ -71,7 +71,7 @@ func runDiff(e *env, g *globalOptions, o *diffOptions, oldPath, newPath string) 
 	if !validFormat(o.output) {
 		return usageErrorf("--output must be one of %s, not %q", strings.Join(reportFormats, ", "), o.output)
 	}
-	if err := checkReportFile(o.outputFile, o.force); err != nil {
+	if err := refuseExisting("--output-file", o.outputFile, o.force); err != nil {
 		return err
 	}
 	if oldPath == "-" && newPath == "-" {

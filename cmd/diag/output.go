@@ -15,21 +15,23 @@ import (
 // standard output, or to file through a temporary file beside it that is
 // renamed into place, so that a failed run never leaves half a report
 // where the last good one was.
-// checkReportFile refuses to replace an existing --output-file without
-// --force, before any work: the same rule as for bundles (collect, bundle
-// redact and anonymize).
-func checkReportFile(file string, force bool) error {
-	if file == "" {
+// refuseExisting refuses, before any work, to replace an existing output
+// file without --force, and an output that is a directory: one rule for
+// every command that writes a file (flag names the option in messages).
+func refuseExisting(flag, out string, force bool) error {
+	if out == "" {
 		return nil
 	}
-	fi, err := os.Lstat(file)
+	fi, err := os.Stat(out)
 	switch {
-	case err != nil:
+	case errors.Is(err, fs.ErrNotExist):
 		return nil
+	case err != nil:
+		return usageErrorf("%s %s: %v", flag, out, err)
 	case fi.IsDir():
-		return usageErrorf("--output-file %s is a directory: name a file", file)
+		return usageErrorf("%s %s is a directory, not a file", flag, out)
 	case !force:
-		return usageErrorf("--output-file %s exists: --force replaces it", file)
+		return usageErrorf("%s already exists (--force replaces it)", out)
 	}
 	return nil
 }
