@@ -93,17 +93,14 @@ func isBundleDir(dir string, ents []os.DirEntry) bool {
 			return true
 		case e.IsDir() && layoutFolder(n):
 			return true
-		case !e.IsDir():
-			for _, f := range collectlogsFiles {
-				if strings.EqualFold(n, f) {
-					collectlogs++
-				}
-			}
+		case !e.IsDir() && collectlogsName(n):
+			collectlogs++
 		}
 	}
 	return collectlogs >= 3
 }
 
+// layoutFolder: a top-level folder of the bundle layout (DESIGN.md).
 func layoutFolder(n string) bool {
 	switch n {
 	case "hns", "host", "k8s", "linux", "vfp", "config":

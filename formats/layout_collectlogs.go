@@ -19,16 +19,21 @@ var collectlogsFiles = []string{"network.txt", "endpoint.txt", "policy.txt", "na
 func isCollectlogs(b *bundle.Bundle) bool {
 	found := 0
 	for _, name := range b.Names() {
-		if strings.Contains(name, "/") {
-			continue
-		}
-		for _, f := range collectlogsFiles {
-			if strings.EqualFold(name, f) {
-				found++
-			}
+		if !strings.Contains(name, "/") && collectlogsName(name) {
+			found++
 		}
 	}
 	return found >= 3
+}
+
+// collectlogsName: one of collectlogs' top-level file names.
+func collectlogsName(name string) bool {
+	for _, f := range collectlogsFiles {
+		if strings.EqualFold(name, f) {
+			return true
+		}
+	}
+	return false
 }
 
 // collectlogsEntry finds a top-level file by name, case-insensitively.

@@ -103,7 +103,7 @@ func hasLooseFiles(b *bundle.Bundle) bool {
 func hasLayoutFolder(b *bundle.Bundle) bool {
 	for _, name := range b.Names() {
 		top, _, nested := strings.Cut(name, "/")
-		if nested && (top == "hns" || top == "host" || top == "k8s" || top == "linux" || top == "vfp" || top == "config") {
+		if nested && layoutFolder(top) {
 			return true
 		}
 	}

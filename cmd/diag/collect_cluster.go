@@ -163,7 +163,7 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 	}
 	choices, err := cluster.Choose(ctx, api, sel, e.now())
 	if err != nil && ctx.Err() != nil {
-		return &exitError{code: exitFindings, err: fmt.Errorf("interrupted before any pod was made (%v)", context.Cause(ctx))}
+		return interruptedEarly(ctx)
 	}
 	if cluster.IsUnreachable(err) {
 		return usageErrorf("%v (kubeconfig context %s, server %s)", err, target.Context, target.Server)
@@ -189,7 +189,7 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 	// pod is made. A server that cannot say is asked nothing more.
 	missing, err := api.Missing(ctx, o.namespace, cluster.Needed)
 	if err != nil && ctx.Err() != nil {
-		return &exitError{code: exitFindings, err: fmt.Errorf("interrupted before any pod was made (%v)", context.Cause(ctx))}
+		return interruptedEarly(ctx)
 	}
 	if err == nil && len(missing) > 0 {
 		return &exitError{code: exitUsage, err: &cluster.MissingError{Namespace: o.namespace, Missing: missing}}
@@ -299,6 +299,12 @@ func countStill(rep *cluster.CleanupReport) int {
 		}
 	}
 	return n
+}
+
+// interruptedEarly: Ctrl-C came before any pod was made (the node list or
+// the access review was awaited); nothing is left to clean.
+func interruptedEarly(ctx context.Context) error {
+	return &exitError{code: exitFindings, err: fmt.Errorf("interrupted before any pod was made (%v)", context.Cause(ctx))}
 }
 
 // clusterError: RBAC, admission, validation and credentials are the
