@@ -217,28 +217,8 @@ metadata:
 
 	t.Run("an admission policy refusing HostProcess stops the Windows nodes only", func(t *testing.T) {
 		s := newScenario(t, cp, "vap")
-		if err := cp.Apply(cp.Admin, `apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata: {name: no-hostprocess}
-spec:
-  failurePolicy: Fail
-  matchConstraints:
-    resourceRules:
-    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}
-  validations:
-  - expression: "!has(object.spec.securityContext) || !has(object.spec.securityContext.windowsOptions) || !has(object.spec.securityContext.windowsOptions.hostProcess) || !object.spec.securityContext.windowsOptions.hostProcess"
-    message: HostProcess pods are not allowed in this cluster (policy no-hostprocess)
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata: {name: no-hostprocess}
-spec:
-  policyName: no-hostprocess
-  validationActions: [Deny]
-  matchResources:
-    namespaceSelector:
-      matchLabels: {kubernetes.io/metadata.name: vap}
-`); err != nil {
+		if err := cp.Apply(cp.Admin, vap("no-hostprocess", "vap", "!has(object.spec.securityContext) || !has(object.spec.securityContext.windowsOptions) || !has(object.spec.securityContext.windowsOptions.hostProcess) || !object.spec.securityContext.windowsOptions.hostProcess",
+			"HostProcess pods are not allowed in this cluster (policy no-hostprocess)")); err != nil {
 			t.Fatal(err)
 		}
 		ns := append(nodes("vp-win", 8, "windows", ""), nodes("vp-lin", 8, "linux", "")...)
@@ -247,7 +227,7 @@ spec:
 		}
 		// Admission policies reach the API server's cache a moment after
 		// they are made: wait until this one refuses.
-		if err := cp.WaitRefused("vap", "windows", "no-hostprocess"); err != nil {
+		if err := cp.WaitRefused("vap", realcluster.ProbePod("windows", ""), "no-hostprocess"); err != nil {
 			t.Fatal(err)
 		}
 		r := s.collect("", "--nodes", names(ns), "--parallel", "6", "--node-timeout", "60s")

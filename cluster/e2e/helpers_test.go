@@ -167,8 +167,7 @@ func (s *scenario) collect(kc string, args ...string) result {
 		kc = s.kubeconfig
 	}
 	dir := filepath.Join(s.t.TempDir(), "out")
-	all := append([]string{"collect", "--cluster", "--namespace", s.ns, "--image", "registry.example/diag:e2e", "--output-dir", dir, "--report", "json"}, args...)
-	r := runDiag(s.t, kc, all...)
+	r := runDiag(s.t, kc, s.args(dir, args...)...)
 	r.dir = dir
 	r.report = readReport(s.t, dir)
 	return r
@@ -247,4 +246,79 @@ func names(specs []realcluster.NodeSpec) string {
 		out = append(out, n.Name)
 	}
 	return strings.Join(out, ",")
+}
+
+// checkAudit: every pod the server created for user was deleted by diag
+// (a 2xx DELETE) or is named as left in cluster.json.
+func (s *scenario) checkAudit(user string, rep *cluster.Report) {
+	s.t.Helper()
+	ev := s.audit(user)
+	deleted := map[string]bool{}
+	for _, e := range ev {
+		if e.Verb == "delete" && e.Resource() == "pods" && e.ResponseStatus.Code/100 == 2 {
+			deleted[e.ObjectRef.Name] = true
+		}
+	}
+	left := map[string]bool{}
+	if rep != nil {
+		for _, p := range rep.PodsLeft() {
+			left[strings.TrimPrefix(p, rep.Namespace+"/")] = true
+		}
+	}
+	for _, p := range podCreates(ev) {
+		if !deleted[p] && !left[p] {
+			s.t.Errorf("pod %s created for %s, never deleted by diag nor reported left", p, user)
+		}
+	}
+}
+
+// vap is a ValidatingAdmissionPolicy and its binding to namespace.
+func vap(name, namespace, expression, message string) string {
+	return fmt.Sprintf(`apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: %[1]s}
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}
+  validations:
+  - expression: %[3]q
+    message: %[4]q
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: %[1]s}
+spec:
+  policyName: %[1]s
+  validationActions: [Deny]
+  matchResources:
+    namespaceSelector:
+      matchLabels: {kubernetes.io/metadata.name: %[2]s}
+`, name, namespace, expression, message)
+}
+
+// args are diag collect --cluster's arguments in the scenario, as its
+// user runs it.
+func (s *scenario) args(dir string, extra ...string) []string {
+	return append([]string{"collect", "--cluster", "--namespace", s.ns, "--image", "registry.example/diag:e2e", "--output-dir", dir, "--report", "json"}, extra...)
+}
+
+// waitPods waits until n pods of diag's are there in the scenario's namespace.
+func (s *scenario) waitPods(n int, within time.Duration) bool {
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		pods, _ := s.cp.Pods()
+		k := 0
+		for _, p := range pods {
+			if p.Metadata.Namespace == s.ns && p.Metadata.DeletionTimestamp == nil {
+				k++
+			}
+		}
+		if k >= n {
+			return true
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return false
 }

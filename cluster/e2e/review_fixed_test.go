@@ -30,7 +30,9 @@ func TestReviewFixed(t *testing.T) {
 		if err := cp.AddNodes(ns...); err != nil {
 			t.Fatal(err)
 		}
-		waitRefusedPod(t, cp, "vname", windowsProbe("vn-1"), "reserved-node")
+		if err := cp.WaitRefused("vname", realcluster.ProbePod("windows", "vn-1"), "reserved-node"); err != nil {
+			t.Fatal(err)
+		}
 		r := s.collect("", "--nodes", names(ns), "--parallel", "1", "--node-timeout", "60s")
 		if r.report == nil {
 			t.Fatalf("exit %d: %s", r.code, r.stderr)
@@ -66,7 +68,7 @@ func TestReviewFixed(t *testing.T) {
 		if err := cp.AddNodes(ns...); err != nil {
 			t.Fatal(err)
 		}
-		pid := apiserverPID(t, cp)
+		pid := cp.APIServerPID()
 		dir := filepath.Join(t.TempDir(), "out")
 		r := runDiagCtx(t, context.Background(), s.kubeconfig, func(c *exec.Cmd) {
 			_ = syscall.Kill(pid, syscall.SIGSTOP)
@@ -111,20 +113,8 @@ func TestReviewFixed(t *testing.T) {
 		if err := cp.AddNodes(ns...); err != nil {
 			t.Fatal(err)
 		}
-		pid := apiserverPID(t, cp)
 		dir := filepath.Join(t.TempDir(), "out")
-		r := runDiagCtx(t, context.Background(), s.kubeconfig, func(c *exec.Cmd) {
-			if !s.waitPods(2, 30*time.Second) {
-				t.Error("pods not made")
-			}
-			time.Sleep(time.Second)
-			_ = syscall.Kill(pid, syscall.SIGSTOP)
-			time.Sleep(time.Second)
-			_ = c.Process.Signal(os.Interrupt)
-			time.Sleep(65 * time.Second)
-			_ = syscall.Kill(pid, syscall.SIGCONT)
-		}, s.args(dir, "--nodes", names(ns), "--parallel", "2", "--node-timeout", "120s")...)
-		_ = syscall.Kill(pid, syscall.SIGCONT)
+		r := runDiagCtx(t, context.Background(), s.kubeconfig, s.interruptPaused(2, 65*time.Second), s.args(dir, "--nodes", names(ns), "--parallel", "2", "--node-timeout", "120s")...)
 		rep := readReport(t, dir)
 		if rep == nil || len(rep.Unanswered()) != 2 || strings.Contains(r.stderr, "delete refused") || !strings.Contains(r.stderr, "did not answer their delete") || strings.Contains(r.stderr, "\n: ") {
 			t.Errorf("exit %d:\n%s", r.code, r.stderr)

@@ -3,16 +3,13 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -26,125 +23,6 @@ import (
 // Adversarial scenarios against the real API server: each ends with no
 // pod of diag's left, and what diag said is compared with the audit log.
 
-// waitRefusedPod waits until a dry-run create of pod (JSON) in namespace
-// is refused with a message naming what.
-func waitRefusedPod(t *testing.T, cp *realcluster.ControlPlane, namespace string, pod map[string]any, what string) {
-	t.Helper()
-	body, _ := json.Marshal(pod)
-	deadline := time.Now().Add(30 * time.Second)
-	var err error
-	for time.Now().Before(deadline) {
-		_, err = cp.Do(cp.Admin, http.MethodPost, "/api/v1/namespaces/"+namespace+"/pods?dryRun=All", "application/json", body)
-		if err != nil && strings.Contains(err.Error(), what) {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("no refusal naming %q in 30s (last: %v)", what, err)
-}
-
-// checkAudit: every pod the server created for user was deleted by diag
-// (a 2xx DELETE) or is named as left in cluster.json.
-func (s *scenario) checkAudit(user string, rep *cluster.Report) {
-	s.t.Helper()
-	ev := s.audit(user)
-	deleted := map[string]bool{}
-	for _, e := range ev {
-		if e.Verb == "delete" && e.Resource() == "pods" && e.ResponseStatus.Code/100 == 2 {
-			deleted[e.ObjectRef.Name] = true
-		}
-	}
-	left := map[string]bool{}
-	if rep != nil {
-		for _, p := range rep.PodsLeft() {
-			left[strings.TrimPrefix(p, rep.Namespace+"/")] = true
-		}
-	}
-	for _, p := range podCreates(ev) {
-		if !deleted[p] && !left[p] {
-			s.t.Errorf("pod %s created for %s, never deleted by diag nor reported left", p, user)
-		}
-	}
-}
-
-func windowsProbe(node string) map[string]any {
-	return map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": "probe"}, "spec": map[string]any{
-		"containers": []map[string]any{{"name": "c", "image": "x"}}, "nodeName": node, "nodeSelector": map[string]string{"kubernetes.io/os": "windows"},
-		"serviceAccountName": "diag", "automountServiceAccountToken": false, "hostNetwork": true,
-		"securityContext": map[string]any{"windowsOptions": map[string]any{"hostProcess": true, "runAsUserName": `NT AUTHORITY\SYSTEM`}},
-	}}
-}
-
-func vap(name, namespace, expression, message string) string {
-	return fmt.Sprintf(`apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata: {name: %[1]s}
-spec:
-  failurePolicy: Fail
-  matchConstraints:
-    resourceRules:
-    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}
-  validations:
-  - expression: %[3]q
-    message: %[4]q
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata: {name: %[1]s}
-spec:
-  policyName: %[1]s
-  validationActions: [Deny]
-  matchResources:
-    namespaceSelector:
-      matchLabels: {kubernetes.io/metadata.name: %[2]s}
-`, name, namespace, expression, message)
-}
-
-// apiserverPID is the control plane's kube-apiserver process (started by
-// the test), found by its audit log path.
-func apiserverPID(t *testing.T, cp *realcluster.ControlPlane) int {
-	t.Helper()
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmd, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil {
-			continue
-		}
-		if bytes.Contains(cmd, []byte("kube-apiserver")) && bytes.Contains(cmd, []byte("--audit-log-path="+cp.AuditLog)) {
-			return pid
-		}
-	}
-	t.Fatal("kube-apiserver not found")
-	return 0
-}
-
-func (s *scenario) args(dir string, extra ...string) []string {
-	return append([]string{"collect", "--cluster", "--namespace", s.ns, "--image", "registry.example/diag:e2e", "--output-dir", dir, "--report", "json"}, extra...)
-}
-
-// waitPods waits until n pods of diag's are there in the scenario's namespace.
-func (s *scenario) waitPods(n int, within time.Duration) bool {
-	deadline := time.Now().Add(within)
-	for time.Now().Before(deadline) {
-		pods, _ := s.cp.Pods()
-		k := 0
-		for _, p := range pods {
-			if p.Metadata.Namespace == s.ns && p.Metadata.DeletionTimestamp == nil {
-				k++
-			}
-		}
-		if k >= n {
-			return true
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return false
-}
-
 func TestReview(t *testing.T) {
 	cp := startPlane(t, realcluster.Options{})
 
@@ -157,7 +35,7 @@ func TestReview(t *testing.T) {
 		if err := cp.AddNodes(ns...); err != nil {
 			t.Fatal(err)
 		}
-		if err := cp.WaitRefused("vlin", "linux", "no-linux"); err != nil {
+		if err := cp.WaitRefused("vlin", realcluster.ProbePod("linux", ""), "no-linux"); err != nil {
 			t.Fatal(err)
 		}
 		r := s.collect("", "--nodes", names(ns), "--parallel", "6", "--node-timeout", "60s")
@@ -348,20 +226,8 @@ subjects: [{kind: User, name: erin, apiGroup: rbac.authorization.k8s.io}]
 		if err := cp.AddNodes(ns...); err != nil {
 			t.Fatal(err)
 		}
-		pid := apiserverPID(t, cp)
 		dir := filepath.Join(t.TempDir(), "out")
-		r := runDiagCtx(t, context.Background(), s.kubeconfig, func(c *exec.Cmd) {
-			if !s.waitPods(4, 30*time.Second) {
-				t.Error("pods not made")
-			}
-			time.Sleep(time.Second)
-			_ = syscall.Kill(pid, syscall.SIGSTOP)
-			time.Sleep(time.Second)
-			_ = c.Process.Signal(os.Interrupt)
-			time.Sleep(5 * time.Second)
-			_ = syscall.Kill(pid, syscall.SIGCONT)
-		}, s.args(dir, "--nodes", names(ns), "--parallel", "4", "--node-timeout", "60s")...)
-		_ = syscall.Kill(pid, syscall.SIGCONT)
+		r := runDiagCtx(t, context.Background(), s.kubeconfig, s.interruptPaused(4, 5*time.Second), s.args(dir, "--nodes", names(ns), "--parallel", "4", "--node-timeout", "60s")...)
 		rep := readReport(t, dir)
 		t.Logf("exit %d:\n%s", r.code, r.stderr)
 		if r.code == 1 || r.code == 0 {
@@ -434,4 +300,23 @@ subjects: [{kind: User, name: erin, apiGroup: rbac.authorization.k8s.io}]
 		s.noPodsLeft()
 		s.checkAudit(s.user, r.report)
 	})
+}
+
+// interruptPaused is a start hook for runDiagCtx: once n pods of the
+// scenario are there, it pauses the API server, sends diag Ctrl-C, and
+// lets the server answer again after hold.
+func (s *scenario) interruptPaused(n int, hold time.Duration) func(*exec.Cmd) {
+	pid := s.cp.APIServerPID()
+	s.t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
+	return func(c *exec.Cmd) {
+		if !s.waitPods(n, 30*time.Second) {
+			s.t.Error("pods not made")
+		}
+		time.Sleep(time.Second)
+		_ = syscall.Kill(pid, syscall.SIGSTOP)
+		time.Sleep(time.Second)
+		_ = c.Process.Signal(os.Interrupt)
+		time.Sleep(hold)
+		_ = syscall.Kill(pid, syscall.SIGCONT)
+	}
 }

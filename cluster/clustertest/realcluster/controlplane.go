@@ -46,6 +46,7 @@ type ControlPlane struct {
 	AuditLog string
 	kwokPort int
 	procs    []*exec.Cmd
+	byName   map[string]*exec.Cmd
 	// StandinDir holds the stand-in collector's cmd.exe and diag, first on
 	// kwok's PATH: what the pods' exec runs.
 	StandinDir string
@@ -223,6 +224,10 @@ func (cp *ControlPlane) run(name, bin string, env []string, args ...string) erro
 		return fmt.Errorf("start %s: %w", name, err)
 	}
 	cp.procs = append(cp.procs, cmd)
+	if cp.byName == nil {
+		cp.byName = map[string]*exec.Cmd{}
+	}
+	cp.byName[name] = cmd
 	go func() { _ = cmd.Wait(); log.Close() }()
 	return nil
 }
@@ -250,6 +255,10 @@ func (cp *ControlPlane) stop() {
 	}
 	_ = os.RemoveAll(cp.dir)
 }
+
+// APIServerPID is the kube-apiserver's process: tests pause it (SIGSTOP)
+// to play an API server that does not answer.
+func (cp *ControlPlane) APIServerPID() int { return cp.byName["kube-apiserver"].Process.Pid }
 
 func (cp *ControlPlane) waitReady() error {
 	client, err := rest.HTTPClientFor(cp.Admin)

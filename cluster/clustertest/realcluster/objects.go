@@ -197,18 +197,26 @@ func (cp *ControlPlane) Allowed(user, verb, resource, namespace string) bool {
 	return out.Status.Allowed
 }
 
-// WaitRefused waits until a collector-like pod for an OS is refused in
-// namespace with a message naming what (an admission policy that has just
-// been made takes a moment to be in force). It asks with dryRun: nothing
-// is made.
-func (cp *ControlPlane) WaitRefused(namespace, os, what string) error {
+// ProbePod is a collector-like pod for an OS, on node when not "": what
+// WaitRefused asks about.
+func ProbePod(os, node string) map[string]any {
 	spec := map[string]any{"containers": []map[string]any{{"name": "c", "image": "x"}}, "nodeSelector": map[string]string{"kubernetes.io/os": os},
 		"serviceAccountName": "diag", "automountServiceAccountToken": false}
+	if node != "" {
+		spec["nodeName"] = node
+	}
 	if os == "windows" {
 		spec["hostNetwork"] = true
 		spec["securityContext"] = map[string]any{"windowsOptions": map[string]any{"hostProcess": true, "runAsUserName": `NT AUTHORITY\SYSTEM`}}
 	}
-	body, _ := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": "probe"}, "spec": spec})
+	return map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": "probe"}, "spec": spec}
+}
+
+// WaitRefused waits until pod is refused in namespace with a message
+// naming what (an admission policy that has just been made takes a moment
+// to be in force). It asks with dryRun: nothing is made.
+func (cp *ControlPlane) WaitRefused(namespace string, pod map[string]any, what string) error {
+	body, _ := json.Marshal(pod)
 	deadline := time.Now().Add(30 * time.Second)
 	var err error
 	for time.Now().Before(deadline) {
