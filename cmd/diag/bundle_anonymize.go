@@ -16,13 +16,14 @@ import (
 )
 
 type anonymizeOptions struct {
-	output   string
-	keyFile  string
-	writeMap bool
-	force    bool
-	ports    []uint
-	keywords []string
-	kwFile   string
+	output    string
+	outputOld string // -o/--output: the old spelling of --output-file
+	keyFile   string
+	writeMap  bool
+	force     bool
+	ports     []uint
+	keywords  []string
+	kwFile    string
 }
 
 func newBundleAnonymizeCommand(e *env) *cobra.Command {
@@ -68,14 +69,14 @@ The output defaults to <INPUT name>-anonymized.zip beside the input.` + exitStat
   diag bundle anonymize node.zip --keywords contoso,projectx --keyword-file customers.txt`,
 		Args: func(c *cobra.Command, args []string) error { return exactlyOne(c, args, "the input to anonymize") },
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := checkOutputFileFlags(c); err != nil {
+			if err := checkOutputFileFlags(c, &o.output, &o.outputOld); err != nil {
 				return err
 			}
 			return runBundleAnonymize(c.Context(), e, o, args[0])
 		},
 	}
 	f := c.Flags()
-	outputFileFlag(c, &o.output, "bundle zip to write (default <INPUT name>-anonymized.zip beside the input)")
+	outputFileFlag(c, &o.output, &o.outputOld, "bundle zip to write (default <INPUT name>-anonymized.zip beside the input)")
 	f.StringVar(&o.keyFile, "key-file", "", "the key to use (64 hex digits); default: a new key written to <OUTPUT>.key")
 	f.BoolVar(&o.writeMap, "write-map", false, "also write <OUTPUT>.map.json, original -> pseudonym, for your eyes only")
 	f.BoolVar(&o.force, "force", false, "replace the output if it exists")

@@ -15,8 +15,9 @@ import (
 )
 
 type redactOptions struct {
-	output string
-	force  bool
+	output    string
+	outputOld string // -o/--output: the old spelling of --output-file
+	force     bool
 }
 
 func newBundleRedactCommand(e *env) *cobra.Command {
@@ -52,14 +53,14 @@ A one-line summary goes to stderr, the output's path to stdout.` + exitStatusCom
   diag bundle redact aks-node_logs.zip --output-file out.zip --force`,
 		Args: func(c *cobra.Command, args []string) error { return exactlyOne(c, args, "the input to redact") },
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := checkOutputFileFlags(c); err != nil {
+			if err := checkOutputFileFlags(c, &o.output, &o.outputOld); err != nil {
 				return err
 			}
 			return runBundleRedact(c.Context(), e, o, args[0])
 		},
 	}
 	f := c.Flags()
-	outputFileFlag(c, &o.output, "bundle zip to write (default <INPUT name>-redacted.zip beside the input)")
+	outputFileFlag(c, &o.output, &o.outputOld, "bundle zip to write (default <INPUT name>-redacted.zip beside the input)")
 	f.BoolVar(&o.force, "force", false, "replace the output if it exists")
 	return c
 }

@@ -23,6 +23,7 @@ import (
 
 type collectOptions struct {
 	output      string
+	outputOld   string // -o/--output: the old spelling of --output-file
 	timeout     time.Duration
 	only, skip  []string
 	kubeconfig  string
@@ -68,8 +69,8 @@ Linux) from --image, runs diag collect in it over exec and streams the bundle ba
 checksummed (no tar, no kubectl cp, no size limit but --max-bundle-size); --parallel nodes at a
 time, each within --node-timeout. It writes <node>.zip and cluster.json (each node's status,
 reason, duration, size) into --output-dir, deletes every pod it made, and then analyzes the
-bundles together (--report, --report-file). Before the first pod it asks the API server whether
-this user may do all it needs, and stops naming what is missing. A refusal every node would meet
+bundles together (-o the report's format, --output-file its file). Before the first pod it asks
+the API server whether this user may do all it needs, and stops naming what is missing. A refusal every node would meet
 (RBAC, credentials, the namespace) stops the run at the first; one of a pod spec (Pod Security,
 an admission policy, validation) stops that OS's nodes and the others go on. Every pod it made is
 deleted, also after Ctrl-C, and it waits until they are gone: a pod left Terminating (its node's
@@ -89,10 +90,14 @@ left, and with --force also removes those left Terminating, without their kubele
   diag collect --skip logs --kubeconfig C:\k\config
   diag collect --cluster --print-rbac | kubectl apply -f -
   diag collect --cluster --nodes auto --output-dir ticket-4711
-  diag collect --cluster --windows-only --parallel 10 --report html --report-file report.html`,
+  diag collect --cluster --windows-only --parallel 10 -o html --output-file report.html`,
 		Args: maxArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			if err := checkOutputFileFlags(c); err != nil {
+			check := checkOutputFileFlags
+			if co.on {
+				check = co.takeOutputFlags
+			}
+			if err := check(c, &o.output, &o.outputOld); err != nil {
 				return err
 			}
 			if err := checkClusterFlags(c, &co, o); err != nil {
@@ -118,7 +123,12 @@ left, and with --force also removes those left Terminating, without their kubele
 		},
 	}
 	f := cmd.Flags()
-	outputFileFlag(cmd, &o.output, "bundle to write (default diag-<node>-<UTC time>.zip in the current directory)")
+	outputFileFlag(cmd, &o.output, &o.outputOld, "bundle to write (default diag-<node>-<UTC time>.zip in the current directory); with --cluster, the report's file (default: standard output)")
+	// With --cluster, -o is the report's format, as in analyze.
+	if fl := f.Lookup("output"); fl != nil {
+		fl.Hidden = false
+		fl.Usage = "with --cluster: the report's format: table, markdown, json or html (without it, the old spelling of --output-file)"
+	}
 	f.DurationVar(&o.timeout, "timeout", 5*time.Minute, "deadline for the whole collection")
 	validValues(f, "timeout", "positive")
 	f.StringSliceVar(&o.only, "only", nil, "run only these collectors (IDs, comma-separated)")

@@ -65,8 +65,10 @@ func addClusterFlags(f *pflag.FlagSet, o *clusterOptions) {
 	f.StringVar(&o.image, "image", defaultImage(), "with --cluster: the diag image the collector pods run (Linux and Windows in one manifest list); a release's by default, needed for other builds")
 	f.StringVar(&o.namespace, "namespace", "diag", "with --cluster: the namespace of the collector pods (deploy/cluster-rbac.yaml makes it)")
 	f.StringVar(&o.outputDir, "output-dir", "", "with --cluster: the directory for <node>.zip and cluster.json (default diag-cluster-<UTC time>)")
-	f.StringVar(&o.report, "report", "table", "with --cluster: the report's format: table, markdown, json or html")
-	f.StringVar(&o.reportFile, "report-file", "", "with --cluster: write the report to this file instead of standard output")
+	f.StringVar(&o.report, "report", "table", "with --cluster: the report's format (old spelling of -o)")
+	f.StringVar(&o.reportFile, "report-file", "", "with --cluster: the report's file (old spelling of --output-file)")
+	_ = f.MarkHidden("report")
+	_ = f.MarkHidden("report-file")
 	f.StringVar(&o.maxBundle, "max-bundle-size", "2GiB", "with --cluster: the largest bundle accepted from one node")
 	f.BoolVar(&o.cleanup, "cleanup", false, "with --cluster: delete the collector pods a killed run left, and do nothing else")
 	f.BoolVar(&o.printRBAC, "print-rbac", false, "with --cluster: print the RBAC and namespace diag needs (kubectl apply -f -), and do nothing else")
@@ -74,6 +76,31 @@ func addClusterFlags(f *pflag.FlagSet, o *clusterOptions) {
 
 // clusterOnly are the flags that mean nothing without --cluster.
 var clusterOnly = []string{"context", "nodes", "selector", "windows-only", "node-timeout", "image", "namespace", "output-dir", "report", "report-file", "max-bundle-size", "cleanup", "print-rbac"}
+
+// takeOutputFlags gives -o and --output-file their meaning with --cluster,
+// as in analyze: the report's format and its file (collect alone writes one
+// bundle, to --output-file; its -o is that flag's old spelling). --report
+// and --report-file, their first spellings, still work with a notice.
+func (o *clusterOptions) takeOutputFlags(c *cobra.Command, file, format *string) error {
+	f := c.Flags()
+	for _, p := range []struct{ old, now string }{{"report", "output"}, {"report-file", "output-file"}} {
+		if !f.Changed(p.old) {
+			continue
+		}
+		if f.Changed(p.now) {
+			return usageErrorf("give --%s only (--%s is its old spelling)", p.now, p.old)
+		}
+		fmt.Fprintf(c.ErrOrStderr(), "%s: --%s is deprecated, use --%s\n", c.CommandPath(), p.old, p.now)
+	}
+	if f.Changed("output") {
+		o.report = *format
+	}
+	if f.Changed("output-file") {
+		o.reportFile = *file
+	}
+	*file, *format = "", ""
+	return nil
+}
 
 func checkClusterFlags(c *cobra.Command, o *clusterOptions, co collectOptions) error {
 	f := c.Flags()
@@ -86,8 +113,6 @@ func checkClusterFlags(c *cobra.Command, o *clusterOptions, co collectOptions) e
 		return nil
 	}
 	switch {
-	case co.output != "":
-		return usageErrorf("--cluster writes one bundle per node into --output-dir, not --output-file")
 	case co.stream:
 		return usageErrorf("--cluster and --stream do not go together")
 	case f.Changed("timeout"):
@@ -97,9 +122,9 @@ func checkClusterFlags(c *cobra.Command, o *clusterOptions, co collectOptions) e
 	case co.capture >= o.nodeTimeout:
 		return usageErrorf("--capture %s does not fit in --node-timeout %s", co.capture, o.nodeTimeout)
 	case co.force && !o.cleanup && o.reportFile == "":
-		return usageErrorf("with --cluster, --force goes with --cleanup (remove pods left Terminating) or --report-file (replace it)")
+		return usageErrorf("with --cluster, --force goes with --cleanup (remove pods left Terminating) or --output-file (replace the report)")
 	case !validFormat(o.report):
-		return usageErrorf("--report must be one of %s, not %q", strings.Join(reportFormats, ", "), o.report)
+		return usageErrorf("-o must be one of %s, not %q", strings.Join(reportFormats, ", "), o.report)
 	case len(o.nodes) > 1 && slices.Contains(o.nodes, "auto"):
 		return usageErrorf("--nodes auto chooses the nodes itself: it takes no names with it")
 	case len(o.nodes) > 0 && (o.selector != "" || o.windowsOnly) && slices.Contains(o.nodes, "auto"):
@@ -123,7 +148,7 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 	// "UnhandledError") through klog's logger, to stderr: they are ours to
 	// report, once, in each node's result.
 	cluster.SilenceClientLogs()
-	if err := refuseExisting("--report-file", o.reportFile, co.force); err != nil {
+	if err := refuseExisting("--output-file", o.reportFile, co.force); err != nil {
 		return err
 	}
 	maxBundle, err := parseByteSize(o.maxBundle)

@@ -107,7 +107,7 @@ func TestCollectClusterEndToEnd(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "out")
 	r := runDiag(t, nil, false, "collect", "--cluster", "--image", testImage, "--kubeconfig", fakeKubeconfig(t, f.Srv.URL), "--output-dir", dir,
-		"--report", "json", "--node-timeout", "20s", "--parallel", "3", "--skip", "logs")
+		"-o", "json", "--node-timeout", "20s", "--parallel", "3", "--skip", "logs")
 	if r.code != 3 {
 		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
@@ -157,8 +157,9 @@ func TestCollectClusterEndToEnd(t *testing.T) {
 func TestCollectClusterFlags(t *testing.T) {
 	for _, c := range []struct{ args, want string }{
 		{"collect --nodes a,b", "--nodes is a flag of diag collect --cluster"},
-		{"collect --cluster --output-file x.zip", "--output-dir"},
-		{"collect --cluster --report yaml", "--report must be one of"},
+		{"collect --cluster -o yaml", "-o must be one of"},
+		{"collect --cluster -o json --report json", "give --output only"},
+		{"collect --cluster --output-file a --report-file b", "give --output-file only"},
 		{"collect --cluster --nodes auto,win-1", "--nodes auto chooses the nodes itself"},
 		{"collect --cluster --node-timeout 0s", "--node-timeout must be a positive duration"},
 		{"collect --cluster --capture 20m", "does not fit in --node-timeout"},
@@ -173,6 +174,10 @@ func TestCollectClusterFlags(t *testing.T) {
 	// A server that does not answer: exit 2 and the context it came from.
 	if r := runDiag(t, nil, false, "collect", "--cluster", "--image", testImage, "--kubeconfig", fakeKubeconfig(t, "http://127.0.0.1:9")); r.code != 2 || !strings.Contains(r.stderr, "API server unreachable") || !strings.Contains(r.stderr, "fake-admin") {
 		t.Errorf("unreachable: exit %d %q", r.code, r.stderr)
+	}
+	// The first spellings of -o and --output-file still work, and say so.
+	if r := runDiag(t, nil, false, "collect", "--cluster", "--report", "yaml"); r.code != 2 || !strings.Contains(r.stderr, "--report is deprecated, use --output") || !strings.Contains(r.stderr, "-o must be one of") {
+		t.Errorf("--report: exit %d %q", r.code, r.stderr)
 	}
 	r := runDiag(t, nil, false, "collect", "--cluster", "--print-rbac")
 	if r.code != 0 || r.stdout != cluster.RBAC {

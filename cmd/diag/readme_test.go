@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -81,6 +83,29 @@ func TestREADMEExitStatus(t *testing.T) {
 	for _, row := range []string{"| 0 | success", "| 1 | internal error", "| 2 | bad usage or unreadable input", "| 3 | findings at or above `--fail-on`"} {
 		if !strings.Contains(text, row) {
 			t.Errorf("README lacks the exit status row %q", row)
+		}
+	}
+}
+
+// Every relative link of the README and docs/ names a file of the
+// repository: a user reads them on a plain clone or its web view.
+func TestDocsLinksResolve(t *testing.T) {
+	link := regexp.MustCompile(`\]\(([^)#\s]+)(#[^)]*)?\)`)
+	pages, _ := filepath.Glob("../../docs/*.md")
+	pages = append(pages, "../../README.md")
+	for _, page := range pages {
+		data, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range link.FindAllStringSubmatch(string(data), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(filepath.Dir(page), target)); err != nil {
+				t.Errorf("%s links to %s, which does not exist", filepath.Base(page), target)
+			}
 		}
 	}
 }
