@@ -246,6 +246,7 @@ func Combine(snaps []*snapshot.Snapshot, each []Result, sel Selection) Result {
 		}
 	}
 	SortFindings(res.Findings)
+	LinkCauses(res.Findings)
 	return res
 }
 

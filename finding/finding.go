@@ -86,6 +86,22 @@ type Finding struct {
 	Subjects    []string `json:"subjects,omitempty"`
 	Remediation string   `json:"remediation,omitempty"`
 	DocsURL     string   `json:"docsURL,omitempty"`
+	// Cause is the finding about a node's own state that explains this one
+	// (a cross-node or capture finding on the same address): fix it first.
+	Cause *Ref `json:"cause,omitempty"`
+}
+
+// Ref names one finding of a report: its rule and node.
+type Ref struct {
+	ID   string `json:"id"`
+	Node string `json:"node,omitempty"`
+}
+
+func (r Ref) String() string {
+	if r.Node == "" {
+		return r.ID
+	}
+	return r.ID + " on " + r.Node
 }
 
 // Skipped records a rule that could not run on a node, and why.
@@ -94,4 +110,25 @@ type Skipped struct {
 	Node   string `json:"node,omitempty"`
 	Input  string `json:"input,omitempty"`
 	Reason string `json:"reason"`
+}
+
+// Explains lists the findings of fs whose Cause is f, in fs's order.
+func Explains(f Finding, fs []Finding) []Ref {
+	var out []Ref
+	for _, s := range fs {
+		if s.Cause != nil && s.Cause.ID == f.ID && s.Cause.Node == f.Node {
+			out = append(out, Ref{ID: s.ID, Node: s.Node})
+		}
+	}
+	return out
+}
+
+// JoinRefs lists refs as a report says them: "XN-01 on cluster, CAP-02 on
+// controlplane".
+func JoinRefs(refs []Ref) string {
+	parts := make([]string, len(refs))
+	for i, r := range refs {
+		parts[i] = r.String()
+	}
+	return strings.Join(parts, ", ")
 }

@@ -181,7 +181,7 @@ func WriteCaptureTable(w io.Writer, r *CaptureReport, opts TableOptions) error {
 	ew.printf("%s\n", hangingWrap(captureSummary(r), "", "  ", opts.Width))
 	if len(r.Findings) > 0 {
 		labels := findingLabels(r.Findings)
-		if err := findingsTable(ew, r.Findings, labels, pal, opts); err != nil {
+		if err := findingsTable(ew, r.Findings, r.Findings, labels, pal, opts); err != nil {
 			return err
 		}
 		for k, f := range r.Findings {

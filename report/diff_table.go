@@ -46,7 +46,7 @@ func WriteDiffTable(w io.Writer, r *DiffReport, opts TableOptions) error {
 		}
 		ew.printf("\n%s:\n", s.title)
 		labels := findingLabels(s.fs)
-		if err := findingsTable(ew, s.fs, labels, pal, opts); err != nil {
+		if err := findingsTable(ew, s.fs, s.fs, labels, pal, opts); err != nil {
 			return err
 		}
 		if !s.evidence {

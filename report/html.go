@@ -22,6 +22,8 @@ var evidenceSource string
 var htmlFuncs = template.FuncMap{
 	"f":     f,
 	"about": ruleAbout,
+	// explains lists the findings a finding is the cause of.
+	"explains": finding.Explains,
 	"add":   func(a float64, b int) float64 { return a + float64(b) },
 	// hasFile says whether any evidence names a file: a capture's evidence
 	// names none, and an empty File column says nothing.

@@ -66,6 +66,9 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 			if f.Remediation != "" {
 				ew.printf("**Fix:** %s\n\n", mdText(f.Remediation))
 			}
+			if c := causeLines(f, r.Findings, "\n\n"); c != "" {
+				ew.printf("%s\n\n", mdText(strings.TrimPrefix(c, "\n\n")))
+			}
 			if about := ruleAbout(f.ID); about != "" {
 				ew.printf("*About %s:* %s\n\n", f.ID, mdText(about))
 			}

@@ -84,7 +84,7 @@ func WriteTable(w io.Writer, r *Report, opts TableOptions) error {
 			continue
 		}
 		labels := findingLabels(mine)
-		if err := findingsTable(ew, mine, labels, pal, opts); err != nil {
+		if err := findingsTable(ew, mine, r.Findings, labels, pal, opts); err != nil {
 			return err
 		}
 		for i, f := range mine {
@@ -136,7 +136,7 @@ func findingLabels(fs []finding.Finding) []string {
 	return out
 }
 
-func findingsTable(w io.Writer, fs []finding.Finding, labels []string, pal palette, opts TableOptions) error {
+func findingsTable(w io.Writer, fs, all []finding.Finding, labels []string, pal palette, opts TableOptions) error {
 	style := tw.StyleASCII
 	if opts.Color {
 		style = tw.StyleLight
@@ -162,6 +162,7 @@ func findingsTable(w io.Writer, fs []finding.Finding, labels []string, pal palet
 		if f.Remediation != "" {
 			text += "\nFix: " + f.Remediation
 		}
+		text += causeLines(f, all, "\n")
 		if err := t.Append(pal.severity(f.Severity), labels[i], text); err != nil {
 			return err
 		}
@@ -284,4 +285,17 @@ func hangingWrap(text, first, rest string, width int) string {
 		flush()
 	}
 	return b.String()
+}
+
+// causeLines ties a finding to its cause, or its cause to what it explains,
+// each line after sep.
+func causeLines(f finding.Finding, all []finding.Finding, sep string) string {
+	var out string
+	if f.Cause != nil {
+		out += sep + "Explained by " + f.Cause.String() + ": fix that first."
+	}
+	if refs := finding.Explains(f, all); len(refs) > 0 {
+		out += sep + "Explains: " + finding.JoinRefs(refs) + "."
+	}
+	return out
 }

@@ -442,5 +442,6 @@ func analyzeBundleCaptures(paths []string, snaps []*snapshot.Snapshot, sel analy
 		}
 	}
 	analyzers.SortFindings(res.Findings)
+	analyzers.LinkCauses(res.Findings)
 	return nil
 }
