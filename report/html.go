@@ -24,7 +24,7 @@ var htmlFuncs = template.FuncMap{
 	"about": ruleAbout,
 	// explains lists the findings a finding is the cause of.
 	"explains": finding.Explains,
-	"add":   func(a float64, b int) float64 { return a + float64(b) },
+	"add":      func(a float64, b int) float64 { return a + float64(b) },
 	// hasFile says whether any evidence names a file: a capture's evidence
 	// names none, and an empty File column says nothing.
 	"hasFile": func(ev []finding.Evidence) bool {
