@@ -64,6 +64,7 @@ finding reaches --fail-on but a rule crashed, the exit status is 1.`,
 	}
 	f := c.Flags()
 	f.StringVarP(&o.output, "output", "o", "table", "report format: table, markdown, json or html")
+	foldCase(f, "output")
 	f.StringVar(&o.outputFile, "output-file", "", "write the report to this file instead of standard output")
 	f.BoolVar(&o.force, "force", false, "replace --output-file if it exists")
 	f.StringVar(&o.failOn, "fail-on", "fail", "exit 3 when a finding is at or above this severity: fail, warn, info, or never")

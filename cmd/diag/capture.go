@@ -93,6 +93,7 @@ addresses (CAP-04) and their DR MACs (CAP-07), the pod subnets (CAP-01).` + exit
 	validValues(f, "mtu", "an MTU in bytes, 576 to 65535 (1500 on most underlays, 1450 inside VXLAN)")
 	f.StringSliceVar(&o.bundles, "bundle", nil, "bundle(s) of the nodes, to judge the capture against")
 	f.StringVarP(&o.output, "output", "o", "table", "report format: table, markdown, json or html")
+	foldCase(f, "output")
 	f.StringVar(&o.outputFile, "output-file", "", "write the report to this file instead of standard output")
 	f.BoolVar(&o.force, "force", false, "replace --output-file if it exists")
 	f.StringVar(&o.failOn, "fail-on", "fail", "exit 3 when a finding is at or above this severity: fail, warn, info, or never")

@@ -219,3 +219,24 @@ func TestOutputFileWrittenWhole(t *testing.T) {
 		t.Errorf("missing directory: exit %d %q", r.code, r.stderr)
 	}
 }
+
+// Words a flag or command takes are read in any case, as --fail-on and
+// rule IDs always were: the same output as in lower case, never exit 2.
+func TestAnyCase(t *testing.T) {
+	seed := "../../testdata/bundles/seed-broken"
+	for _, c := range [][2][]string{
+		{{"analyze", "-o", "JSON", seed}, {"analyze", "-o", "json", seed}},
+		{{"--color", "Never", "analyze", seed}, {"--color", "never", "analyze", seed}},
+		{{"rules", "-o", "Markdown"}, {"rules", "-o", "markdown"}},
+		{{"version", "-o", "JSON"}, {"version", "-o", "json"}},
+		{{"snapshot", "-o", "JSON", seed}, {"snapshot", "-o", "json", seed}},
+		{{"diff", "-o", "Json", seed, seed}, {"diff", "-o", "json", seed, seed}},
+		{{"completion", "PowerShell"}, {"completion", "powershell"}},
+		{{"Rules", "ovl-01"}, {"rules", "OVL-01"}},
+	} {
+		got, want := runDiag(t, nil, false, c[0]...), runDiag(t, nil, false, c[1]...)
+		if got.code == 2 || got.code != want.code || got.stdout != want.stdout {
+			t.Errorf("%v: exit %d (%q), %v: exit %d", c[0], got.code, got.stderr, c[1], want.code)
+		}
+	}
+}

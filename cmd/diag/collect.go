@@ -100,6 +100,12 @@ left, and with --force also removes those left Terminating, without their kubele
 			if err := check(c, &o.output, &o.outputOld); err != nil {
 				return err
 			}
+			// Collector IDs in any case, as rule IDs.
+			for _, ids := range [][]string{o.only, o.skip} {
+				for i := range ids {
+					ids[i] = strings.ToLower(ids[i])
+				}
+			}
 			if err := checkClusterFlags(c, &co, o); err != nil {
 				return err
 			}

@@ -95,6 +95,7 @@ func (o *clusterOptions) takeOutputFlags(c *cobra.Command, file, format *string)
 	if f.Changed("output") {
 		o.report = *format
 	}
+	o.report = strings.ToLower(o.report)
 	if f.Changed("output-file") {
 		o.reportFile = *file
 	}

@@ -59,6 +59,7 @@ Two inputs of different nodes are refused unless --any-nodes.` + exitStatusCommo
 	}
 	f := c.Flags()
 	f.StringVarP(&o.output, "output", "o", "table", "report format: table, markdown, json or html")
+	foldCase(f, "output")
 	f.StringVar(&o.outputFile, "output-file", "", "write the report to this file instead of standard output")
 	f.BoolVar(&o.force, "force", false, "replace --output-file if it exists")
 	f.BoolVar(&o.anyNodes, "any-nodes", false, "compare inputs of different nodes")

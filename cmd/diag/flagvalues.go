@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -53,4 +54,31 @@ func flagError(c *cobra.Command, err error) error {
 func outOfRange(c *cobra.Command, name string, value any) error {
 	fl := c.Flags().Lookup(name)
 	return usageErrorf("--%s must be %s, not %v", name, whatFlagTakes(fl), value)
+}
+
+// annotationFoldCase marks a flag whose value is one of a few words
+// (-o json, --color never): any case is taken, as --fail-on and rule IDs
+// are, since PowerShell users write -o JSON.
+const annotationFoldCase = "diag-fold-case"
+
+// foldCase marks flags as taking their words in any case.
+func foldCase(f *pflag.FlagSet, names ...string) {
+	for _, n := range names {
+		_ = f.SetAnnotation(n, annotationFoldCase, []string{"true"})
+	}
+}
+
+// foldFlagValues lowers the values given to the flags foldCase marked,
+// before any command reads them.
+func foldFlagValues(c *cobra.Command) error {
+	var err error
+	c.Flags().VisitAll(func(fl *pflag.Flag) {
+		if err != nil || !fl.Changed || len(fl.Annotations[annotationFoldCase]) == 0 {
+			return
+		}
+		if v := fl.Value.String(); v != strings.ToLower(v) {
+			err = fl.Value.Set(strings.ToLower(v))
+		}
+	})
+	return err
 }

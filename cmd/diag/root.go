@@ -47,7 +47,14 @@ rule ID, a severity, the evidence it rests on and the fix.` + exitStatusCommon +
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
 	root.SetFlagErrorFunc(flagError)
+	foldCase(root.PersistentFlags(), "color")
+	// Command names in any case too (diag completion PowerShell), as flag
+	// words and rule IDs are.
+	cobra.EnableCaseInsensitive = true
 	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		if err := foldFlagValues(c); err != nil {
+			return err
+		}
 		switch g.color {
 		case "auto", "always", "never":
 		default:

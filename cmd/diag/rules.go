@@ -77,6 +77,7 @@ grounded in, its false-positive guards, and its sources.` + exitStatusCommon,
 		},
 	}
 	c.Flags().StringVarP(&output, "output", "o", "table", "table (one rule: its explanation), markdown (every rule, as docs/rules.md) or json")
+	foldCase(c.Flags(), "output")
 	c.Flags().BoolVar(&markdown, "markdown", false, "the same as -o markdown")
 	_ = c.Flags().MarkHidden("markdown")
 	return c

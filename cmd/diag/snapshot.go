@@ -34,5 +34,6 @@ Use it to check what diag understood.` + exitStatusCommon,
 		},
 	}
 	c.Flags().StringVarP(&output, "output", "o", "json", "output format: json")
+	foldCase(c.Flags(), "output")
 	return c
 }

@@ -72,5 +72,6 @@ func newVersionCommand(e *env) *cobra.Command {
 		},
 	}
 	c.Flags().StringVarP(&output, "output", "o", "table", "table or json")
+	foldCase(c.Flags(), "output")
 	return c
 }
