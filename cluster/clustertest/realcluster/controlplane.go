@@ -217,7 +217,14 @@ func (cp *ControlPlane) run(name, bin string, env []string, args ...string) erro
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = log, log
-	cmd.Env = append(os.Environ(), env...)
+	// What a component and its children (the collectors kwok's exec runs,
+	// killed with their pods) leave in TMPDIR goes with the control plane.
+	tmp := filepath.Join(cp.dir, "tmp")
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		log.Close()
+		return err
+	}
+	cmd.Env = append(append(os.Environ(), env...), "TMPDIR="+tmp)
 	ownGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		log.Close()
