@@ -245,8 +245,8 @@ func Combine(snaps []*snapshot.Snapshot, each []Result, sel Selection) Result {
 			}
 		}
 	}
-	SortFindings(res.Findings)
-	LinkCauses(res.Findings)
+	finding.Sort(res.Findings)
+	finding.LinkCauses(res.Findings)
 	return res
 }
 
@@ -281,40 +281,6 @@ func pseudonymGroups(snaps []*snapshot.Snapshot) ([][]*snapshot.Snapshot, string
 		return out, ""
 	}
 	return out, "warning: the inputs are not alike (" + strings.Join(desc, "; ") + "): pseudonyms are not compared with real addresses or another key's, so the cross-node rules ran within each group only; anonymize every bundle with one --key-file to compare them all"
-}
-
-// SortFindings orders findings worst first; at one severity a node's own
-// state (the cause: OVL-01's ManagementIP) before what it explains across
-// nodes (XN) and in the traffic (CAP); then by node, input and rule.
-func SortFindings(fs []finding.Finding) {
-	sort.SliceStable(fs, func(i, j int) bool {
-		a, b := fs[i], fs[j]
-		if a.Severity != b.Severity {
-			return a.Severity > b.Severity
-		}
-		if ra, rb := symptomRank(a.ID), symptomRank(b.ID); ra != rb {
-			return ra < rb
-		}
-		if a.Node != b.Node {
-			return a.Node < b.Node
-		}
-		if a.Input != b.Input {
-			return a.Input < b.Input
-		}
-		return a.ID < b.ID
-	})
-}
-
-// symptomRank: 0 for a rule about a node's own state, 1 for a cross-node
-// rule, 2 for a capture rule (what a cause shows as on the wire).
-func symptomRank(id string) int {
-	switch {
-	case strings.HasPrefix(id, "XN-"):
-		return 1
-	case strings.HasPrefix(id, "CAP-"):
-		return 2
-	}
-	return 0
 }
 
 func runRule(r *Rule, s *snapshot.Snapshot, node string, res *Result) {

@@ -62,9 +62,9 @@ func SplitFindings(old, new []finding.Finding) Findings {
 			res.Resolved = append(res.Resolved, f)
 		}
 	}
-	analyzers.SortFindings(res.New)
-	analyzers.SortFindings(res.Resolved)
-	analyzers.SortFindings(res.Persisting)
+	finding.Sort(res.New)
+	finding.Sort(res.Resolved)
+	finding.Sort(res.Persisting)
 	return res
 }
 

@@ -442,7 +442,7 @@ func analyzeBundleCaptures(paths []string, snaps []*snapshot.Snapshot, sel analy
 			}
 		}
 	}
-	analyzers.SortFindings(res.Findings)
-	analyzers.LinkCauses(res.Findings)
+	finding.Sort(res.Findings)
+	finding.LinkCauses(res.Findings)
 	return nil
 }
