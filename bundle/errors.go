@@ -3,7 +3,7 @@ package bundle
 import "fmt"
 
 // Error is a problem with the bundle given as input: unreadable, corrupt,
-// hostile or over a limit. The command line maps it to exit code 2.
+// hostile or over a limit.
 type Error struct {
 	Path  string // the bundle (zip or directory)
 	Entry string // the entry inside it, if the problem is an entry's
@@ -18,3 +18,7 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// BadInput marks the error as the input's, not diag's: the command line
+// exits 2 with its one line.
+func (e *Error) BadInput() bool { return true }

@@ -43,7 +43,7 @@ type Source struct {
 }
 
 // InputError is a capture file that cannot be read: not a capture, or
-// corrupt. The command line maps it to exit code 2.
+// corrupt.
 type InputError struct {
 	Path string
 	Err  error
@@ -51,6 +51,9 @@ type InputError struct {
 
 func (e *InputError) Error() string { return e.Path + ": " + e.Err.Error() }
 func (e *InputError) Unwrap() error { return e.Err }
+
+// BadInput marks the error as the input's, not diag's (exit 2).
+func (e *InputError) BadInput() bool { return true }
 
 // Magic numbers of the two formats (pcap in either byte order, micro- or
 // nanosecond timestamps; pcapng's section header block).

@@ -14,8 +14,7 @@ import (
 	"github.com/wincni/diag/snapshot"
 )
 
-// ParseError is a bundle file that exists but cannot be understood. The
-// command line maps it to exit code 2.
+// ParseError is a bundle file that exists but cannot be understood.
 type ParseError struct {
 	Bundle string
 	File   string
@@ -30,6 +29,9 @@ func (e *ParseError) Error() string {
 }
 
 func (e *ParseError) Unwrap() error { return e.Err }
+
+// BadInput marks the error as the input's, not diag's (exit 2).
+func (e *ParseError) BadInput() bool { return true }
 
 // ErrUnidentified means no file of the input was recognised.
 var ErrUnidentified = errors.New("cannot identify the input")

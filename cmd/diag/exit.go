@@ -4,10 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/wincni/diag/bundle"
-	"github.com/wincni/diag/capture"
-	"github.com/wincni/diag/formats"
 )
 
 // Exit codes (DESIGN.md).
@@ -37,15 +33,20 @@ func usageErrorf(format string, args ...any) error {
 	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
 }
 
+// badInput is an error that says it is the input's (bundle.Error,
+// formats.ParseError, capture.InputError): exit 2, not "a bug in diag".
+type badInput interface {
+	error
+	BadInput() bool
+}
+
 // exitCode maps an error to the exit code and the one line to print.
 func exitCode(err error) (int, string) {
 	if err == nil {
 		return exitOK, ""
 	}
 	var ee *exitError
-	var be *bundle.Error
-	var pe *formats.ParseError
-	var ce *capture.InputError
+	var bad badInput
 	code := exitInternal
 	switch {
 	case errors.As(err, &ee):
@@ -53,7 +54,7 @@ func exitCode(err error) (int, string) {
 		if ee.err == nil {
 			return code, ""
 		}
-	case errors.As(err, &be), errors.As(err, &pe), errors.As(err, &ce):
+	case errors.As(err, &bad) && bad.BadInput():
 		code = exitUsage
 	}
 	return code, oneLine(err.Error())
