@@ -73,14 +73,15 @@ finding reaches --fail-on but a rule crashed, the exit status is 1.`,
 	f.BoolVar(&o.showSkip, "show-skipped", false, "list every rule skipped for want of its inputs, with the input it needs (table output; other formats always have them)")
 	addCaptureLimitFlags(f, &o.capture)
 	f.StringVar(&o.maxPart, "max-part-size", "64MiB", "the largest part of an input read whole (console text, a JSON value up to a 16th of it); larger parts are skipped with a note")
-	c.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(reportFormats, cobra.ShellCompDirectiveNoFileComp))
+	c.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(report.FormatNames(), cobra.ShellCompDirectiveNoFileComp))
 	c.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"fail", "warn", "info", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 
 func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) error {
-	if !validFormat(o.output) {
-		return usageErrorf("--output must be one of %s, not %q", strings.Join(reportFormats, ", "), o.output)
+	format, err := report.ParseFormat(o.output)
+	if err != nil {
+		return usageErrorf("--output %v", err)
 	}
 	if err := refuseExisting("--output-file", o.outputFile, o.force); err != nil {
 		return err
@@ -162,16 +163,7 @@ func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) err
 	rep := report.Build(report.Tool{Name: "diag", Version: toolVersion()}, &now, snaps, res)
 
 	if err := streamOutput(e.stdout, o.outputFile, func(w io.Writer) error {
-		switch o.output {
-		case "json":
-			return report.WriteJSON(w, rep)
-		case "markdown":
-			return report.WriteMarkdown(w, rep)
-		case "html":
-			return report.WriteHTML(w, rep)
-		default:
-			return report.WriteTable(w, rep, report.TableOptions{Color: e.useColor(g.color, o.outputFile != ""), Width: e.width(), ShowSkipped: o.showSkip})
-		}
+		return report.Render(w, rep, format, report.TableOptions{Color: e.useColor(g.color, o.outputFile != ""), Width: e.width(), ShowSkipped: o.showSkip})
 	}); err != nil {
 		return err
 	}
@@ -371,18 +363,6 @@ func analyzeExit(rep *report.Report, failOn finding.Severity) error {
 		return &exitError{code: exitInternal, err: fmt.Errorf("a rule crashed; its finding is in the report")}
 	}
 	return nil
-}
-
-// reportFormats are the renderers of -o.
-var reportFormats = []string{"table", "markdown", "json", "html"}
-
-func validFormat(f string) bool {
-	for _, x := range reportFormats {
-		if f == x {
-			return true
-		}
-	}
-	return false
 }
 
 // analyzeBundleCaptures runs the capture rules on the captures inside the

@@ -102,8 +102,9 @@ addresses (CAP-04) and their DR MACs (CAP-07), the pod subnets (CAP-01).` + exit
 }
 
 func runCaptureDecode(e *env, g *globalOptions, o *captureDecodeOptions, files []string) error {
-	if !validFormat(o.output) {
-		return usageErrorf("--output must be one of %s, not %q", strings.Join(reportFormats, ", "), o.output)
+	format, err := report.ParseFormat(o.output)
+	if err != nil {
+		return usageErrorf("--output %v", err)
 	}
 	if err := refuseExisting("--output-file", o.outputFile, o.force); err != nil {
 		return err
@@ -153,16 +154,7 @@ func runCaptureDecode(e *env, g *globalOptions, o *captureDecodeOptions, files [
 	now := e.now().UTC()
 	rep := report.NewCaptureReport(report.Tool{Name: "diag", Version: toolVersion()}, &now, a.Finish(node))
 	if err := streamOutput(e.stdout, o.outputFile, func(w io.Writer) error {
-		switch o.output {
-		case "json":
-			return report.WriteCaptureJSON(w, rep)
-		case "markdown":
-			return report.WriteCaptureMarkdown(w, rep)
-		case "html":
-			return report.WriteCaptureHTML(w, rep)
-		default:
-			return report.WriteCaptureTable(w, rep, report.TableOptions{Color: e.useColor(g.color, o.outputFile != ""), Width: e.width()})
-		}
+		return report.Render(w, rep, format, report.TableOptions{Color: e.useColor(g.color, o.outputFile != ""), Width: e.width()})
 	}); err != nil {
 		return err
 	}

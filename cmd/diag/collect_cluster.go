@@ -19,6 +19,7 @@ import (
 	"github.com/wincni/diag/capture"
 	"github.com/wincni/diag/cluster"
 	"github.com/wincni/diag/collectors"
+	"github.com/wincni/diag/report"
 )
 
 // clusterOptions are diag collect --cluster's own flags.
@@ -124,8 +125,9 @@ func checkClusterFlags(c *cobra.Command, o *clusterOptions, co collectOptions) e
 		return usageErrorf("--capture %s does not fit in --node-timeout %s", co.capture, o.nodeTimeout)
 	case co.force && !o.cleanup && o.reportFile == "":
 		return usageErrorf("with --cluster, --force goes with --cleanup (remove pods left Terminating) or --output-file (replace the report)")
-	case !validFormat(o.report):
-		return usageErrorf("-o must be one of %s, not %q", strings.Join(reportFormats, ", "), o.report)
+	case !slices.Contains(report.FormatNames(), o.report):
+		_, err := report.ParseFormat(o.report)
+		return usageErrorf("-o %v", err)
 	case len(o.nodes) > 1 && slices.Contains(o.nodes, "auto"):
 		return usageErrorf("--nodes auto chooses the nodes itself: it takes no names with it")
 	case len(o.nodes) > 0 && (o.selector != "" || o.windowsOnly) && slices.Contains(o.nodes, "auto"):

@@ -64,13 +64,14 @@ Two inputs of different nodes are refused unless --any-nodes.` + exitStatusCommo
 	f.BoolVar(&o.force, "force", false, "replace --output-file if it exists")
 	f.BoolVar(&o.anyNodes, "any-nodes", false, "compare inputs of different nodes")
 	f.StringVar(&o.maxPart, "max-part-size", "64MiB", "the largest part of an input read whole (as analyze)")
-	c.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(reportFormats, cobra.ShellCompDirectiveNoFileComp))
+	c.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(report.FormatNames(), cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 
 func runDiff(e *env, g *globalOptions, o *diffOptions, oldPath, newPath string) error {
-	if !validFormat(o.output) {
-		return usageErrorf("--output must be one of %s, not %q", strings.Join(reportFormats, ", "), o.output)
+	format, err := report.ParseFormat(o.output)
+	if err != nil {
+		return usageErrorf("--output %v", err)
 	}
 	if err := refuseExisting("--output-file", o.outputFile, o.force); err != nil {
 		return err
@@ -121,16 +122,7 @@ func runDiff(e *env, g *globalOptions, o *diffOptions, oldPath, newPath string) 
 	rep := report.BuildDiff(report.Tool{Name: "diag", Version: toolVersion()}, &now, old, cur, diff.Compare(old, cur), diff.SplitFindings(of, nf))
 
 	if err := streamOutput(e.stdout, o.outputFile, func(w io.Writer) error {
-		switch o.output {
-		case "json":
-			return report.WriteDiffJSON(w, rep)
-		case "markdown":
-			return report.WriteDiffMarkdown(w, rep)
-		case "html":
-			return report.WriteDiffHTML(w, rep)
-		default:
-			return report.WriteDiffTable(w, rep, report.TableOptions{Color: e.useColor(g.color, o.outputFile != ""), Width: e.width()})
-		}
+		return report.Render(w, rep, format, report.TableOptions{Color: e.useColor(g.color, o.outputFile != ""), Width: e.width()})
 	}); err != nil {
 		return err
 	}
