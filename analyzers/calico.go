@@ -28,6 +28,17 @@ func init() {
 			"https://github.com/projectcalico/calicoctl/pull/2119", "https://github.com/projectcalico/calico/issues/5762"},
 		OnlyFor: cniCalico,
 		Check:   checkCalicoIPAM,
+		Upstream: []string{
+			"Calico libcalico-go/lib/ipam/ipam.go (IPAMConfig strictAffinity: with false, hosts borrow addresses from blocks affine to other hosts)",
+			"Calico node/pkg/lifecycle/startup/startup_windows.go ensureNetworkForOS (one block per Windows node, HostReservedAttr StartOfBlock 3 + EndOfBlock 1 reserved)",
+			"Calico cni-plugin/pkg/dataplane/windows/dataplane_windows.go (the HNS network's subnet is the node's block)",
+		},
+		Guards: []string{
+			"only in a cluster with Windows nodes; " + guardCalico,
+			"a Windows bundle judges only its own node's blocks, a Linux bundle every Windows node's",
+			"the 4 addresses Calico reserves in a Windows block are not counted as free",
+			"a full block and several blocks per node are warnings, not failures",
+		},
 	})
 	register(&Rule{
 		ID: "CAL-02", Title: "Calico policy so large that reprogramming resets connections", Severity: finding.Warn,
@@ -40,6 +51,15 @@ func init() {
 		Sources: []string{"https://docs.tigera.io/calico/latest/getting-started/kubernetes/windows-calico/limitations", "https://github.com/microsoft/Windows-Containers/issues/608"},
 		OnlyFor: cniCalico,
 		Check:   checkCalicoACLs,
+		Upstream: []string{
+			"Calico felix/dataplane/windows/endpoint_mgr.go (rewrites a local endpoint's ACL policies on every policy, profile or IP set update)",
+			"Calico felix/dataplane/windows/policysets/policysets.go (selectors expanded to one ACL rule per address)",
+		},
+		Guards: []string{
+			guardCalico,
+			"remote endpoints are not counted; only policies of type ACL are",
+			"a warning: a reset burst needs a capture and Felix logs to prove",
+		},
 	})
 }
 

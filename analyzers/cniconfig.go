@@ -20,6 +20,16 @@ func init() {
 		Fix:     "Write each entry as its network address (172.17.0.0/16) in the CNI configuration, then recreate the pods.",
 		Sources: []string{"https://github.com/microsoft/hcsshim/issues/1951"},
 		Check:   checkCanonicalExceptions,
+		Upstream: []string{
+			"Windows HNS on Windows Server 2022 and later (rejects an OutBoundNAT exception with host bits set; microsoft/hcsshim#1951)",
+			"microsoft/hcsshim hcn/hcnpolicy.go OutboundNatPolicySetting (Exceptions; V1 ExceptionList)",
+		},
+		Guards: []string{
+			"only CIDR entries are judged: bare addresses and names are not",
+			"remote endpoints are not judged",
+			"skipped without CNI configuration and HNS endpoints",
+			guardLinux,
+		},
 	})
 	register(&Rule{
 		ID: "NAT-05", WindowsOnly: true, Title: "Pods attached to the Windows NAT network", Severity: finding.Fail,
@@ -28,6 +38,18 @@ func init() {
 		Fix:     "Remove 0-containerd-nat.json from the CNI configuration directory (or rename the cluster's file so it sorts first), restart containerd and recreate the pods.",
 		Sources: []string{"https://github.com/kubernetes-sigs/sig-windows-tools/issues/214", "https://github.com/kubernetes-sigs/sig-windows-tools/issues/215"},
 		Check:   checkNATNetworkPods,
+		Upstream: []string{
+			"microsoft/windows-container-networking plugins/nat/nat_windows.go (containerd's nat plugin: the Windows NAT network)",
+			"containerd CRI (uses the first configuration file of its CNI directory, by name)",
+		},
+		Guards: []string{
+			"a NAT configuration read first is reported only when something shows the host is a Kubernetes node: 0-containerd-nat.json alone is a plain containerd host's",
+			"networks whose type the input does not show are not taken for NAT",
+			"NAT-network endpoints are judged only when a pod network exists and the cluster CIDR is known; addresses inside the cluster CIDR and remote endpoints are not reported",
+			"such endpoints are a warning: they may be Docker containers",
+			"skipped without CNI configuration and HNS endpoints",
+			guardLinux,
+		},
 	})
 	register(&Rule{
 		ID: "OVL-04", Title: "VXLAN UDP port is not 4789", Severity: finding.Fail,
@@ -36,6 +58,17 @@ func init() {
 		Fix:     "Set \"Port\": 4789 in the Backend section of flannel's net-conf.json cluster-wide and restart flanneld on every node.",
 		Sources: []string{"flannel Documentation/backends.md (vxlan Port: on Windows must be 4789)", "https://github.com/poseidon/typhoon/pull/1561"},
 		Check:   checkVXLANPort,
+		Upstream: []string{
+			"flannel pkg/backend/vxlan/vxlan_windows.go (Port must be 4789 on Windows)",
+			"flannel Documentation/backends.md (vxlan Port: Linux default is the kernel's 8472)",
+			"microsoft/hcsshim hcn/hcnglobals.go (VxlanPortVersion: a custom VXLAN port since HNS 10.3)",
+		},
+		Guards: []string{
+			"an unset Backend.Port is fine (4789 on Windows)",
+			"a Linux-only cluster may use any port: flannel's port and Linux VXLAN devices are judged only when Windows nodes may be in the cluster",
+			"an HNS VxlanPort other than 4789 is a warning: it works when every peer uses it",
+			"skipped without net-conf.json, HNS networks and Linux VXLAN devices",
+		},
 	})
 }
 

@@ -24,6 +24,15 @@ func init() {
 		Fix:          "Bind each node's overlay to its own underlay address: Calico VXLAN_ADAPTER / IP autodetection, flannel --iface / --public-ip; then recreate the network.",
 		Sources:      []string{"https://github.com/flannel-io/flannel/pull/764", "seeds/002"},
 		CheckCluster: checkSharedVTEP,
+		Upstream: []string{
+			"flannel pkg/backend/vxlan/vxlan_windows.go (the node's PublicIP is its VTEP); Calico IP autodetection (IPv4Address)",
+			"Linux VXLAN device local address (flannel pkg/backend/vxlan/vxlan_network.go FDB entries point at it)",
+		},
+		Guards: []string{
+			guardLatest,
+			"each pair of nodes is reported once",
+			"nodes without an overlay network or VXLAN device are not compared",
+		},
 	})
 	register(&Rule{
 		ID: "XN-02", Title: "Windows route to a peer that is not the peer's VTEP", Severity: finding.Fail,
@@ -32,6 +41,15 @@ func init() {
 		Fix:          "Restart the CNI agent (flanneld / calico-node) on the Windows node after fixing what the peer publishes.",
 		Sources:      []string{"reference/hns-model.md invariants OVL-005, OVL-006"},
 		CheckCluster: checkWindowsRoutesAgainstPeers,
+		Upstream: []string{
+			"flannel pkg/backend/vxlan/vxlan_network_windows.go (RemoteSubnetRoute ProviderAddress and DR MAC from the peer's lease)",
+			"Calico felix/dataplane/windows/vxlan_mgr.go",
+		},
+		Guards: []string{
+			guardLatest,
+			"only routes to another analysed node whose VTEP its own bundle shows (annotations are not trusted)",
+			"the DR MAC is compared only when both sides show one",
+		},
 	})
 	register(&Rule{
 		ID: "XN-03", Title: "Linux node sends a Windows node's pods to the wrong VTEP", Severity: finding.Fail,
@@ -40,6 +58,14 @@ func init() {
 		Fix:          "Fix the Windows node's ManagementIP (OVL-01) and what it publishes (Calico IPv4Address, flannel public-ip), then restart the agent on the Linux node so it rewrites its FDB.",
 		Sources:      []string{"seeds/002 (ip route on the control plane)", "reference/failure-modes.md OVL-01"},
 		CheckCluster: checkLinuxFDB,
+		Upstream: []string{
+			"flannel pkg/backend/vxlan/vxlan_network.go handleSubnetEvents (Linux: ARP entry to the VtepMAC, FDB entry to the PublicIP, onlink route per peer subnet)",
+		},
+		Guards: []string{
+			guardLatest,
+			"only routes toward a Windows node of the analysis",
+			"the VTEP and DR MAC are compared only when the Windows bundle shows them",
+		},
 	})
 	register(&Rule{
 		ID: "XN-04", Title: "VNI or VXLAN port differs between nodes", Severity: finding.Fail,
@@ -48,6 +74,15 @@ func init() {
 		Fix:          `Set "VNI": 4096 and "Port": 4789 in flannel's net-conf.json cluster-wide (Calico: VXLAN_VNI, vxlanPort), then restart the agents.`,
 		Sources:      []string{"https://github.com/k3s-io/k3s/issues/9295", "https://raw.githubusercontent.com/flannel-io/flannel/v0.28.9/Documentation/backends.md"},
 		CheckCluster: checkVNIAndPort,
+		Upstream: []string{
+			"flannel pkg/backend/vxlan/vxlan_windows.go (VNI 4096+, port 4789 on Windows)",
+			"flannel Documentation/backends.md (Linux defaults: VNI 1, port 8472)",
+		},
+		Guards: []string{
+			guardLatest,
+			"nodes whose VNI is unknown are not compared",
+			"the port is judged only for Linux nodes, and only when Windows nodes are in the analysis",
+		},
 	})
 }
 

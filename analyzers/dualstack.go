@@ -28,6 +28,18 @@ func init() {
 			"kubernetes pkg/proxy/winkernel/proxier.go NewDualStackProxier (one proxier per family; isIPv6Mode load balancer flag)",
 			"kubernetes.io Networking on Windows (IPv4/IPv6 dual-stack)"},
 		Check: checkDualStack,
+		Upstream: []string{
+			"microsoft/hcsshim hcn/hcnglobals.go IPv6DualStackVersion (11.10 and later), read from hns/v2/features.json first",
+			"kubernetes pkg/proxy/winkernel/proxier.go NewDualStackProxier: an IPv6 proxier only with dual-stack on, whose load balancers carry the IPv6 flag",
+			"kubernetes pkg/controller/nodeipam: a dual-stack cluster gives each Node one pod CIDR per family (spec.podCIDRs)",
+		},
+		Guards: []string{
+			"only when this node's own Node has pod CIDRs of both families: single-stack nodes are never judged",
+			"never on Overlay networks (winkernel's dualStackCompatible is false for them; flannel on Windows is IPv4-only), nor when kube-proxy's --cluster-cidr has no IPv6 range",
+			"pod endpoints are the local ones inside the Node's IPv4 pod CIDR, not the source VIP, the gateway or the host's own addresses",
+			"IPv6 load balancers only with Services and EndpointSlices in the bundle, and only for Services with ready IPv6 endpoints",
+			"the HNS feature only when features.json or the HNS version is in the bundle",
+		},
 	})
 }
 

@@ -20,6 +20,17 @@ func init() {
 		Sources: []string{"https://github.com/Azure/azure-container-networking/issues/218", "https://github.com/containerd/containerd/issues/6135",
 			"Calico for Windows limitations (may leak HNS endpoints)"},
 		Check: checkEndpointAddresses,
+		Upstream: []string{
+			"containernetworking/plugins pkg/hns/endpoint_windows.go (one HNS endpoint per sandbox, named <sandbox>_<network>)",
+			"Windows HNS (local endpoints keep their address until the CNI DEL removes them)",
+		},
+		Guards: []string{
+			"a remote endpoint sharing an address with a local one is SVC-06's business, not a duplicate here",
+			"pod subnets with fewer than 3 or more than 12 host bits are not judged for fill",
+			"network, gateway and broadcast addresses are not counted as usable; a subnet under 90% full is fine",
+			"a nearly full subnet is a warning, not a failure",
+			guardLinux,
+		},
 	})
 	register(&Rule{
 		ID: "OVL-08", Title: "Remote pod endpoint points at this node's own address", Severity: finding.Fail,
@@ -29,6 +40,17 @@ func init() {
 		Fix:     "Fix the RemoteSubnetRoutes first (OVL-02), then restart kube-proxy so it recreates its remote endpoints.",
 		Sources: []string{"kubernetes pkg/proxy/winkernel/proxier.go (overlay remote endpoint creation)", "https://github.com/kubernetes/enhancements/pull/5112"},
 		Check:   checkSelfProviderAddress,
+		Upstream: []string{
+			"kubernetes pkg/proxy/winkernel/proxier.go syncProxyRules (remote endpoint ProviderAddress from findRemoteSubnetProviderAddress, else the node IP)",
+			"kubernetes pkg/proxy/winkernel/hns.go createEndpoint",
+		},
+		Guards: []string{
+			"skipped when the cluster CIDR is unknown",
+			"Service VIP endpoints (service CIDR) legitimately carry the node's own address and are excluded",
+			"node addresses, addresses outside the cluster CIDR and this node's own pod subnet are excluded",
+			"endpoints of another network are excluded; only Overlay networks with a ManagementIP",
+			guardLinux,
+		},
 	})
 }
 
@@ -134,6 +156,17 @@ func init() {
 		Fix:     "Delete the affected pods so the CNI recreates their endpoints; upgrade the CNI plugin if it recurs (Calico fixed a race that skipped the policy).",
 		Sources: []string{"https://github.com/projectcalico/calico/issues/12862", "https://github.com/projectcalico/cni-plugin/pull/1069", "https://github.com/rancher/rke2/issues/2362"},
 		Check:   checkMissingOutboundNAT,
+		Upstream: []string{
+			"containernetworking/plugins pkg/hns/netconf_windows.go (ApplyOutboundNatPolicy; ApplyLoopbackDSR adds an OutBoundNAT with Destinations, not SNAT)",
+			"Calico cni-plugin/internal/pkg/utils/winpol/windows_policy.go CalculateEndpointPolicies (drops OutBoundNAT when the pool has natOutgoing false)",
+		},
+		Guards: []string{
+			"compared per network: a network where no pod has OutBoundNAT (Calico natOutgoing false) is not flagged",
+			"an OutBoundNAT with Destinations (loopback DSR) is not counted as the SNAT policy",
+			guardPodLocal,
+			"endpoints whose policies the input hid are not judged",
+			guardLinux,
+		},
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/wincni/diag/catalog"
 	"github.com/wincni/diag/finding"
 	"github.com/wincni/diag/snapshot"
 )
@@ -26,6 +27,11 @@ type Rule struct {
 	Why      string           // why it matters
 	Fix      string           // default remediation
 	Sources  []string
+	// Upstream is the upstream behaviour the rule is grounded in (the
+	// component and its source file); Guards are the false-positive guards
+	// its check implements: keep them in step with the code beside them.
+	Upstream []string
+	Guards   []string
 	Check    func(*snapshot.Snapshot) ([]Issue, error)
 	// WindowsOnly marks a rule about Windows state that does not need HNS
 	// input (OS builds, Windows CNI files): it is not applicable to Linux nodes.
@@ -57,11 +63,22 @@ func Skip(format string, args ...any) error { return skipError{fmt.Sprintf(forma
 
 var registry = map[string]*Rule{}
 
+// register adds a rule to the engine and its documentation to the catalog
+// (which refuses a second rule with the same ID), naming the file of the
+// register call.
 func register(r *Rule) {
-	if _, dup := registry[r.ID]; dup {
-		panic("duplicate rule " + r.ID)
-	}
+	catalog.Declare(catalog.Entry{ID: r.ID, Title: r.Title, Severity: r.Severity, Needs: needsWords(r.Needs),
+		Checks: r.Checks, Why: r.Why, Fix: r.Fix, Sources: r.Sources, Upstream: r.Upstream, Guards: r.Guards}, 1)
 	registry[r.ID] = r
+}
+
+// needsWords names a rule's inputs as the documentation does.
+func needsWords(needs []snapshot.Input) string {
+	parts := make([]string, len(needs))
+	for i, in := range needs {
+		parts[i] = snapshot.InputFiles[in]
+	}
+	return strings.Join(parts, "; ")
 }
 
 // Rules lists every registered rule, in ID order.
@@ -99,18 +116,17 @@ func (sel Selection) Validate() error {
 	return nil
 }
 
-// ExtraRuleIDs are rules that run elsewhere (the capture rules) but can be
-// selected with --rules and --skip-rules too.
-var ExtraRuleIDs []string
-
+// matchesAny: a selector names a rule the engine runs or one of the
+// catalog's, the capture rules (declared there by the capture package)
+// included.
 func matchesAny(sel string) bool {
 	for id := range registry {
 		if selects(sel, id) {
 			return true
 		}
 	}
-	for _, id := range ExtraRuleIDs {
-		if selects(sel, id) {
+	for _, e := range catalog.Rules() {
+		if selects(sel, e.ID) {
 			return true
 		}
 	}
@@ -285,24 +301,12 @@ func pseudonymGroups(snaps []*snapshot.Snapshot) ([][]*snapshot.Snapshot, string
 
 func runRule(r *Rule, s *snapshot.Snapshot, node string, res *Result) {
 	cov := res.coverage(s.Source)
-	if s.IsLinuxNode() && needsWindows(r) {
-		cov.notApplicable("linux")
-		return // not applicable, not skipped: a Linux node has no HNS
-	}
-	if r.OnlyFor != cniUnknown {
-		if f := nodeFlavor(s); f != cniUnknown && f != r.OnlyFor {
-			cov.notApplicable(r.OnlyFor.String())
-			return // not applicable: the node runs another network plugin
-		}
-	}
-	var missing []string
-	for _, in := range r.Needs {
-		if !s.Has(in) {
-			missing = append(missing, snapshot.InputFiles[in])
-		}
-	}
-	if len(missing) > 0 {
-		res.Skipped = append(res.Skipped, finding.Skipped{ID: r.ID, Node: node, Input: s.Source, Reason: "no " + strings.Join(missing, ", no ")})
+	switch notFor, skip := r.appliesTo(s); {
+	case notFor != "":
+		cov.notApplicable(notFor)
+		return
+	case skip != "":
+		res.Skipped = append(res.Skipped, finding.Skipped{ID: r.ID, Node: node, Input: s.Source, Reason: skip})
 		return
 	}
 	issues, err := safeCheck(r, s)
@@ -367,17 +371,38 @@ func safeCall(check func() ([]Issue, error)) (issues []Issue, err error) {
 }
 
 // safeCheck turns a panicking rule into an error, so the other rules run.
-func safeCheck(r *Rule, s *snapshot.Snapshot) (issues []Issue, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			issues, err = nil, fmt.Errorf("panic: %v", p)
-		}
-	}()
-	return r.Check(s)
+func safeCheck(r *Rule, s *snapshot.Snapshot) ([]Issue, error) {
+	return safeCall(func() ([]Issue, error) { return r.Check(s) })
 }
 
-// needsWindows reports a rule that reads HNS state.
-func needsWindows(r *Rule) bool {
+// appliesTo decides, in one place, whether r runs on s. notFor names why it
+// does not apply at all (a Linux node has no HNS, the node runs another
+// network plugin): the rule is not counted as skipped. skip is why it
+// cannot run here: inputs it needs are missing.
+func (r *Rule) appliesTo(s *snapshot.Snapshot) (notFor, skip string) {
+	if s.IsLinuxNode() && r.readsWindowsState() {
+		return "linux", ""
+	}
+	if r.OnlyFor != cniUnknown {
+		if f := nodeFlavor(s); f != cniUnknown && f != r.OnlyFor {
+			return r.OnlyFor.String(), ""
+		}
+	}
+	var missing []string
+	for _, in := range r.Needs {
+		if !s.Has(in) {
+			missing = append(missing, snapshot.InputFiles[in])
+		}
+	}
+	if len(missing) > 0 {
+		return "", "no " + strings.Join(missing, ", no ")
+	}
+	return "", ""
+}
+
+// readsWindowsState reports a rule about Windows state: HNS, VFP, the
+// Windows Firewall, netsh's port ranges, or marked WindowsOnly.
+func (r *Rule) readsWindowsState() bool {
 	if r.WindowsOnly {
 		return true
 	}
@@ -385,8 +410,6 @@ func needsWindows(r *Rule) bool {
 		switch in {
 		case snapshot.InputHNSNetworks, snapshot.InputHNSEndpoints, snapshot.InputHNSLoadBalancers, snapshot.InputHNSNamespaces, snapshot.InputVFP,
 			snapshot.InputFirewall, snapshot.InputPortRanges:
-			// The Windows Firewall and netsh's port ranges are Windows
-			// state too: a Linux node has neither.
 			return true
 		}
 	}

@@ -23,6 +23,18 @@ func init() {
 		Sources: []string{"https://github.com/rancher/rke2/issues/6307", "https://github.com/projectcalico/calico/issues/10536",
 			"https://github.com/knabben/blog/blob/5fe9f9e022043b39d32e3599428cadb367fc6aa6/content/2021/0903/_index.md"},
 		Check: checkFirewallVXLAN,
+		Upstream: []string{
+			"Calico node/windows-packaging/CalicoWindows/node/node-service.ps1 (creates the OverlayTraffic4789UDP inbound rule with the External network)",
+			"Windows Firewall (a matching block rule wins over allow rules)",
+		},
+		Guards: []string{
+			"only nodes with an Overlay network",
+			"disabled profiles and profiles whose default inbound action is Allow are not checked",
+			"profiles are those of the overlay adapter's network category when known, else all",
+			"the network's VxlanPort is used when set",
+			"disabled, outbound and other-port rules are ignored",
+			guardLinux,
+		},
 	})
 }
 

@@ -32,6 +32,20 @@ func init() {
 			"kubernetes pkg/proxy/healthcheck (the health check server on --healthz-port, default 10256)",
 			"kubernetes pkg/proxy/winkernel/proxier.go (--forward-healthcheck-vip: the health check through the load balancer VIP; serviceHealthServer.SyncServices with the healthCheckNodePorts)"},
 		Check: checkFirewallNodePorts,
+		Upstream: []string{
+			"kubernetes.io Ports and Protocols: kubelet API TCP 10250, reached by the control plane (logs, exec, port-forward, metrics)",
+			"kubernetes pkg/proxy/healthcheck and cmd/kube-proxy options (--healthz-bind-address, port 10256 by default)",
+			"kubernetes pkg/proxy/winkernel/proxier.go forwardHealthCheckVip (health check through the Service VIP on Windows Server 2019)",
+			"kubernetes pkg/proxy/winkernel/proxier.go syncProxyRules: serviceHealthServer.SyncServices(HealthCheckNodePorts) serves each externalTrafficPolicy Local Service's healthCheckNodePort from the host",
+		},
+		Guards: []string{
+			"only bundles whose firewall.json says it gathered the TCP rules (Collected): older collectors gathered the VXLAN ports' UDP rules only",
+			"an allow rule for kubelet.exe or kube-proxy.exe counts as well as one for the port",
+			"profiles that are off, or whose default inbound action is Allow, are not judged",
+			"only the profile of the adapter holding the node IP, when its category is known",
+			"10256 only when the bundle has a LoadBalancer Service, and only a warn: installers open 10250 alone",
+			"a healthCheckNodePort only for LoadBalancer Services with externalTrafficPolicy Local that have an ingress address and no loadBalancerClass (the cloud provider's load balancer, which probes it), only when firewall.json says it gathered the NodePort range's TCP rules, and only a warn",
+		},
 	})
 }
 

@@ -38,6 +38,24 @@ func init() {
 			"sig-windows-tools hostprocess/flannel/flanneld/flannel-overlay.yml (CNI name flannel.4096)", "sig-windows-tools hostprocess/flannel/kube-proxy/kube-proxy.yml (KUBE_NETWORK=flannel.4096)",
 			"https://github.com/kubernetes-sigs/sig-windows-tools/pull/301", "https://github.com/microsoft/SDN/issues/244"},
 		Check: checkFlannelConfig,
+		Upstream: []string{
+			"flannel pkg/backend/vxlan/vxlan_windows.go RegisterNetwork (defaults VNI 4096, Port 4789, MacPrefix 0E-2A; rejects VNI < 4096, Port != 4789, DirectRouting, GBP, MacPrefix not xx-xx; network name Backend.Name, else flannel.<VNI>)",
+			"flannel pkg/backend/hostgw/hostgw_windows.go (L2Bridge network, default name cbr0)",
+			"containernetworking/plugins plugins/main/windows/win-overlay/win-overlay_windows.go (looks the HNS network up by the configuration's name)",
+			"kubernetes pkg/proxy/winkernel/hns.go getNetworkByName (kube-proxy's --network-name, else KUBE_NETWORK)",
+			"sig-windows-tools hostprocess/flannel/flanneld/flannel-overlay.yml and hostprocess/flannel/kube-proxy/kube-proxy.yml (flannel.4096 in the CNI configuration and KUBE_NETWORK)",
+		},
+		Guards: []string{
+			"names are compared ignoring case, as OVL-09 does: whether HNS does is not visible",
+			guardFlannel + "; " + guardLinux,
+			"an unset VNI or MacPrefix is fine: flannel's defaults (4096, 0E-2A) are valid",
+			"the expected name follows flannel: Backend.Name, else flannel.<VNI> (VNI 4096 when unset) for vxlan, cbr0 for host-gw",
+			"with HNS networks the network flannel really created is the reference (fail); without them the name net-conf.json gives is (warn)",
+			"a net-conf.json name that differs from the network flanneld created is only noted (info)",
+			"kube-proxy without --network-name reads KUBE_NETWORK from its environment, which the bundle does not hold: not judged",
+			"the CNI configuration compared is the first readable non-NAT one, and only when it is flannel, win-overlay, sdnoverlay, win-bridge or sdnbridge (a NAT one read first is NAT-05's)",
+			"the External bootstrap network is never taken for flannel's",
+		},
 	})
 	register(&Rule{
 		ID: "FLN-02", Title: "flannel host-gw routes or bridge endpoint missing", Severity: finding.Fail, OnlyFor: cniFlannel,
@@ -47,6 +65,17 @@ func init() {
 		Fix:     "Remove the stale bridge endpoint (Get-HnsEndpoint | ? Name -eq \"cbr0_ep\" | Remove-HnsEndpoint) and restart flanneld so it recreates the endpoint and the routes; upgrade flannel if it recurs.",
 		Sources: []string{"https://github.com/flannel-io/flannel/issues/1208", "https://github.com/flannel-io/flannel/issues/1391", "https://github.com/kubernetes-sigs/sig-windows-tools/issues/94"},
 		Check:   checkHostGW,
+		Upstream: []string{
+			"flannel pkg/backend/hostgw/hostgw_windows.go (L2Bridge network cbr0 and its <network>_ep bridge endpoint, host-attached)",
+			"flannel pkg/backend/route_network_windows.go (a host route per peer pod subnet via the peer's PublicIP)",
+		},
+		Guards: []string{
+			guardFlannel,
+			"only flannel host-gw (L2Bridge) nodes; a node without one has no routes to miss",
+			"only peers whose flannel backend-type annotation is host-gw; peers without an InternalIP are skipped",
+			guardSelf,
+			"the bridge endpoint is counted only with HNS endpoints in the bundle, and a wrong count is a warning",
+		},
 	})
 }
 

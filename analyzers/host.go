@@ -19,6 +19,16 @@ func init() {
 		Sources: []string{"https://github.com/microsoft/Windows-Containers/issues/608", "https://github.com/projectcalico/calico/issues/8465",
 			"https://github.com/microsoft/SDN/issues/582"},
 		Check: checkVFPExtension,
+		Upstream: []string{
+			"Windows HNS/vSwitch (Overlay, L2Bridge and L2Tunnel forwarding is done by the VFP switch extension; NAT networks run without it)",
+		},
+		Guards: []string{
+			"NAT, ICS and other network types are not checked: VFP is disabled on them by design",
+			"networks whose extensions are not shown (HNS V2 output, hidden lists) are not judged",
+			"VFP is matched by its GUIDs or by name, so localised extension names are recognised",
+			"VFP as a filter extension (client SKU) is a warning",
+			guardLinux,
+		},
 	})
 	register(&Rule{
 		ID: "HOST-02", Title: "Local endpoint not attached, or VFP port blocked", Severity: finding.Fail,
@@ -28,6 +38,17 @@ func init() {
 		Fix:     "Delete and recreate the pod; if the host vNIC or external port is blocked, recreate the HNS network or restart HNS (then the CNI agent and kube-proxy).",
 		Sources: []string{"microsoft/SDN networkhealth.ps1 EndpointStateTest, EndpointVfpPortStateTest", "https://github.com/projectcalico/calico/issues/11203"},
 		Check:   checkEndpointState,
+		Upstream: []string{
+			"microsoft/SDN Kubernetes/windows/debug/networkmonitor/networkhealth.ps1 EndpointStateTest, EndpointVfpPortStateTest",
+			"Calico felix/dataplane/windows/endpoint_mgr.go RefreshHnsEndpointCache (Attached and AttachedSharing are the live states)",
+		},
+		Guards: []string{
+			"endpoint State 3 (AttachedSharing, a running pod) is healthy, as is 2 (Attached); networkhealth.ps1 accepts only 3",
+			"remote endpoints are not checked",
+			"endpoints whose State is not shown (0) are not judged",
+			"VFP ports whose Blocked value is not shown are not judged",
+			guardLinux,
+		},
 	})
 }
 

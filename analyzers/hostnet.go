@@ -24,6 +24,17 @@ func init() {
 		Sources: []string{"https://github.com/kubernetes-sigs/sig-windows-dev-tools/issues/276", "https://github.com/rancher/rancher/issues/30514",
 			"https://docs.tigera.io/calico/latest/getting-started/kubernetes/windows-calico/limitations"},
 		Check: checkManagementGateway,
+		Upstream: []string{
+			"Windows HNS (OutBoundNAT sends pod traffic out through the vSwitch's adapter)",
+			"Calico node/windows-packaging/CalicoWindows/config.ps1 (VXLAN_ADAPTER); flannel --iface (the adapter the network is created on)",
+			"kubernetes pkg/proxy/winkernel/proxier.go syncProxyRules (load balancers for Service external and ingress IPs)",
+		},
+		Guards: []string{
+			"only Overlay, L2Bridge and L2Tunnel networks whose ManagementIP is on a host adapter (the rest is OVL-01's and OVL-10's)",
+			"not judged when no other adapter (Up, or of unknown status) has a default route",
+			"only external and ingress IPs that have an HNS load balancer",
+			guardLinux,
+		},
 	})
 	register(&Rule{
 		ID: "HOST-09", Title: "HNS network name collision, missing adapter or LBFO team", Severity: finding.Fail,
@@ -37,6 +48,18 @@ func init() {
 		Sources: []string{"https://github.com/microsoft/SDN/issues/269", "https://github.com/microsoft/SDN/issues/194", "https://github.com/microsoft/hcsshim/issues/850",
 			"https://github.com/flannel-io/flannel/issues/1966", "https://github.com/projectcalico/calico/issues/9120"},
 		Check: checkNetworkAdapters,
+		Upstream: []string{
+			"microsoft/hcsshim hcn/hcnnetwork.go GetNetworkByName (a Name filter; the first match is returned)",
+			"flannel pkg/backend/vxlan/device_windows.go (NetAdapterName network policy); Calico node-service.ps1 (New-HNSNetwork -AdapterName)",
+		},
+		Guards: []string{
+			"networks without a name are not compared",
+			"the adapter check runs only with host adapters in the bundle",
+			"NAT, ICS and Private networks, and networks without NetworkAdapterName, are not judged for their adapter",
+			"the adapter's vEthernet (<name>) counts as the adapter being present",
+			"an LBFO team is a warning",
+			guardLinux,
+		},
 	})
 }
 

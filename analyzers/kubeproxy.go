@@ -30,6 +30,21 @@ func init() {
 			"https://github.com/kubernetes-sigs/sig-windows-tools/issues/89", "https://github.com/flannel-io/flannel/issues/1272",
 			"https://github.com/kubernetes/kubernetes/issues/79515"},
 		Check: checkKubeProxyNetwork,
+		Upstream: []string{
+			"kubernetes pkg/proxy/winkernel/proxier.go (getNetworkName: --network-name, else KUBE_NETWORK; getNetworkInfo retries; cleanupAllPolicies when the network is gone)",
+			"kubernetes pkg/proxy/winkernel/hns.go getNetworkByName; microsoft/hcsshim hcn/hcnnetwork.go GetNetworkByName (exact Name filter, no regular expression)",
+			"flannel pkg/backend/vxlan/device_windows.go (Flags EnableNonPersistent)",
+			"sig-windows-tools hostprocess/calico/kube-proxy/start.ps1 (KUBE_NETWORK overridden to the exact name Calico)",
+		},
+		Guards: []string{
+			"a host with only NAT networks and no Kubernetes evidence (kube-proxy flags, a pod-network CNI configuration, net-conf.json, a Node with its address, collectlogs.ps1 output) is a plain container host: info",
+			"containerd's 0-containerd-nat.json alone is not Kubernetes evidence",
+			"networks whose type the input does not show are never taken for NAT; with none shown as Overlay/L2Bridge while some types are hidden, the rule is skipped",
+			"names are compared ignoring case: whether HNS does is not visible",
+			"without --network-name (KUBE_NETWORK is in kube-proxy's environment, not the bundle) the name is not judged",
+			"a non-persistent network is only noted (info), and only when its Flags are shown",
+			guardLinux,
+		},
 	})
 	register(&Rule{
 		ID: "SVC-01", Title: "Source VIP missing, invalid or colliding", Severity: finding.Fail,
@@ -39,6 +54,16 @@ func init() {
 		Fix:     "Give kube-proxy a source VIP reserved from this node's pod subnet: flannel, delete the stale c:\\sourcevip\\sourceVip.json so start.ps1 reserves a new one through host-local IPAM; Calico, use the address of the Calico_ep endpoint. Restart kube-proxy.",
 		Sources: []string{"https://github.com/kubernetes/kubernetes/issues/100962", "https://github.com/kubernetes-sigs/sig-windows-tools/issues/71", "https://github.com/rancher/rke2/issues/5704"},
 		Check:   checkSourceVIP,
+		Upstream: []string{
+			"kubernetes pkg/proxy/winkernel/proxier.go NewProxier (overlay: \"source-vip flag not set\") and syncProxyRules (newSourceVIP when no endpoint holds the VIP; \"Source Vip endpoint creation failed\")",
+			"sig-windows-tools hostprocess/flannel/kube-proxy/start.ps1 (reserves the VIP with host-local IPAM, c:/sourcevip/sourceVip.json)",
+			"Calico node/windows-packaging/CalicoWindows/kubernetes/kube-proxy-service.ps1 (--source-vip = Calico_ep's address)",
+		},
+		Guards: []string{
+			"only overlay needs a source VIP: L2Bridge and other types are skipped, as is a missing kube-proxy network (OVL-09's)",
+			"an endpoint at the VIP is a pod only when local with OutBoundNAT or DNS settings: kube-proxy's own endpoint and Calico_ep are fine",
+			guardLinux,
+		},
 	})
 }
 
@@ -294,6 +319,16 @@ func init() {
 		Fix:     "Start kube-proxy with --hostname-override set to the Node's name (the same value kubelet uses, often $(hostname).ToLower() or NODE_NAME), then restart it.",
 		Sources: []string{"kubernetes.io Windows debugging tips (hostname-override)", "https://github.com/Azure/AgentBaker/pull/2233", "https://github.com/kubernetes/kubernetes/pull/139503"},
 		Check:   checkKubeProxyNodeName,
+		Upstream: []string{
+			"kubernetes cmd/kube-proxy/app/server.go (node name: --hostname-override, else the host name lower-cased)",
+			"kubernetes pkg/proxy/endpointslicecache.go (an endpoint is local when its nodeName is kube-proxy's host name)",
+		},
+		Guards: []string{
+			"skipped when kube-proxy has no --hostname-override and the host name is not known",
+			"the host name is lower-cased as kube-proxy does",
+			"a name that is a Node of the cluster passes, unless another Node holds this host's addresses",
+			guardLinux,
+		},
 	})
 }
 

@@ -29,6 +29,14 @@ func init() {
 		Sources: []string{"https://github.com/kubernetes/kubernetes/issues/98680", "https://github.com/microsoft/Windows-Containers/issues/93",
 			"kubernetes.io Networking on Windows (more than 1024 backend pods)"},
 		Check: checkBackendCount,
+		Upstream: []string{
+			"Windows VFP load balancer (destination limits: 64 without DSR on older builds, 1024 per Service; kubernetes.io Networking on Windows)",
+			"kubernetes pkg/proxy/winkernel/hns.go getLoadBalancer (one HNS load balancer holds every backend)",
+		},
+		Guards: []string{
+			"the 64-backend limit applies only to load balancers without DSR, and only when their Flags are shown",
+			guardLinux,
+		},
 	})
 	register(&Rule{
 		ID: "SVC-05", Title: "DSR enabled in kube-proxy but not on its load balancers", Severity: finding.Fail,
@@ -39,6 +47,17 @@ func init() {
 		Sources: []string{"microsoft/SDN networkhealth.ps1 ClusterIPServiceDSR", "kubernetes.io Networking on Windows (DSR)", "https://github.com/kubernetes/kubernetes/pull/93080",
 			"kubernetes pkg/proxy/winkernel/proxier.go (syncProxyRules: loadBalancerFlags isDSR per load balancer type)"},
 		Check: checkDSR,
+		Upstream: []string{
+			"kubernetes pkg/proxy/winkernel/proxier.go syncProxyRules (isDSR from --enable-dsr on ClusterIP load balancers; others DSR only for externalTrafficPolicy Local)",
+			"microsoft/hcsshim hcn/hcnglobals.go DSRVersion (HNS 9.3 to 9.x, or 10.2 and later), hcn/hcnsupport.go GetSupportedFeatures: what the node's hcsshim says (hns/v2/features.json) is read first, the version through this table only for bundles without it",
+			"microsoft/SDN Kubernetes/windows/debug/networkmonitor/networkhealth.ps1 ClusterIPServiceDSR",
+		},
+		Guards: []string{
+			"only when kube-proxy runs with --enable-dsr=true",
+			"only ClusterIP load balancers (VIP in the service CIDR); nothing is judged without the service CIDR",
+			"load balancers whose Flags the input hid are not judged",
+			guardLinux,
+		},
 	})
 	register(&Rule{
 		ID: "SVC-06", Title: "Stale or duplicate load balancers and remote endpoints", Severity: finding.Fail,
@@ -58,6 +77,22 @@ func init() {
 			"kubernetes pkg/proxy/winkernel/proxier.go (syncProxyRules: service VIP remote endpoint, source VIP endpoint; endpointInfo.Cleanup)",
 			"kubernetes pkg/proxy/winkernel/hns.go (createEndpoint: RemoteEndpoint flag, ProviderAddress policy)"},
 		Check: checkStaleLoadBalancers,
+		Upstream: []string{
+			"kubernetes pkg/proxy/winkernel/proxier.go syncProxyRules (remote endpoint per Service ClusterIP on overlay: ClusterIP, host MAC, node IP as ProviderAddress; the source VIP endpoint; endpointInfo.Cleanup by reference count)",
+			"kubernetes pkg/proxy/winkernel/hns.go createEndpoint (RemoteEndpoint flag, ProviderAddress policy)",
+			"microsoft/SDN Kubernetes/windows/debug/networkmonitor/networkhealth.ps1 StaleRemoteEndpoints",
+		},
+		Guards: []string{
+			"load balancers are duplicates only when VIP, protocol and external port all match: one per Service port on a VIP is normal, and VIP-less (NodePort) ones are not compared",
+			"no port mappings is judged only when the input shows PortMappings",
+			"the ClusterIP remote endpoints kube-proxy creates on overlay are not stale: address a load balancer VIP, a Service ClusterIP or in the service CIDR",
+			"without the service CIDR such an endpoint is one outside the pod networks with the host's MAC (any MAC but kube-proxy's conjured 02-11 when adapters are missing) and this node's address as ProviderAddress (any, when that is unsure)",
+			"with Services, such an endpoint whose address no Service has is a left-over of a deleted Service (warn); without them, one in the service CIDR is not judged",
+			"the source VIP, <network>_ep endpoints, endpoints whose address is their own ProviderAddress and node or Calico tunnel addresses are not stale",
+			"stale remote endpoints are a warning; no load balancer at all is SVC-03's",
+			"stale backends only with Services and EndpointSlices; internalTrafficPolicy Local, topology-hinted and endpoint-less Services are not judged",
+			guardLinux,
+		},
 	})
 }
 

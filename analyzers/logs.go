@@ -36,6 +36,17 @@ func init() {
 			"https://github.com/kubernetes/kubernetes/issues/72696", "kubernetes pkg/proxy/winkernel/proxier.go syncProxyRules (Unable to find HNS Network specified by ...; Policy creation failed)",
 			"https://github.com/projectcalico/calico/issues/8465 (hcnCreateEndpoint: 0x803b000d)"},
 		Check: checkLogs,
+		Upstream: []string{
+			"kubernetes cmd/kube-proxy/app/server.go ProxyServer.Run: klog \"Version info\" first at every start",
+			"kubernetes client-go tools/cache/reflector.go: list and watch errors carry the API server's status text (Unauthorized for 401)",
+			"microsoft/hcsshim hcn/hcnerrors.go NetworkNotFoundError: Network name \"...\" not found / Network ID \"...\" not found, returned by GetNetworkByName/ByID to the CNI",
+		},
+		Guards: []string{
+			"only the component logs of the bundle (logs/), never pasted text",
+			"each kind once per log, with its count and last line: old occurrences warn, only those in the last 50 lines fail",
+			"kube-proxy restarts only from three starts within the log, and never fail on their own",
+			"a line over 64 KiB is judged by its start; a log over the part limit is scanned up to it, with a note",
+		},
 	})
 }
 
@@ -125,6 +136,15 @@ func init() {
 		Sources: []string{"kubernetes core/v1 ContainerStatus (restartCount, state.waiting.reason CrashLoopBackOff, lastState.terminated)",
 			"kubernetes.io Debug Running Pods (CrashLoopBackOff)"},
 		Check: checkNetworkingPodRestarts,
+		Upstream: []string{
+			"kubernetes core/v1 ContainerStatus: restartCount, state.waiting.reason (CrashLoopBackOff), lastState.terminated (reason, exitCode)",
+			"the pod names of the kube-proxy, flannel, Calico and Antrea Windows daemon sets (sig-windows-tools hostprocess manifests, calico-windows, antrea-windows)",
+		},
+		Guards: []string{
+			"only this node's pods whose names start like the networking daemon sets' (kube-proxy, kube-flannel, calico-node, antrea-agent...)",
+			"restarts warn from 5 and only when the last termination was within the hour before collection (restartCount also counts reboots); CrashLoopBackOff of any container fails",
+			"only with this node's Pods in the bundle (k8s/pods.json)",
+		},
 	})
 }
 

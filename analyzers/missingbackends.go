@@ -26,6 +26,19 @@ func init() {
 		Sources: []string{"kubernetes pkg/proxy/winkernel/hns.go updateLoadBalancer (hcn UpdateLoadBalancer, used when hcn.ModifyLoadbalancerSupported)",
 			"microsoft/hcsshim hcn/hcnglobals.go ModifyLoadbalancerVersion (HNS 15.4)"},
 		Check: checkMissingBackends,
+		Upstream: []string{
+			"kubernetes pkg/proxy/winkernel/proxier.go syncProxyRules (every ready endpoint, of the Service's family, is a backend of each ClusterIP load balancer; terminating ones only when none is ready)",
+			"kubernetes pkg/proxy/winkernel/hns.go updateLoadBalancer (hcn UpdateLoadBalancer in place of delete and create, when hcsshim says ModifyLoadbalancer is supported)",
+			"microsoft/hcsshim hcn/hcnglobals.go ModifyLoadbalancerVersion (HNS 15.4 and later), read from hns/v2/features.json first",
+		},
+		Guards: []string{
+			"only with the Services and their EndpointSlices in the bundle",
+			"Services with internalTrafficPolicy Local, topology hints or no ready endpoint are not judged",
+			"a load balancer whose backend list the input hid, or that names an endpoint the bundle does not have, is not judged",
+			"only addresses of the VIP's family are expected (an IPv4 VIP never lists IPv6 pods)",
+			"this node's own addresses are not expected: kube-proxy leaves out a local endpoint without an HNS endpoint (hostNetwork pods here)",
+			"warn, not fail: a pod that became ready seconds before collection can be missing for one sync period",
+		},
 	})
 }
 

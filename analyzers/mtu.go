@@ -30,6 +30,17 @@ func init() {
 		Fix:     "Lower the pod/VXLAN MTU to the underlay MTU minus 50 (flannel derives it from the host interface: set the host NIC MTU first), or raise the underlay MTU by at least 50 bytes.",
 		Sources: []string{"https://github.com/Azure/AKS/issues/2873", "https://github.com/microsoft/SDN/issues/517", "flannel vxlan_network_windows.go (encapOverhead 50)"},
 		Check:   checkMTU,
+		Upstream: []string{
+			"flannel pkg/backend/vxlan/vxlan_network_windows.go (encapOverhead 50)",
+			"Windows HNS (overlay pod vNICs get MTU 1450)",
+			"Linux VXLAN device (the kernel adds the same 50 bytes on the underlying device)",
+		},
+		Guards: []string{
+			"only the adapter that holds an Overlay network's ManagementIP",
+			"adapters with an unknown MTU, or the loopback's 4294967295, are not judged",
+			"Linux: only VXLAN devices whose underlying device is found (by local address or dev)",
+			"skipped without host adapters and Linux links",
+		},
 	})
 }
 

@@ -25,6 +25,22 @@ func init() {
 		Sources: []string{"https://github.com/microsoft/hcsshim/issues/1059 (an ACL HNS refuses)",
 			"https://github.com/microsoft/Windows-Containers/issues/616 (how endpoint ACLs behave on Windows Server 2025)"},
 		Check: checkACLDivergence,
+		Upstream: []string{
+			"Calico felix/dataplane/windows/endpoint_mgr.go (ApplyACLPolicy on each local endpoint of the Calico network; rule Ids allow-host-to-endpoint, <policy>-<rule>-<n>, set where HNS supports AclRuleId; two Host rules and an Id-less default block)",
+			"microsoft/hcsshim internal/hns/hnspolicy.go ACLPolicy (V1, with Id) and hcn/hcnpolicy.go AclPolicySetting (V2)",
+			"microsoft/windows-container-networking cni/cni.go (allowAclPortMapping: an ACL per mapped port)",
+			"Windows HNS/VFP: an endpoint's ACL policies become rules of its port's ACL_ENDPOINT_LAYER named after the ACL's Id (vfpctrl /port P /layer ACL_ENDPOINT_LAYER /list-rule, as Rancher's RKE2 notes and Azure NPM's debugging scripts read them)",
+		},
+		Guards: []string{
+			"only local endpoints whose VFP port was dumped with its rules; a dump of one other layer only (a pasted /layer listing) is not judged",
+			"endpoints whose policies the input hid are not judged",
+			"ACLs of RuleType Host are the host firewall's (WFP), not VFP's, and are not counted (Felix adds two to every endpoint)",
+			"ACL_ENDPOINT_LAYER and ACL_SUBNET_LAYER both count as the port's ACL rules",
+			"ACLs without an Id (Felix's default block) are counted, not matched by name: only an ACL layer without any rule is reported for them",
+			"rules are matched by Id only when some port of the node shows a rule named after an HNS ACL Id: an HNS that does not name rules by Id (Felix sets Ids only where HNS supports them) is judged by the rule count alone",
+			"a VFP rule is taken for a stale policy only when its name is an ACL Id seen in HNS on this node or a Calico/NPM rule name; a stale rule is a warning",
+			guardLinux,
+		},
 	})
 }
 

@@ -20,6 +20,16 @@ func init() {
 		Sources:     []string{"https://github.com/microsoft/Windows-Containers/issues/204", "https://github.com/kubernetes/website/pull/31759", "https://github.com/rancher/windows/issues/159"},
 		WindowsOnly: true,
 		Check:       checkWS2022NodePort,
+		Upstream: []string{
+			"Windows Server 2022 HNS (overlay NodePort to a local Windows pod times out; microsoft/Windows-Containers#204)",
+			"kubernetes pkg/proxy/winkernel/proxier.go syncProxyRules (NodePort load balancer without a VIP, LocalRoutedVIP)",
+		},
+		Guards: []string{
+			"only Windows Server 2022 (build 20348) with an overlay CNI network",
+			"Services with externalTrafficPolicy Local, without node ports, or without a backend on this node are not reported",
+			"a warning: whether it bites depends on where clients come from",
+			guardLinux,
+		},
 	})
 }
 
@@ -88,6 +98,15 @@ func init() {
 		Fix:     "Upgrade kube-proxy to a release with kubernetes/kubernetes#115919 (or its backports), then restart it.",
 		Sources: []string{"https://github.com/kubernetes/kubernetes/issues/115783", "https://github.com/kubernetes/kubernetes/pull/115919", "https://github.com/kubernetes/kubernetes/issues/109780"},
 		Check:   checkETPLocalClusterIP,
+		Upstream: []string{
+			"kubernetes pkg/proxy/winkernel/proxier.go syncProxyRules (the ClusterIP load balancer takes every endpoint; NodePort and ingress only local ones with externalTrafficPolicy Local)",
+		},
+		Guards: []string{
+			"Services without a ready endpoint anywhere are not judged",
+			"headless (None) ClusterIPs are not judged",
+			"no NodePort or ingress load balancer when no backend is local is expected and not reported",
+			guardLinux,
+		},
 	})
 }
 

@@ -33,6 +33,20 @@ func init() {
 			"microsoft/SDN networkhealth.ps1 IncorrectManagementIpTest",
 		},
 		Check: checkManagementIP,
+		Upstream: []string{
+			"flannel pkg/backend/vxlan/vxlan_windows.go RegisterNetwork (the lease's PublicIP is the --iface address; checkHostNetworkReady)",
+			"Calico node/windows-packaging/CalicoWindows/config.ps1 (VXLAN_ADAPTER) and node/node-service.ps1 (External network on that adapter)",
+			"microsoft/SDN Kubernetes/windows/debug/networkmonitor/networkhealth.ps1 IncorrectManagementIpTest (APIPA)",
+		},
+		Guards: []string{
+			guardPodNet,
+			"a network without a ManagementIP is OVL-10's case, not judged here",
+			"10.0.2.15 is accepted on a real 10.0.2.0/24 network where kubelet uses it and every peer VTEP is another address of that subnet",
+			"the node's InternalIP and flannel's public-ip annotation both count as the right address",
+			"peers in routed subnets (no on-link prefix holds them all) give no adapter hint",
+			"APIPA and single-host (/32) adapter addresses are never taken for the peers' adapter",
+			guardLinux,
+		},
 	})
 	register(&Rule{
 		ID:       "OVL-02",
@@ -53,6 +67,21 @@ func init() {
 			"Calico felix/dataplane/windows/vxlan_mgr.go",
 		},
 		Check: checkRemoteSubnetRoutes,
+		Upstream: []string{
+			"flannel pkg/backend/vxlan/vxlan_network_windows.go handleSubnetEvents (one RemoteSubnetRoute per peer lease: its pod subnet, PublicIP, VtepMAC)",
+			"Calico felix/dataplane/windows/vxlan_mgr.go (one RemoteSubnetRoute per remote block)",
+			"kubernetes pkg/proxy/winkernel/proxier.go syncProxyRules (findRemoteSubnetProviderAddress; no route: \"Could not find provider address, assuming it is a public IP\")",
+		},
+		Guards: []string{
+			guardOverlay + "; L2Bridge peers are reached by host routes (FLN-02)",
+			"skipped when the network's policies are not all visible (a cut paste)",
+			guardSelf,
+			"Calico: peers without a VXLAN tunnel address are not in the overlay; flannel: peers whose backend type is not vxlan are skipped",
+			"a route for a wider prefix covers a peer's pod subnet; IPv6 pod subnets are not judged",
+			"without Nodes only remote pod endpoints are judged: the own subnet, the service CIDR and node addresses are not pods",
+			"without the cluster CIDR a pod endpoint is recognised by kube-proxy's conjured 02-11 MAC",
+			guardLinux,
+		},
 	})
 }
 

@@ -21,6 +21,17 @@ func init() {
 		Sources: []string{"https://github.com/k3s-io/k3s/issues/9295", "https://github.com/flannel-io/flannel/pull/1215",
 			"https://kubernetes.io/docs/concepts/services-networking/windows-networking/"},
 		Check: checkVNI,
+		Upstream: []string{
+			"flannel pkg/backend/vxlan/vxlan_windows.go (VNI must be 4096 or more on Windows)",
+			"flannel pkg/backend/vxlan/vxlan_network_windows.go (RemoteSubnetRoute IsolationId = the lease's VNI; leases below 4096 are skipped)",
+			"Calico node/windows-packaging/CalicoWindows/config.ps1 (VXLAN_VNI 4096)",
+		},
+		Guards: []string{
+			guardOverlay,
+			"a VSID the input hid, and routes whose IsolationId is not shown (0), are not judged",
+			"nodes that publish no flannel VNI are not compared",
+			guardLinux,
+		},
 	})
 	register(&Rule{
 		ID: "OVL-05", Title: "DR MAC / VtepMAC mismatch", Severity: finding.Fail,
@@ -30,6 +41,19 @@ func init() {
 		Fix:     "Restart flanneld (or calico-node) on the node whose MAC changed so that it republishes it, then on its peers so that their routes follow.",
 		Sources: []string{"https://github.com/flannel-io/flannel/pull/1137", "https://github.com/flannel-io/flannel/issues/1330", "https://github.com/flannel-io/flannel/pull/1078"},
 		Check:   checkDrMAC,
+		Upstream: []string{
+			"flannel pkg/backend/vxlan/vxlan_windows.go RegisterNetwork (publishes the network's DrMacAddress as VtepMAC)",
+			"flannel pkg/backend/vxlan/vxlan_network_windows.go (RemoteSubnetRoute DistributedRouterMacAddress = the peer's VtepMAC; none without one)",
+			"Calico cni-plugin/pkg/dataplane/windows/dataplane_windows.go (DR MAC published as VXLANTunnelMACAddr)",
+		},
+		Guards: []string{
+			guardOverlay,
+			"a missing DrMacAddress is reported only when the input shows it and the policies in full",
+			"this node's published MAC is compared only when the node is identified; a peer's only when a route matches it (pod CIDR or Calico tunnel address)",
+			"routes matched to no node are not compared (stale routes are OVL-07's)",
+			"MACs are compared in one normalised form (case, separators)",
+			guardLinux,
+		},
 	})
 	register(&Rule{
 		ID: "OVL-06", Title: "Wrong ProviderAddress in a RemoteSubnetRoute", Severity: finding.Fail,
@@ -39,6 +63,16 @@ func init() {
 		Fix:     "Fix the peer's interface selection (flannel --iface / --public-ip, Calico IP autodetection) and restart its agent so that routes are republished.",
 		Sources: []string{"https://github.com/flannel-io/flannel/pull/764", "https://github.com/coreos/bugs/issues/2223"},
 		Check:   checkProviderAddresses,
+		Upstream: []string{
+			"flannel pkg/backend/vxlan/vxlan_network_windows.go (ProviderAddress = the peer lease's PublicIP)",
+			"Calico felix/dataplane/windows/vxlan_mgr.go (ProviderAddress = the peer VTEP's parent device IP)",
+		},
+		Guards: []string{
+			guardOverlay,
+			"routes without a ProviderAddress are not judged",
+			"'no node has it' only with Kubernetes Nodes in the bundle; InternalIP, ExternalIP, flannel public-ip and Calico IPv4Address all count",
+			guardLinux,
+		},
 	})
 	register(&Rule{
 		ID: "OVL-07", Title: "Stale or overlapping RemoteSubnetRoutes", Severity: finding.Warn,
@@ -48,6 +82,18 @@ func init() {
 		Fix:     "Restart flanneld / calico-node so it reconciles the routes, or recreate the network; after a re-join remove stale subnet.env and SourceVip files.",
 		Sources: []string{"https://github.com/flannel-io/flannel/issues/2554", "https://github.com/flannel-io/flannel/issues/1182"},
 		Check:   checkStaleRoutes,
+		Upstream: []string{
+			"flannel pkg/backend/vxlan/vxlan_network_windows.go (on a lease event: removes the route of the same prefix, adds the new; removes on expiry)",
+			"Calico felix/dataplane/windows/vxlan_mgr.go (diffs routes against its blocks)",
+		},
+		Guards: []string{
+			guardOverlay,
+			"stale routes are judged only with Kubernetes Nodes in the bundle, and are a warning",
+			"Calico: a route to a current node's address is not stale (a node may own several blocks)",
+			"routes without a valid destination prefix are skipped",
+			guardSelf,
+			guardLinux,
+		},
 	})
 	register(&Rule{
 		ID: "OVL-10", Title: "ManagementIP missing or on no host adapter", Severity: finding.Fail,
@@ -57,6 +103,18 @@ func init() {
 		Fix:     "Restart flanneld / calico-node after the external vSwitch is up; create the External network first and wait for its vNIC.",
 		Sources: []string{"https://github.com/flannel-io/flannel/issues/1066", "https://github.com/flannel-io/flannel/pull/1857"},
 		Check:   checkManagementIPPresent,
+		Upstream: []string{
+			"flannel pkg/backend/vxlan/device_windows.go (waits for the network's ManagementIP / ProviderAddress)",
+			"flannel pkg/backend/vxlan/vxlan_windows.go checkHostNetworkReady (waits for the host interface holding it)",
+			"Calico cni-plugin/pkg/dataplane/windows/dataplane_windows.go (waits for ManagementIP)",
+		},
+		Guards: []string{
+			guardPodNet,
+			"a ManagementIP the input hid is not judged",
+			"L2Bridge networks seen only through HNS V2 are not judged: V2 shows no ProviderAddress for them",
+			"'no host adapter holds it' is judged only with host adapters in the bundle",
+			guardLinux,
+		},
 	})
 }
 

@@ -27,6 +27,17 @@ func init() {
 			"containernetworking plugins win-overlay/win-bridge and microsoft/windows-container-networking sdnoverlay: the endpoint is created in CNI ADD only",
 			"https://github.com/Azure/aks-engine/issues/853"},
 		Check: checkPodEndpoints,
+		Upstream: []string{
+			"microsoft/windows-container-networking cni (sdnoverlay, sdnbridge) and containernetworking plugins win-overlay/win-bridge: the HNS endpoint is created in CNI ADD and deleted in DEL, nowhere else",
+			"kubernetes.io Networking on Windows: HNS restart or a recreated network loses container endpoints",
+			"kubernetes pkg/kubelet: status.podIPs of a Running pod are what the CNI returned at sandbox creation",
+		},
+		Guards: []string{
+			"only Running pods that are not hostNetwork, not being deleted, started more than 5 minutes before the collection, and whose pod IP is not the node's own",
+			"an empty pod list on a node with local endpoints is skipped: the collector asked the API server for another node name",
+			"an endpoint with either of the pod's addresses (IPv4 or IPv6) counts",
+			"only with this node's Pods in the bundle (k8s/pods.json)",
+		},
 	})
 	register(&Rule{
 		ID: "EP-03", Title: "hostPort without its PortMapping policy", Severity: finding.Fail,
@@ -40,6 +51,15 @@ func init() {
 		Sources: []string{"microsoft/windows-container-networking cni: portMappings capability → PortMapping endpoint policy",
 			"kubernetes.io Networking on Windows (hostPort support with containerd)"},
 		Check: checkHostPorts,
+		Upstream: []string{
+			"microsoft/windows-container-networking cni: runtimeConfig portMappings (capability portMappings) become PortMapping endpoint policies (InternalPort, ExternalPort, Protocol)",
+			"HNS V1 endpoint policy NAT = V2 PortMapping (policy aliases)",
+		},
+		Guards: []string{
+			"only Running pods with an HNS endpoint (pods without one are EP-02's)",
+			"an endpoint whose policies the input hid is not judged",
+			"a PortMapping without InternalPort or Protocol matches any",
+		},
 	})
 }
 

@@ -24,6 +24,14 @@ func init() {
 			"https://github.com/projectcalico/calico/issues/6324", "https://github.com/kubernetes/website/pull/17930"},
 		WindowsOnly: true,
 		Check:       checkPortRanges,
+		Upstream: []string{
+			"microsoft/SDN Kubernetes/windows/debug/networkmonitor/networkhealth.ps1 PortExhaustionTest, CountAvailableEphemeralPorts (64-port blocks, 10 or fewer fails)",
+			"Windows HNS (reserves load balancer and SNAT ports from the dynamic range in blocks of 64)",
+		},
+		Guards: []string{
+			"a protocol whose dynamic range is not shown is not judged; skipped when neither is",
+			guardLinux,
+		},
 	})
 }
 

@@ -24,6 +24,18 @@ func init() {
 		Sources: []string{"microsoft/SDN networkhealth.ps1 ValidDNSLoadbalancerPolicy, LoadBalancerPolicyState", "https://github.com/kubernetes/kubernetes/issues/110674",
 			"https://github.com/projectcalico/calico/issues/5762"},
 		Check: checkLoadBalancers,
+		Upstream: []string{
+			"kubernetes pkg/proxy/winkernel/proxier.go syncProxyRules (a load balancer per Service port; every policy removed when the network is lost)",
+			"microsoft/SDN Kubernetes/windows/debug/networkmonitor/networkhealth.ps1 ValidDNSLoadbalancerPolicy, LoadBalancerPolicyState",
+		},
+		Guards: []string{
+			"IsApplied: False alone is normal; only a V1 policy list State other than 2 is reported",
+			"no load balancer at all is reported only when the bundle has Services",
+			"the DNS load balancers are checked only when the cluster DNS address is known",
+			"dangling backends are judged only with HNS endpoints in the bundle",
+			"missing Service load balancers only with Services and EndpointSlices; Services without ready endpoints, headless, ExternalName and traffic-policy Local ones, non-TCP/UDP ports and IPv6 ClusterIPs are not judged",
+			guardLinux,
+		},
 	})
 	register(&Rule{
 		ID: "NAT-01", Title: "OutBoundNAT exceptions miss the cluster or service CIDR", Severity: finding.Fail,
@@ -33,6 +45,20 @@ func init() {
 		Fix:     "Set the CNI's ExceptionList to the cluster CIDR, the service CIDR and the node subnet(s), then recreate the pods (exceptions are applied at creation).",
 		Sources: []string{"kubernetes.io Windows debugging tips (ExceptionList)", "https://github.com/Azure/AKS/issues/1367", "https://github.com/Azure/AKS/issues/1859"},
 		Check:   checkOutboundNAT,
+		Upstream: []string{
+			"containernetworking/plugins pkg/hns/netconf_windows.go ApplyOutboundNatPolicy (OutBoundNAT ExceptionList)",
+			"microsoft/windows-container-networking cni/cni.go GetNetworkInfo (endpoint policies from AdditionalArgs)",
+			"Calico cni-plugin/internal/pkg/utils/winpol/windows_policy.go CalculateEndpointPolicies (IP pool CIDRs appended to the exceptions)",
+			"sig-windows-tools hostprocess/flannel/flanneld/start.ps1 (exceptions: service and pod CIDR)",
+		},
+		Guards: []string{
+			"skipped when neither the cluster nor the service CIDR is known",
+			guardPodLocal,
+			"endpoints without OutBoundNAT (NAT-03's) or whose policies the input hid are not judged",
+			"a wider exception covers a narrower CIDR; a bare address counts as a /32",
+			"exceptions as broad as a /8 are a warning only",
+			guardLinux,
+		},
 	})
 	register(&Rule{
 		ID: "DNS-01", Title: "Pod DNS server is not the cluster DNS", Severity: finding.Fail,
@@ -42,6 +68,18 @@ func init() {
 		Fix:     "Fix the DNS nameservers in the CNI configuration (dns.Nameservers) and recreate the pods.",
 		Sources: []string{"https://github.com/microsoft/hcsshim/issues/2369", "https://github.com/ovn-kubernetes/ovn-kubernetes/issues/336"},
 		Check:   checkPodDNS,
+		Upstream: []string{
+			"containernetworking/plugins pkg/hns/netconf_windows.go GetDNS (runtimeConfig dns servers replace the configuration's dns.Nameservers)",
+			"microsoft/windows-container-networking cni/cni.go GetNetworkInfo (same for sdnoverlay/sdnbridge)",
+			"kubelet clusterDNS: the kube-system/kube-dns Service's ClusterIP",
+		},
+		Guards: []string{
+			"skipped without the kube-system/kube-dns Service",
+			guardPodLocal,
+			"endpoints without DNS servers, or whose DNSServerList the input hid, are not judged",
+			"CNI configurations for the Windows NAT network are not judged",
+			"only the first server must be the cluster DNS",
+		},
 	})
 }
 
@@ -310,6 +348,17 @@ func init() {
 			"containernetworking/plugins pkg/hns/netconf_windows.go (GetDNS: runtimeConfig dns replaces the configuration's)",
 			"microsoft/windows-container-networking cni/cni.go (GetNetworkInfo: namespace prefixed to dns.Search[0]; runtimeConfig searches replace it)"},
 		Check: checkDNSSuffix,
+		Upstream: []string{
+			"containernetworking/plugins pkg/hns/netconf_windows.go GetDNS (win-overlay/win-bridge: runtimeConfig searches replace dns.Search)",
+			"microsoft/windows-container-networking cni/cni.go GetNetworkInfo (sdnoverlay/sdnbridge: the pod's namespace is prefixed to dns.Search[0]; runtimeConfig searches replace it)",
+		},
+		Guards: []string{
+			"only pod endpoints: those on a network a Kubernetes network plugin names (flannel.<VNI>, vxlan0, cbr0, Calico, azure), or on any non-NAT network when something shows the host is a Kubernetes node; Docker's own Overlay (swarm) and L2Bridge networks are not pod networks",
+			"containers on the Windows NAT network (Docker, ctr, containerd's nat plugin) are not pods and are not judged",
+			"skipped on a host with no Kubernetes evidence (kube-proxy flags, pod-network CNI configuration, net-conf.json, a Node with its address) and no pod endpoint",
+			"endpoints without DNS servers, or whose DNSSuffix the input hid, are not judged",
+			"a warning: pods with dnsPolicy Default or None legitimately differ and pod specs are not in the bundle",
+		},
 	})
 }
 

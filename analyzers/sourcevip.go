@@ -33,6 +33,22 @@ func init() {
 			"https://github.com/kubernetes/kubernetes/issues/91912", "https://github.com/kubernetes/kubernetes/pull/91886",
 			"https://github.com/kubernetes/kubernetes/pull/87792", "https://github.com/kubernetes/kubernetes/issues/79359"},
 		Check: checkSourceVIPs,
+		Upstream: []string{
+			"kubernetes pkg/proxy/winkernel/proxier.go syncProxyRules (one SourceVIP per Service port: --source-vip, or the node IP for a remote node-IP or public backend)",
+			"kubernetes pkg/proxy/winkernel/hns.go getLoadBalancer (SourceVIP, FrontendVIPs, DSR flag)",
+			"kubernetes pkg/proxy/winkernel/proxier.go NewProxier (the source VIP exists only on overlay)",
+		},
+		Guards: []string{
+			"only overlay: kube-proxy sets no SourceVIP on L2Bridge or other networks",
+			"a SourceVIP is fine when it is --source-vip or any address of this node (adapters, Node InternalIP, --bind-address, ManagementIP); without kube-proxy's flags any pod-subnet address counts as the source VIP",
+			"a ManagementIP alone does not prove a SourceVIP stale: when it is the only node address known, a SourceVIP outside the cluster CIDR that is neither --source-vip nor the ManagementIP may be kube-proxy's node IP and is only a warning",
+			"when the node's address is known only from a ManagementIP that OVL-01 flags, what depends on it is skipped, naming OVL-01",
+			"load balancers whose backends are not all in the bundle are not judged for their backends",
+			"DSR non-ClusterIP load balancers (externalTrafficPolicy Local) and ClusterIP ones of internalTrafficPolicy Local Services are not judged: their backends are a local subset",
+			"a node-address SourceVIP with pod backends is fine when a sibling load balancer of the Service port has the node backend",
+			"empty and IPv6 SourceVIPs are not judged",
+			guardLinux,
+		},
 	})
 }
 

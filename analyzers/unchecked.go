@@ -4,23 +4,16 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/wincni/diag/catalog"
 	"github.com/wincni/diag/finding"
 )
 
-// Unchecked is a mode of the failure catalog that no bundle can reveal:
-// the data it needs is not on the node, or not in any state diag collects.
-// diag rules lists these with the data each would need, so that a user
-// knows what diag did not look at.
-type Unchecked struct {
-	ID, Title string
-	Severity  finding.Severity // the catalog's, were it checked
-	Needs     string           // the data that would reveal it
-	Why       string
-	Fix       string
-	Sources   []string
-}
-
-var unchecked = []Unchecked{
+// unchecked are the modes of the failure catalog that no bundle can reveal:
+// the data they need is not on the node, or not in any state diag
+// collects. diag rules lists them with the data each would need (Needs),
+// so that a user knows what diag did not look at; Severity is the
+// catalog's, were it checked.
+var unchecked = []catalog.Entry{
 	{
 		ID: "HOST-06", Title: "MAC address spoofing disabled on the VM's NIC (Hyper-V) or forged transmits refused (VMware)", Severity: finding.Fail,
 		Needs: "the hypervisor's view of the node's NIC: Get-VMNetworkAdapter -VMName <node> | Select MacAddressSpoofing on the Hyper-V host, or the vSphere port group's " +
@@ -41,17 +34,12 @@ var unchecked = []Unchecked{
 	},
 }
 
-// UncheckedModes lists the catalog modes diag does not check, in ID order.
-func UncheckedModes() []Unchecked { return unchecked }
-
-// UncheckedMode finds one by ID.
-func UncheckedMode(id string) (Unchecked, bool) {
-	for _, u := range unchecked {
-		if strings.EqualFold(u.ID, id) {
-			return u, true
-		}
+func init() {
+	for _, e := range unchecked {
+		e.Unchecked = true
+		e.Checks = "Nothing: no bundle holds the data this mode shows in."
+		catalog.Declare(e, 0)
 	}
-	return Unchecked{}, false
 }
 
 func uncheckedError(sel string) error {

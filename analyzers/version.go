@@ -32,6 +32,17 @@ func init() {
 		Fix:     "Install the latest cumulative update for the OS (Windows Update or the Microsoft Update Catalog) and reboot.",
 		Sources: []string{"https://github.com/microsoft/SDN/issues/273", "kubernetes.io Networking on Windows (KB4489899 on Windows Server 2019)", "https://github.com/rancher/rancher/issues/20511"},
 		Check:   checkOverlayBuild,
+		Upstream: []string{
+			"microsoft/hcsshim hcn/hcnglobals.go RemoteSubnetVersion (HNS 9.2 and later)",
+			"flannel pkg/backend/vxlan/vxlan_windows.go (hcn.RemoteSubnetSupported before creating the network)",
+			"kubernetes pkg/proxy/winkernel/proxier.go NewProxier (overlay requires RemoteSubnetSupported)",
+		},
+		Guards: []string{
+			"skipped without an Overlay network, or when the build is unknown",
+			"build 17763 with an unknown update revision is not judged",
+			"a hotfix list naming KB4482887 or KB4489899 passes",
+			guardLinux,
+		},
 	})
 	register(&Rule{
 		ID: "VER-02", WindowsOnly: true, Title: "Known-bad OS update for container networking", Severity: finding.Fail,
@@ -41,6 +52,14 @@ func init() {
 		Fix:     "Install KB5044281 (20348.2762) or a later cumulative update and reboot.",
 		Sources: []string{"https://github.com/microsoft/Windows-Containers/issues/516", "https://github.com/projectcalico/calico/issues/9019", "https://github.com/projectcalico/calico/issues/8529"},
 		Check:   checkKnownBadBuild,
+		Upstream: []string{
+			"Windows Server 2022 cumulative updates 20348.2322 to 20348.2761 (HNS regression; microsoft/Windows-Containers#516, fixed by KB5044281)",
+		},
+		Guards: []string{
+			"skipped when the build or update revision is unknown",
+			"a hotfix list naming KB5044281 passes",
+			guardLinux,
+		},
 	})
 }
 

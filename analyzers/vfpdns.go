@@ -22,6 +22,15 @@ func init() {
 		Fix:     "Restart-Service -Force hns (then kube-proxy reprograms the rules); if it recurs, update the node (the HNS fixes ship in cumulative updates).",
 		Sources: []string{"microsoft/SDN Kubernetes/windows/debug/networkmonitor/networkhealth.ps1 CheckVfpDnsRuleMissing (LB_DSR / LB_DSR_IPv4_OUT, RULE.*53_53_6 and 53_53_17)"},
 		Check:   checkVFPDNSRules,
+		Upstream: []string{
+			"microsoft/SDN Kubernetes/windows/debug/networkmonitor/networkhealth.ps1 CheckVfpDnsRuleMissing: vfpctrl /port <port> /layer LB_DSR /group LB_DSR_IPv4_OUT /list-rule must hold RULE ...53_53_6 and ...53_53_17 on every local endpoint's port",
+			"kubernetes pkg/proxy/winkernel: the kube-dns ClusterIP load balancers (TCP and UDP 53) are programmed by HNS into each local port's LB_DSR layer",
+		},
+		Guards: []string{
+			"only ports dumped with an LB_DSR layer whose LB_DSR_IPv4_OUT group has rules: where kube-proxy's load balancers do not reach the port's VFP, nothing is expected",
+			"only with the cluster DNS Service in the bundle, and only the protocols its port 53 offers",
+			"only ports a local endpoint owns",
+		},
 	})
 }
 

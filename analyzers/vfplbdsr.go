@@ -27,6 +27,21 @@ func init() {
 		Sources: []string{"microsoft/SDN Kubernetes/windows/debug/networkhealth.ps1 DSRLoadBalancerPolicyVfpRules (LB_DSR_*_<ManagementIP>_<VIP>_<port>_<target port>_<protocol> on every local port)",
 			"microsoft/SDN networkmonitor CheckDuplicate_LB_DSR_VfpRules (rules keyed by destination IPs, ports and protocols)"},
 		Check: checkLBDSRRules,
+		Upstream: []string{
+			"microsoft/SDN Kubernetes/windows/debug/networkhealth.ps1 DSRLoadBalancerPolicyVfpRules: every DSR load balancer's rule LB_DSR_*_<ManagementIP>_<VIP>_<external port>_<internal port>_<protocol> in LB_DSR / LB_DSR_IPv4_OUT of every local endpoint's port",
+			"microsoft/SDN networkmonitor CheckDuplicate_LB_DSR_VfpRules: rules of LB_DSR_IPv4_OUT / LB_DSR_IPv6_OUT keyed by destination IPs, ports and protocols; more than one per key is the defect",
+			"kubernetes pkg/proxy/winkernel/hns.go getLoadBalancer (Flags 1 = DSR with --enable-dsr; the port mappings' external and internal ports)",
+		},
+		Guards: []string{
+			"only ports dumped with an LB_DSR group that holds rules: where kube-proxy's load balancers do not reach the port's VFP, nothing is expected",
+			"only DSR load balancers of ClusterIPs (a Service's ClusterIP when the bundle has Services, else a VIP whose port mapping is not marked VipExternalIP) that HNS shows as applied (V1 State 2, or no state); NodePort, external IP and ingress load balancers are not judged",
+			"a warning: HNS and VFP are read moments apart and kube-proxy recreates load balancers as endpoints change (networkhealth.ps1 looks again after 10 s before it reports)",
+			"the cluster DNS Service's port 53 is SVC-11's",
+			"a rule matches by its name's suffix (anything after a further underscore allowed) or by equal destination address, port and protocol conditions",
+			"duplicates only among rules whose conditions show a destination address and port, and that have every condition alike",
+			guardHidden,
+			guardLinux,
+		},
 	})
 }
 

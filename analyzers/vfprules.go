@@ -22,6 +22,18 @@ func init() {
 		Sources: []string{"https://github.com/projectcalico/calico/issues/8569", "https://github.com/projectcalico/calico/issues/12862",
 			"https://github.com/flannel-io/flannel/issues/1394", "microsoft/SDN networkhealth.ps1, CompareHnsAndVfpEndpoints.psm1"},
 		Check: checkVFPDivergence,
+		Upstream: []string{
+			"microsoft/SDN Kubernetes/windows/debug/networkmonitor/networkhealth.ps1 (VFP layers and rules per endpoint port, vfpctrl)",
+			"microsoft/SDN Kubernetes/windows/debug/monitoring/strategies/CompareHnsAndVfpEndpoints.psm1",
+			"flannel pkg/backend/vxlan/vxlan_network_windows.go (the RemoteSubnetRoutes HNS turns into encap rules)",
+		},
+		Guards: []string{
+			"only local endpoints of Overlay pod networks",
+			"VFP ports dumped without rules, and ports no endpoint owns, are not judged; skipped when no port is",
+			"an encap rule whose destination (DIP) the dump does not show is not compared",
+			"endpoints of another network are skipped",
+			guardLinux,
+		},
 	})
 }
 

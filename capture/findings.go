@@ -92,15 +92,6 @@ type issue struct {
 	subjects []string
 }
 
-func ruleByID(id string) Rule {
-	for _, r := range Rules {
-		if r.ID == id {
-			return r
-		}
-	}
-	return Rule{ID: id}
-}
-
 func tcpState(fl *Flow) string {
 	if fl.Proto != "tcp" {
 		return ""

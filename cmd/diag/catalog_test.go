@@ -3,7 +3,10 @@ package main
 import (
 	"os"
 	"regexp"
+	"strings"
 	"testing"
+
+	"github.com/wincni/diag/catalog"
 )
 
 // Every mode of the failure catalog is a rule diag runs (on bundles or
@@ -25,6 +28,37 @@ func TestCatalogCovered(t *testing.T) {
 		}
 		if r.Unchecked && r.Needs == "" {
 			t.Errorf("%s is not checked and does not say what it would need", m[1])
+		}
+	}
+}
+
+// Every rule diag checks, on bundles or captures, says what upstream
+// behaviour it is grounded in, which false-positive guards it has and
+// where it is declared; every entry is one line.
+func TestCatalogGrounding(t *testing.T) {
+	rules := catalog.Rules()
+	if len(rules) < 60 {
+		t.Fatalf("the catalog holds %d rules: the capture or analyzers package did not declare theirs", len(rules))
+	}
+	for _, r := range rules {
+		if len(r.Upstream) == 0 {
+			t.Errorf("%s: no Upstream entry (component and file the rule is grounded in)", r.ID)
+		}
+		if len(r.Guards) == 0 {
+			t.Errorf("%s: no Guards entry (false-positive guards)", r.ID)
+		}
+		if !strings.HasPrefix(r.File, "analyzers/") && !strings.HasPrefix(r.File, "capture/") {
+			t.Errorf("%s: declared in %q", r.ID, r.File)
+		}
+		for _, s := range append(append([]string{}, r.Upstream...), r.Guards...) {
+			if strings.TrimSpace(s) == "" || strings.Contains(s, "\n") {
+				t.Errorf("%s: empty or multi-line grounding entry %q", r.ID, s)
+			}
+		}
+	}
+	for _, r := range catalog.Unchecked() {
+		if r.Needs == "" || r.File == "" {
+			t.Errorf("%s: not checked, but says neither what it would need nor where it is declared", r.ID)
 		}
 	}
 }

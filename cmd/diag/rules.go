@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
@@ -12,8 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wincni/diag/analyzers"
-	"github.com/wincni/diag/capture"
-	"github.com/wincni/diag/snapshot"
+	"github.com/wincni/diag/catalog"
 )
 
 func newRulesCommand(e *env) *cobra.Command {
@@ -91,90 +89,15 @@ func writeJSONValue(e *env, v any) error {
 	return enc.Encode(v)
 }
 
-func init() {
-	for _, r := range capture.Rules {
-		analyzers.ExtraRuleIDs = append(analyzers.ExtraRuleIDs, r.ID)
-	}
-}
+// ruleDoc is one rule of the catalog as diag rules shows it.
+type ruleDoc = catalog.Entry
 
-// ruleDoc is what diag rules shows of a bundle rule or a capture rule.
-type ruleDoc struct {
-	ID       string   `json:"id"`
-	Title    string   `json:"title"`
-	Severity string   `json:"severity"`
-	Needs    string   `json:"needs,omitempty"`
-	Checks   string   `json:"checks,omitempty"`
-	Why      string   `json:"why,omitempty"`
-	Fix      string   `json:"fix,omitempty"`
-	Sources  []string `json:"sources,omitempty"`
-	// Upstream is the upstream behaviour the rule is grounded in
-	// (component and file); Guards are its false-positive guards.
-	Upstream []string `json:"upstream,omitempty"`
-	Guards   []string `json:"guards,omitempty"`
-	// Unchecked marks a catalog mode no bundle can reveal; Needs says
-	// what data would.
-	Unchecked bool `json:"unchecked,omitempty"`
-}
-
-func allRules() []ruleDoc {
-	var out []ruleDoc
-	for _, r := range analyzers.Rules() {
-		g := r.Grounding()
-		out = append(out, ruleDoc{ID: r.ID, Title: r.Title, Severity: r.Severity.String(), Needs: needs(r), Checks: r.Checks, Why: r.Why, Fix: r.Fix, Sources: r.Sources,
-			Upstream: g.Upstream, Guards: g.Guards})
-	}
-	for _, r := range capture.Rules {
-		g, _ := analyzers.GroundingFor(r.ID)
-		out = append(out, ruleDoc{ID: r.ID, Title: r.Title, Severity: r.Severity.String(), Needs: r.Needs, Checks: r.Checks, Why: r.Why, Fix: r.Fix, Sources: r.Sources,
-			Upstream: g.Upstream, Guards: g.Guards})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
-}
-
-// uncheckedRules are the catalog modes diag does not check.
-func uncheckedRules() []ruleDoc {
-	var out []ruleDoc
-	for _, u := range analyzers.UncheckedModes() {
-		out = append(out, ruleDoc{ID: u.ID, Title: u.Title, Severity: u.Severity.String(), Needs: u.Needs,
-			Checks: "Nothing: no bundle holds the data this mode shows in.", Why: u.Why, Fix: u.Fix, Sources: u.Sources, Unchecked: true})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
-}
-
+func allRules() []ruleDoc       { return catalog.Rules() }
+func uncheckedRules() []ruleDoc { return catalog.Unchecked() }
 func lookupRule(id string) (ruleDoc, bool) {
-	for _, r := range append(allRules(), uncheckedRules()...) {
-		if strings.EqualFold(r.ID, id) {
-			return r, true
-		}
-	}
-	return ruleDoc{}, false
+	return catalog.Lookup(id)
 }
-
-func needs(r *analyzers.Rule) string {
-	var parts []string
-	for _, in := range r.Needs {
-		parts = append(parts, snapshot.InputFiles[in])
-	}
-	return strings.Join(parts, "; ")
-}
-
-// ruleFamily is the rules of a family (OVL, svc, CAP-): the IDs that start
-// with it and a dash.
-func ruleFamily(prefix string) []ruleDoc {
-	p := strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(prefix)), "-") + "-"
-	if p == "-" {
-		return nil
-	}
-	var out []ruleDoc
-	for _, r := range allRules() {
-		if strings.HasPrefix(r.ID, p) {
-			out = append(out, r)
-		}
-	}
-	return out
-}
+func ruleFamily(prefix string) []ruleDoc { return catalog.Family(prefix) }
 
 func listRulesOf(e *env, rules []ruleDoc) error {
 	return listRules(e, rules)
@@ -291,6 +214,9 @@ func explainRule(e *env, r ruleDoc) error {
 	}
 	list("GROUNDED IN", r.Upstream)
 	list("FALSE-POSITIVE GUARDS", r.Guards)
+	if r.File != "" {
+		fmt.Fprintf(&b, "DECLARED IN\n  %s\n\n", r.File)
+	}
 	b.WriteString("SOURCES\n")
 	for _, s := range r.Sources {
 		fmt.Fprintf(&b, "  %s\n", s)

@@ -1,0 +1,116 @@
+// Package catalog is the one list of diag's rules: every rule, whether the
+// analyzers run it on bundles, the capture decoder on packets, or no input
+// can reveal it, declares itself here once, with what it checks, why, the
+// fix, the upstream behaviour it is grounded in, its false-positive guards
+// and the file it lives in. diag rules, docs/rules.md, --rules selection
+// and the reports' "About" text read it.
+//
+// It imports finding only (for Severity): analyzers and capture import it.
+package catalog
+
+import (
+	"fmt"
+	"path"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/wincni/diag/finding"
+)
+
+// Entry is one rule as diag documents it. The JSON keys are those of
+// diag rules -o json.
+type Entry struct {
+	ID       string           `json:"id"`
+	Title    string           `json:"title"`
+	Severity finding.Severity `json:"severity"`
+	// Needs names the inputs without which the rule is skipped; for an
+	// unchecked mode, the data that would reveal it.
+	Needs   string   `json:"needs,omitempty"`
+	Checks  string   `json:"checks,omitempty"`
+	Why     string   `json:"why,omitempty"`
+	Fix     string   `json:"fix,omitempty"`
+	Sources []string `json:"sources,omitempty"`
+	// Upstream is the upstream behaviour the rule is grounded in
+	// (component and file); Guards are its false-positive guards.
+	Upstream []string `json:"upstream,omitempty"`
+	Guards   []string `json:"guards,omitempty"`
+	// Unchecked marks a mode of the failure catalog no bundle can reveal.
+	Unchecked bool `json:"unchecked,omitempty"`
+	// File is where the rule is declared (analyzers/overlay.go).
+	File string `json:"file,omitempty"`
+}
+
+var (
+	mu      sync.RWMutex
+	entries = map[string]Entry{}
+)
+
+// Declare adds a rule to the catalog; a second rule with the same ID is a
+// bug, refused at start-up. It records the file of the declaration that
+// called it (skip: the frames between that declaration and Declare).
+func Declare(e Entry, skip int) {
+	if _, file, _, ok := runtime.Caller(skip + 1); ok {
+		e.File = path.Join(path.Base(path.Dir(file)), path.Base(file))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := entries[e.ID]; dup {
+		panic(fmt.Sprintf("catalog: rule %s declared twice", e.ID))
+	}
+	entries[e.ID] = e
+}
+
+// Rules lists the rules diag checks, in ID order.
+func Rules() []Entry { return list(false) }
+
+// Unchecked lists the modes diag does not check, in ID order.
+func Unchecked() []Entry { return list(true) }
+
+func list(unchecked bool) []Entry {
+	mu.RLock()
+	defer mu.RUnlock()
+	var out []Entry
+	for _, e := range entries {
+		if e.Unchecked == unchecked {
+			out = append(out, e)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// Lookup finds a rule, checked or not, by ID in any case.
+func Lookup(id string) (Entry, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	e, ok := entries[strings.ToUpper(strings.TrimSpace(id))]
+	return e, ok
+}
+
+// Family lists the checked rules of a family (OVL, svc, CAP-): the IDs
+// that start with it and a dash.
+func Family(prefix string) []Entry {
+	p := strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(prefix)), "-") + "-"
+	if p == "-" {
+		return nil
+	}
+	var out []Entry
+	for _, e := range Rules() {
+		if strings.HasPrefix(e.ID, p) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// About is what a rule checks and why it matters, for a report read
+// without the documentation at hand.
+func About(id string) string {
+	e, ok := Lookup(id)
+	if !ok {
+		return ""
+	}
+	return strings.TrimSpace(e.Checks + " " + e.Why)
+}
