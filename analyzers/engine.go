@@ -1,6 +1,3 @@
-// Package analyzers is the rule engine and the rules. Rules take snapshots
-// (never files or the OS) and return findings; the engine adds identity,
-// skips rules whose inputs are missing and contains rules that crash.
 package analyzers
 
 import (

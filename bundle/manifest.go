@@ -1,6 +1,3 @@
-// Package bundle is the diag bundle format: a zip (or a directory with the
-// same layout) of raw node artifacts plus manifest.json. The writer is atomic
-// and checksums every entry; the reader treats its input as hostile.
 package bundle
 
 import (

@@ -1,7 +1,3 @@
-// Package capture reads pcap and pcapng files, decodes VXLAN overlay traffic
-// with a fixed-header fast path, keeps per-tunnel and per-flow state, and
-// turns what it sees into findings (CAP-01..CAP-09). Memory grows with the
-// number of flows, never with the number of packets.
 package capture
 
 import (

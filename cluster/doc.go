@@ -3,4 +3,6 @@
 // (a HostProcess pod on Windows) and streams the bundle back over the pod's
 // exec stdout, framed and checksummed (stream.go), with bounded
 // concurrency, a deadline per node, and every pod it made removed.
+//
+// Imports: bundle.
 package cluster

@@ -1,5 +1,3 @@
-// Package finding holds the result model shared by every producer of findings
-// (the bundle analyzers and, later, the capture decoder) and every report.
 package finding
 
 import (

@@ -218,9 +218,9 @@ func TestDiffHTMLInBrowser(t *testing.T) {
 				chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.Headless,
 				chromedp.Flag("disable-background-networking", true),
 				chromedp.UserDataDir(filepath.Join(t.TempDir(), "profile")),
-		// Chromium makes scratch directories (org.chromium.Chromium.*) in
-		// TMPDIR and leaves them when it is stopped: keep them in the test's.
-		chromedp.Env("TMPDIR="+t.TempDir()),
+				// Chromium makes scratch directories (org.chromium.Chromium.*) in
+				// TMPDIR and leaves them when it is stopped: keep them in the test's.
+				chromedp.Env("TMPDIR="+t.TempDir()),
 				chromedp.WindowSize(width, 900))
 			actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 			defer cancelAlloc()

@@ -1,6 +1,3 @@
-// Package report renders findings for people (a terminal table) and for
-// machines (JSON). Renderers take a Report and a writer; they never decide
-// about colour or terminal size themselves: the command line tells them.
 package report
 
 import (

@@ -1,6 +1,3 @@
-// Package snapshot is the normalized model of one node's networking state,
-// and the parsers that build it from the raw artifacts of a bundle (HNS v1
-// and v2 JSON, host facts, Kubernetes lists). Rules only ever see this model.
 package snapshot
 
 import (

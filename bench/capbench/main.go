@@ -2,6 +2,8 @@
 // writes the benchmark capture or the bundle of a node in an N-node cluster,
 // measures the raw read rate (the I/O limit), and runs a command measuring
 // its wall time and peak memory. It is not part of diag.
+//
+// Imports: gen.
 package main
 
 import (

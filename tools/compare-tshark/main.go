@@ -8,6 +8,8 @@
 // It prints one row per file and figure and exits 1 when a figure differs
 // where no documented deliberate difference (docs/capture-vs-tshark.md)
 // explains it. Without tshark it says so and exits 0.
+//
+// Imports: none.
 package main
 
 import (

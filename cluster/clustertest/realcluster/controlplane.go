@@ -4,6 +4,8 @@
 // by running a stand-in collector on this machine. The binaries come from
 // tools/testcluster/build.sh; without them the tests that need the
 // control plane are skipped with the command that builds them.
+//
+// Imports: none.
 package realcluster
 
 import (

@@ -15,6 +15,8 @@
 //
 // The file is written by hand with encoding/binary (the standard library has
 // no PE writer). Usage: go run ./tools/wine/prngdll OUT.dll
+//
+// Imports: none.
 package main
 
 import (

@@ -8,6 +8,8 @@
 //	partial  the same, then exits 3 as a collection with failed collectors does
 //	fail     says why on stderr and exits 1, sending nothing
 //	hang     sends nothing and never exits
+//
+// Imports: none.
 package main
 
 import (

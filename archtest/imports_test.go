@@ -1,0 +1,129 @@
+package archtest
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/wincni/diag/"
+
+var importsLine = regexp.MustCompile(`(?s)\n// Imports: (.*?)\.\n`)
+
+// allowed reads "Imports: a, b (why), c." from a package comment: the
+// diag packages it may import; nil with ok for "any".
+func allowed(doc string) (pkgs []string, any, ok bool) {
+	m := importsLine.FindStringSubmatch("\n" + doc)
+	if m == nil {
+		return nil, false, false
+	}
+	text := strings.ReplaceAll(m[1], "\n// ", " ")
+	text = regexp.MustCompile(`\([^)]*\)`).ReplaceAllString(text, "")
+	if strings.HasPrefix(text, "any") {
+		return nil, true, true
+	}
+	if strings.HasPrefix(text, "none") {
+		return nil, false, true
+	}
+	for _, p := range regexp.MustCompile(`[,;]`).Split(text, -1) {
+		if f := strings.Fields(p); len(f) > 0 {
+			pkgs = append(pkgs, f[0])
+		}
+	}
+	return pkgs, false, true
+}
+
+func TestImportGraph(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := map[string][]string{}
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "dist" || d.Name() == "bin" || d.Name() == "test-output") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go") {
+			dirs[filepath.Dir(p)] = append(dirs[filepath.Dir(p)], p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dirs) < 15 {
+		t.Fatalf("found only %d packages under %s", len(dirs), root)
+	}
+	for dir, files := range dirs {
+		rel, _ := filepath.Rel(root, dir)
+		rel = filepath.ToSlash(rel)
+		var doc string
+		imports := map[string]string{} // diag package -> a file importing it
+		for _, f := range files {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			af, err := parser.ParseFile(token.NewFileSet(), f, src, parser.ImportsOnly|parser.ParseComments)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if af.Doc != nil {
+				if doc != "" {
+					t.Errorf("%s: two package comments (%s and another file): one home, doc.go", rel, filepath.Base(f))
+				}
+				doc = "// " + strings.ReplaceAll(strings.TrimSpace(af.Doc.Text()), "\n", "\n// ")
+			}
+			for _, im := range af.Imports {
+				p := strings.Trim(im.Path.Value, `"`)
+				if strings.HasPrefix(p, module) {
+					imports[strings.TrimPrefix(p, module)] = filepath.Base(f)
+				}
+			}
+		}
+		if doc == "" {
+			t.Errorf("%s: no package comment saying what it owns and what it imports", rel)
+			continue
+		}
+		ok, any, found := allowed(doc + "\n")
+		if !found {
+			t.Errorf("%s: its package comment has no 'Imports:' line", rel)
+			continue
+		}
+		if any {
+			continue
+		}
+		for p, file := range imports {
+			if !slices.Contains(ok, p) {
+				t.Errorf("%s imports %s (in %s), which its package comment does not allow (Imports: %s)", rel, p, file, strings.Join(ok, ", "))
+			}
+		}
+	}
+}
+
+// A package that names a package it does not import says less than it
+// seems to: the allowed list is checked against a real comment.
+func TestAllowedParsing(t *testing.T) {
+	for doc, want := range map[string]string{
+		"// Package x is.\n//\n// Imports: bundle (the manifest), snapshot.\n":                                           "bundle snapshot",
+		"// Package x is.\n//\n// Imports: analyzers (the engine's Result), bundle\n// (collector statuses), capture.\n": "analyzers bundle capture",
+		"// Package x.\n//\n// Imports: none.\n":                                                                         "",
+	} {
+		got, _, ok := allowed(doc)
+		if !ok || strings.Join(got, " ") != want {
+			t.Errorf("%q: %v %v, want %q", doc, got, ok, want)
+		}
+	}
+	if _, _, ok := allowed("// Package x has no line.\n"); ok {
+		t.Error("a comment without Imports: was read as one")
+	}
+}

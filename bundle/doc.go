@@ -1,0 +1,6 @@
+// Package bundle is the diag bundle format: a zip (or a directory with the
+// same layout) of raw node artifacts plus manifest.json. The writer is atomic
+// and checksums every entry; the reader treats its input as hostile.
+//
+// Imports: none.
+package bundle

@@ -1,0 +1,8 @@
+// Package capture reads pcap and pcapng files, decodes VXLAN and Geneve
+// overlay traffic with a fixed-header fast path, keeps per-tunnel and
+// per-flow state, and turns what it sees into findings (the CAP rules,
+// declared in the catalog). Memory grows with the number of flows, never
+// with the number of packets. It also captures live (AF_PACKET, pktmon).
+//
+// Imports: bundle, catalog, finding, snapshot.
+package capture

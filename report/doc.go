@@ -1,0 +1,8 @@
+// Package report renders the analyze, diff and capture reports as a
+// terminal table, Markdown, JSON and one self-contained HTML page. A
+// renderer takes a report and a writer; it never decides about colour or
+// terminal size itself: the command line tells it.
+//
+// Imports: analyzers (the engine's Result), bundle (collector statuses),
+// capture, catalog, diff, finding, snapshot.
+package report
