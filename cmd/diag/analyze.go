@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -32,6 +33,7 @@ type analyzeOptions struct {
 }
 
 func newAnalyzeCommand(e *env, g *globalOptions) *cobra.Command {
+	defaults := defaultAnalyzeOptions()
 	o := &analyzeOptions{}
 	c := &cobra.Command{
 		Use:   "analyze INPUT... | -",
@@ -60,25 +62,33 @@ finding reaches --fail-on but a rule crashed, the exit status is 1.`,
   diag analyze -o json --fail-on warn node1.zip node2.zip > findings.json
   diag analyze --rules OVL --skip-rules OVL-02 bundle.zip`,
 		Args: minArgs(1, "at least one input (a bundle, collectlogs output, a paste, or - for standard input)"),
-		RunE: func(c *cobra.Command, args []string) error { return runAnalyze(e, g, o, args) },
+		RunE: func(c *cobra.Command, args []string) error { return runAnalyze(c.Context(), e, g, o, args) },
 	}
 	f := c.Flags()
-	f.StringVarP(&o.output, "output", "o", "table", "report format: table, markdown, json or html")
+	f.StringVarP(&o.output, "output", "o", defaults.output, "report format: table, markdown, json or html")
 	foldCase(f, "output")
 	f.StringVar(&o.outputFile, "output-file", "", "write the report to this file instead of standard output")
 	f.BoolVar(&o.force, "force", false, "replace --output-file if it exists")
-	f.StringVar(&o.failOn, "fail-on", "fail", "exit 3 when a finding is at or above this severity: fail, warn, info, or never")
+	f.StringVar(&o.failOn, "fail-on", defaults.failOn, "exit 3 when a finding is at or above this severity: fail, warn, info, or never")
 	f.StringSliceVar(&o.rules, "rules", nil, "run only these rules (IDs or families, e.g. OVL-01,SVC)")
 	f.StringSliceVar(&o.skipRules, "skip-rules", nil, "do not run these rules (IDs or families)")
 	f.BoolVar(&o.showSkip, "show-skipped", false, "list every rule skipped for want of its inputs, with the input it needs (table output; other formats always have them)")
 	addCaptureLimitFlags(f, &o.capture)
-	f.StringVar(&o.maxPart, "max-part-size", "64MiB", "the largest part of an input read whole (console text, a JSON value up to a 16th of it); larger parts are skipped with a note")
+	f.StringVar(&o.maxPart, "max-part-size", defaults.maxPart, "the largest part of an input read whole (console text, a JSON value up to a 16th of it); larger parts are skipped with a note")
 	c.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(report.FormatNames(), cobra.ShellCompDirectiveNoFileComp))
 	c.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"fail", "warn", "info", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 
-func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) error {
+// defaultAnalyzeOptions are analyze's flags as a user who gives none has
+// them (collect --cluster analyzes with them too).
+func defaultAnalyzeOptions() analyzeOptions {
+	return analyzeOptions{output: "table", failOn: "fail", maxPart: "64MiB", capture: capture.Limits{
+		MaxPacketSize: capture.DefaultMaxPacketSize, MaxInterfaces: capture.DefaultMaxInterfaces, MaxFlows: capture.DefaultMaxFlows, MaxTunnels: capture.DefaultMaxTunnels,
+	}}
+}
+
+func runAnalyze(ctx context.Context, e *env, g *globalOptions, o *analyzeOptions, paths []string) error {
 	format, err := report.ParseFormat(o.output)
 	if err != nil {
 		return usageErrorf("--output %v", err)
@@ -120,6 +130,9 @@ func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) err
 	var unread []error
 	var read []string // the inputs read, in snaps' order
 	for i, p := range paths {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("analysis stopped after %d of %d inputs: %w", i, len(paths), context.Cause(ctx))
+		}
 		prog.step("reading", i+1, len(paths), p)
 		var s *snapshot.Snapshot
 		if p == "-" {

@@ -81,7 +81,7 @@ addresses (CAP-04) and their DR MACs (CAP-07), the pod subnets (CAP-01).` + exit
 					return outOfRange(c, "vxlan-port", p)
 				}
 			}
-			return runCaptureDecode(e, g, o, args)
+			return runCaptureDecode(c.Context(), e, g, o, args)
 		},
 	}
 	f := c.Flags()
@@ -101,7 +101,7 @@ addresses (CAP-04) and their DR MACs (CAP-07), the pod subnets (CAP-01).` + exit
 	return c
 }
 
-func runCaptureDecode(e *env, g *globalOptions, o *captureDecodeOptions, files []string) error {
+func runCaptureDecode(ctx context.Context, e *env, g *globalOptions, o *captureDecodeOptions, files []string) error {
 	format, err := report.ParseFormat(o.output)
 	if err != nil {
 		return usageErrorf("--output %v", err)
@@ -142,7 +142,10 @@ func runCaptureDecode(e *env, g *globalOptions, o *captureDecodeOptions, files [
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(captureMemoryLimit(0)))
 	opts.FlowsGrew = func(flows int) { debug.SetMemoryLimit(captureMemoryLimit(flows)) }
 	a := capture.NewAnalyzer(opts)
-	for _, f := range files {
+	for i, f := range files {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("decoding stopped after %d of %d files: %w", i, len(files), context.Cause(ctx))
+		}
 		if err := a.ReadFile(f); err != nil {
 			return err
 		}

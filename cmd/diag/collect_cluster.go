@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/wincni/diag/capture"
 	"github.com/wincni/diag/cluster"
 	"github.com/wincni/diag/collectors"
 	"github.com/wincni/diag/report"
@@ -275,9 +274,9 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 		return &exitError{code: exitFindings, err: fmt.Errorf("no bundle arrived from the %d node(s) tried (%s says why for each)", todo, filepath.Join(dir, "cluster.json"))}
 	}
 	left := rep.PodsLeft()
-	aerr := runAnalyze(e, g, &analyzeOptions{output: o.report, outputFile: o.reportFile, force: co.force, failOn: "fail", maxPart: "64MiB", capture: capture.Limits{
-		MaxPacketSize: capture.DefaultMaxPacketSize, MaxInterfaces: capture.DefaultMaxInterfaces, MaxFlows: capture.DefaultMaxFlows, MaxTunnels: capture.DefaultMaxTunnels,
-	}}, bundles)
+	ao := defaultAnalyzeOptions()
+	ao.output, ao.outputFile, ao.force = o.report, o.reportFile, co.force
+	aerr := runAnalyze(ctx, e, g, &ao, bundles)
 	if aerr == nil && len(bundles) < todo+skippedWanted {
 		return &exitError{code: exitFindings, err: fmt.Errorf("the collection is partial: %d of %d node(s) gave a bundle (%s)", len(bundles), todo+skippedWanted, filepath.Join(dir, "cluster.json"))}
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"io"
 	"strings"
 
@@ -55,7 +57,7 @@ Two inputs of different nodes are refused unless --any-nodes.` + exitStatusCommo
 			}
 			return nil
 		},
-		RunE: func(c *cobra.Command, args []string) error { return runDiff(e, g, o, args[0], args[1]) },
+		RunE: func(c *cobra.Command, args []string) error { return runDiff(c.Context(), e, g, o, args[0], args[1]) },
 	}
 	f := c.Flags()
 	f.StringVarP(&o.output, "output", "o", "table", "report format: table, markdown, json or html")
@@ -68,7 +70,7 @@ Two inputs of different nodes are refused unless --any-nodes.` + exitStatusCommo
 	return c
 }
 
-func runDiff(e *env, g *globalOptions, o *diffOptions, oldPath, newPath string) error {
+func runDiff(ctx context.Context, e *env, g *globalOptions, o *diffOptions, oldPath, newPath string) error {
 	format, err := report.ParseFormat(o.output)
 	if err != nil {
 		return usageErrorf("--output %v", err)
@@ -95,6 +97,9 @@ func runDiff(e *env, g *globalOptions, o *diffOptions, oldPath, newPath string) 
 	old, err := load(oldPath)
 	if err != nil {
 		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("diff stopped after reading %s: %w", oldPath, context.Cause(ctx))
 	}
 	cur, err := load(newPath)
 	if err != nil {

@@ -1,0 +1,29 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// A command given a context that ends (Ctrl-C in collect --cluster, which
+// then analyzes) stops between its inputs and says how far it came.
+func TestCommandsStopWithTheirContext(t *testing.T) {
+	var out, errb bytes.Buffer
+	e := &env{stdout: &out, stderr: &errb, getenv: func(string) string { return "" }, now: time.Now,
+		isTerminal: func() bool { return false }, termWidth: func() int { return 120 }, stderrTerminal: func() bool { return false }}
+	g := &globalOptions{color: "never"}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	ao := defaultAnalyzeOptions()
+	err := runAnalyze(ctx, e, g, &ao, []string{seedBroken, seedFixed})
+	if !errors.Is(err, context.Canceled) || out.Len() != 0 {
+		t.Errorf("analyze: %v, wrote %d bytes", err, out.Len())
+	}
+	err = runDiff(ctx, e, g, &diffOptions{output: "table", maxPart: "64MiB"}, seedBroken, seedFixed)
+	if !errors.Is(err, context.Canceled) || out.Len() != 0 {
+		t.Errorf("diff: %v, wrote %d bytes", err, out.Len())
+	}
+}
