@@ -180,6 +180,18 @@ var groundings = map[string]Grounding{
 			"a warning: a reset may be a closed port or policy doing its job",
 		},
 	},
+	"CAP-10": {
+		Upstream: []string{
+			"RFC 1191 §4 (fragmentation needed carries the next-hop MTU), RFC 4443 §3.2 (packet too big), RFC 792 and RFC 1812 §4.3.2.3 (the error quotes the start of the dropped packet)",
+			"flannel pkg/backend/vxlan/vxlan_network.go (encapOverhead 50: FLANNEL_MTU = interface MTU - 50)",
+			"Calico docs networking/configuring/mtu (VXLAN over IPv4 50 bytes, over IPv6 70; veth and tunnel device MTU)",
+		},
+		Guards: []string{
+			"only ICMP errors whose quoted packet is UDP to a VXLAN port or to Geneve's 6081 count; too-big errors about other traffic, and other ICMP errors about tunnel packets, do not",
+			"ICMP errors carried inside the tunnel are CAP-09's",
+			"a router that gives no MTU (before RFC 1191) is reported without a pod MTU to set",
+		},
+	},
 
 	// DNS.
 	"DNS-01": {

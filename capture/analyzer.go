@@ -106,7 +106,7 @@ type Result struct {
 	VXLANPackets   int64         `json:"vxlanPackets"`
 	Truncated      int64         `json:"truncated"`
 	Duplicates     int64         `json:"duplicates"`
-	Geneve         int64         `json:"geneve,omitempty"` // UDP 6081 frames, with VXLAN inside or not
+	Geneve         int64         `json:"geneve,omitempty"` // frames with a Geneve layer (a whole header), with VXLAN inside or not
 	GPE            int64         `json:"vxlanGPE,omitempty"`
 	Nested         int64         `json:"nestedVXLAN,omitempty"`         // VXLAN frames with VXLAN inside
 	Malformed      int64         `json:"malformed,omitempty"`           // CAP-08: not VXLAN, or a malformed inner packet
@@ -114,6 +114,7 @@ type Result struct {
 	OuterFragments int64         `json:"outerFragments,omitempty"`      // later IP fragments, undecodable
 	Unverified     int64         `json:"checksumsUnverified,omitempty"` // VXLAN packets cut before the inner packet's end
 	OtherLinkTypes int64         `json:"undecodedLinkTypes,omitempty"`
+	GRE            int64         `json:"gre,omitempty"` // GRE packets (ERSPAN mirrors, GRE tunnels): not decoded
 	Tunnels        []*Tunnel     `json:"tunnels"`
 	Flows          []*Flow       `json:"flows"`
 	// Past Limits.MaxFlows and MaxTunnels: counted, not tracked one by one.
@@ -168,6 +169,11 @@ type Analyzer struct {
 	flowOver, tunOver overflow
 	otherPrefixes     map[netip.Prefix]struct{} // pod subnets seen only in untracked flows
 	prefixesCut       bool                      // more of those than maxOtherPrefixes
+
+	// Underlay ICMP errors about tunnel packets too big (CAP-10).
+	tooBig      map[tooBigKey]*tooBigStat
+	tooBigOrder []tooBigKey
+	tooBigOther int64
 }
 
 // maxOtherPrefixes bounds the pod subnets (/24, /64) kept from untracked
@@ -350,7 +356,13 @@ func (a *Analyzer) Add(p *Packet) {
 	switch f.kind {
 	case kindVXLAN:
 	case kindPlain:
+		if f.tooBig.ok {
+			a.tooBigPacket(p)
+		}
 		a.plainPacket(p)
+		return
+	case kindGRE:
+		a.res.GRE++
 		return
 	case kindGeneve:
 		a.res.Geneve++
