@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"net"
 	"strings"
 	"testing"
 
@@ -173,5 +174,28 @@ func TestGRENotDecoded(t *testing.T) {
 	}
 	if r := run(Options{}, pkt{data: mirrored}); strings.Contains(strings.Join(r.Notes, "\n"), "GRE") {
 		t.Errorf("a GRE note without GRE: %v", r.Notes)
+	}
+}
+
+// CAP-07 judges the frame a VXLAN layer carries against that layer's
+// destination VTEP, not a frame further in (Geneve inside VXLAN carries
+// frames of its own network).
+func TestInnerMACOfVXLANLayer(t *testing.T) {
+	ctx := seedContext(t)
+	in := innerTCP(podA, podB, tcpSeg{sport: 40500, dport: 80, flags: "S", seq: 1, id: 500})
+	copy(in, []byte{0x02, 0x42, 0xac, 0x11, 0x00, 0x02}) // the Geneve network's own MAC
+	for _, c := range []struct {
+		name string
+		mac  string
+		want bool
+	}{{"DR MAC", winMAC, false}, {"stale MAC", "00:15:5d:64:51:0e", true}} {
+		g := udpFrame(vtepC, vtepD, 49152, 6081, geneveProto(7, 0x6558, in))
+		mac, _ := net.ParseMAC(c.mac)
+		copy(g, mac)
+		f := encap(linuxVTEP, winVTEP, 4789, 4096, g)
+		r := runCtx(ctx, pkt{data: f})
+		if r.VXLANPackets != 1 || r.Geneve != 1 || hasID(r, "CAP-07") != c.want {
+			t.Errorf("%s: %d VXLAN, %d Geneve, findings %v", c.name, r.VXLANPackets, r.Geneve, summaries(r))
+		}
 	}
 }

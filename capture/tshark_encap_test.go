@@ -39,10 +39,15 @@ func geneveCarriers() []pkt {
 }
 
 // tunnelHeaders: datagrams to tunnel ports with no or too short a
-// payload (no tunnel packets), a header alone (one), and a VXLAN packet.
+// payload (no tunnel packets), a header alone (one), a Geneve header of
+// version 1 carrying VXLAN (dropped by receivers, RFC 8926), and a VXLAN
+// packet.
 func tunnelHeaders() []pkt {
 	syn := innerTCP(podA, podB, tcpSeg{sport: 40110, dport: 80, flags: "S", seq: 1, id: 110})
+	v1 := geneveProto(7, 0x6558, encap(vtepC, vtepD, 4789, 310, syn))
+	v1[0] |= 0x40
 	return spaced(
+		udpFrame(vtepA, vtepB, 49152, 6081, v1),
 		udpFrame(vtepA, vtepB, 49152, 6081, nil),
 		udpFrame(vtepA, vtepB, 49152, 6081, []byte{0x02, 0, 0x65}),
 		udpFrame(vtepA, vtepB, 49152, 6081, geneveProto(7, 0x6558, nil)[:12]),

@@ -50,7 +50,8 @@ var fields = []string{
 	"tcp.srcport", "tcp.dstport", "tcp.len", "tcp.hdr_len", "tcp.checksum", "tcp.checksum.status",
 	"icmp.checksum.status", "icmpv6.checksum.status",
 	"vxlan.flags", "vxlan.vni",
-	"ip.cur_rt",     // only in IPv4 layers with a source route
+	"ip.cur_rt", // only in IPv4 layers with a source route
+	"geneve.version",
 	"_ws.malformed", // last: its text holds commas
 }
 
@@ -378,6 +379,15 @@ func diagLayers(ff frameFields, ls []layer) ([]layer, []string) {
 			why = append(why, "gre")
 		}
 		return nil, why
+	}
+	// RFC 8926: a Geneve header of a version other than 0 is dropped by
+	// receivers; tshark decodes it with a warning, diag does not.
+	for i, l := range ls {
+		if l.name == "geneve" && ff.get("geneve.version", l.n) != "0" {
+			why = append(why, "geneve-version")
+			ls = ls[:i]
+			break
+		}
 	}
 	// A Geneve header cut short: tshark shows a malformed layer, diag no
 	// Geneve packet.
