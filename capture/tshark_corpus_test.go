@@ -192,6 +192,7 @@ func corpus() []corpusFile {
 		{name: "basic.pcap", pkts: basic},
 		{name: "geneve-carriers.pcap", pkts: geneveCarriers()},
 		{name: "tunnel-headers.pcap", pkts: tunnelHeaders()},
+		{name: "snaplen-headers.pcap", pkts: snaplenHeaders()},
 		{name: "llc-snap.pcap", pkts: llcSNAP()},
 		{name: "linux-sll-llc.pcap", lt: layers.LinkTypeLinuxSLL, pkts: sllLLC()},
 		{name: "gre-erspan.pcap", pkts: greMirrors()},

@@ -61,6 +61,20 @@ func tunnelHeaders() []pkt {
 	)
 }
 
+// snaplenHeaders: tunnel headers cut by the snap length: Geneve's
+// options, a VXLAN header, and a VXLAN header inside a whole Geneve one.
+func snaplenHeaders() []pkt {
+	in := innerTCP(podA, podB, tcpSeg{sport: 40120, dport: 80, flags: "S", seq: 1, id: 120})
+	g := udpFrame(vtepA, vtepB, 49152, 6081, geneveProto(7, 0x0800, ipOf(encap(vtepC, vtepD, 4789, 320, in))))
+	v := encap(vtepA, vtepB, 4789, 321, in)
+	return []pkt{
+		{data: g[:14+20+8+12], wire: len(g)},
+		{data: v[:14+20+8+4], wire: len(v), at: time.Millisecond},
+		{data: g[:14+20+8+16+20+8+4], wire: len(g), at: 2 * time.Millisecond},
+		{data: v, at: 3 * time.Millisecond},
+	}
+}
+
 // llcSNAP: inner 802.3 LLC/SNAP frames carrying IPv4 (TCP, UDP, ICMP and
 // a corrupt segment), an outer one, spanning tree and a SNAP OUI that
 // carries no IP.

@@ -52,6 +52,7 @@ var fields = []string{
 	"vxlan.flags", "vxlan.vni",
 	"ip.cur_rt", // only in IPv4 layers with a source route
 	"geneve.version",
+	"_ws.short",
 	"_ws.malformed", // last: its text holds commas
 }
 
@@ -389,9 +390,9 @@ func diagLayers(ff frameFields, ls []layer) ([]layer, []string) {
 			break
 		}
 	}
-	// A Geneve header cut short: tshark shows a malformed layer, diag no
-	// Geneve packet.
-	if n := len(ls); n > 0 && ls[n-1].name == "geneve" && ff.get("_ws.malformed", 0) != "" {
+	// A Geneve header cut short, by the sender or by the snap length:
+	// tshark shows a malformed or truncated layer, diag no Geneve packet.
+	if n := len(ls); n > 0 && ls[n-1].name == "geneve" && (ff.get("_ws.malformed", 0) != "" || ff.get("_ws.short", 0) != "") {
 		why = append(why, "short-header")
 		ls = ls[:n-1]
 	}
