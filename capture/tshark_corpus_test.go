@@ -198,6 +198,7 @@ func corpus() []corpusFile {
 		{name: "gre-erspan.pcap", pkts: greMirrors()},
 		{name: "too-big.pcap", pkts: underlayTooBig()},
 		{name: "triple-vxlan.pcap", pkts: tripleVXLAN()},
+		{name: "vxlan-port-order.pcap", pkts: portOrderVXLAN()},
 		{name: "ipv6.pcap", pkts: ipv6},
 		{name: "checksums.pcap", pkts: checksums},
 		{name: "offload.pcap", pkts: offload},

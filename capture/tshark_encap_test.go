@@ -143,3 +143,18 @@ func tripleVXLAN() []pkt {
 	}
 	return spaced(wrap(vtepA, vtepB, q), wrap(vtepB, vtepA, a))
 }
+
+// portOrderVXLAN: a DNS query in three layers of VXLAN whose inner layers
+// go from UDP port 53 to 4789 (a packet crafter's default source port):
+// tshark decodes them by the lower port, as DNS; diag by the destination
+// port, as VXLAN. And one whose outer layer does so too.
+func portOrderVXLAN() []pkt {
+	q := innerUDP(podA, "10.96.0.10", 5320, 53, 320, fill(30))
+	from53 := func(src, dst string, vni uint32, in []byte) []byte {
+		return udpFrame(src, dst, 53, 4789, append(vxlanHdr(0x08, vni, 0), in...))
+	}
+	return spaced(
+		encap(vtepA, vtepB, 4789, 100, from53("172.17.0.1", "172.17.0.2", 200, from53(vtepC, vtepD, 300, q))),
+		from53(vtepA, vtepB, 400, q),
+	)
+}

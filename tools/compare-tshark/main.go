@@ -78,7 +78,13 @@ func newFigures() *figures {
 type tsharkResult struct {
 	raw, adj *figures
 	why      map[string]bool // the deliberate differences met
-	bigTCP   int64           // super-packets tshark leaves undecoded
+	// VXLAN packets tshark leaves undecoded: BIG TCP super-packets, and
+	// datagrams it decodes by their lower port (udp-port-order).
+	bigTCP int64
+	// Frames whose innermost datagram goes to a tunnel port and tshark
+	// decoded by its lower port instead: diag decodes the tunnel inside,
+	// and may list VNIs and VTEP pairs tshark does not show.
+	deeper int64
 	// diag stops reading at a damaged block: the frames after its last
 	// packet (0: all) are not diag's.
 	diagLast int64
@@ -333,6 +339,19 @@ func (res *tsharkResult) add(vals []string, ports map[string]bool) {
 		res.why["big-tcp"] = true
 		return
 	}
+	if !isTunnel(dl) {
+		// The outermost datagram goes to a tunnel port and tshark decoded
+		// it by its lower port (see stoppedAtPort).
+		switch stoppedAt(ff, dl, transport(dl, carrier(dl)), ports) {
+		case "vxlan":
+			res.bigTCP++
+			res.adj.vxlan++
+			res.why["udp-port-order"] = true
+		case "geneve":
+			res.adj.geneve++
+			res.why["udp-port-order"] = true
+		}
+	}
 	// RFC 7348: without the I flag the VNI is not valid; diag counts such
 	// a packet as malformed (CAP-08), not as VXLAN. A VXLAN header cut
 	// short (tshark decodes no VNI) is no VXLAN packet for diag either.
@@ -344,6 +363,10 @@ func (res *tsharkResult) add(vals []string, ports map[string]bool) {
 			res.why["short-header"] = true
 			dl = dl[:first]
 		}
+	}
+	if stoppedAtPort(ff, dl, ports) {
+		res.deeper++
+		res.why["udp-port-order"] = true
 	}
 	bad, partial := res.count(res.adj, ff, dl)
 	if bad && partial {
@@ -400,6 +423,34 @@ func diagLayers(ff frameFields, ls []layer) ([]layer, []string) {
 }
 
 func isTunnel(ls []layer) bool { return has(ls, "vxlan") || has(ls, "geneve") }
+
+// stoppedAtPort: after the frame's last tunnel layer comes a UDP datagram
+// to or from a tunnel port whose payload tshark decoded as something
+// else, by the lower of its ports (its UDP dissector's rule). diag looks
+// for a tunnel on the destination port, then the source port, and
+// decodes the tunnel inside.
+func stoppedAtPort(ff frameFields, ls []layer, ports map[string]bool) bool {
+	ip := innerIP(ls)
+	return ip >= 0 && stoppedAt(ff, ls, transport(ls, ip), ports) != ""
+}
+
+// stoppedAt says which tunnel diag finds in the UDP datagram at layer t
+// when tshark decoded its payload as something else: "vxlan", "geneve"
+// or "".
+func stoppedAt(ff frameFields, ls []layer, t int, ports map[string]bool) string {
+	if t < 0 || ls[t].name != "udp" || t+1 >= len(ls) || isTunnel(ls[t+1:t+2]) {
+		return ""
+	}
+	for _, f := range []string{"udp.dstport", "udp.srcport"} {
+		switch p := ff.get(f, ls[t].n); {
+		case ports[p]:
+			return "vxlan"
+		case p == "6081":
+			return "geneve"
+		}
+	}
+	return ""
+}
 
 // count adds one frame, decoded as far as ls, to fg: a Geneve packet when
 // it has a Geneve layer, and, when it has VXLAN layers, a VXLAN packet
@@ -748,7 +799,7 @@ func compare(t *tsharkResult, d *figures) []row {
 				return false
 			}
 		}
-		return len(got) == len(adj) || t.bigTCP > 0
+		return len(got) == len(adj) || t.bigTCP > 0 || t.deeper > 0
 	}
 	nflowRaw, nflowAdj := int64(len(t.raw.flows)), int64(len(t.adj.flows))
 	return []row{
