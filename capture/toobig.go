@@ -167,11 +167,7 @@ func (a *Analyzer) cap10(add func(string, issue)) {
 		what := tunnelKinds(kinds)
 		summary := fmt.Sprintf("Routers on the underlay (%s) dropped %s packets from VTEP %s to %s as too big: %d ICMP %s",
 			strings.Join(routers, ", "), what, src, dst, total, tooBigWords(src.Is6()))
-		if smallest > 0 {
-			overhead := 50
-			if src.Is6() {
-				overhead = 70
-			}
+		if overhead := tunnelOverhead(src); int(smallest)-overhead >= 68 { // RFC 791's minimum MTU
 			plus := ""
 			if kinds&(1<<tunGeneve) != 0 {
 				plus = " plus Geneve options"
@@ -181,6 +177,16 @@ func (a *Analyzer) cap10(add func(string, issue)) {
 		}
 		add("CAP-10", issue{summary: summary, evidence: ev, subjects: []string{"address:" + src.String(), "address:" + dst.String()}})
 	}
+}
+
+// tunnelOverhead is what VXLAN adds to the inner packet: the outer IP
+// header, UDP, VXLAN and the inner Ethernet header (Linux VXLAN_HEADROOM,
+// VXLAN6_HEADROOM).
+func tunnelOverhead(src netip.Addr) int {
+	if src.Is6() {
+		return 40 + 8 + 8 + 14
+	}
+	return 20 + 8 + 8 + 14
 }
 
 func tooBigWords(v6 bool) string {

@@ -73,6 +73,14 @@ func TestUnderlayTooBig(t *testing.T) {
 		t.Errorf("evidence: %+v", r.Findings)
 	}
 
+	// A router older than RFC 1191 gives no MTU: the drop is reported,
+	// without a pod MTU to set.
+	r = runCtx(ctx, wire(tooBig("10.20.30.1", 0, v4))...)
+	if len(r.Findings) != 1 || r.Findings[0].ID != "CAP-10" || strings.Contains(r.Findings[0].Summary, "at most") ||
+		!strings.Contains(r.Findings[0].Evidence[0].Value, "not given") {
+		t.Errorf("no MTU given: %v", summaries(r))
+	}
+
 	silent := []struct {
 		name  string
 		frame []byte
