@@ -165,6 +165,18 @@ func tunnelOf(sport, dport uint16, ports *portSet) uint8 {
 // decode reads a packet into f.
 func decode(f *frame, data []byte, wireLen int, lt LinkType, vxlanPorts *portSet) {
 	*f = frame{truncated: len(data) < wireLen}
+	if lt == LinkTypeEthernet && decodeFast(f, data, vxlanPorts) {
+		return
+	}
+	if f.kind != kindOther { // the fast path gave up after writing
+		*f = frame{truncated: len(data) < wireLen}
+	}
+	decodeGeneral(f, data, lt, vxlanPorts)
+}
+
+// decodeGeneral reads any frame: every link type, VLAN tags, LLC/SNAP,
+// IPv6 and IP options, fragments, every tunnel and what carries it.
+func decodeGeneral(f *frame, data []byte, lt LinkType, vxlanPorts *portSet) {
 	off, etype, ok := linkLayer(data, lt)
 	if !ok {
 		return

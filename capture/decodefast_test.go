@@ -1,0 +1,105 @@
+package capture
+
+import (
+	"bytes"
+	"encoding/binary"
+	"testing"
+
+	"github.com/gopacket/gopacket/layers"
+	"github.com/wincni/diag/gen"
+)
+
+// fastFrames are frames for comparing the fast path with the general one:
+// the benchmark's capture, the scenarios', every corpus file's, and each
+// cut at several lengths and with its length fields bent.
+func fastFrames(t testing.TB) [][]byte {
+	var out [][]byte
+	var buf bytes.Buffer
+	if err := gen.WriteBenchCapture(&buf, 400, 20); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()[24:]
+	for len(b) >= 16 {
+		n := int(binary.LittleEndian.Uint32(b[8:]))
+		out = append(out, b[16:16+n])
+		b = b[16+n:]
+	}
+	for _, p := range healthy() {
+		out = append(out, p.Bytes())
+	}
+	for _, cf := range corpus() {
+		if cf.lt != 0 {
+			continue
+		}
+		for _, p := range cf.pkts {
+			out = append(out, p.data)
+		}
+	}
+	base := len(out)
+	for _, f := range out[:base] {
+		for _, cut := range []int{len(f) - 1, 100, 90, 88, 86, 84, 80, 60} {
+			if cut > 0 && cut < len(f) {
+				out = append(out, f[:cut])
+			}
+		}
+		for _, at := range []int{16, 38, 66, 88} { // outer and inner IP lengths, UDP lengths
+			if at+2 <= len(f) {
+				for _, v := range []uint16{0, 19, 20, 28, 60, 65535} {
+					g := append([]byte(nil), f...)
+					binary.BigEndian.PutUint16(g[at:], v)
+					out = append(out, g)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// The fast path leaves a frame exactly as the general path does, and
+// takes the bulk of overlay traffic.
+func TestDecodeFastMatchesGeneral(t *testing.T) {
+	var ports portSet
+	ports.add(4789)
+	ports.add(8472)
+	fast := 0
+	frames := fastFrames(t)
+	for i, data := range frames {
+		for _, wire := range []int{len(data), len(data) + 100} {
+			var got, want frame
+			decode(&got, data, wire, LinkTypeEthernet, &ports)
+			want = frame{truncated: len(data) < wire}
+			decodeGeneral(&want, data, LinkTypeEthernet, &ports)
+			if got != want {
+				t.Fatalf("frame %d (% x): fast path\n%+v\ngeneral path\n%+v", i, data, got, want)
+			}
+			var probe frame
+			probe.truncated = len(data) < wire
+			if decodeFast(&probe, data, &ports) {
+				fast++
+			}
+		}
+	}
+	t.Logf("the fast path took %d of %d frames", fast, 2*len(frames))
+	if fast < len(frames)/4 {
+		t.Errorf("the fast path took %d of %d frames", fast, 2*len(frames))
+	}
+}
+
+// FuzzDecodeFast: on any bytes the fast path and the general path agree.
+func FuzzDecodeFast(f *testing.F) {
+	for _, d := range fastFrames(f)[:200] {
+		f.Add(d, uint16(0))
+	}
+	var ports portSet
+	ports.add(4789)
+	f.Fuzz(func(t *testing.T, data []byte, extra uint16) {
+		wire := len(data) + int(extra%4)
+		var got, want frame
+		decode(&got, data, wire, LinkTypeEthernet, &ports)
+		want = frame{truncated: len(data) < wire}
+		decodeGeneral(&want, data, LinkType(layers.LinkTypeEthernet), &ports)
+		if got != want {
+			t.Fatalf("fast path\n%+v\ngeneral path\n%+v", got, want)
+		}
+	})
+}
