@@ -103,3 +103,28 @@ func FuzzDecodeFast(f *testing.F) {
 		}
 	})
 }
+
+// The 20-byte header sum agrees with checksum on every header the frames
+// hold and on bent ones.
+func TestIPv4HeaderSum(t *testing.T) {
+	for _, f := range fastFrames(t) {
+		for _, at := range []int{14, 64} {
+			if at+20 > len(f) {
+				continue
+			}
+			h := append([]byte(nil), f[at:at+20]...)
+			for i := 0; i < 21; i++ {
+				if got, want := ipv4HeaderSumOK(h), checksum(h, 0) == 0; got != want {
+					t.Fatalf("% x: %v, checksum says %v", h, got, want)
+				}
+				if i < 20 {
+					h[i] ^= byte(0x11 * (i + 1))
+				}
+			}
+		}
+	}
+	zero := make([]byte, 20)
+	if ipv4HeaderSumOK(zero) != (checksum(zero, 0) == 0) {
+		t.Error("all-zero header")
+	}
+}
