@@ -3,6 +3,7 @@ package capture
 import (
 	"bytes"
 	"encoding/binary"
+	"net/netip"
 	"testing"
 
 	"github.com/gopacket/gopacket/layers"
@@ -126,5 +127,19 @@ func TestIPv4HeaderSum(t *testing.T) {
 	zero := make([]byte, 20)
 	if ipv4HeaderSumOK(zero) != (checksum(zero, 0) == 0) {
 		t.Error("all-zero header")
+	}
+}
+
+// isV4 and v4 read IPv4-mapped addresses as netip does.
+func TestIsV4(t *testing.T) {
+	for _, s := range []string{"10.244.1.5", "0.0.0.0", "255.255.255.255", "::ffff:0:1", "::1", "2001:db8::1", "::", "::fffe:a00:1", "ff00::ffff:a00:1", "0:0:0:1::ffff:a00:1"} {
+		a := netip.MustParseAddr(s)
+		b := a.As16()
+		if got, want := isV4(&b), a.Unmap().Is4(); got != want {
+			t.Errorf("%s: isV4 %v, want %v", s, got, want)
+		}
+		if a.Unmap().Is4() && v4(&b) != uint64(binary.BigEndian.Uint32(a.Unmap().AsSlice())) {
+			t.Errorf("%s: v4 %x", s, v4(&b))
+		}
 	}
 }
