@@ -160,6 +160,7 @@ type Analyzer struct {
 	tunnelOrder []*Tunnel
 	flowOrder   []*Flow
 	pairT       map[[2]netip.Addr]*Tunnel // the first tunnel between two addresses (fragments)
+	oneIface    bool                      // the source has one interface (classic pcap): no copies to find
 
 	lim               Limits
 	limitNotes        []string
@@ -210,6 +211,12 @@ func (a *Analyzer) ReadFile(path string) error {
 // over batches of copied packets; the order of packets is kept.
 func (a *Analyzer) ReadSource(src *Source, name string) error {
 	fs := FileSummary{Path: name, Format: src.Format}
+	// A classic pcap holds one interface: none of its packets is a copy
+	// by the rule of flowPacket (another interface), so none needs a
+	// fingerprint. (A flow's first packet in a later file is then not
+	// compared with its last one in this file.)
+	a.oneIface = src.Format == "pcap"
+	defer func() { a.oneIface = false }()
 	var err error
 	if runtime.GOMAXPROCS(0) > 1 {
 		fs.Packets, err = a.readPipelined(src)
@@ -599,7 +606,10 @@ func (a *Analyzer) flowPacket(p *Packet, f *frame, t *Tunnel) {
 	fl.Packets++
 	fl.Bytes += int64(p.Length)
 	fl.lastNano = now
-	fp := fingerprint(p.Data, f)
+	var fp uint64
+	if !a.oneIface {
+		fp = fingerprint(p.Data, f)
+	}
 	dup := false
 	if d := now - fl.lastIDNano; d < copyWindow && d > -copyWindow {
 		if p.PacketID != 0 {
