@@ -111,7 +111,10 @@ func sllLLC() []pkt {
 func greMirrors() []pkt {
 	mirrored := encap(vtepA, vtepB, 4789, 1, innerTCP(podA, podB, tcpSeg{sport: 40300, dport: 80, flags: "S", seq: 1, id: 300}))
 	other := encap(vtepB, vtepA, 4789, 1, innerTCP(podB, podA, tcpSeg{sport: 80, dport: 40300, flags: "SA", seq: 9, id: 301}))
+	// GRE inside VXLAN: a pod's own GRE tunnel, the inner packet.
+	podGRE := erspanII(podA, podB, 3, innerTCP("10.250.0.1", "10.250.0.2", tcpSeg{sport: 40301, dport: 80, flags: "S", seq: 1, id: 302}))
 	return spaced(
+		encap(vtepA, vtepB, 4789, 1, podGRE),
 		erspanII("10.1.1.1", "10.1.1.2", 1, mirrored),
 		erspanII("10.1.1.1", "10.1.1.2", 2, other),
 		greBridged(o6a, o6b, mirrored),

@@ -397,12 +397,16 @@ func diagLayers(ff frameFields, ls []layer) ([]layer, []string) {
 			break
 		}
 	}
-	// Mirrored traffic in GRE (ERSPAN) is not decoded: a note.
+	// GRE (ERSPAN mirrors) is not decoded: a note. GRE inside a tunnel
+	// is the inner packet's protocol.
 	if g := slices.IndexFunc(ls, func(l layer) bool { return l.name == "gre" }); g >= 0 {
 		if isTunnel(ls[g:]) {
 			why = append(why, "gre")
 		}
-		return nil, why
+		if !isTunnel(ls[:g]) {
+			return nil, why
+		}
+		ls = ls[:g+1]
 	}
 	// RFC 8926: a Geneve header of a version other than 0 is dropped by
 	// receivers; tshark decodes it with a warning, diag does not.
