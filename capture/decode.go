@@ -726,9 +726,9 @@ func pseudoHeader(data []byte, ipStart int, v6 bool, proto uint8, length int) ui
 			sum += uint32(be16(data, ipStart+i))
 		}
 	} else {
-		for i := 12; i < 20; i += 2 {
-			sum += uint32(be16(data, ipStart+i))
-		}
+		// The addresses as two 32-bit words, each split in its halves.
+		s, d := be32(data, ipStart+12), be32(data, ipStart+16)
+		sum = s>>16 + s&0xffff + d>>16 + d&0xffff
 	}
 	return sum + uint32(proto) + uint32(length)
 }
