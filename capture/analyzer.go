@@ -386,7 +386,7 @@ func (a *Analyzer) Add(p *Packet) {
 		// A later fragment of an outer packet: counted on the tunnel of its
 		// first fragment when it is VXLAN; the bytes are not decodable.
 		if f.proto == 17 {
-			if t := a.tunnelFor(f.src, f.dst, 0, false); t != nil {
+			if t := a.tunnelFor(&f.src, &f.dst, 0, false); t != nil {
 				t.fragments++
 			}
 		}
@@ -402,14 +402,15 @@ func (a *Analyzer) Add(p *Packet) {
 	if f.geneve {
 		a.res.Geneve++
 	}
-	t := a.countTunnel(f.src, f.dst, f.vni, p)
+	t := a.countTunnel(&f.src, &f.dst, f.vni, p)
 	// The flow belongs to the innermost tunnel; every VXLAN layer counts
 	// the packet on its own tunnel (tshark shows each layer's VNI).
 	ft := t
 	if f.nestedN > 0 {
 		a.res.Nested++
-		for _, n := range f.nestedT[:f.nestedN] {
-			ft = a.countTunnel(n.src, n.dst, n.vni, p)
+		for i := range f.nestedT[:f.nestedN] {
+			n := &f.nestedT[i]
+			ft = a.countTunnel(&n.src, &n.dst, n.vni, p)
 		}
 		n := f.nestedT[f.nestedN-1]
 		f.src, f.dst, f.vni = n.src, n.dst, n.vni // the flow's tunnel
@@ -479,8 +480,9 @@ func (a *Analyzer) mtu() int {
 	return 1500
 }
 
-// countTunnel counts a VXLAN packet on its tunnel.
-func (a *Analyzer) countTunnel(src, dst [16]byte, vni uint32, p *Packet) *Tunnel {
+// countTunnel counts a VXLAN packet on its tunnel. The addresses come by
+// pointer, not as two 16-byte arrays copied per call.
+func (a *Analyzer) countTunnel(src, dst *[16]byte, vni uint32, p *Packet) *Tunnel {
 	t := a.tunnelFor(src, dst, vni, true)
 	if t == a.otherT {
 		a.otherTunnels.Packets++
@@ -496,11 +498,11 @@ func knownLinkType(p *Packet) bool {
 	return ok
 }
 
-func (a *Analyzer) tunnelFor(src, dst [16]byte, vni uint32, create bool) *Tunnel {
+func (a *Analyzer) tunnelFor(src, dst *[16]byte, vni uint32, create bool) *Tunnel {
 	var fk fastKey
-	fast := isV4(&src) && isV4(&dst)
+	fast := isV4(src) && isV4(dst)
 	if fast {
-		fk = fastKey{v4(&src)<<32 | v4(&dst), uint64(vni)}
+		fk = fastKey{v4(src)<<32 | v4(dst), uint64(vni)}
 		slot := &a.tcache[mix(fk)>>58]
 		if slot.t != nil && slot.k == fk {
 			return slot.t
@@ -510,7 +512,7 @@ func (a *Analyzer) tunnelFor(src, dst [16]byte, vni uint32, create bool) *Tunnel
 			return t
 		}
 	} else {
-		k := tunnelKey{src, dst, vni}
+		k := tunnelKey{*src, *dst, vni}
 		if a.lastT != nil && a.lastTK == k {
 			return a.lastT
 		}
@@ -522,7 +524,7 @@ func (a *Analyzer) tunnelFor(src, dst [16]byte, vni uint32, create bool) *Tunnel
 	if !create {
 		// A later fragment carries no VNI: attach it to the first tunnel
 		// between the two addresses.
-		return a.pairT[[2]netip.Addr{addrOf(src), addrOf(dst)}]
+		return a.pairT[[2]netip.Addr{addrOf(*src), addrOf(*dst)}]
 	}
 	if len(a.tunnelOrder) >= a.lim.MaxTunnels {
 		// Bounded: the packets of further tunnels are counted together.
@@ -536,14 +538,14 @@ func (a *Analyzer) tunnelFor(src, dst [16]byte, vni uint32, create bool) *Tunnel
 		}
 		return a.otherT
 	}
-	t := &Tunnel{Src: addrOf(src), Dst: addrOf(dst), VNI: vni}
+	t := &Tunnel{Src: addrOf(*src), Dst: addrOf(*dst), VNI: vni}
 	if pk := [2]netip.Addr{t.Src, t.Dst}; a.pairT[pk] == nil {
 		a.pairT[pk] = t
 	}
 	if fast {
 		a.fastT[fk] = t
 	} else {
-		a.tunnels[tunnelKey{src, dst, vni}] = t
+		a.tunnels[tunnelKey{*src, *dst, vni}] = t
 	}
 	a.tunnelOrder = append(a.tunnelOrder, t)
 	return t
