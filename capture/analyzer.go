@@ -91,12 +91,12 @@ type tunnelKey struct {
 // much faster than the 40-byte general key, and IPv4 is the common case.
 type fastKey [2]uint64
 
-func v4(b *[16]byte) uint64 {
-	return uint64(b[12])<<24 | uint64(b[13])<<16 | uint64(b[14])<<8 | uint64(b[15])
-}
+func v4(b *[16]byte) uint64 { return uint64(binary.BigEndian.Uint32(b[12:])) }
 
+// isV4 says whether b is an IPv4-mapped address (::ffff:a.b.c.d): two
+// word loads, not twelve byte loads.
 func isV4(b *[16]byte) bool {
-	return b[10] == 0xff && b[11] == 0xff && b[0]|b[1]|b[2]|b[3]|b[4]|b[5]|b[6]|b[7]|b[8]|b[9] == 0
+	return binary.LittleEndian.Uint64(b[:8]) == 0 && binary.LittleEndian.Uint32(b[8:12]) == 0xffff0000
 }
 
 // Result is what a capture showed.
@@ -106,7 +106,7 @@ type Result struct {
 	VXLANPackets   int64         `json:"vxlanPackets"`
 	Truncated      int64         `json:"truncated"`
 	Duplicates     int64         `json:"duplicates"`
-	Geneve         int64         `json:"geneve,omitempty"` // UDP 6081 frames, with VXLAN inside or not
+	Geneve         int64         `json:"geneve,omitempty"` // frames with a Geneve layer (a whole header), with VXLAN inside or not
 	GPE            int64         `json:"vxlanGPE,omitempty"`
 	Nested         int64         `json:"nestedVXLAN,omitempty"`         // VXLAN frames with VXLAN inside
 	Malformed      int64         `json:"malformed,omitempty"`           // CAP-08: not VXLAN, or a malformed inner packet
@@ -114,6 +114,7 @@ type Result struct {
 	OuterFragments int64         `json:"outerFragments,omitempty"`      // later IP fragments, undecodable
 	Unverified     int64         `json:"checksumsUnverified,omitempty"` // VXLAN packets cut before the inner packet's end
 	OtherLinkTypes int64         `json:"undecodedLinkTypes,omitempty"`
+	GRE            int64         `json:"gre,omitempty"` // GRE packets (ERSPAN mirrors, GRE tunnels): not decoded
 	Tunnels        []*Tunnel     `json:"tunnels"`
 	Flows          []*Flow       `json:"flows"`
 	// Past Limits.MaxFlows and MaxTunnels: counted, not tracked one by one.
@@ -159,6 +160,7 @@ type Analyzer struct {
 	tunnelOrder []*Tunnel
 	flowOrder   []*Flow
 	pairT       map[[2]netip.Addr]*Tunnel // the first tunnel between two addresses (fragments)
+	oneIface    bool                      // the source has one interface (classic pcap): no copies to find
 
 	lim               Limits
 	limitNotes        []string
@@ -168,6 +170,11 @@ type Analyzer struct {
 	flowOver, tunOver overflow
 	otherPrefixes     map[netip.Prefix]struct{} // pod subnets seen only in untracked flows
 	prefixesCut       bool                      // more of those than maxOtherPrefixes
+
+	// Underlay ICMP errors about tunnel packets too big (CAP-10).
+	tooBig      map[tooBigKey]*tooBigStat
+	tooBigOrder []tooBigKey
+	tooBigOther int64
 }
 
 // maxOtherPrefixes bounds the pod subnets (/24, /64) kept from untracked
@@ -204,6 +211,12 @@ func (a *Analyzer) ReadFile(path string) error {
 // over batches of copied packets; the order of packets is kept.
 func (a *Analyzer) ReadSource(src *Source, name string) error {
 	fs := FileSummary{Path: name, Format: src.Format}
+	// A classic pcap holds one interface: none of its packets is a copy
+	// by the rule of flowPacket (another interface), so none needs a
+	// fingerprint. (A flow's first packet in a later file is then not
+	// compared with its last one in this file.)
+	a.oneIface = src.Format == "pcap"
+	defer func() { a.oneIface = false }()
 	var err error
 	if runtime.GOMAXPROCS(0) > 1 {
 		fs.Packets, err = a.readPipelined(src)
@@ -350,7 +363,13 @@ func (a *Analyzer) Add(p *Packet) {
 	switch f.kind {
 	case kindVXLAN:
 	case kindPlain:
+		if f.tooBig.ok {
+			a.tooBigPacket(p)
+		}
 		a.plainPacket(p)
+		return
+	case kindGRE:
+		a.res.GRE++
 		return
 	case kindGeneve:
 		a.res.Geneve++
@@ -367,7 +386,7 @@ func (a *Analyzer) Add(p *Packet) {
 		// A later fragment of an outer packet: counted on the tunnel of its
 		// first fragment when it is VXLAN; the bytes are not decodable.
 		if f.proto == 17 {
-			if t := a.tunnelFor(f.src, f.dst, 0, false); t != nil {
+			if t := a.tunnelFor(&f.src, &f.dst, 0, false); t != nil {
 				t.fragments++
 			}
 		}
@@ -383,14 +402,15 @@ func (a *Analyzer) Add(p *Packet) {
 	if f.geneve {
 		a.res.Geneve++
 	}
-	t := a.countTunnel(f.src, f.dst, f.vni, p)
+	t := a.countTunnel(&f.src, &f.dst, f.vni, p)
 	// The flow belongs to the innermost tunnel; every VXLAN layer counts
 	// the packet on its own tunnel (tshark shows each layer's VNI).
 	ft := t
 	if f.nestedN > 0 {
 		a.res.Nested++
-		for _, n := range f.nestedT[:f.nestedN] {
-			ft = a.countTunnel(n.src, n.dst, n.vni, p)
+		for i := range f.nestedT[:f.nestedN] {
+			n := &f.nestedT[i]
+			ft = a.countTunnel(&n.src, &n.dst, n.vni, p)
 		}
 		n := f.nestedT[f.nestedN-1]
 		f.src, f.dst, f.vni = n.src, n.dst, n.vni // the flow's tunnel
@@ -460,8 +480,9 @@ func (a *Analyzer) mtu() int {
 	return 1500
 }
 
-// countTunnel counts a VXLAN packet on its tunnel.
-func (a *Analyzer) countTunnel(src, dst [16]byte, vni uint32, p *Packet) *Tunnel {
+// countTunnel counts a VXLAN packet on its tunnel. The addresses come by
+// pointer, not as two 16-byte arrays copied per call.
+func (a *Analyzer) countTunnel(src, dst *[16]byte, vni uint32, p *Packet) *Tunnel {
 	t := a.tunnelFor(src, dst, vni, true)
 	if t == a.otherT {
 		a.otherTunnels.Packets++
@@ -477,11 +498,11 @@ func knownLinkType(p *Packet) bool {
 	return ok
 }
 
-func (a *Analyzer) tunnelFor(src, dst [16]byte, vni uint32, create bool) *Tunnel {
+func (a *Analyzer) tunnelFor(src, dst *[16]byte, vni uint32, create bool) *Tunnel {
 	var fk fastKey
-	fast := isV4(&src) && isV4(&dst)
+	fast := isV4(src) && isV4(dst)
 	if fast {
-		fk = fastKey{v4(&src)<<32 | v4(&dst), uint64(vni)}
+		fk = fastKey{v4(src)<<32 | v4(dst), uint64(vni)}
 		slot := &a.tcache[mix(fk)>>58]
 		if slot.t != nil && slot.k == fk {
 			return slot.t
@@ -491,7 +512,7 @@ func (a *Analyzer) tunnelFor(src, dst [16]byte, vni uint32, create bool) *Tunnel
 			return t
 		}
 	} else {
-		k := tunnelKey{src, dst, vni}
+		k := tunnelKey{*src, *dst, vni}
 		if a.lastT != nil && a.lastTK == k {
 			return a.lastT
 		}
@@ -503,7 +524,7 @@ func (a *Analyzer) tunnelFor(src, dst [16]byte, vni uint32, create bool) *Tunnel
 	if !create {
 		// A later fragment carries no VNI: attach it to the first tunnel
 		// between the two addresses.
-		return a.pairT[[2]netip.Addr{addrOf(src), addrOf(dst)}]
+		return a.pairT[[2]netip.Addr{addrOf(*src), addrOf(*dst)}]
 	}
 	if len(a.tunnelOrder) >= a.lim.MaxTunnels {
 		// Bounded: the packets of further tunnels are counted together.
@@ -517,14 +538,14 @@ func (a *Analyzer) tunnelFor(src, dst [16]byte, vni uint32, create bool) *Tunnel
 		}
 		return a.otherT
 	}
-	t := &Tunnel{Src: addrOf(src), Dst: addrOf(dst), VNI: vni}
+	t := &Tunnel{Src: addrOf(*src), Dst: addrOf(*dst), VNI: vni}
 	if pk := [2]netip.Addr{t.Src, t.Dst}; a.pairT[pk] == nil {
 		a.pairT[pk] = t
 	}
 	if fast {
 		a.fastT[fk] = t
 	} else {
-		a.tunnels[tunnelKey{src, dst, vni}] = t
+		a.tunnels[tunnelKey{*src, *dst, vni}] = t
 	}
 	a.tunnelOrder = append(a.tunnelOrder, t)
 	return t
@@ -587,7 +608,10 @@ func (a *Analyzer) flowPacket(p *Packet, f *frame, t *Tunnel) {
 	fl.Packets++
 	fl.Bytes += int64(p.Length)
 	fl.lastNano = now
-	fp := fingerprint(p.Data, f)
+	var fp uint64
+	if !a.oneIface {
+		fp = fingerprint(p.Data, f)
+	}
 	dup := false
 	if d := now - fl.lastIDNano; d < copyWindow && d > -copyWindow {
 		if p.PacketID != 0 {

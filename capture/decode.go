@@ -18,10 +18,11 @@ const (
 	kindOther     uint8 = iota // not IP, or not decodable
 	kindPlain                  // IP, not a tunnel
 	kindVXLAN                  // VXLAN on a VXLAN port (possibly inside Geneve or VXLAN)
-	kindGeneve                 // UDP 6081 carrying no VXLAN: recognised, not decoded
-	kindGPE                    // VXLAN-GPE (UDP 4790)
+	kindGeneve                 // Geneve (UDP 6081) carrying no VXLAN
+	kindGPE                    // VXLAN-GPE (UDP 4790): recognised, not decoded
 	kindFragment               // a non-first IP fragment: no transport header
 	kindMalformed              // VXLAN port, but not valid VXLAN
+	kindGRE                    // GRE (ERSPAN mirrors, GRE tunnels): not decoded
 )
 
 // Malformations (CAP-08). The first two make a packet no VXLAN packet; the
@@ -36,11 +37,13 @@ const (
 	malformedKinds
 )
 
-// maxVXLANDepth bounds the VXLAN layers decoded in one frame; maxVLANTags
-// the 802.1Q/802.1ad tags followed in one Ethernet header.
+// maxVXLANDepth bounds the VXLAN layers decoded in one frame,
+// maxTunnelDepth the tunnel layers of any kind; maxVLANTags the
+// 802.1Q/802.1ad tags followed in one Ethernet header.
 const (
-	maxVXLANDepth = 4
-	maxVLANTags   = 16
+	maxVXLANDepth  = 4
+	maxTunnelDepth = 8
+	maxVLANTags    = 16
 )
 
 // tunnelRef is one VXLAN layer: the addresses of the IP header that
@@ -68,12 +71,20 @@ type frame struct {
 	vni       uint32
 	malformed uint8 // the packet is not VXLAN (kindMalformed), or its inner packet is malformed
 	oddFlags  bool  // flag or reserved bits beyond I set (RFC 7348: ignored on receipt)
-	geneve    bool  // the VXLAN is carried in Geneve
+	geneve    bool  // a Geneve layer (with its whole header) is in the frame
 	nestedN   int   // VXLAN layers inside the first one
 	nestedT   [maxVXLANDepth - 1]tunnelRef
 
-	// Inner frame (the innermost one).
-	inner           bool
+	// The Ethernet frame the innermost VXLAN layer carries: its
+	// destination MAC is the DR MAC of that layer's destination VTEP.
+	inner       bool
+	innerDstMAC [6]byte
+
+	// An underlay ICMP "fragmentation needed" / ICMPv6 "packet too big"
+	// quoting a tunnel packet (CAP-10).
+	tooBig tooBigRef
+
+	// Inner packet (the innermost one).
 	innerBeyond     bool // inner IP length beyond the frame, not cut by the snap length
 	badIPChecksum   bool // of any inner IPv4 header
 	badL4Checksum   bool
@@ -84,7 +95,6 @@ type frame struct {
 
 // innerPkt is the innermost packet, decoded as far as its bytes go.
 type innerPkt struct {
-	innerDstMAC            [6]byte
 	innerIP                bool
 	innerV6                bool
 	innerFrag              bool // an inner fragment: no transport checksum verdict
@@ -155,6 +165,18 @@ func tunnelOf(sport, dport uint16, ports *portSet) uint8 {
 // decode reads a packet into f.
 func decode(f *frame, data []byte, wireLen int, lt LinkType, vxlanPorts *portSet) {
 	*f = frame{truncated: len(data) < wireLen}
+	if lt == LinkTypeEthernet && decodeFast(f, data, vxlanPorts) {
+		return
+	}
+	if f.kind != kindOther { // the fast path gave up after writing
+		*f = frame{truncated: len(data) < wireLen}
+	}
+	decodeGeneral(f, data, lt, vxlanPorts)
+}
+
+// decodeGeneral reads any frame: every link type, VLAN tags, LLC/SNAP,
+// IPv6 and IP options, fragments, every tunnel and what carries it.
+func decodeGeneral(f *frame, data []byte, lt LinkType, vxlanPorts *portSet) {
 	off, etype, ok := linkLayer(data, lt)
 	if !ok {
 		return
@@ -183,6 +205,12 @@ func decode(f *frame, data []byte, wireLen int, lt LinkType, vxlanPorts *portSet
 		}
 		return
 	case 17:
+	case 47:
+		f.kind = kindGRE
+		return
+	case 1, 58:
+		f.underlayTooBig(data, l4, vxlanPorts)
+		return
 	default:
 		return
 	}
@@ -197,16 +225,19 @@ func decode(f *frame, data []byte, wireLen int, lt LinkType, vxlanPorts *portSet
 }
 
 // tunnels decodes the tunnel a UDP datagram carries (its payload at p),
-// and the tunnels inside it, down to the innermost packet: VXLAN in VXLAN,
-// VXLAN in Geneve.
+// and every tunnel inside it, down to the innermost packet: VXLAN in
+// VXLAN, VXLAN in Geneve (whose payload is Ethernet, IPv4 or IPv6), Geneve
+// in VXLAN. A layer counts only when its whole header is there: a
+// datagram to a tunnel port with no or too short a payload is plain UDP
+// (or, on a VXLAN port, CAP-08's short header).
 func (f *frame) tunnels(data []byte, p int, tun uint8, src, dst [16]byte, ports *portSet) {
-	depth := 0 // VXLAN layers decoded
-	for guard := 0; guard < 2*maxVXLANDepth; guard++ {
-		var eth int
+	vxlans := 0
+	for layer := 0; layer < maxTunnelDepth; layer++ {
+		off, etype := 0, uint16(0) // the payload, and its EtherType (0: Ethernet)
 		switch tun {
 		case tunVXLAN:
 			if !inRange(data, p, 8) {
-				if depth == 0 && !f.truncated {
+				if layer == 0 && p < len(data) && !f.truncated {
 					f.kind, f.malformed = kindMalformed, malformedShort
 				}
 				return
@@ -214,8 +245,13 @@ func (f *frame) tunnels(data []byte, p int, tun uint8, src, dst [16]byte, ports 
 			flags := data[p]
 			vni := be32(data, p+4) >> 8
 			if flags&0x08 == 0 {
-				f.vni = vni
-				f.kind, f.malformed = kindMalformed, malformedIFlag
+				if layer == 0 {
+					f.vni = vni
+					f.kind, f.malformed = kindMalformed, malformedIFlag
+				}
+				return // inside another tunnel: the datagram carrying it is the inner packet
+			}
+			if vxlans == maxVXLANDepth {
 				return
 			}
 			// RFC 7348: reserved bits are ignored on receipt. GBP (G bit)
@@ -224,58 +260,54 @@ func (f *frame) tunnels(data []byte, p int, tun uint8, src, dst [16]byte, ports 
 			if flags != 0x08 || data[p+1]|data[p+2]|data[p+3]|data[p+7] != 0 {
 				f.oddFlags = true
 			}
-			if depth == 0 {
+			if vxlans == 0 {
 				f.kind, f.src, f.dst, f.vni = kindVXLAN, src, dst, vni
 			} else {
 				f.nestedT[f.nestedN] = tunnelRef{src, dst, vni}
 				f.nestedN++
 			}
-			depth++
-			eth = p + 8
-		case tunGeneve:
-			if depth == 0 {
-				f.kind = kindGeneve
+			vxlans++
+			off = p + 8
+			f.inner, f.innerDstMAC = false, [6]byte{}
+			if inRange(data, off, 14) {
+				f.inner = true
+				copy(f.innerDstMAC[:], data[off:off+6])
 			}
-			if !validGeneve(data, p) {
+		case tunGeneve:
+			// RFC 8926: version 0, 8 bytes and the options' length.
+			if !inRange(data, p, 8) || data[p]>>6 != 0 || !inRange(data, p, 8+int(data[p]&0x3f)*4) {
 				return
 			}
-			if depth == 0 {
-				f.geneve = true
+			if f.kind == kindPlain {
+				f.kind = kindGeneve
 			}
-			eth = p + 8 + int(data[p]&0x3f)*4
+			f.geneve = true
+			off = p + 8 + int(data[p]&0x3f)*4
+			switch pt := be16(data, p+2); pt {
+			case 0x6558: // Ethernet
+			case 0x0800, 0x86DD:
+				etype = pt
+			default:
+				return
+			}
 		case tunGPE:
-			if depth == 0 {
+			if layer == 0 && inRange(data, p, 8) {
 				f.kind = kindGPE
 			}
 			return
 		default:
 			return
 		}
-		d, udp, isrc, idst := f.innerFrame(data, eth)
+		d, udp, isrc, idst := f.innerFrame(data, off, etype)
 		if udp < 0 {
 			return
 		}
 		next := tunnelOf(f.innerSport, f.innerDport, ports)
-		switch {
-		case next == tunVXLAN && depth < maxVXLANDepth && validVXLAN(d, udp):
-		case next == tunGeneve && validGeneve(d, udp):
-		default:
+		if next == tunNone {
 			return
 		}
 		data, p, tun, src, dst = d, udp, next, isrc, idst
 	}
-}
-
-// validVXLAN says whether a VXLAN header with the I flag and an Ethernet
-// header follow at p.
-func validVXLAN(data []byte, p int) bool {
-	return inRange(data, p, 8+14) && data[p]&0x08 != 0
-}
-
-// validGeneve says whether a Geneve header (version 0) carrying an
-// Ethernet frame (protocol type 0x6558) and the frame's header are at p.
-func validGeneve(data []byte, p int) bool {
-	return inRange(data, p, 8) && data[p]>>6 == 0 && be16(data, p+2) == 0x6558 && inRange(data, p+8+int(data[p]&0x3f)*4, 14)
 }
 
 // linkLayer returns the offset of the network header and its EtherType.
@@ -287,12 +319,12 @@ func linkLayer(data []byte, lt LinkType) (int, uint16, bool) {
 		if !inRange(data, 0, 16) {
 			return 0, 0, false
 		}
-		return vlanTags(data, 16, be16(data, 14))
+		return sllProtocol(data, 16, be16(data, 14))
 	case 276: // LINKTYPE_LINUX_SLL2, what tcpdump -i any writes
 		if !inRange(data, 0, 20) {
 			return 0, 0, false
 		}
-		return vlanTags(data, 20, be16(data, 0))
+		return sllProtocol(data, 20, be16(data, 0))
 	case LinkTypeRaw, 12, 14, LinkTypeIPv4, LinkTypeIPv6:
 		if len(data) == 0 {
 			return 0, 0, false
@@ -321,11 +353,39 @@ func linkLayer(data []byte, lt LinkType) (int, uint16, bool) {
 	return 0, 0, false
 }
 
+// ethernet reads an Ethernet II or IEEE 802.3 header at off, and any
+// VLAN tags after it.
 func ethernet(data []byte, off int) (int, uint16, bool) {
 	if !inRange(data, off, 14) {
 		return 0, 0, false
 	}
-	return vlanTags(data, off+14, be16(data, off+12))
+	off, etype, ok := vlanTags(data, off+14, be16(data, off+12))
+	if ok && etype <= 1500 {
+		// An 802.3 length, not an EtherType: an LLC header follows.
+		return snap(data, off)
+	}
+	return off, etype, ok
+}
+
+// snap reads an 802.2 LLC header at off: with SNAP (DSAP and SSAP 0xAA,
+// UI) and an OUI of 00-00-00 (RFC 1042) or 00-00-F8 (Cisco), the
+// EtherType it carries, as tshark follows it. Other LLC frames (spanning
+// tree, NetBIOS) carry no IP.
+func snap(data []byte, off int) (int, uint16, bool) {
+	if !inRange(data, off, 8) || data[off] != 0xaa || data[off+1] != 0xaa || data[off+2] != 0x03 ||
+		data[off+3] != 0 || data[off+4] != 0 || data[off+5] != 0 && data[off+5] != 0xf8 {
+		return 0, 0, false
+	}
+	return vlanTags(data, off+8, be16(data, off+6))
+}
+
+// sllProtocol follows the protocol type of a Linux cooked header: an
+// EtherType, or 4 for an 802.2 LLC frame without its 802.3 header.
+func sllProtocol(data []byte, off int, proto uint16) (int, uint16, bool) {
+	if proto == 4 {
+		return snap(data, off)
+	}
+	return vlanTags(data, off, proto)
 }
 
 // vlanTags skips any number (up to maxVLANTags) of 802.1Q, 802.1ad and
@@ -507,20 +567,22 @@ func (h *ipHdr) trim(data []byte) []byte {
 	return data
 }
 
-// innerFrame reads an encapsulated Ethernet frame at off as far as its
-// bytes go, into f.innerPkt. When it carries a whole UDP header (and is
-// no later fragment) it returns the offset of the UDP payload, with the
-// frame's bytes cut to the UDP length and the IP addresses; else -1.
-func (f *frame) innerFrame(data []byte, off int) ([]byte, int, [16]byte, [16]byte) {
+// innerFrame reads an encapsulated packet at off as far as its bytes go,
+// into f.innerPkt: an Ethernet frame when etype is 0, else a packet of
+// that EtherType (Geneve carries IPv4 and IPv6 without Ethernet). When it
+// carries a whole UDP header (and is no later fragment) it returns the
+// offset of the UDP payload, with the frame's bytes cut to the UDP length
+// and the IP addresses; else -1.
+func (f *frame) innerFrame(data []byte, off int, etype uint16) ([]byte, int, [16]byte, [16]byte) {
 	f.innerPkt = innerPkt{}
 	var h ipHdr
-	if !inRange(data, off, 14) {
-		return data, -1, h.src, h.dst
+	if etype == 0 {
+		var ok bool
+		if off, etype, ok = ethernet(data, off); !ok {
+			return data, -1, h.src, h.dst
+		}
 	}
-	f.inner = true
-	copy(f.innerDstMAC[:], data[off:off+6])
-	off, etype, ok := ethernet(data, off)
-	if !ok || !parseIP(data, off, etype, &h) {
+	if !parseIP(data, off, etype, &h) {
 		return data, -1, h.src, h.dst
 	}
 	if h.bogus {
@@ -664,9 +726,9 @@ func pseudoHeader(data []byte, ipStart int, v6 bool, proto uint8, length int) ui
 			sum += uint32(be16(data, ipStart+i))
 		}
 	} else {
-		for i := 12; i < 20; i += 2 {
-			sum += uint32(be16(data, ipStart+i))
-		}
+		// The addresses as two 32-bit words, each split in its halves.
+		s, d := be32(data, ipStart+12), be32(data, ipStart+16)
+		sum = s>>16 + s&0xffff + d>>16 + d&0xffff
 	}
 	return sum + uint32(proto) + uint32(length)
 }

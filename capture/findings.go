@@ -74,6 +74,7 @@ func (a *Analyzer) Finish(node string) *Report {
 	a.cap07(r, add, skip)
 	a.cap08(add)
 	a.cap09(r, add)
+	a.cap10(add)
 	a.nat04(add, skip)
 	a.notes(r)
 	sort.SliceStable(r.Findings, func(i, j int) bool {
@@ -598,7 +599,7 @@ func (a *Analyzer) notes(r *Report) {
 		r.Notes = append(r.Notes, fmt.Sprintf("%d VXLAN packets carry VXLAN inside: each layer is counted on its own tunnel, the inner flow on the innermost.", r.Nested))
 	}
 	if r.Geneve > 0 || r.GPE > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("Other tunnels: %d Geneve packets (VXLAN inside them is decoded, nothing else), %d VXLAN-GPE packets (recognised, not decoded).", r.Geneve, r.GPE))
+		r.Notes = append(r.Notes, fmt.Sprintf("Other tunnels: %d Geneve packets (the VXLAN inside them is decoded; Geneve's own VNIs are not tracked as tunnels), %d VXLAN-GPE packets (recognised, not decoded).", r.Geneve, r.GPE))
 	}
 	if r.OddFlags > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("%d VXLAN packets set flag or reserved bits besides I (group policy, GPE-style bits): decoded as VXLAN, the bits ignored as RFC 7348 says.", r.OddFlags))
@@ -608,6 +609,14 @@ func (a *Analyzer) notes(r *Report) {
 	}
 	if r.Unverified > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("%d VXLAN packets were cut by the snap length before the end of their inner packet: decoded as far as the bytes go, their inner checksums not verified.", r.Unverified))
+	}
+	if r.GRE > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("%d GRE packets not decoded (ERSPAN mirrors, GRE tunnels): diag decodes VXLAN and Geneve as the nodes send them; "+
+			"for the overlay's own packets capture on the node's underlay adapter.", r.GRE))
+	}
+	if a.tooBigOther > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("%d more ICMP \"fragmentation needed\"/\"packet too big\" errors about tunnel packets, past %d (VTEP pair, MTU) groups, were counted, not reported one by one (CAP-10).",
+			a.tooBigOther, maxTooBig))
 	}
 	if r.OtherLinkTypes > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("%d packets had a link type diag does not decode.", r.OtherLinkTypes))

@@ -19,6 +19,16 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte{0x45, 0, 0, 20}, uint16(layers.LinkTypeRaw))
 	f.Add([]byte{0x60, 0, 0, 0, 0, 8, 44, 64}, uint16(229))
 	f.Add(bytes.Repeat([]byte{0x81, 0x00}, 20), uint16(276))
+	// The encapsulations around the tunnels: Geneve carrying IP, LLC/SNAP,
+	// GRE, underlay ICMP errors about tunnel packets.
+	for _, c := range [][]pkt{geneveCarriers(), tunnelHeaders(), llcSNAP(), greMirrors(), underlayTooBig()[len(healthy()):]} {
+		for _, p := range c {
+			f.Add(p.data, uint16(layers.LinkTypeEthernet))
+		}
+	}
+	for _, p := range sllLLC() {
+		f.Add(p.data, uint16(layers.LinkTypeLinuxSLL))
+	}
 	a := NewAnalyzer(Options{VXLANPorts: []uint16{4789, 8472}, ExpectedVNI: 4096, MTU: 1500})
 	f.Fuzz(func(t *testing.T, data []byte, lt uint16) {
 		p := Packet{Data: data, Length: len(data) + int(lt%3), LinkType: LinkType(lt)}

@@ -129,7 +129,9 @@ func udpFrame(src, dst string, sport, dport uint16, payload []byte, tags ...laye
 	ls = append(ls, n.(gopacket.SerializableLayer), u, gopacket.Payload(payload))
 	b := ser(ls...)
 	if _, v4 := n.(*layers.IPv4); v4 {
-		off := len(b) - len(payload) - 2
+		// The UDP checksum field, counted from the front: a short frame
+		// is padded to Ethernet's minimum.
+		off := 14 + 4*len(tags) + 20 + 6
 		b[off], b[off+1] = 0, 0
 	}
 	return b

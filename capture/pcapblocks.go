@@ -14,7 +14,7 @@ import (
 // the partial record at the end of a block is carried into the next one.
 type pcapBlocks struct {
 	r     io.Reader
-	order binary.ByteOrder
+	big   bool // big-endian record headers; a bool, not a binary.ByteOrder: no interface call per field
 	nano  bool
 	link  LinkType
 	carry []byte
@@ -60,20 +60,27 @@ func newPcapBlocks(r io.Reader, path string) (*pcapBlocks, error) {
 	pb := &pcapBlocks{r: r, path: path, off: 24, stop: &readStop{}}
 	switch [4]byte(h[:4]) {
 	case [4]byte{0xd4, 0xc3, 0xb2, 0xa1}:
-		pb.order = binary.LittleEndian
 	case [4]byte{0xa1, 0xb2, 0xc3, 0xd4}:
-		pb.order = binary.BigEndian
+		pb.big = true
 	case [4]byte{0x4d, 0x3c, 0xb2, 0xa1}:
-		pb.order, pb.nano = binary.LittleEndian, true
+		pb.nano = true
 	case [4]byte{0xa1, 0xb2, 0x3c, 0x4d}:
-		pb.order, pb.nano = binary.BigEndian, true
+		pb.big, pb.nano = true, true
 	default:
 		return nil, &InputError{Path: path, Err: fmt.Errorf("pcap: unknown magic %x", h[:4])}
 	}
 	// The upper bits of the link type field carry FCS information.
-	pb.link = LinkType(pb.order.Uint32(h[20:]) & 0x0fffffff)
-	pb.snaplen = pb.order.Uint32(h[16:])
+	pb.link = LinkType(pb.u32(h[20:]) & 0x0fffffff)
+	pb.snaplen = pb.u32(h[16:])
 	return pb, nil
+}
+
+// u32 reads a field of a record header in the file's byte order.
+func (pb *pcapBlocks) u32(b []byte) uint32 {
+	if pb.big {
+		return binary.BigEndian.Uint32(b)
+	}
+	return binary.LittleEndian.Uint32(b)
 }
 
 // fill reads the next block into b and slices it into packets. It returns
@@ -137,7 +144,7 @@ func (pb *pcapBlocks) fill(b *batch) error {
 			if off+16 > n {
 				break
 			}
-			incl := pb.order.Uint32(slab[off+8:])
+			incl := pb.u32(slab[off+8:])
 			if int64(incl) > int64(pb.maxPacket) {
 				if incl > maxPcapRecord {
 					pb.stop.damaged("record", pb.off+int64(off), pb.records+1, pb.records,
@@ -157,14 +164,14 @@ func (pb *pcapBlocks) fill(b *batch) error {
 			if end > n {
 				break
 			}
-			frac := int64(pb.order.Uint32(slab[off+4:]))
+			frac := int64(pb.u32(slab[off+4:]))
 			if !pb.nano {
 				frac *= 1000
 			}
 			b.pkts = append(b.pkts, Packet{
 				Data:     slab[off+16 : end : end],
-				Length:   int(pb.order.Uint32(slab[off+12:])),
-				Time:     time.Unix(int64(pb.order.Uint32(slab[off:])), frac),
+				Length:   int(pb.u32(slab[off+12:])),
+				Time:     time.Unix(int64(pb.u32(slab[off:])), frac),
 				LinkType: pb.link,
 			})
 			pb.records++
@@ -180,7 +187,7 @@ func (pb *pcapBlocks) fill(b *batch) error {
 		n = copy(slab, slab[off:n])
 		off = 0
 		if n == len(slab) {
-			need := 16 + int(pb.order.Uint32(slab[8:]))
+			need := 16 + int(pb.u32(slab[8:]))
 			bigger := make([]byte, max(2*len(slab), need))
 			copy(bigger, slab[:n])
 			slab, b.slab = bigger, bigger[:0]
@@ -200,7 +207,7 @@ func (pb *pcapBlocks) fill(b *batch) error {
 		if pb.skip > 0 {
 			at, packet = pb.skipAt, pb.records
 		} else if len(rest) >= 16 {
-			need = 16 + int64(pb.order.Uint32(rest[8:]))
+			need = 16 + int64(pb.u32(rest[8:]))
 		}
 		switch {
 		case pb.readErr != nil:

@@ -157,7 +157,7 @@ func hasHugeRecord(data []byte, n int) bool {
 	}
 	off := 24
 	for i := 0; i <= n && off+16 <= len(data); i++ {
-		incl := int(pb.order.Uint32(data[off+8:]))
+		incl := int(pb.u32(data[off+8:]))
 		if incl > maxPcapRecord {
 			return i == n
 		}

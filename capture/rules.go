@@ -162,6 +162,26 @@ var rules = []catalog.Entry{
 			"a warning: a reset may be a closed port or policy doing its job",
 		},
 	},
+	{ID: "CAP-10", Title: "Underlay routers drop tunnel packets as too big", Severity: finding.Fail,
+		Needs:  "a capture on the node's underlay adapter",
+		Checks: "ICMP \"fragmentation needed\" (IPv4, with the next-hop MTU) and ICMPv6 \"packet too big\" on the underlay whose quoted packet is VXLAN or Geneve (UDP to the VXLAN ports or 6081): the VTEP pair, the MTU the router announced, the largest packet it refused.",
+		Why:    "A router between two VTEPs could not forward an encapsulated packet without fragmenting it and dropped it: the pods' MTU leaves no room for the tunnel's 50 bytes (70 over IPv6) on this path. Small packets pass, so pings and handshakes work while TLS and large responses hang.",
+		Fix: "Set the pod MTU to the path MTU less the encapsulation: flannel writes FLANNEL_MTU = the interface MTU less 50 into subnet.env (give the right interface, or a lower \"MTU\" in net-conf.json); " +
+			"Calico: the Installation's spec.calicoNetwork.mtu (or veth_mtu in the calico-config ConfigMap, FelixConfiguration vxlanMTU) at the path MTU less 50 for VXLAN over IPv4, 70 over IPv6. " +
+			"Windows overlay endpoints get 1450 from HNS (EncapOverhead 50), which fits a 1500-byte path only: below that, raise the MTU of the routers on the path (jumbo frames) to 50 bytes above the pods'. See MTU-01.",
+		Sources: []string{"RFC 1191 §4 (next-hop MTU in fragmentation needed)", "RFC 4443 §3.2 (packet too big)", "https://docs.tigera.io/calico/latest/networking/configuring/mtu",
+			"https://github.com/flannel-io/flannel/blob/master/Documentation/troubleshooting.md", "reference/failure-modes.md MTU-01"},
+		Upstream: []string{
+			"RFC 1191 §4 (fragmentation needed carries the next-hop MTU), RFC 4443 §3.2 (packet too big), RFC 792 and RFC 1812 §4.3.2.3 (the error quotes the start of the dropped packet)",
+			"flannel pkg/backend/vxlan/vxlan_network.go (encapOverhead 50: FLANNEL_MTU = interface MTU - 50)",
+			"Calico docs networking/configuring/mtu (VXLAN over IPv4 50 bytes, over IPv6 70; veth and tunnel device MTU)",
+		},
+		Guards: []string{
+			"only ICMP errors whose quoted packet is UDP to a VXLAN port or to Geneve's 6081 count; too-big errors about other traffic, and other ICMP errors about tunnel packets, do not",
+			"ICMP errors carried inside the tunnel are CAP-09's",
+			"a router that gives no MTU (before RFC 1191) is reported without a pod MTU to set",
+		},
+	},
 	{ID: "NAT-04", Title: "ping to external addresses fails from Windows pods, by design", Severity: finding.Info,
 		Needs:  "a capture with VXLAN traffic, or --bundle for the pod subnets",
 		Checks: "ICMP between a pod address and an address outside the pod subnets (and no node's) seen on the wire without NAT: the pod's own address reached the underlay.",

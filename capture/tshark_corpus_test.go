@@ -190,6 +190,15 @@ func corpus() []corpusFile {
 
 	return []corpusFile{
 		{name: "basic.pcap", pkts: basic},
+		{name: "geneve-carriers.pcap", pkts: geneveCarriers()},
+		{name: "tunnel-headers.pcap", pkts: tunnelHeaders()},
+		{name: "snaplen-headers.pcap", pkts: snaplenHeaders()},
+		{name: "llc-snap.pcap", pkts: llcSNAP()},
+		{name: "linux-sll-llc.pcap", lt: layers.LinkTypeLinuxSLL, pkts: sllLLC()},
+		{name: "gre-erspan.pcap", pkts: greMirrors()},
+		{name: "too-big.pcap", pkts: underlayTooBig()},
+		{name: "triple-vxlan.pcap", pkts: tripleVXLAN()},
+		{name: "vxlan-port-order.pcap", pkts: portOrderVXLAN()},
 		{name: "ipv6.pcap", pkts: ipv6},
 		{name: "checksums.pcap", pkts: checksums},
 		{name: "offload.pcap", pkts: offload},

@@ -59,7 +59,7 @@ func newCaptureDecodeCommand(e *env, g *globalOptions) *cobra.Command {
 		Long: `decode reads pcap and pcapng files (the format is told by the magic number, not the name;
 both byte orders, micro- and nanosecond timestamps, pcapng with several interfaces and link
 types: Ethernet, raw IP, Linux cooked SLL and SLL2) and reports the VXLAN tunnels, the inner
-flows and the findings CAP-01 to CAP-09 (diag rules CAP lists them). Memory grows with the number
+flows and the findings CAP-01 to CAP-10 (diag rules CAP lists them). Memory grows with the number
 of flows, not of packets.
 
 With --bundle, the capture is judged against the bundles: the expected VNI, the nodes' VTEP

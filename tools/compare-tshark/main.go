@@ -1,6 +1,7 @@
 // compare-tshark decodes capture files with tshark and with diag and
-// compares what they see of the VXLAN traffic: the VXLAN packets, the VNIs,
-// the VTEP pairs, the inner flows and the inner packets with bad checksums.
+// compares what they see of the tunnels: the VXLAN packets, the VNIs, the
+// VTEP pairs, the inner flows, the inner packets with bad checksums and
+// the Geneve packets.
 //
 //	go run ./tools/compare-tshark [-diag bin/diag] [-vxlan-port 8472] FILE|DIR...
 //
@@ -52,18 +53,22 @@ var fields = []string{
 	"icmp.checksum.status", "icmpv6.checksum.status",
 	"vxlan.flags", "vxlan.vni",
 	"ip.cur_rt", // only in IPv4 layers with a source route
+	"geneve.version",
+	"_ws.short",
+	"_ws.malformed", // last: its text holds commas
 }
 
 // figures is what one decoder saw of one file.
 type figures struct {
-	vxlan int64
-	vnis  map[string]bool
-	pairs map[string]bool
-	flows map[string]bool // tshark: the flow keys; diag: nil, see nflows
-	nflow int64
-	bad   int64
-	note  string
-	last  int64 // diag: the last packet read before a damaged block
+	vxlan  int64
+	geneve int64
+	vnis   map[string]bool
+	pairs  map[string]bool
+	flows  map[string]bool // tshark: the flow keys; diag: nil, see nflows
+	nflow  int64
+	bad    int64
+	note   string
+	last   int64 // diag: the last packet read before a damaged block
 }
 
 func newFigures() *figures {
@@ -75,7 +80,13 @@ func newFigures() *figures {
 type tsharkResult struct {
 	raw, adj *figures
 	why      map[string]bool // the deliberate differences met
-	bigTCP   int64           // super-packets tshark leaves undecoded
+	// VXLAN packets tshark leaves undecoded: BIG TCP super-packets, and
+	// datagrams it decodes by their lower port (udp-port-order).
+	bigTCP int64
+	// Frames whose innermost datagram goes to a tunnel port and tshark
+	// decoded by its lower port instead: diag decodes the tunnel inside,
+	// and may list VNIs and VTEP pairs tshark does not show.
+	deeper int64
 	// diag stops reading at a damaged block: the frames after its last
 	// packet (0: all) are not diag's.
 	diagLast int64
@@ -306,67 +317,181 @@ func (res *tsharkResult) add(vals []string, ports map[string]bool) {
 		ls = append(ls, layer{name, seen[name]})
 		seen[name]++
 	}
+	frameNo, _ := strconv.ParseInt(ff.get("frame.number", 0), 10, 64)
+	pastDamage := res.diagLast > 0 && frameNo > res.diagLast
+	if pastDamage {
+		res.why["damaged-block"] = true
+	}
+	res.count(res.raw, ff, ls)
+	if pastDamage {
+		return
+	}
+	dl, why := diagLayers(ff, ls)
+	for _, w := range why {
+		res.why[w] = true
+	}
+	if dl == nil {
+		return
+	}
+	if !has(dl, "vxlan") && res.isBigTCP(ff, dl, ports) {
+		// tshark stops at the UDP length 0 of a BIG TCP super-packet;
+		// diag (and tcpdump) decode the VXLAN inside.
+		res.bigTCP++
+		res.adj.vxlan++
+		res.why["big-tcp"] = true
+		return
+	}
+	if !isTunnel(dl) {
+		// The outermost datagram goes to a tunnel port and tshark decoded
+		// it by its lower port (see stoppedAtPort).
+		switch stoppedAt(ff, dl, transport(dl, carrier(dl)), ports) {
+		case "vxlan":
+			res.bigTCP++
+			res.adj.vxlan++
+			res.why["udp-port-order"] = true
+		case "geneve":
+			res.adj.geneve++
+			res.why["udp-port-order"] = true
+		}
+	}
+	// RFC 7348: without the I flag the VNI is not valid; diag counts such
+	// a packet as malformed (CAP-08), not as VXLAN. A VXLAN header cut
+	// short (tshark decodes no VNI) is no VXLAN packet for diag either.
+	if first := slices.IndexFunc(dl, func(l layer) bool { return l.name == "vxlan" }); first >= 0 && dl[first].n == 0 {
+		if fl, err := strconv.ParseUint(strings.TrimPrefix(ff.get("vxlan.flags", 0), "0x"), 16, 16); err == nil && fl&0x0800 == 0 {
+			res.why["no-I-flag"] = true
+			dl = dl[:first]
+		} else if ff.get("vxlan.vni", 0) == "" {
+			res.why["short-header"] = true
+			dl = dl[:first]
+		}
+	}
+	if stoppedAtPort(ff, dl, ports) {
+		res.deeper++
+		res.why["udp-port-order"] = true
+	}
+	bad, partial := res.count(res.adj, ff, dl)
+	if bad && partial {
+		res.why["partial-checksum"] = true
+	}
+	if ff.get("ip.cur_rt", 0) != "" && has(dl, "vxlan") {
+		res.why["ipv4-source-route"] = true
+	}
+}
+
+func has(ls []layer, name string) bool {
+	return slices.ContainsFunc(ls, func(l layer) bool { return l.name == name })
+}
+
+// diagLayers is the part of tshark's layers diag decodes as the frame's
+// own (a prefix of them), and the documented differences that cut it; nil
+// when diag decodes none of the frame's tunnels.
+func diagLayers(ff frameFields, ls []layer) ([]layer, []string) {
+	var why []string
+	for i := 1; i < len(ls); i++ {
+		// An ICMP error quotes the start of the packet it is about; diag
+		// counts the error, not the quoted packet, as a tunnel packet.
+		if (ls[i-1].name == "icmp" || ls[i-1].name == "icmpv6") && (ls[i].name == "ip" || ls[i].name == "ipv6") {
+			if isTunnel(ls[i:]) {
+				why = append(why, "icmp-quote")
+			}
+			ls = ls[:i]
+			break
+		}
+	}
+	// GRE (ERSPAN mirrors) is not decoded: a note. GRE inside a tunnel
+	// is the inner packet's protocol.
+	if g := slices.IndexFunc(ls, func(l layer) bool { return l.name == "gre" }); g >= 0 {
+		if isTunnel(ls[g:]) {
+			why = append(why, "gre")
+		}
+		if !isTunnel(ls[:g]) {
+			return nil, why
+		}
+		ls = ls[:g+1]
+	}
+	// RFC 8926: a Geneve header of a version other than 0 is dropped by
+	// receivers; tshark decodes it with a warning, diag does not.
+	for i, l := range ls {
+		if l.name == "geneve" && ff.get("geneve.version", l.n) != "0" {
+			why = append(why, "geneve-version")
+			ls = ls[:i]
+			break
+		}
+	}
+	// A Geneve header cut short, by the sender or by the snap length:
+	// tshark shows a malformed or truncated layer, diag no Geneve packet.
+	if n := len(ls); n > 0 && ls[n-1].name == "geneve" && (ff.get("_ws.malformed", 0) != "" || ff.get("_ws.short", 0) != "") {
+		why = append(why, "short-header")
+		ls = ls[:n-1]
+	}
+	return ls, why
+}
+
+func isTunnel(ls []layer) bool { return has(ls, "vxlan") || has(ls, "geneve") }
+
+// stoppedAtPort: after the frame's last tunnel layer comes a UDP datagram
+// to or from a tunnel port whose payload tshark decoded as something
+// else, by the lower of its ports (its UDP dissector's rule). diag looks
+// for a tunnel on the destination port, then the source port, and
+// decodes the tunnel inside.
+func stoppedAtPort(ff frameFields, ls []layer, ports map[string]bool) bool {
+	ip := innerIP(ls)
+	return ip >= 0 && stoppedAt(ff, ls, transport(ls, ip), ports) != ""
+}
+
+// stoppedAt says which tunnel diag finds in the UDP datagram at layer t
+// when tshark decoded its payload as something else: "vxlan", "geneve"
+// or "".
+func stoppedAt(ff frameFields, ls []layer, t int, ports map[string]bool) string {
+	if t < 0 || ls[t].name != "udp" || t+1 >= len(ls) || isTunnel(ls[t+1:t+2]) {
+		return ""
+	}
+	for _, f := range []string{"udp.dstport", "udp.srcport"} {
+		switch p := ff.get(f, ls[t].n); {
+		case ports[p]:
+			return "vxlan"
+		case p == "6081":
+			return "geneve"
+		}
+	}
+	return ""
+}
+
+// count adds one frame, decoded as far as ls, to fg: a Geneve packet when
+// it has a Geneve layer, and, when it has VXLAN layers, a VXLAN packet
+// with their VNIs and VTEP pairs, its inner flow and whether an inner
+// checksum is bad (partial: bad only by a partial checksum).
+func (res *tsharkResult) count(fg *figures, ff frameFields, ls []layer) (bad, partial bool) {
+	if has(ls, "geneve") {
+		fg.geneve++
+	}
 	var vx []int // positions of the VXLAN layers
 	for i, l := range ls {
 		if l.name == "vxlan" {
 			vx = append(vx, i)
 		}
 	}
-	frameNo, _ := strconv.ParseInt(ff.get("frame.number", 0), 10, 64)
-	pastDamage := res.diagLast > 0 && frameNo > res.diagLast
-	if pastDamage {
-		res.why["damaged-block"] = true
-	}
 	if len(vx) == 0 {
-		if !pastDamage && res.isBigTCP(ff, ls, ports) {
-			// tshark stops at the UDP length 0 of a BIG TCP super-packet;
-			// diag (and tcpdump) decode the VXLAN inside.
-			res.bigTCP++
-			res.adj.vxlan++
-			res.why["big-tcp"] = true
-		}
-		return
+		return false, false
 	}
-	// RFC 7348: without the I flag the VNI is not valid; diag counts such
-	// a packet as malformed (CAP-08), not as VXLAN.
-	// A VXLAN header cut short (tshark decodes no VNI) is no VXLAN packet
-	// for diag either: CAP-08.
-	notDiags := pastDamage
-	if fl, err := strconv.ParseUint(strings.TrimPrefix(ff.get("vxlan.flags", 0), "0x"), 16, 16); err == nil && fl&0x0800 == 0 {
-		notDiags = true
-		res.why["no-I-flag"] = true
-	}
-	if ff.get("vxlan.vni", 0) == "" {
-		notDiags = true
-		res.why["short-header"] = true
-	}
-	bad, partial := res.inner(ff, ls, vx)
-	for _, fg := range []*figures{res.raw, res.adj} {
-		if fg == res.adj && notDiags {
-			continue
+	bad, partial = res.inner(ff, ls)
+	fg.vxlan++
+	for k, p := range vx {
+		if v := ff.get("vxlan.vni", k); v != "" {
+			fg.vnis[v] = true
 		}
-		fg.vxlan++
-		for k, p := range vx {
-			if v := ff.get("vxlan.vni", k); v != "" {
-				fg.vnis[v] = true
-			}
-			if c := carrier(ls[:p]); c >= 0 {
-				fg.pairs[pairOf(ff, ls[c])] = true
-			}
-		}
-		if key := flowKey(ff, ls, vx, fg == res.adj); key != "" {
-			fg.flows[key] = true
-		}
-		if bad && !(fg == res.adj && partial) {
-			fg.bad++
+		if c := carrier(ls[:p]); c >= 0 {
+			fg.pairs[pairOf(ff, ls[c])] = true
 		}
 	}
-	if bad && partial {
-		res.why["partial-checksum"] = true
+	if key := flowKey(ff, ls, len(vx), fg == res.adj); key != "" {
+		fg.flows[key] = true
 	}
-	if ff.get("ip.cur_rt", 0) != "" {
-		res.why["ipv4-source-route"] = true
+	if bad && !(fg == res.adj && partial) {
+		fg.bad++
 	}
+	return bad, partial
 }
 
 // isBigTCP: an outer IP length of 0 (IPv6), or one tshark presumes from
@@ -413,10 +538,20 @@ func pairOf(ff frameFields, l layer) string {
 	return addr(ff.get(l.name+".src", l.n)) + " > " + addr(ff.get(l.name+".dst", l.n))
 }
 
+// lastTunnel is the position of the last VXLAN or Geneve layer, or -1.
+func lastTunnel(ls []layer) int {
+	for i := len(ls) - 1; i >= 0; i-- {
+		if ls[i].name == "vxlan" || ls[i].name == "geneve" {
+			return i
+		}
+	}
+	return -1
+}
+
 // innerIP is the position of the innermost packet's IP layer: the first
-// IP layer after the last VXLAN layer (not one quoted in an ICMP error).
-func innerIP(ls []layer, vx []int) int {
-	for i := vx[len(vx)-1] + 1; i < len(ls); i++ {
+// IP layer after the last tunnel layer (not one quoted in an ICMP error).
+func innerIP(ls []layer) int {
+	for i := lastTunnel(ls) + 1; i > 0 && i < len(ls); i++ {
 		if ls[i].name == "ip" || ls[i].name == "ipv6" {
 			return i
 		}
@@ -438,12 +573,13 @@ func transport(ls []layer, i int) int {
 var protoNumbers = map[string]string{"tcp": "6", "udp": "17", "icmp": "1", "icmpv6": "58"}
 
 // flowKey is the inner flow as diag keys it: the innermost IP addresses
-// and ports in either direction, the protocol and the innermost VNI.
+// and ports in either direction, the protocol and the innermost VNI (of
+// the nvx VXLAN layers, the last).
 // tshark's ip.dst of a source-routed IPv4 packet is its final destination
 // and ip.cur_rt the header's; diag keys flows by the header's addresses:
 // as diag, the header's (the last ip.cur_rt: outer headers carry none).
-func flowKey(ff frameFields, ls []layer, vx []int, asDiag bool) string {
-	ip := innerIP(ls, vx)
+func flowKey(ff frameFields, ls []layer, nvx int, asDiag bool) string {
+	ip := innerIP(ls)
 	if ip < 0 {
 		return ""
 	}
@@ -475,7 +611,7 @@ func flowKey(ff frameFields, ls []layer, vx []int, asDiag bool) string {
 	if b < a {
 		a, b = b, a
 	}
-	return strings.Join([]string{ff.get("vxlan.vni", len(vx)-1), proto, a, b}, "|")
+	return strings.Join([]string{ff.get("vxlan.vni", nvx-1), proto, a, b}, "|")
 }
 
 // inner says whether an inner checksum is bad, as diag judges them: an
@@ -483,15 +619,10 @@ func flowKey(ff frameFields, ls []layer, vx []int, asDiag bool) string {
 // checksum (a UDP checksum of 0 over IPv6 is illegal, RFC 8200 §8.1).
 // partial says the packet is bad only by a transport checksum that is the
 // pseudo-header sum a sender leaves for its NIC to complete (offload).
-func (res *tsharkResult) inner(ff frameFields, ls []layer, vx []int) (bad, partial bool) {
-	ip := innerIP(ls, vx)
-	first := vx[0]
-	for i := range ls {
-		if ls[i].name == "geneve" && i < first {
-			first = i
-		}
-	}
-	for i := first; i <= ip; i++ {
+func (res *tsharkResult) inner(ff frameFields, ls []layer) (bad, partial bool) {
+	ip := innerIP(ls)
+	first := slices.IndexFunc(ls, func(l layer) bool { return l.name == "vxlan" || l.name == "geneve" })
+	for i := first; i >= 0 && i <= ip; i++ {
 		if ls[i].name == "ip" && ff.get("ip.checksum.status", ls[i].n) == "0" {
 			bad = true
 		}
@@ -563,6 +694,7 @@ type diagReport struct {
 		Packets int64 `json:"packets"`
 	} `json:"files"`
 	VXLANPackets int64 `json:"vxlanPackets"`
+	Geneve       int64 `json:"geneve"`
 	Tunnels      []struct {
 		Src string `json:"src"`
 		Dst string `json:"dst"`
@@ -616,7 +748,7 @@ func runDiag(ctx context.Context, bin, file string, ports map[string]bool) (*fig
 		return nil, fmt.Errorf("diag's JSON: %v", err)
 	}
 	fg := newFigures()
-	fg.vxlan = r.VXLANPackets
+	fg.vxlan, fg.geneve = r.VXLANPackets, r.Geneve
 	for _, t := range r.Tunnels {
 		fg.vnis[strconv.FormatUint(uint64(t.VNI), 10)] = true
 		fg.pairs[addr(t.Src)+" > "+addr(t.Dst)] = true
@@ -673,7 +805,7 @@ func compare(t *tsharkResult, d *figures) []row {
 				return false
 			}
 		}
-		return len(got) == len(adj) || t.bigTCP > 0
+		return len(got) == len(adj) || t.bigTCP > 0 || t.deeper > 0
 	}
 	nflowRaw, nflowAdj := int64(len(t.raw.flows)), int64(len(t.adj.flows))
 	return []row{
@@ -682,6 +814,7 @@ func compare(t *tsharkResult, d *figures) []row {
 		{"VTEP pairs", setString(t.raw.pairs), setString(d.pairs), verdict(sameSet(t.raw.pairs, d.pairs), setOK(t.adj.pairs, d.pairs))},
 		{"inner flows", num(nflowRaw), num(d.nflow), verdict(nflowRaw == d.nflow, within(nflowAdj, d.nflow))},
 		{"bad checksums", num(t.raw.bad), num(d.bad), verdict(t.raw.bad == d.bad, t.adj.bad == d.bad)},
+		{"geneve packets", num(t.raw.geneve), num(d.geneve), verdict(t.raw.geneve == d.geneve, t.adj.geneve == d.geneve)},
 	}
 }
 
