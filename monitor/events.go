@@ -43,6 +43,7 @@ type Eventer struct {
 
 	mu   sync.Mutex
 	last map[string]*sentEvent // by finding key and reason
+	seq  int                   // tells apart the names of Events made at one instant
 }
 
 type sentEvent struct {
@@ -129,8 +130,9 @@ func (e *Eventer) event(reason string, f finding.Finding, recorded string, now t
 		typ = corev1.EventTypeWarning
 	}
 	t := metav1.NewTime(now)
+	e.seq++
 	return &corev1.Event{
-		ObjectMeta:          metav1.ObjectMeta{Name: fmt.Sprintf("%s.%x", e.Node, now.UnixNano()), Namespace: e.Namespace},
+		ObjectMeta:          metav1.ObjectMeta{Name: fmt.Sprintf("%s.%x-%d", e.Node, now.UnixNano(), e.seq), Namespace: e.Namespace},
 		InvolvedObject:      corev1.ObjectReference{Kind: "Node", Name: e.Node, UID: types.UID(e.Node), APIVersion: "v1"},
 		Reason:              reason,
 		Message:             eventMessage(reason, f, recorded),

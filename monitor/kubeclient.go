@@ -60,6 +60,10 @@ type restEvents struct{ c *rest.RESTClient }
 
 // NewEventAPI is the API server's Events, from a REST config.
 func NewEventAPI(cfg *rest.Config) (EventAPI, error) {
+	// The Eventer's own limit bounds these calls; client-go's default
+	// (5 a second) would only make a round wait behind its Events.
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS = -1
 	c, err := restClientFor(cfg, corev1.SchemeGroupVersion)
 	if err != nil {
 		return nil, err
