@@ -103,7 +103,8 @@ func (e *Eventer) Emit(ctx context.Context, reason string, f finding.Finding, re
 	}
 	key := findingKey(f) + "\x00" + reason
 	if s := e.last[key]; s != nil {
-		patch, _ := json.Marshal(map[string]any{"count": s.count + 1, "lastTimestamp": metav1.NewTime(now)})
+		// The message is renewed: it names this moment's bundle.
+		patch, _ := json.Marshal(map[string]any{"count": s.count + 1, "lastTimestamp": metav1.NewTime(now), "message": eventMessage(reason, f, recorded)})
 		if err := e.Client.Patch(ctx, e.Namespace, s.name, patch); err == nil {
 			s.count++
 			s.at = now

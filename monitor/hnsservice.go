@@ -26,7 +26,7 @@ type HNSServiceReader func() HNSServiceStats
 // another PID or another start time while running both times, or running
 // again after it was seen stopped.
 func restarted(before, now HNSServiceStats) bool {
-	if now.Unobservable != "" || before.Unobservable != "" || !now.Running || before.PID == 0 && !before.Running {
+	if now.Unobservable != "" || before.Unobservable != "" || !now.Running {
 		return false
 	}
 	if !before.Running {

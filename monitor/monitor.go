@@ -46,6 +46,7 @@ type Monitor struct {
 	mu       sync.Mutex
 	open     map[string]finding.Finding // the last round's open findings
 	hns      HNSServiceStats
+	hnsSeen  bool              // hns holds a look
 	srcState map[string]string // the last round's problems, to log changes once
 
 	lastTick  atomic.Int64 // unix nanoseconds of the loop's last sign of life
@@ -300,10 +301,10 @@ func (mon *Monitor) readHNSService() {
 	}
 	now := mon.o.HNSService()
 	mon.mu.Lock()
-	before := mon.hns
-	mon.hns = now
+	before, seen := mon.hns, mon.hnsSeen
+	mon.hns, mon.hnsSeen = now, true
 	mon.mu.Unlock()
-	if restarted(before, now) {
+	if seen && restarted(before, now) {
 		mon.m.hnsRestarts.Inc()
 		mon.o.Logf("hns: the service's process changed (PID %d → %d): HNS restarted", before.PID, now.PID)
 	}
