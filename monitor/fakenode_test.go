@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,8 +21,9 @@ import (
 // vfpctrl, PowerShell and netsh answer from a generated flannel VXLAN node
 // (gen.WriteClusterNode), whose state a test changes between rounds.
 type fakeNode struct {
+	dir     string // the generated node, read at each query as HNS reads its state
 	mu      sync.Mutex
-	files   map[string][]byte // bundle path → content
+	files   map[string][]byte // bundle path → content that replaces dir's
 	hnsDown error             // every HNS query fails with it
 	delay   time.Duration     // each HNS query takes this long (or until its context ends)
 }
@@ -34,35 +34,32 @@ func newFakeNode(t testing.TB, c gen.ClusterNode) *fakeNode {
 	if err := gen.WriteClusterNode(dir, c); err != nil {
 		t.Fatal(err)
 	}
-	f := &fakeNode{files: map[string][]byte{}}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		f.files[filepath.ToSlash(rel)] = data
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f
+	return &fakeNode{dir: dir, files: map[string][]byte{}}
 }
 
+// file is a file of the node's state: as changed by the test, else as
+// generated; nil when there is none.
 func (f *fakeNode) file(name string) []byte {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.files[name]
+	data, ok := f.files[name]
+	f.mu.Unlock()
+	if ok {
+		return data
+	}
+	data, err := os.ReadFile(filepath.Join(f.dir, filepath.FromSlash(name)))
+	if err != nil {
+		return nil
+	}
+	return data
 }
 
 // dropRemoteSubnetRoute removes the network's first RemoteSubnetRoute, as
 // a CNI agent that missed a peer leaves it (OVL-02 fail); restore undoes it.
 func (f *fakeNode) dropRemoteSubnetRoute(t testing.TB) (restore func()) {
 	t.Helper()
+	orig := f.file("hns/v2/networks.json")
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	orig := f.files["hns/v2/networks.json"]
 	var nets []map[string]any
 	if err := json.Unmarshal(orig, &nets); err != nil {
 		t.Fatal(err)
@@ -192,20 +189,17 @@ type fakeKube struct {
 
 func (k fakeKube) Err() error { return k.err }
 
-func (k fakeKube) Collector() collectors.Collector {
-	return collectors.Collector{ID: "kubernetes", Description: "fake watches", Run: func(ctx context.Context, _ *collectors.Env, out *collectors.Output) error {
-		if k.err != nil {
-			return collectors.Skip(k.err.Error())
+func (k fakeKube) Lists() (map[string][]byte, error) {
+	out := map[string][]byte{}
+	if k.err != nil {
+		return out, nil
+	}
+	for _, name := range []string{"k8s/nodes.json", "k8s/services.json", "k8s/pods.json", "k8s/endpointslices.json"} {
+		if data := k.f.file(name); data != nil {
+			out[name] = data
 		}
-		for _, name := range []string{"k8s/nodes.json", "k8s/services.json", "k8s/pods.json", "k8s/endpointslices.json"} {
-			if data := k.f.file(name); data != nil {
-				if err := out.WriteText(name, data); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}}
+	}
+	return out, nil
 }
 
 func (f *fakeNode) source(t testing.TB) *LiveSource {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
-	"time"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -15,8 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
-
-	"github.com/wincni/diag/collectors"
 )
 
 // KubeWatch holds the Kubernetes objects the per-node rules read, kept up
@@ -27,7 +25,7 @@ import (
 // objects arrive, to keep the monitor small on a large cluster.
 type KubeWatch struct {
 	Node      string
-	informers []kubeInformer
+	informers []*kubeInformer
 
 	mu      sync.Mutex
 	lastErr error
@@ -37,6 +35,11 @@ type kubeInformer struct {
 	file     string
 	kind     string
 	informer cache.SharedIndexInformer
+	gen      *atomic.Int64 // counts the changes the watch brought
+
+	mu      *sync.Mutex
+	data    []byte // the list as last encoded, at dataGen
+	dataGen int64
 }
 
 // NewKubeWatch builds the watches from a REST config; Start runs them.
@@ -65,7 +68,10 @@ func (k *KubeWatch) add(file, kind string, lw cache.ListerWatcher, example runti
 		k.lastErr = fmt.Errorf("watch %s: %w", kind, err)
 		k.mu.Unlock()
 	})
-	k.informers = append(k.informers, kubeInformer{file: file, kind: kind, informer: inf})
+	gen := &atomic.Int64{}
+	bump := func(any) { gen.Add(1) }
+	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: bump, DeleteFunc: bump, UpdateFunc: func(_, o any) { bump(o) }})
+	k.informers = append(k.informers, &kubeInformer{file: file, kind: kind, informer: inf, gen: gen, mu: &sync.Mutex{}})
 }
 
 // slim drops what no rule reads from an object before it is stored.
@@ -107,33 +113,29 @@ func (k *KubeWatch) Err() error {
 	return err
 }
 
-// Collector writes what the watches hold as the lists diag collect would
-// have read (k8s/*.json); a watch not yet synced writes nothing, and the
-// rules that need it are skipped that round.
-func (k *KubeWatch) Collector() collectors.Collector {
-	return collectors.Collector{ID: "kubernetes", Description: "nodes, services, endpoint slices and this node's pods, from watches", Timeout: 30 * time.Second,
-		Run: func(ctx context.Context, _ *collectors.Env, out *collectors.Output) error {
-			written := 0
-			for _, i := range k.informers {
-				if !i.informer.HasSynced() {
-					continue
-				}
-				data, err := listJSON(i.kind, i.informer.GetStore().List())
-				if err != nil {
-					return err
-				}
-				if err := out.WriteText(i.file, data); err != nil {
-					return err
-				}
-				written++
+// Lists are what the watches hold as the lists diag collect would have
+// read (k8s/*.json); a watch not yet synced has none. A list is encoded
+// again only when its watch brought a change since the last round.
+func (k *KubeWatch) Lists() (map[string][]byte, error) {
+	out := map[string][]byte{}
+	for _, i := range k.informers {
+		if !i.informer.HasSynced() {
+			continue
+		}
+		gen := i.gen.Load()
+		i.mu.Lock()
+		if i.data == nil || i.dataGen != gen {
+			data, err := listJSON(i.kind, i.informer.GetStore().List())
+			if err != nil {
+				i.mu.Unlock()
+				return nil, err
 			}
-			if written == 0 {
-				if err := k.Err(); err != nil {
-					return collectors.Skip("Kubernetes objects not yet read: " + err.Error())
-				}
-			}
-			return nil
-		}}
+			i.data, i.dataGen = data, gen
+		}
+		out[i.file] = i.data
+		i.mu.Unlock()
+	}
+	return out, nil
 }
 
 // listJSON is a List of the objects, in a stable order.

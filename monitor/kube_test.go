@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/wincni/diag/bundle"
 	"github.com/wincni/diag/cluster"
-	"github.com/wincni/diag/collectors"
 	"github.com/wincni/diag/formats"
 )
 
@@ -89,15 +87,21 @@ func (s *watchServer) item(res string) string {
 	return "{}"
 }
 
-// collectKube writes what the watches hold into a bundle and reads it the
-// way a round does.
+// collectKube writes what the watches hold into a bundle directory and
+// opens it as a round does.
 func collectKube(t *testing.T, k KubeView) (*bundle.Bundle, func()) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "round.zip")
-	if _, err := collectors.Collect(context.Background(), path, bundle.Manifest{Node: "win-1"}, &collectors.Env{NodeName: "win-1"}, []collectors.Collector{k.Collector()}, collectors.RunOptions{}); err != nil {
+	dir := t.TempDir()
+	lists, err := k.Lists()
+	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := bundle.Open(path, bundle.DefaultLimits)
+	for name, data := range lists {
+		if err := writeEntry(dir, name, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := bundle.Open(dir, bundle.DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -149,6 +150,9 @@ func runMonitor(ctx context.Context, e *env, o *monitorOptions, bundles []string
 	}
 	ctx, stop := stopOnSignals(ctx)
 	defer stop()
+	if e.getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(monitor.DefaultMemoryLimit)
+	}
 
 	mo := monitor.Options{Interval: o.interval, Jitter: o.jitter, Selection: sel, MaxFindingSeries: o.maxSeries,
 		Version: toolVersion(), Rounds: o.rounds, Logf: logf, Now: e.now}
