@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/wincni/diag/gen"
 )
 
@@ -199,4 +201,49 @@ func waitFor(t *testing.T, limit time.Duration, what string, cond func() (bool, 
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// TestPrometheusRules: promtool check rules accepts the alert groups of
+// deploy/prometheus-rules.yaml (the PrometheusRule's spec, as a plain rule
+// file).
+func TestPrometheusRules(t *testing.T) {
+	bin := os.Getenv("DIAG_TEST_PROMETHEUS")
+	if bin == "" {
+		t.Skip("make test-monitor runs this test with promtool (DIAG_TEST_PROMETHEUS=/usr/bin/prometheus)")
+	}
+	var groups []any
+	for _, d := range readRawDocs(t, "../deploy/prometheus-rules.yaml") {
+		if d["kind"] == "PrometheusRule" {
+			groups = append(groups, d["spec"].(map[string]any)["groups"].([]any)...)
+		}
+	}
+	data, err := yaml.Marshal(map[string]any{"groups": groups})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "rules.yml")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(filepath.Join(filepath.Dir(bin), "promtool"), "check", "rules", path).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "SUCCESS") {
+		t.Errorf("promtool check rules: %v\n%s", err, out)
+	}
+}
+
+func readRawDocs(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	for _, part := range strings.Split(string(data), "\n---\n") {
+		var d map[string]any
+		if err := yaml.Unmarshal([]byte(part), &d); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, d)
+	}
+	return out
 }
