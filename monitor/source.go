@@ -3,7 +3,6 @@ package monitor
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/wincni/diag/bundle"
 )
@@ -41,6 +40,3 @@ type Source interface {
 
 // ErrReplayDone is returned by a replay source after its last bundle.
 var ErrReplayDone = errors.New("replay: every bundle has had its round")
-
-// errorf is fmt.Errorf, named for what it builds: a source's reason.
-var errorf = fmt.Errorf

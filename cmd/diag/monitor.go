@@ -166,9 +166,15 @@ func runMonitor(ctx context.Context, e *env, o *monitorOptions, bundles []string
 		mo.Recorder = &monitor.Recorder{Dir: o.recordDir, Keep: o.recordKeep, Node: node}
 	}
 
-	cfg, from, kerr := monitor.KubeConfig(o.kubeconfig)
-	if kerr != nil && o.kubeconfig != "" {
-		return usageErrorf("%v", kerr)
+	// A replay reads no API server unless its Events are asked for.
+	var cfg *rest.Config
+	var from string
+	var kerr error
+	if !o.replay || o.events {
+		cfg, from, kerr = monitor.KubeConfig(o.kubeconfig)
+		if kerr != nil && o.kubeconfig != "" {
+			return usageErrorf("%v", kerr)
+		}
 	}
 	cluster.SilenceClientLogs()
 	if cfg != nil && o.events {
@@ -191,6 +197,7 @@ func runMonitor(ctx context.Context, e *env, o *monitorOptions, bundles []string
 		src = live
 	}
 	switch {
+	case o.replay && !o.events:
 	case kerr != nil:
 		logf("kubernetes: %v", kerr)
 	case cfg == nil:
