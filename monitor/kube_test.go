@@ -14,7 +14,6 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/wincni/diag/bundle"
-	"github.com/wincni/diag/cluster"
 	"github.com/wincni/diag/formats"
 )
 
@@ -122,7 +121,6 @@ func waitSynced(t *testing.T, k *KubeWatch, want func() bool) {
 // The watches list once, take changes from the watch, and the round's
 // bundle gets the lists formats reads, without the fields no rule reads.
 func TestKubeWatch(t *testing.T) {
-	cluster.SilenceClientLogs()
 	ws := &watchServer{}
 	srv := httptest.NewServer(ws)
 	defer srv.Close()
@@ -170,7 +168,6 @@ func TestKubeWatch(t *testing.T) {
 // A list the service account may not make: the error says so, the other
 // kinds are still written, and the rules that need the missing one skip.
 func TestKubeWatchForbidden(t *testing.T) {
-	cluster.SilenceClientLogs()
 	srv := httptest.NewServer(&watchServer{forbid: "services"})
 	defer srv.Close()
 	k, err := NewKubeWatch(&rest.Config{Host: srv.URL}, "win-1")

@@ -16,7 +16,6 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
-	"github.com/wincni/diag/cluster"
 	"github.com/wincni/diag/cluster/clustertest/realcluster"
 	"github.com/wincni/diag/finding"
 )
@@ -32,7 +31,6 @@ const monitorSA = "system:serviceaccount:diag:diag-monitor"
 // the control plane make test-cluster builds; without it, it skips.
 func TestRealAPIServer(t *testing.T) {
 	realcluster.Binaries(t) // skips without the control plane
-	cluster.SilenceClientLogs()
 	standin := filepath.Join(t.TempDir(), "standin")
 	if out, err := exec.Command("go", "build", "-o", standin, "../cluster/clustertest/realcluster/standin").CombinedOutput(); err != nil {
 		t.Fatalf("build the stand-in: %v\n%s", err, out)
