@@ -206,3 +206,29 @@ func TestReplayBadBundle(t *testing.T) {
 		t.Errorf("rounds ok = %v after a good bundle", got)
 	}
 }
+
+// An API server the watches cannot reach: the round runs on HNS, the
+// metric and /readyz say the Kubernetes side is missing.
+func TestKubernetesUnreachableKeepsRunning(t *testing.T) {
+	f := newFakeNode(t, gen.ClusterNode{Nodes: 5, LocalPods: 5})
+	src := f.source(t)
+	src.Kube = fakeKube{f: f, err: errors.New(`Get "https://10.0.0.1:443/api/v1/nodes": dial tcp 10.0.0.1:443: connect: connection refused`)}
+	mon := New(src, Options{})
+	f.dropRemoteSubnetRoute(t)
+	round(t, mon)
+	if got := mustValue(t, mon, "diag_monitor_rounds_total", "result", "ok"); got != 1 {
+		t.Errorf("rounds ok = %v", got)
+	}
+	if got := mustValue(t, mon, "diag_monitor_source_up", "source", SourceKubernetes); got != 0 {
+		t.Errorf("source_up{kubernetes} = %v", got)
+	}
+	if code, body := get(t, mon, "/readyz"); code != 503 || !strings.Contains(body, "kubernetes: ") || !strings.Contains(body, "connection refused") {
+		t.Errorf("/readyz = %d %q", code, body)
+	}
+	if got := mustValue(t, mon, "diag_monitor_rules", "state", "skipped"); got == 0 {
+		t.Error("no rule skipped without the Kubernetes objects")
+	}
+	if !hasSeries(findingSeries(t, mon), "OVL-02 fail") {
+		t.Errorf("the HNS rules did not run: %v", findingSeries(t, mon))
+	}
+}
