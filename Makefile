@@ -13,7 +13,7 @@ IMAGE_PLATFORMS := linux/amd64,linux/arm64,windows/amd64
 RACE    := $(if $(filter 1,$(shell $(GO) env CGO_ENABLED)),-race,)
 FUZZTIME ?= 10s
 
-.PHONY: build install test test-windows test-cluster demo bench fuzz cross vet lint clean dist compare-tshark perf image
+.PHONY: build install test test-windows test-cluster test-monitor demo bench fuzz cross vet lint clean dist compare-tshark perf image
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/diag
@@ -54,6 +54,21 @@ test-windows:
 # larger cluster.
 test-cluster:
 	@env=$$(tools/testcluster/build.sh) && DIAG_TESTCLUSTER_ENV=$$env $(GO) test -count=1 -timeout 25m ./cluster/e2e/
+
+# diag monitor scraped by a real Prometheus (Debian's prometheus package,
+# apt-get install prometheus): the monitor's fake HNS loses a route and gets
+# it back, and a PromQL query over Prometheus' HTTP API sees the finding
+# appear and clear; promtool check metrics and check rules judge /metrics
+# and deploy/prometheus-rules.yaml. deploy/monitor.yaml's RBAC, the watches
+# and the Events against make test-cluster's real kube-apiserver (built and
+# cached by tools/testcluster/build.sh). Then the budget on the 1,000-node
+# fixture (CPU and RSS of a round) and a simulated day of rounds without
+# growth (about 5 minutes). The unit tests of the monitor are in make test.
+PROMETHEUS ?= $(shell command -v prometheus 2>/dev/null || echo /usr/bin/prometheus)
+test-monitor:
+	@[ -x "$(PROMETHEUS)" ] || { echo "test-monitor: no Prometheus at $(PROMETHEUS) (apt-get install prometheus)"; exit 1; }
+	@env=$$(tools/testcluster/build.sh) && DIAG_TESTCLUSTER_ENV=$$env DIAG_TEST_PROMETHEUS=$(PROMETHEUS) DIAG_TEST_BUDGET=1 \
+	  $(GO) test -count=1 -timeout 30m -run '^(TestPrometheus|TestRealAPIServer|TestBudget)' -v ./monitor/
 
 # Windows is where collect runs; analyze, capture decode and diff run
 # anywhere, so a Mac build is held too (it caught a Linux-only syscall).

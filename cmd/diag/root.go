@@ -73,6 +73,7 @@ rule ID, a severity, the evidence it rests on and the fix.` + exitStatusCommon +
 		newBundleCommand(e),
 		newVersionCommand(e),
 		newIdleCommand(),
+		newMonitorCommand(e),
 	)
 	documentCompletion(root)
 	return root

@@ -1,0 +1,82 @@
+package monitor
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+)
+
+// kubeScheme knows only the kinds the monitor reads and writes. client-go's
+// typed clients register every API group of Kubernetes (their scheme
+// package), which doubles diag's binary for four resources.
+var (
+	kubeScheme = runtime.NewScheme()
+	kubeCodecs = serializer.NewCodecFactory(kubeScheme)
+)
+
+func init() {
+	must := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
+	must(corev1.AddToScheme(kubeScheme))
+	must(discoveryv1.AddToScheme(kubeScheme))
+	metav1.AddToGroupVersion(kubeScheme, schema.GroupVersion{Version: "v1"})
+}
+
+// restClientFor is a JSON client of one API group version.
+func restClientFor(cfg *rest.Config, gv schema.GroupVersion) (*rest.RESTClient, error) {
+	c := rest.CopyConfig(cfg)
+	c.GroupVersion = &gv
+	c.APIPath = "/apis"
+	if gv.Group == "" {
+		c.APIPath = "/api"
+	}
+	c.NegotiatedSerializer = kubeCodecs.WithoutConversion()
+	c.ContentType = runtime.ContentTypeJSON
+	if c.UserAgent == "" {
+		c.UserAgent = "diag-monitor"
+	}
+	return rest.RESTClientFor(c)
+}
+
+// EventAPI is what the Eventer needs of the API server: create an Event,
+// count one up.
+type EventAPI interface {
+	Create(ctx context.Context, ev *corev1.Event) (*corev1.Event, error)
+	Patch(ctx context.Context, namespace, name string, mergePatch []byte) error
+}
+
+// restEvents is EventAPI over the core/v1 REST client.
+type restEvents struct{ c *rest.RESTClient }
+
+// NewEventAPI is the API server's Events, from a REST config.
+func NewEventAPI(cfg *rest.Config) (EventAPI, error) {
+	// The Eventer's own limit bounds these calls; client-go's default
+	// (5 a second) would only make a round wait behind its Events.
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS = -1
+	c, err := restClientFor(cfg, corev1.SchemeGroupVersion)
+	if err != nil {
+		return nil, err
+	}
+	return restEvents{c}, nil
+}
+
+func (r restEvents) Create(ctx context.Context, ev *corev1.Event) (*corev1.Event, error) {
+	out := &corev1.Event{}
+	err := r.c.Post().Namespace(ev.Namespace).Resource("events").Body(ev).Do(ctx).Into(out)
+	return out, err
+}
+
+func (r restEvents) Patch(ctx context.Context, namespace, name string, mergePatch []byte) error {
+	return r.c.Patch(types.MergePatchType).Namespace(namespace).Resource("events").Name(name).Body(mergePatch).Do(ctx).Error()
+}
