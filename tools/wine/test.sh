@@ -57,6 +57,14 @@ export WINEPREFIX="$prefix" WINEDEBUG=-all WINELOADER="$wine64" WINEARCH=win64 D
 export WINEDLLOVERRIDES="mscoree=;mshtml="
 export DIAG_UNDER_WINE=1
 
+# The stand-ins of the node's tools (tools/wine/standin) for the tests that
+# run collectors and capture against them: built here, since a test binary
+# under Wine has no Go to build them with; Wine sees / as Z:.
+mkdir -p "$tmp/standin"
+GOOS=windows GOARCH=amd64 CGO_ENABLED=0 "$go" build -o "$tmp/standin/standin.exe" ./tools/wine/standin
+for t in powershell vfpctrl pktmon netsh; do cp "$tmp/standin/standin.exe" "$tmp/standin/$t.exe"; done
+export DIAG_STANDIN_BIN="Z:$(echo "$tmp/standin" | tr / '\\')"
+
 rc=0
 for pkg in $PKGS; do
 	name=$(echo "$pkg" | tr / _)
