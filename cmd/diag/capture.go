@@ -240,7 +240,7 @@ func runCaptureStart(ctx context.Context, e *env, o *captureStartOptions) error 
 	}
 	defer os.Remove(tmp.Name())
 	fmt.Fprintf(e.stderr, "capturing VXLAN (UDP %v) for %s...\n", opts.VXLANPorts, o.duration)
-	stats, err := capture.Live(ctx, opts, tmp, o.output)
+	stats, err := capture.Live(ctx, opts, tmp)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
@@ -253,10 +253,8 @@ func runCaptureStart(ctx context.Context, e *env, o *captureStartOptions) error 
 	if err != nil {
 		return fmt.Errorf("capture: %w", err)
 	}
-	if stats.Tool == "AF_PACKET" {
-		if err := os.Rename(tmp.Name(), o.output); err != nil {
-			return fmt.Errorf("capture: %w", err)
-		}
+	if err := os.Rename(tmp.Name(), o.output); err != nil {
+		return fmt.Errorf("capture: %w", err)
 	}
 	_, err = fmt.Fprintf(e.stdout, "wrote %s (%s, %d packets); decode it with: diag capture decode %s\n", o.output, stats.Tool, stats.Packets, o.output)
 	return err

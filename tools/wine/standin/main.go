@@ -77,7 +77,7 @@ func play(r standintest.Rule, args []string) int {
 	if r.WriteArgAfter != "" {
 		for i, a := range args[:max(0, len(args)-1)] {
 			if strings.EqualFold(a, r.WriteArgAfter) {
-				if err := os.WriteFile(args[i+1], []byte(r.WriteData), 0o600); err != nil {
+				if err := os.WriteFile(args[i+1], r.WriteData, 0o600); err != nil {
 					fmt.Fprintln(os.Stderr, "standin:", err)
 					return 97
 				}

@@ -32,7 +32,7 @@ type Rule struct {
 	// WriteArgAfter writes WriteData to the path that follows this
 	// argument (pktmon start --file-name, etl2pcap --out).
 	WriteArgAfter string
-	WriteData     string
+	WriteData     []byte
 }
 
 // Match is the first rule for tool whose Args the arguments contain.
