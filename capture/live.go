@@ -21,6 +21,10 @@ type LiveOptions struct {
 	// file, with what the pcapng conversion leaves out), kept for the
 	// caller; empty: a temporary file, removed.
 	ETLFile string
+	// Abort, when it ends, ends pktmon's stop and conversion, which go on
+	// after ctx ended to keep what was captured (a second Ctrl-C); nil:
+	// only their time limit ends them.
+	Abort context.Context
 }
 
 // LiveStats says what a live capture got.

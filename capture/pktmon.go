@@ -97,8 +97,12 @@ func pktmonCapture(ctx context.Context, r Runner, opts LiveOptions, out io.Write
 	case <-ctx.Done():
 		timer.Stop()
 	}
-	// Stop and convert even when interrupted: keep what was captured.
-	finish := context.WithoutCancel(ctx)
+	// Stop and convert even when interrupted: keep what was captured,
+	// unless told to abandon it.
+	finish := opts.Abort
+	if finish == nil {
+		finish = context.WithoutCancel(ctx)
+	}
 	if _, err := run(finish, pktmonFinishTimeout, "stop"); err != nil {
 		return stats, err
 	}
@@ -159,6 +163,9 @@ func pktmonError(args []string, out []byte, err error, cctx context.Context, tim
 	cmd := "pktmon " + strings.Join(args, " ")
 	if strings.Contains(string(out), "Access is denied") || strings.Contains(err.Error(), "Access is denied") {
 		return errAccessDenied{cmd}
+	}
+	if errors.Is(cctx.Err(), context.Canceled) {
+		return fmt.Errorf("%s: %w", cmd, context.Canceled)
 	}
 	if errors.Is(cctx.Err(), context.DeadlineExceeded) {
 		return fmt.Errorf("%s did not finish within %s (ended)", cmd, timeout)

@@ -203,3 +203,23 @@ func TestPktmonSilentFailure(t *testing.T) {
 		t.Errorf("err = %q", err)
 	}
 }
+
+// Abort (a second Ctrl-C) ends a stop or conversion that the interruption
+// of the capture leaves running; the filters are removed all the same.
+func TestPktmonAbort(t *testing.T) {
+	for _, hung := range []string{"pktmon stop", "pktmon etl2pcap"} {
+		r := &fakeRunner{answers: map[string]string{"pktmon filter list": "There are no packet filters."}, hang: map[string]bool{hung: true}}
+		ctx, interrupt := context.WithCancel(context.Background())
+		abort, abandon := context.WithCancel(context.Background())
+		interrupt()
+		time.AfterFunc(50*time.Millisecond, abandon)
+		start := time.Now()
+		_, err := pktmonCapture(ctx, r, LiveOptions{Duration: time.Hour, VXLANPorts: []uint16{4789}, TempDir: t.TempDir(), Abort: abort}, &bytes.Buffer{})
+		if took := time.Since(start); !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), hung) || took > 5*time.Second {
+			t.Errorf("%s hangs, aborted: %v after %s", hung, err, took)
+		}
+		if r.calls[len(r.calls)-1] != "pktmon filter remove" {
+			t.Errorf("%s: filters left behind: %q", hung, r.calls)
+		}
+	}
+}

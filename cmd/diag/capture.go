@@ -233,6 +233,15 @@ func runCaptureStart(ctx context.Context, e *env, o *captureStartOptions) error 
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
+	// The first Ctrl-C ends the capture and keeps what it got (pktmon
+	// stops and converts); a second abandons that.
+	abort, abandon := context.WithCancel(context.Background())
+	defer abandon()
+	context.AfterFunc(ctx, func() {
+		second, release := signal.NotifyContext(abort, os.Interrupt)
+		context.AfterFunc(second, func() { release(); abandon() })
+	})
+	opts.Abort = abort
 	dir := filepath.Dir(o.output)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(o.output)+".tmp-*")
 	if err != nil {
@@ -246,6 +255,9 @@ func runCaptureStart(ctx context.Context, e *env, o *captureStartOptions) error 
 	}
 	if errors.Is(err, os.ErrPermission) {
 		return usageErrorf("capture: %v (run as root / Administrator)", err)
+	}
+	if err != nil && abort.Err() != nil {
+		return &exitError{code: exitInternal, err: fmt.Errorf("interrupted twice: %v; %s not written (if pktmon is still capturing: pktmon stop)", err, o.output)}
 	}
 	if errors.Is(err, capture.ErrLiveUnsupported) {
 		return usageErrorf("capture: %v", err)
