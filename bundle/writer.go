@@ -185,7 +185,9 @@ func (w *Writer) AddCollector(r CollectorResult) {
 
 // Close writes manifest.json, zips everything into place atomically, writes
 // the sidecar checksum file and removes the staging directory. It returns the
-// SHA-256 of the zip. On error nothing is left at the output path.
+// SHA-256 of the zip. On error nothing is left at the output path; when
+// only the last step failed, replacing an existing file, the bundle is kept
+// beside it (a *KeptError says where).
 func (w *Writer) Close() (string, error) {
 	w.mu.Lock()
 	if w.closed {
@@ -218,7 +220,7 @@ func (w *Writer) Close() (string, error) {
 	if m.Finished != nil {
 		modified = *m.Finished
 	}
-	sum, err := writeAtomicMode(w.out, noReplace, func(f io.Writer) error {
+	sum, err := writeAtomicMode(w.out, noReplace, true, func(f io.Writer) error {
 		zw := zip.NewWriter(f)
 		if err := addZipEntry(zw, ManifestPath, modified, func(dst io.Writer) error {
 			_, err := dst.Write(append(manifest, '\n'))
@@ -242,6 +244,16 @@ func (w *Writer) Close() (string, error) {
 		}
 		return zw.Close()
 	})
+	var kept *KeptError
+	if errors.As(err, &kept) {
+		// The kept bundle gets its own sidecar, so that bundle verify
+		// checks it as it would the output.
+		writeAtomic(kept.Kept+".sha256", func(f io.Writer) error {
+			_, err := fmt.Fprintf(f, "%s  %s\n", sum, filepath.Base(kept.Kept))
+			return err
+		})
+		return "", kept
+	}
 	if err != nil {
 		return "", fmt.Errorf("write %s: %w", w.out, err)
 	}
@@ -280,14 +292,15 @@ func addZipEntry(zw *zip.Writer, name string, modified time.Time, fill func(io.W
 // directory and renames it into place when fill, sync and close succeeded. It
 // returns the SHA-256 of what was written.
 func writeAtomic(dst string, fill func(io.Writer) error) (string, error) {
-	return writeAtomicMode(dst, false, fill)
+	return writeAtomicMode(dst, false, false, fill)
 }
 
 // writeAtomicMode is writeAtomic that, with noReplace, leaves an existing dst
 // alone and fails with an error matching fs.ErrExist: the complete file is
 // hard-linked into place, which fails when dst exists. Where hard links are
-// not supported it checks for dst just before the rename.
-func writeAtomicMode(dst string, noReplace bool, fill func(io.Writer) error) (string, error) {
+// not supported it checks for dst just before the rename. With keep, a
+// complete file that cannot replace dst is kept beside it (*KeptError).
+func writeAtomicMode(dst string, noReplace, keep bool, fill func(io.Writer) error) (string, error) {
 	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp-*")
 	if err != nil {
 		return "", err
@@ -312,11 +325,20 @@ func writeAtomicMode(dst string, noReplace bool, fill func(io.Writer) error) (st
 	if err := tmp.Close(); err != nil {
 		return "", err
 	}
+	sum := hex.EncodeToString(h.Sum(nil))
 	if err := moveIntoPlace(tmp.Name(), dst, noReplace); err != nil {
-		return "", err
+		if !keep || (noReplace && errors.Is(err, fs.ErrExist)) {
+			return "", err
+		}
+		kept, kerr := keepBeside(tmp.Name(), dst)
+		if kerr != nil {
+			return "", err
+		}
+		ok = true
+		return sum, &KeptError{Path: dst, Kept: kept, Err: err}
 	}
 	ok = true
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return sum, nil
 }
 
 func moveIntoPlace(tmp, dst string, noReplace bool) error {

@@ -46,8 +46,12 @@ func exitCode(err error) (int, string) {
 	var be *bundle.Error
 	var pe *formats.ParseError
 	var ce *capture.InputError
+	var ke *bundle.KeptError
 	code := exitInternal
 	switch {
+	case errors.As(err, &ke):
+		// The work is done and kept: one line saying where.
+		return exitUsage, oneLine(ke.Error())
 	case errors.As(err, &ee):
 		code = ee.code
 		if ee.err == nil {
