@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -30,6 +31,8 @@ type Writer struct {
 
 	mu        sync.Mutex
 	files     map[string]*FileEntry
+	staged    map[string]string // entry name → its staged file
+	seq       int
 	open      map[string]bool
 	closed    bool
 	noReplace bool
@@ -48,6 +51,7 @@ func Create(out string, m Manifest) (*Writer, error) {
 		manifest: m,
 		now:      time.Now,
 		files:    map[string]*FileEntry{},
+		staged:   map[string]string{},
 		open:     map[string]bool{},
 	}, nil
 }
@@ -60,6 +64,7 @@ type EntryWriter struct {
 	h       hash.Hash
 	n       int64
 	partial string
+	final   string
 	done    bool
 }
 
@@ -79,17 +84,18 @@ func (w *Writer) Create(name string) (*EntryWriter, error) {
 	if _, dup := w.files[name]; dup || w.open[name] {
 		return nil, fmt.Errorf("entry %q written twice", name)
 	}
-	final := filepath.Join(w.staging, filepath.FromSlash(name))
-	if err := os.MkdirAll(filepath.Dir(final), 0o700); err != nil {
-		return nil, fmt.Errorf("entry %q: %w", name, err)
-	}
+	// Staged under a number, never under the entry's name: on Windows
+	// logs/Kubelet.log and logs/kubelet.log are one file, and nul.txt or
+	// com1.log are devices, whatever the bundle says.
+	w.seq++
+	final := filepath.Join(w.staging, strconv.Itoa(w.seq))
 	partial := final + ".partial"
 	f, err := os.OpenFile(partial, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("entry %q: %w", name, err)
 	}
 	w.open[name] = true
-	return &EntryWriter{w: w, name: name, f: f, h: sha256.New(), partial: partial}, nil
+	return &EntryWriter{w: w, name: name, f: f, h: sha256.New(), partial: partial, final: final}, nil
 }
 
 func (e *EntryWriter) Write(p []byte) (int, error) {
@@ -107,7 +113,7 @@ func (e *EntryWriter) Close() error {
 	e.done = true
 	err := e.f.Close()
 	if err == nil {
-		err = os.Rename(e.partial, e.partial[:len(e.partial)-len(".partial")])
+		err = os.Rename(e.partial, e.final)
 	}
 	e.w.mu.Lock()
 	defer e.w.mu.Unlock()
@@ -117,6 +123,7 @@ func (e *EntryWriter) Close() error {
 		return fmt.Errorf("entry %q: %w", e.name, err)
 	}
 	e.w.files[e.name] = &FileEntry{Path: e.name, Size: e.n, SHA256: hex.EncodeToString(e.h.Sum(nil))}
+	e.w.staged[e.name] = e.final
 	return nil
 }
 
@@ -197,6 +204,7 @@ func (w *Writer) Close() (string, error) {
 	w.closed = true
 	pending := len(w.open)
 	noReplace := w.noReplace
+	staged := w.staged
 	w.mu.Unlock()
 	defer os.RemoveAll(w.staging)
 	if pending > 0 {
@@ -229,7 +237,7 @@ func (w *Writer) Close() (string, error) {
 			return err
 		}
 		for _, fe := range m.Files {
-			src := filepath.Join(w.staging, filepath.FromSlash(fe.Path))
+			src := staged[fe.Path]
 			if err := addZipEntry(zw, fe.Path, modified, func(dst io.Writer) error {
 				in, err := os.Open(src)
 				if err != nil {
