@@ -160,7 +160,7 @@ func runAnalyze(e *env, g *globalOptions, o *analyzeOptions, paths []string) err
 	now := e.now().UTC()
 	rep := report.Build(report.Tool{Name: "diag", Version: toolVersion()}, &now, snaps, res)
 
-	if err := streamOutput(e.stdout, o.outputFile, func(w io.Writer) error {
+	if err := streamOutput(e.reportOut(o.output), o.outputFile, func(w io.Writer) error {
 		switch o.output {
 		case "json":
 			return report.WriteJSON(w, rep)

@@ -151,7 +151,7 @@ func runCaptureDecode(e *env, g *globalOptions, o *captureDecodeOptions, files [
 	}
 	now := e.now().UTC()
 	rep := report.NewCaptureReport(report.Tool{Name: "diag", Version: toolVersion()}, &now, a.Finish(node))
-	if err := streamOutput(e.stdout, o.outputFile, func(w io.Writer) error {
+	if err := streamOutput(e.reportOut(o.output), o.outputFile, func(w io.Writer) error {
 		switch o.output {
 		case "json":
 			return report.WriteCaptureJSON(w, rep)

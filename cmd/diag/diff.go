@@ -119,7 +119,7 @@ func runDiff(e *env, g *globalOptions, o *diffOptions, oldPath, newPath string) 
 	}
 	rep := report.BuildDiff(report.Tool{Name: "diag", Version: toolVersion()}, &now, old, cur, diff.Compare(old, cur), diff.SplitFindings(of, nf))
 
-	if err := streamOutput(e.stdout, o.outputFile, func(w io.Writer) error {
+	if err := streamOutput(e.reportOut(o.output), o.outputFile, func(w io.Writer) error {
 		switch o.output {
 		case "json":
 			return report.WriteDiffJSON(w, rep)

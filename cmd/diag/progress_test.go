@@ -9,24 +9,24 @@ import (
 	"github.com/wincni/diag/collectors"
 )
 
-// console is a terminal of a fixed width as the Windows console draws
+// vtScreen is a terminal of a fixed width as the Windows console draws
 // output (the stricter of the common ones): a character in the last column
 // moves the cursor to the next row at once. It knows the escapes the
 // progress views use.
-type console struct {
+type vtScreen struct {
 	width int
 	rows  [][]rune
 	r, c  int
 }
 
-func (s *console) row() []rune {
+func (s *vtScreen) row() []rune {
 	for len(s.rows) <= s.r {
 		s.rows = append(s.rows, nil)
 	}
 	return s.rows[s.r]
 }
 
-func (s *console) put(ch rune) {
+func (s *vtScreen) put(ch rune) {
 	line := s.row()
 	for len(line) <= s.c {
 		line = append(line, ' ')
@@ -39,7 +39,7 @@ func (s *console) put(ch rune) {
 	}
 }
 
-func (s *console) Write(p []byte) (int, error) {
+func (s *vtScreen) Write(p []byte) (int, error) {
 	in := []rune(string(p))
 	for i := 0; i < len(in); i++ {
 		switch ch := in[i]; {
@@ -78,7 +78,7 @@ func (s *console) Write(p []byte) (int, error) {
 }
 
 // screen is the text on the console, trailing blanks and rows dropped.
-func (s *console) screen() string {
+func (s *vtScreen) screen() string {
 	var b []string
 	for _, r := range s.rows {
 		b = append(b, strings.TrimRight(string(r), " "))
@@ -91,7 +91,7 @@ func (s *console) screen() string {
 // collector, none stale, each cut with "…".
 func TestCollectViewFitsWidth(t *testing.T) {
 	for _, width := range []int{70, 120} {
-		con := &console{width: width}
+		con := &vtScreen{width: width}
 		plan := []collectors.Collector{{ID: "os"}, {ID: "firewall"}, {ID: "vfp"}}
 		v := newCollectView(con, true, plan)
 		v.width = func() int { return width }
@@ -125,7 +125,7 @@ func TestCollectViewFitsWidth(t *testing.T) {
 func TestProgressFitsWidth(t *testing.T) {
 	defer func(d time.Duration) { progressAfter = d }(progressAfter)
 	progressAfter = 0
-	con := &console{width: 70}
+	con := &vtScreen{width: 70}
 	p := newProgress(con, true)
 	p.width = func() int { return 70 }
 	p.step("reading", 1, 2, "/home/support/tickets/"+strings.Repeat("case-12345/", 8)+"diag-win-1.zip")
