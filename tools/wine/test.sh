@@ -23,6 +23,7 @@ wine64=${WINE64:-$(command -v wine64 || echo /usr/lib/wine/wine64)}
 export WINE64="$wine64"
 prefix=$("$here/setup.sh")
 
+PKGS_GIVEN=${PKGS:-}
 if [ -z "${PKGS:-}" ]; then
 	PKGS=$({
 		git ls-files '*_windows.go' | xargs -r -n1 dirname
@@ -106,5 +107,21 @@ for pkg in $PKGS; do
 		rc=1
 	fi
 done
+# The README's walkthrough with diag.exe as a process under Wine (collect
+# against the tools' stand-ins, verify, analyze, anonymize), and analyze's
+# JSON against the Linux build's; not with PKGS.
+if [ -z "${PKGS_GIVEN:-}" ]; then
+	start=$(date +%s.%N)
+	log="$tmp/walkthrough.log"
+	if DIAG_WINE64="$wine64" "$go" test -count=1 -v ./tools/wine/walkthrough >"$log" 2>&1; then
+		status=ok
+	else
+		status=FAIL
+		cat "$log"
+		rc=1
+	fi
+	secs=$(echo "$start $(date +%s.%N)" | awk '{printf "%.3fs", $2-$1}')
+	printf '%s\t%s/tools/wine/walkthrough (diag.exe under Wine)\t%s\n' "$( [ $status = ok ] && echo 'ok  ' || echo FAIL)" "$modpath" "$secs"
+fi
 "$(dirname "$wine64")/wineserver" -k 2>/dev/null || true
 exit $rc
