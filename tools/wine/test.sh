@@ -83,20 +83,17 @@ for pkg in $PKGS; do
 	fi
 	start=$(date +%s.%N)
 	# The binary runs in the package's directory, as go test runs it
-	# (testdata/ is relative); Wine maps it as Z:\...
+	# (testdata/ is relative); Wine maps it as Z:\... Wine makes a
+	# console only for a program started from a terminal: the package that
+	# tests console modes runs under script(1), which gives it one.
 	# shellcheck disable=SC2086
-	# Wine makes a console only for a program started from a terminal: the
-	# package that tests console modes runs under script(1), which gives
-	# it one.
-	run="\"$wine64\" \"$exe\" -test.short -test.timeout 10m ${TESTFLAGS:-}"
 	if [ "$pkg" = console ] && command -v script >/dev/null; then
-		run="script -qec '$run' /dev/null </dev/null"
-	fi
-	if (cd "$pkg" && eval "$run") >"$log" 2>&1; then
-		status=ok
+		flags=""
+		for f in ${TESTFLAGS:-}; do flags="$flags '$f'"; done
+		(cd "$pkg" && script -qec "'$wine64' '$exe' -test.short -test.timeout 10m$flags" /dev/null </dev/null) >"$log" 2>&1
 	else
-		status=FAIL
-	fi
+		(cd "$pkg" && "$wine64" "$exe" -test.short -test.timeout 10m ${TESTFLAGS:-}) >"$log" 2>&1
+	fi && status=ok || status=FAIL
 	secs=$(echo "$start $(date +%s.%N)" | awk '{printf "%.3fs", $2-$1}')
 	if [ $status = ok ]; then
 		echo "ok  	$modpath/$pkg	$secs"
