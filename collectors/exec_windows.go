@@ -49,22 +49,23 @@ func startTree(cmd *exec.Cmd) (*processTree, error) {
 	}
 	proc, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE|windows.PROCESS_SUSPEND_RESUME|windows.SYNCHRONIZE,
 		false, uint32(cmd.Process.Pid))
-	if err == nil {
-		err = windows.AssignProcessToJobObject(job, proc)
-		if err == nil {
-			if r, _, _ := procNtResumeProcess.Call(uintptr(proc)); r != 0 {
-				err = fmt.Errorf("NtResumeProcess: NTSTATUS %#x", r)
-			}
-		}
-	}
 	if err != nil {
+		// Suspended and out of reach: it must not be left so.
 		cmd.Process.Kill()
 		cmd.Wait()
-		if proc != 0 {
-			windows.CloseHandle(proc)
-		}
 		windows.CloseHandle(job)
-		return nil, fmt.Errorf("start %s in a job object: %w", cmd.Path, err)
+		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
+	}
+	// Where the job cannot take it (a job that forbids nesting), the tool
+	// runs all the same, only what it leaves is not ended with it (the
+	// empty job is ended to no effect).
+	windows.AssignProcessToJobObject(job, proc)
+	if r, _, _ := procNtResumeProcess.Call(uintptr(proc)); r != 0 {
+		cmd.Process.Kill()
+		cmd.Wait()
+		windows.CloseHandle(proc)
+		windows.CloseHandle(job)
+		return nil, fmt.Errorf("start %s: NtResumeProcess: NTSTATUS %#x", cmd.Path, r)
 	}
 	t := &processTree{job: job, proc: proc, exited: make(chan struct{})}
 	go func() {
@@ -79,7 +80,6 @@ func startTree(cmd *exec.Cmd) (*processTree, error) {
 
 // end kills what is left of the tree; cmd.Wait has returned.
 func (t *processTree) end() {
-	windows.TerminateJobObject(t.job, 1)
 	<-t.exited
 	windows.CloseHandle(t.proc)
 	windows.CloseHandle(t.job)
