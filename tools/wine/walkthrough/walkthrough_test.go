@@ -103,11 +103,15 @@ func TestWalkthroughUnderWine(t *testing.T) {
 	linux := filepath.Join(bin, "diag")
 	build(t, "linux", "./cmd/diag", linux)
 	tools := filepath.Join(bin, "tools")
-	os.Mkdir(tools, 0o755)
 	build(t, "windows", "./tools/wine/standin", filepath.Join(tools, "standin.exe"))
-	data, _ := os.ReadFile(filepath.Join(tools, "standin.exe"))
+	data, err := os.ReadFile(filepath.Join(tools, "standin.exe"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, name := range standintest.Tools {
-		os.WriteFile(filepath.Join(tools, strings.TrimSuffix(name, ".exe")+".exe"), data, 0o755)
+		if err := os.WriteFile(filepath.Join(tools, strings.TrimSuffix(name, ".exe")+".exe"), data, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	// What a Calico VXLAN node printed (the seed case), through PowerShell
@@ -142,9 +146,14 @@ func TestWalkthroughUnderWine(t *testing.T) {
 		{Tool: "netsh", Args: "excludedportrange", Stdout: readStandin("netsh-excludedportrange-tcp.txt")},
 		{Tool: "netsh", Args: "dynamicport", Stdout: readStandin("netsh-dynamicport-tcp.txt")},
 	}
-	rulesJSON, _ := json.Marshal(rules)
+	rulesJSON, err := json.Marshal(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
 	rulesPath := filepath.Join(bin, "rules.json")
-	os.WriteFile(rulesPath, rulesJSON, 0o600)
+	if err := os.WriteFile(rulesPath, rulesJSON, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	env := []string{"WINEPATH=" + winPath(tools), "DIAG_STANDIN_RULES=" + winPath(rulesPath), "NODE_NAME=readme-node"}
 
 	work := t.TempDir()
