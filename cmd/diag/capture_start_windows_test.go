@@ -71,3 +71,32 @@ func countPackets(t *testing.T, path string) int {
 	}
 	return n
 }
+
+// collect --capture on Windows (pktmon's stand-in): the bundle holds the
+// pcapng etl2pcap wrote, with its packets counted, and pktmon's ETL.
+func TestCollectCapturePktmon(t *testing.T) {
+	const recorded = "../../testdata/captures/seed-syn-unanswered.pcap"
+	pcap, err := os.ReadFile(recorded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := standintest.Install(t, []standintest.Rule{
+		{Tool: "powershell", Stdout: `{"Hostname":"WIN-1","ProductName":"Windows Server 2022 Datacenter","CurrentBuild":20348,"UBR":2227}`},
+		{Tool: "pktmon", Args: "filter list", Stdout: "There are no packet filters.\r\n"},
+		{Tool: "pktmon", Args: "start", WriteArgAfter: "--file-name", WriteData: []byte("an ETL file")},
+		{Tool: "pktmon", Args: "etl2pcap", WriteArgAfter: "--out", WriteData: pcap},
+		{Tool: "pktmon"},
+	})
+	out := filepath.Join(t.TempDir(), "node.zip")
+	r := runDiag(t, map[string]string{"NODE_NAME": "win-1"}, false, "collect", "--only", "os,capture", "--capture", "1s", "--output-file", out)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s; calls %q", r.code, r.stderr, calls())
+	}
+	files := readZip(t, out)
+	if string(files["capture/diag.pcapng"]) != string(pcap) || string(files["capture/diag.etl"]) != "an ETL file" {
+		t.Errorf("capture/diag.pcapng: %d bytes (want %d); capture/diag.etl: %q", len(files["capture/diag.pcapng"]), len(pcap), files["capture/diag.etl"])
+	}
+	if want := "captured " + strconv.Itoa(countPackets(t, recorded)) + " packets with pktmon"; !strings.Contains(string(files["diag.log"]), want) {
+		t.Errorf("diag.log lacks %q:\n%s", want, files["diag.log"])
+	}
+}
