@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/wincni/diag/ownerfile"
 )
 
 // Key is the secret every pseudonym derives from: the same key maps the
@@ -52,7 +54,7 @@ func ReadKeyFile(path string) (Key, error) {
 
 // WriteKeyFile writes k readable by its owner only, refusing to replace a file.
 func WriteKeyFile(path string, k Key) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := ownerfile.Create(path)
 	if err != nil {
 		return err
 	}

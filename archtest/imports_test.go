@@ -127,3 +127,48 @@ func TestAllowedParsing(t *testing.T) {
 		t.Error("a comment without Imports: was read as one")
 	}
 }
+
+// windowsHomes are the packages that may hold Windows-only files: the
+// collectors and live capture (they read the node), and two shims that
+// exist for Windows alone and are a few dozen lines each (a file only its
+// owner reads: an ACL; the console: VT processing and code pages).
+// Everything else builds and is tested on Linux.
+var windowsHomes = []string{"capture", "collectors", "console", "ownerfile"}
+
+func TestWindowsOnlyFilesStayHome(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "dist") {
+			return filepath.SkipDir
+		}
+		// Tests of the Windows build (run under Wine) may live beside the
+		// code they test; the rule is about the code.
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		windowsOnly := strings.HasSuffix(p, "_windows.go") ||
+			regexp.MustCompile(`(?m)^//go:build windows\s*$`).Match(src)
+		if !windowsOnly {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(p))
+		top := strings.Split(filepath.ToSlash(rel), "/")[0]
+		if !slices.Contains(windowsHomes, top) {
+			t.Errorf("%s: a Windows-only file outside %v", filepath.ToSlash(rel)+"/"+filepath.Base(p), windowsHomes)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

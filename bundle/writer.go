@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -30,6 +31,8 @@ type Writer struct {
 
 	mu        sync.Mutex
 	files     map[string]*FileEntry
+	staged    map[string]string // entry name → its staged file
+	seq       int
 	open      map[string]bool
 	closed    bool
 	noReplace bool
@@ -48,6 +51,7 @@ func Create(out string, m Manifest) (*Writer, error) {
 		manifest: m,
 		now:      time.Now,
 		files:    map[string]*FileEntry{},
+		staged:   map[string]string{},
 		open:     map[string]bool{},
 	}, nil
 }
@@ -60,6 +64,7 @@ type EntryWriter struct {
 	h       hash.Hash
 	n       int64
 	partial string
+	final   string
 	done    bool
 }
 
@@ -79,17 +84,18 @@ func (w *Writer) Create(name string) (*EntryWriter, error) {
 	if _, dup := w.files[name]; dup || w.open[name] {
 		return nil, fmt.Errorf("entry %q written twice", name)
 	}
-	final := filepath.Join(w.staging, filepath.FromSlash(name))
-	if err := os.MkdirAll(filepath.Dir(final), 0o700); err != nil {
-		return nil, fmt.Errorf("entry %q: %w", name, err)
-	}
+	// Staged under a number, never under the entry's name: on Windows
+	// logs/Kubelet.log and logs/kubelet.log are one file, and nul.txt or
+	// com1.log are devices, whatever the bundle says.
+	w.seq++
+	final := filepath.Join(w.staging, strconv.Itoa(w.seq))
 	partial := final + ".partial"
 	f, err := os.OpenFile(partial, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("entry %q: %w", name, err)
 	}
 	w.open[name] = true
-	return &EntryWriter{w: w, name: name, f: f, h: sha256.New(), partial: partial}, nil
+	return &EntryWriter{w: w, name: name, f: f, h: sha256.New(), partial: partial, final: final}, nil
 }
 
 func (e *EntryWriter) Write(p []byte) (int, error) {
@@ -107,7 +113,7 @@ func (e *EntryWriter) Close() error {
 	e.done = true
 	err := e.f.Close()
 	if err == nil {
-		err = os.Rename(e.partial, e.partial[:len(e.partial)-len(".partial")])
+		err = os.Rename(e.partial, e.final)
 	}
 	e.w.mu.Lock()
 	defer e.w.mu.Unlock()
@@ -117,6 +123,7 @@ func (e *EntryWriter) Close() error {
 		return fmt.Errorf("entry %q: %w", e.name, err)
 	}
 	e.w.files[e.name] = &FileEntry{Path: e.name, Size: e.n, SHA256: hex.EncodeToString(e.h.Sum(nil))}
+	e.w.staged[e.name] = e.final
 	return nil
 }
 
@@ -185,7 +192,9 @@ func (w *Writer) AddCollector(r CollectorResult) {
 
 // Close writes manifest.json, zips everything into place atomically, writes
 // the sidecar checksum file and removes the staging directory. It returns the
-// SHA-256 of the zip. On error nothing is left at the output path.
+// SHA-256 of the zip. On error nothing is left at the output path; when
+// only the last step failed, replacing an existing file, the bundle is kept
+// beside it (a *KeptError says where).
 func (w *Writer) Close() (string, error) {
 	w.mu.Lock()
 	if w.closed {
@@ -195,6 +204,7 @@ func (w *Writer) Close() (string, error) {
 	w.closed = true
 	pending := len(w.open)
 	noReplace := w.noReplace
+	staged := w.staged
 	w.mu.Unlock()
 	defer os.RemoveAll(w.staging)
 	if pending > 0 {
@@ -218,7 +228,7 @@ func (w *Writer) Close() (string, error) {
 	if m.Finished != nil {
 		modified = *m.Finished
 	}
-	sum, err := writeAtomicMode(w.out, noReplace, func(f io.Writer) error {
+	sum, err := writeAtomicMode(w.out, noReplace, true, func(f io.Writer) error {
 		zw := zip.NewWriter(f)
 		if err := addZipEntry(zw, ManifestPath, modified, func(dst io.Writer) error {
 			_, err := dst.Write(append(manifest, '\n'))
@@ -227,7 +237,7 @@ func (w *Writer) Close() (string, error) {
 			return err
 		}
 		for _, fe := range m.Files {
-			src := filepath.Join(w.staging, filepath.FromSlash(fe.Path))
+			src := staged[fe.Path]
 			if err := addZipEntry(zw, fe.Path, modified, func(dst io.Writer) error {
 				in, err := os.Open(src)
 				if err != nil {
@@ -242,6 +252,16 @@ func (w *Writer) Close() (string, error) {
 		}
 		return zw.Close()
 	})
+	var kept *KeptError
+	if errors.As(err, &kept) {
+		// The kept bundle gets its own sidecar, so that bundle verify
+		// checks it as it would the output.
+		writeAtomic(kept.Kept+".sha256", func(f io.Writer) error {
+			_, err := fmt.Fprintf(f, "%s  %s\n", sum, filepath.Base(kept.Kept))
+			return err
+		})
+		return "", kept
+	}
 	if err != nil {
 		return "", fmt.Errorf("write %s: %w", w.out, err)
 	}
@@ -280,14 +300,15 @@ func addZipEntry(zw *zip.Writer, name string, modified time.Time, fill func(io.W
 // directory and renames it into place when fill, sync and close succeeded. It
 // returns the SHA-256 of what was written.
 func writeAtomic(dst string, fill func(io.Writer) error) (string, error) {
-	return writeAtomicMode(dst, false, fill)
+	return writeAtomicMode(dst, false, false, fill)
 }
 
 // writeAtomicMode is writeAtomic that, with noReplace, leaves an existing dst
 // alone and fails with an error matching fs.ErrExist: the complete file is
 // hard-linked into place, which fails when dst exists. Where hard links are
-// not supported it checks for dst just before the rename.
-func writeAtomicMode(dst string, noReplace bool, fill func(io.Writer) error) (string, error) {
+// not supported it checks for dst just before the rename. With keep, a
+// complete file that cannot replace dst is kept beside it (*KeptError).
+func writeAtomicMode(dst string, noReplace, keep bool, fill func(io.Writer) error) (string, error) {
 	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp-*")
 	if err != nil {
 		return "", err
@@ -312,11 +333,20 @@ func writeAtomicMode(dst string, noReplace bool, fill func(io.Writer) error) (st
 	if err := tmp.Close(); err != nil {
 		return "", err
 	}
+	sum := hex.EncodeToString(h.Sum(nil))
 	if err := moveIntoPlace(tmp.Name(), dst, noReplace); err != nil {
-		return "", err
+		if !keep || (noReplace && errors.Is(err, fs.ErrExist)) {
+			return "", err
+		}
+		kept, kerr := keepBeside(tmp.Name(), dst)
+		if kerr != nil {
+			return "", err
+		}
+		ok = true
+		return sum, &KeptError{Path: dst, Kept: kept, Err: err}
 	}
 	ok = true
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return sum, nil
 }
 
 func moveIntoPlace(tmp, dst string, noReplace bool) error {

@@ -16,7 +16,15 @@ type LiveOptions struct {
 	Interface  string   // Linux: one interface; empty means every interface
 	VXLANPorts []uint16 // default 4789
 	Runner     Runner   // Windows: runs pktmon (tests give a fake)
-	TempDir    string   // Windows: where pktmon's ETL goes
+	TempDir    string   // Windows: where pktmon's files go while it runs
+	// ETLFile, on Windows, is where pktmon writes its own capture (an ETL
+	// file, with what the pcapng conversion leaves out), kept for the
+	// caller; empty: a temporary file, removed.
+	ETLFile string
+	// Abort, when it ends, ends pktmon's stop and conversion, which go on
+	// after ctx ended to keep what was captured (a second Ctrl-C); nil:
+	// only their time limit ends them.
+	Abort context.Context
 }
 
 // LiveStats says what a live capture got.
@@ -29,15 +37,15 @@ type LiveStats struct {
 var ErrLiveUnsupported = errors.New("live capture is supported on Linux (AF_PACKET) and Windows (pktmon) only")
 
 // Live captures VXLAN traffic for opts.Duration (or until ctx ends) and
-// writes it to out as pcapng (outPath names it, for pktmon's conversion).
-func Live(ctx context.Context, opts LiveOptions, out io.Writer, outPath string) (LiveStats, error) {
+// writes it to out as pcapng.
+func Live(ctx context.Context, opts LiveOptions, out io.Writer) (LiveStats, error) {
 	if len(opts.VXLANPorts) == 0 {
 		opts.VXLANPorts = []uint16{4789}
 	}
 	if opts.Duration <= 0 {
 		return LiveStats{}, fmt.Errorf("capture duration must be positive")
 	}
-	return liveCapture(ctx, opts, out, outPath)
+	return liveCapture(ctx, opts, out)
 }
 
 // vxlanFilter is a classic BPF program accepting, on Ethernet, UDP to any

@@ -13,7 +13,7 @@ import (
 
 // liveCapture reads from AF_PACKET (no cgo, no libpcap) with a kernel filter
 // for the VXLAN ports, and writes pcapng.
-func liveCapture(ctx context.Context, opts LiveOptions, out io.Writer, _ string) (LiveStats, error) {
+func liveCapture(ctx context.Context, opts LiveOptions, out io.Writer) (LiveStats, error) {
 	stats := LiveStats{Tool: "AF_PACKET"}
 	tp, err := openAFPacket(opts)
 	if err != nil {

@@ -7,6 +7,6 @@ import (
 	"io"
 )
 
-func liveCapture(context.Context, LiveOptions, io.Writer, string) (LiveStats, error) {
+func liveCapture(context.Context, LiveOptions, io.Writer) (LiveStats, error) {
 	return LiveStats{}, ErrLiveUnsupported
 }

@@ -7,11 +7,11 @@ import (
 	"io"
 )
 
-// liveCapture drives pktmon, which writes the pcapng itself.
-func liveCapture(ctx context.Context, opts LiveOptions, _ io.Writer, outPath string) (LiveStats, error) {
+// liveCapture drives pktmon.
+func liveCapture(ctx context.Context, opts LiveOptions, out io.Writer) (LiveStats, error) {
 	r := opts.Runner
 	if r == nil {
 		r = ExecRunner{}
 	}
-	return pktmonCapture(ctx, r, opts, outPath)
+	return pktmonCapture(ctx, r, opts, out)
 }

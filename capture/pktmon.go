@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,42 +24,71 @@ type ExecRunner struct{}
 
 // Run runs name with args.
 func (ExecRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
-	return exec.CommandContext(ctx, name, args...).CombinedOutput()
+	cmd := exec.CommandContext(ctx, name, args...)
+	// Something pktmon leaves holding the pipe must not keep us waiting.
+	cmd.WaitDelay = 2 * time.Second
+	return cmd.CombinedOutput()
 }
+
+// pktmonCommandTimeout bounds each pktmon command that only sets up or
+// asks (filter list, add, remove, start): a pktmon stuck on its driver
+// must not keep a 2-second capture running for ever.
+var pktmonCommandTimeout = 30 * time.Second
+
+// pktmonFinishTimeout bounds stop and etl2pcap. They run when the capture
+// was interrupted too (to keep what it got), so Ctrl-C does not end them:
+// this does.
+var pktmonFinishTimeout = 2 * time.Minute
 
 // pktmonCapture drives pktmon: a filter on each VXLAN port, a capture of
 // whole packets (--pkt-size 0: the default keeps 128 bytes, too few for
-// VXLAN), stop, and conversion to pcapng. It refuses to touch filters
-// someone else set, and removes its own.
-func pktmonCapture(ctx context.Context, r Runner, opts LiveOptions, outPath string) (LiveStats, error) {
+// VXLAN) into an ETL file of its own, stop, conversion to pcapng in a
+// private folder, then that pcapng, read and counted, copied to out. It
+// refuses to touch filters someone else set, and removes its own.
+func pktmonCapture(ctx context.Context, r Runner, opts LiveOptions, out io.Writer) (LiveStats, error) {
 	stats := LiveStats{Tool: "pktmon"}
-	run := func(args ...string) ([]byte, error) {
-		out, err := r.Run(ctx, "pktmon", args...)
+	run := func(ctx context.Context, timeout time.Duration, args ...string) ([]byte, error) {
+		cctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		b, err := r.Run(cctx, "pktmon", args...)
 		if err != nil {
-			return out, fmt.Errorf("pktmon %s: %w: %s", strings.Join(args, " "), err, firstLine(out))
+			return b, pktmonError(args, b, err, cctx, timeout)
 		}
-		return out, nil
+		return b, nil
 	}
-	list, err := run("filter", "list")
+	list, err := run(ctx, pktmonCommandTimeout, "filter", "list")
 	if err != nil {
 		return stats, err
 	}
 	if hasPktmonFilters(string(list)) {
 		return stats, errors.New("pktmon already has packet filters (pktmon filter list): remove them, or capture by hand with pktmon")
 	}
+	// Filters are removed even when interrupted: they would narrow the
+	// next pktmon capture of whoever runs one.
+	removeFilters := func() {
+		run(context.WithoutCancel(ctx), pktmonCommandTimeout, "filter", "remove")
+	}
 	for _, p := range opts.VXLANPorts {
-		if _, err := run("filter", "add", "diag-vxlan-"+strconv.Itoa(int(p)), "-t", "UDP", "-p", strconv.Itoa(int(p))); err != nil {
-			run("filter", "remove")
+		if _, err := run(ctx, pktmonCommandTimeout, "filter", "add", "diag-vxlan-"+strconv.Itoa(int(p)), "-t", "UDP", "-p", strconv.Itoa(int(p))); err != nil {
+			removeFilters()
 			return stats, err
 		}
 	}
-	defer run("filter", "remove")
+	defer removeFilters()
 	dir := opts.TempDir
 	if dir == "" {
 		dir = os.TempDir()
 	}
-	etl := filepath.Join(dir, "diag-capture.etl")
-	if _, err := run("start", "--capture", "--pkt-size", "0", "--file-name", etl); err != nil {
+	work, err := os.MkdirTemp(dir, "diag-pktmon-")
+	if err != nil {
+		return stats, err
+	}
+	defer os.RemoveAll(work)
+	etl := opts.ETLFile
+	if etl == "" {
+		etl = filepath.Join(work, "capture.etl")
+	}
+	if _, err := run(ctx, pktmonCommandTimeout, "start", "--capture", "--pkt-size", "0", "--file-name", etl); err != nil {
 		return stats, err
 	}
 	timer := time.NewTimer(opts.Duration)
@@ -67,15 +97,83 @@ func pktmonCapture(ctx context.Context, r Runner, opts LiveOptions, outPath stri
 	case <-ctx.Done():
 		timer.Stop()
 	}
-	// Stop and convert even when interrupted: keep what was captured.
-	stopCtx := context.WithoutCancel(ctx)
-	if out, err := r.Run(stopCtx, "pktmon", "stop"); err != nil {
-		return stats, fmt.Errorf("pktmon stop: %w: %s", err, firstLine(out))
+	// Stop and convert even when interrupted: keep what was captured,
+	// unless told to abandon it.
+	finish := opts.Abort
+	if finish == nil {
+		finish = context.WithoutCancel(ctx)
 	}
-	if out, err := r.Run(stopCtx, "pktmon", "etl2pcap", etl, "--out", outPath); err != nil {
-		return stats, fmt.Errorf("pktmon etl2pcap: %w: %s", err, firstLine(out))
+	if _, err := run(finish, pktmonFinishTimeout, "stop"); err != nil {
+		return stats, err
+	}
+	pcap := filepath.Join(work, "capture.pcapng")
+	if _, err := run(finish, pktmonFinishTimeout, "etl2pcap", etl, "--out", pcap); err != nil {
+		return stats, err
+	}
+	n, err := copyCapture(out, pcap)
+	stats.Packets = n
+	if err != nil {
+		return stats, fmt.Errorf("pktmon etl2pcap: %w", err)
 	}
 	return stats, nil
+}
+
+// copyCapture copies the capture file at path to out and counts its
+// packets: what pktmon converted must be a capture, not whatever it left.
+func copyCapture(out io.Writer, path string) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, fmt.Errorf("no pcapng written: %w", err)
+	}
+	defer f.Close()
+	src, err := NewSource(io.TeeReader(f, out), path)
+	if err != nil {
+		return 0, fmt.Errorf("not a capture: %w", err)
+	}
+	var n int64
+	var p Packet
+	for {
+		err := src.Next(&p)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return n, fmt.Errorf("%s: %w", path, err)
+		}
+		n++
+	}
+	// What the reader had no need to read (padding, trailing blocks) is
+	// part of the file all the same.
+	if _, err := io.Copy(out, f); err != nil {
+		return n, err
+	}
+	return n, nil
+}
+
+// errAccessDenied is pktmon refusing a user who is not an Administrator.
+type errAccessDenied struct{ cmd string }
+
+func (e errAccessDenied) Error() string   { return e.cmd + ": Access is denied." }
+func (errAccessDenied) Is(err error) bool { return err == os.ErrPermission }
+
+// pktmonError says why a pktmon command failed: refused (matching
+// os.ErrPermission), timed out, or what it printed when it printed
+// anything.
+func pktmonError(args []string, out []byte, err error, cctx context.Context, timeout time.Duration) error {
+	cmd := "pktmon " + strings.Join(args, " ")
+	if strings.Contains(string(out), "Access is denied") || strings.Contains(err.Error(), "Access is denied") {
+		return errAccessDenied{cmd}
+	}
+	if errors.Is(cctx.Err(), context.Canceled) {
+		return fmt.Errorf("%s: %w", cmd, context.Canceled)
+	}
+	if errors.Is(cctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("%s did not finish within %s (ended)", cmd, timeout)
+	}
+	if line := firstLine(out); line != "" {
+		return fmt.Errorf("%s: %w: %s", cmd, err, line)
+	}
+	return fmt.Errorf("%s: %w", cmd, err)
 }
 
 // hasPktmonFilters reads `pktmon filter list`: "Packet Filters:" followed
@@ -100,7 +198,7 @@ func hasPktmonFilters(out string) bool {
 
 func firstLine(b []byte) string {
 	s := strings.TrimSpace(string(b))
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
 		s = s[:i]
 	}
 	return s

@@ -33,21 +33,24 @@ func collectCapture(ctx context.Context, e *Env, out *Output, d time.Duration) e
 	if err != nil {
 		return err
 	}
-	opts := capture.LiveOptions{Duration: d, Runner: e.Runner, TempDir: tmp}
+	// pktmon writes its own ETL file and converts it in a folder of its
+	// own; the pcapng comes through f. The ETL is kept too: it holds what
+	// the conversion leaves out (drop reasons, components).
+	etl := filepath.Join(tmp, "diag.etl")
+	opts := capture.LiveOptions{Duration: d, Runner: e.Runner, TempDir: tmp, ETLFile: etl}
 	// The capture is worth only what happens during it: say so, and how
 	// long is left, while the other collectors run.
 	out.Logf("capturing VXLAN traffic for %s: reproduce the problem now (retry the failing request); Ctrl-C ends the collection early", d)
 	done := make(chan struct{})
 	defer close(done)
 	go captureCountdown(d, done, out)
-	stats, err := capture.Live(ctx, opts, f, path)
+	stats, err := capture.Live(ctx, opts, f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return fmt.Errorf("capture (%s): %w", stats.Tool, err)
 	}
-	// pktmon converted into path itself; AF_PACKET wrote through f.
 	r, err := os.Open(path)
 	if err != nil {
 		return err
@@ -57,7 +60,19 @@ func collectCapture(ctx context.Context, e *Env, out *Output, d time.Duration) e
 	if stats.Packets == 0 {
 		out.Logf("warning: the capture holds no VXLAN packet: no overlay traffic crossed this node while it ran (was the problem reproduced? is the overlay on UDP 4789?)")
 	}
-	return out.WriteBinary("capture/diag.pcapng", r)
+	if err := out.WriteBinary("capture/diag.pcapng", r); err != nil {
+		return err
+	}
+	if stats.Tool != "pktmon" {
+		return nil
+	}
+	e2, err := os.Open(etl)
+	if err != nil {
+		out.Problem(fmt.Errorf("pktmon's ETL file: %w", err))
+		return nil
+	}
+	defer e2.Close()
+	return out.WriteBinary("capture/diag.etl", e2)
 }
 
 // captureCountdown says the time left every countdownStep until done.

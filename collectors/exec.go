@@ -3,6 +3,7 @@ package collectors
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -25,9 +26,20 @@ func (ExecRunner) Run(ctx context.Context, name string, args ...string) ([]byte,
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = &limitedBuffer{max: 64 << 10, buf: &stderr}
-	// A child that leaves a grandchild holding the pipes must not hang us.
+	// What the tool started is ended with it (startTree); should anything
+	// still hold the pipes, we wait for them no longer than this.
 	cmd.WaitDelay = 2 * time.Second
-	err := cmd.Run()
+	tree, err := startTree(cmd)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	err = cmd.Wait()
+	tree.end()
+	if errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState.Success() {
+		// The tool exited 0 and its answer was read; only something it
+		// left behind still held the pipe.
+		err = nil
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return stdout.Bytes(), fmt.Errorf("%s: %w", name, ctx.Err())

@@ -193,7 +193,10 @@ func (k *restKube) Get(ctx context.Context, path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", path, errNotFound)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s: %s", resp.Status, firstLine(string(body)))
+		if line := firstLine(string(body)); line != "" {
+			return nil, fmt.Errorf("%s: %s", resp.Status, line)
+		}
+		return nil, fmt.Errorf("%s (no reason given)", resp.Status)
 	}
 	return body, nil
 }

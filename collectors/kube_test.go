@@ -3,6 +3,7 @@ package collectors
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -99,19 +100,26 @@ func TestKubeCollectorUnreachable(t *testing.T) {
 	}
 }
 
-// An API server that refuses (RBAC) makes it failed, with the reason.
+// An API server that refuses (RBAC) makes it failed, with the reason, or
+// without one when it gives none (not a message ending in ": ").
 func TestKubeCollectorForbidden(t *testing.T) {
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, `{"kind":"Status","message":"nodes is forbidden"}`, http.StatusForbidden)
-	}))
-	srv.StartTLS()
-	defer srv.Close()
-	kube, _, _ := NewKubeSource(writeKubeconfig(t, srv.URL))
-	w, path := newTestWriter(t)
-	Run(context.Background(), w, &Env{Kube: kube}, []Collector{KubeCollector()}, RunOptions{})
-	b := closeAndVerify(t, w, path)
-	if r := result(t, b, "kubernetes"); r.Status != "failed" || !strings.Contains(r.Error, "403") {
-		t.Errorf("kubernetes: %+v", r)
+	for body, want := range map[string]string{
+		`{"kind":"Status","message":"nodes is forbidden"}`: `403 Forbidden: {"kind":"Status","message":"nodes is forbidden"}`,
+		"": "403 Forbidden (no reason given)",
+	} {
+		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusForbidden)
+			io.WriteString(w, body)
+		}))
+		srv.StartTLS()
+		kube, _, _ := NewKubeSource(writeKubeconfig(t, srv.URL))
+		w, path := newTestWriter(t)
+		Run(context.Background(), w, &Env{Kube: kube}, []Collector{KubeCollector()}, RunOptions{})
+		b := closeAndVerify(t, w, path)
+		if r := result(t, b, "kubernetes"); r.Status != "failed" || !strings.Contains(r.Error, want) || strings.HasSuffix(r.Error, ": ") {
+			t.Errorf("kubernetes, body %q: %+v, want %q", body, r, want)
+		}
+		srv.Close()
 	}
 }
 

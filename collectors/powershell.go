@@ -1,6 +1,7 @@
 package collectors
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 )
@@ -82,12 +83,23 @@ func psArgs(script string) []string {
 	return []string{"-NoLogo", "-NoProfile", "-NonInteractive", "-Command", psPrelude + script}
 }
 
+// runPowerShell runs script and returns its output without the UTF-8 byte
+// order mark PowerShell 5.1 writes first once [Console]::OutputEncoding is
+// UTF-8 (psPrelude sets it): JSON and command lines start after it.
+func runPowerShell(ctx context.Context, e *Env, script string) ([]byte, error) {
+	data, err := e.Runner.Run(ctx, "powershell.exe", psArgs(script)...)
+	if err != nil {
+		return nil, fmt.Errorf("powershell: %w", err)
+	}
+	return bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), nil
+}
+
 // psCollector runs a script and stores its JSON.
 func psCollector(file, script string) func(context.Context, *Env, *Output) error {
 	return func(ctx context.Context, e *Env, out *Output) error {
-		data, err := e.Runner.Run(ctx, "powershell.exe", psArgs(script)...)
+		data, err := runPowerShell(ctx, e, script)
 		if err != nil {
-			return fmt.Errorf("powershell: %w", err)
+			return err
 		}
 		if !isJSON(data) {
 			if first := firstLine(string(data)); first != "" {

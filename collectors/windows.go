@@ -1,6 +1,7 @@
 package collectors
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -213,7 +214,7 @@ func vfpPortNames(list string) []string {
 }
 
 func collectWindowsKubeProxy(ctx context.Context, e *Env, out *Output) error {
-	data, err := e.Runner.Run(ctx, "powershell.exe", psArgs(psKubeProxy)...)
+	data, err := runPowerShell(ctx, e, psKubeProxy)
 	if err != nil {
 		return fmt.Errorf("kube-proxy command line: %w", err)
 	}
@@ -274,20 +275,27 @@ type PortRanges struct {
 func collectPortRanges(ctx context.Context, e *Env, out *Output) error {
 	pr := PortRanges{Excluded: map[string][]PortRange{}, Dynamic: map[string]*DynamicPorts{}, Raw: map[string]string{}}
 	ok := 0
-	for _, proto := range []string{"tcp", "udp"} {
-		if data, err := e.Runner.Run(ctx, "netsh", "interface", "ipv4", "show", "excludedportrange", "protocol="+proto); err == nil {
-			pr.Excluded[proto] = ParseExcludedPortRanges(string(data))
-			pr.Raw["excludedportrange "+proto] = string(data)
-			ok++
-		} else {
-			out.Problem(err)
+	netsh := func(args ...string) (string, bool) {
+		data, err := e.Runner.Run(ctx, "netsh", args...)
+		if err == nil && len(bytes.TrimSpace(data)) == 0 {
+			// Both queries print a header at least: nothing is no answer.
+			err = fmt.Errorf("netsh %s printed nothing", strings.Join(args, " "))
 		}
-		if data, err := e.Runner.Run(ctx, "netsh", "interface", "ipv4", "show", "dynamicport", proto); err == nil {
-			pr.Dynamic[proto] = ParseDynamicPorts(string(data))
-			pr.Raw["dynamicport "+proto] = string(data)
-			ok++
-		} else {
+		if err != nil {
 			out.Problem(err)
+			return "", false
+		}
+		ok++
+		return string(data), true
+	}
+	for _, proto := range []string{"tcp", "udp"} {
+		if data, answered := netsh("interface", "ipv4", "show", "excludedportrange", "protocol="+proto); answered {
+			pr.Excluded[proto] = ParseExcludedPortRanges(data)
+			pr.Raw["excludedportrange "+proto] = data
+		}
+		if data, answered := netsh("interface", "ipv4", "show", "dynamicport", proto); answered {
+			pr.Dynamic[proto] = ParseDynamicPorts(data)
+			pr.Raw["dynamicport "+proto] = data
 		}
 	}
 	if ok == 0 {

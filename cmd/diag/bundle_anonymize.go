@@ -13,6 +13,7 @@ import (
 	"github.com/wincni/diag/anonymize"
 	"github.com/wincni/diag/bundle"
 	"github.com/wincni/diag/collectors"
+	"github.com/wincni/diag/ownerfile"
 )
 
 type anonymizeOptions struct {
@@ -174,7 +175,7 @@ func runBundleAnonymize(ctx context.Context, e *env, o anonymizeOptions, input s
 		if o.force {
 			os.Remove(mapPath)
 		}
-		f, err := os.OpenFile(mapPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		f, err := ownerfile.Create(mapPath)
 		if err != nil {
 			return fmt.Errorf("write the map: %w", err)
 		}

@@ -156,7 +156,7 @@ func runCaptureDecode(ctx context.Context, e *env, g *globalOptions, o *captureD
 	}
 	now := e.now().UTC()
 	rep := report.NewCaptureReport(report.Tool{Name: "diag", Version: toolVersion()}, &now, a.Finish(node))
-	if err := streamOutput(e.stdout, o.outputFile, func(w io.Writer) error {
+	if err := streamOutput(e.reportOut(o.output), o.outputFile, func(w io.Writer) error {
 		return report.Render(w, rep, format, report.TableOptions{Color: e.useColor(g.color, o.outputFile != ""), Width: e.width()})
 	}); err != nil {
 		return err
@@ -229,6 +229,15 @@ func runCaptureStart(ctx context.Context, e *env, o *captureStartOptions) error 
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
+	// The first Ctrl-C ends the capture and keeps what it got (pktmon
+	// stops and converts); a second abandons that.
+	abort, abandon := context.WithCancel(context.Background())
+	defer abandon()
+	context.AfterFunc(ctx, func() {
+		second, release := signal.NotifyContext(abort, os.Interrupt)
+		context.AfterFunc(second, func() { release(); abandon() })
+	})
+	opts.Abort = abort
 	dir := filepath.Dir(o.output)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(o.output)+".tmp-*")
 	if err != nil {
@@ -236,12 +245,15 @@ func runCaptureStart(ctx context.Context, e *env, o *captureStartOptions) error 
 	}
 	defer os.Remove(tmp.Name())
 	fmt.Fprintf(e.stderr, "capturing VXLAN (UDP %v) for %s...\n", opts.VXLANPorts, o.duration)
-	stats, err := capture.Live(ctx, opts, tmp, o.output)
+	stats, err := capture.Live(ctx, opts, tmp)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
 	if errors.Is(err, os.ErrPermission) {
 		return usageErrorf("capture: %v (run as root / Administrator)", err)
+	}
+	if err != nil && abort.Err() != nil {
+		return &exitError{code: exitInternal, err: fmt.Errorf("interrupted twice: %v; %s not written (if pktmon is still capturing: pktmon stop)", err, o.output)}
 	}
 	if errors.Is(err, capture.ErrLiveUnsupported) {
 		return usageErrorf("capture: %v", err)
@@ -249,10 +261,8 @@ func runCaptureStart(ctx context.Context, e *env, o *captureStartOptions) error 
 	if err != nil {
 		return fmt.Errorf("capture: %w", err)
 	}
-	if stats.Tool == "AF_PACKET" {
-		if err := os.Rename(tmp.Name(), o.output); err != nil {
-			return fmt.Errorf("capture: %w", err)
-		}
+	if err := os.Rename(tmp.Name(), o.output); err != nil {
+		return fmt.Errorf("capture: %w", err)
 	}
 	_, err = fmt.Fprintf(e.stdout, "wrote %s (%s, %d packets); decode it with: diag capture decode %s\n", o.output, stats.Tool, stats.Packets, o.output)
 	return err

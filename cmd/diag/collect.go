@@ -377,10 +377,12 @@ type collectView struct {
 	stop    chan struct{}
 	done    sync.WaitGroup
 	closed  bool
+	width   func() int // the console's columns: each live line fits in one row
 }
 
 func newCollectView(w io.Writer, live bool, plan []collectors.Collector) *collectView {
-	v := &collectView{w: w, live: live, state: map[string]string{}, started: map[string]time.Time{}, counts: map[string]int{}, stop: make(chan struct{})}
+	v := &collectView{w: w, live: live, state: map[string]string{}, started: map[string]time.Time{}, counts: map[string]int{}, stop: make(chan struct{}),
+		width: func() int { return consoleWidth(w) }}
 	for _, c := range plan {
 		v.order = append(v.order, c.ID)
 		v.state[c.ID] = "waiting"
@@ -453,7 +455,7 @@ func (v *collectView) redraw() {
 		if s == "running" {
 			s = fmt.Sprintf("running %s", time.Since(v.started[id]).Round(100*time.Millisecond))
 		}
-		fmt.Fprintf(v.w, "\x1b[2K  %-15s %s\n", id, s)
+		fmt.Fprintf(v.w, "\x1b[2K%s\n", fitWidth(fmt.Sprintf("  %-15s %s", id, s), v.width()))
 	}
 	v.drawn = len(v.order)
 }

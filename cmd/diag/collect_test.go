@@ -74,7 +74,7 @@ func TestCollectWritesOnlyItsOutput(t *testing.T) {
 
 // The default name is diag-<node>-<UTC time>.zip in the current directory.
 func TestCollectDefaultName(t *testing.T) {
-	skipUnderWine(t, wineNoPowerShell) // --only os must exit 0
+	wineStandInPowerShell(t) // --only os must exit 0
 	t.Chdir(t.TempDir())
 	r := runDiag(t, map[string]string{"NODE_NAME": "win-1"}, false, "collect", "--only", "os")
 	if r.code != 0 || strings.TrimSpace(r.stdout) != "diag-win-1-20261122T050000Z.zip" {
@@ -194,7 +194,7 @@ func TestCollectExistingOutput(t *testing.T) {
 		t.Errorf("a refused collection left %d entries in TMPDIR", len(entries))
 	}
 
-	skipUnderWine(t, wineNoPowerShell) // --force must exit 0
+	wineStandInPowerShell(t) // --force must exit 0
 	r = runDiag(t, nil, false, "collect", "--output-file", out, "--only", "os", "--force")
 	if r.code != 0 || strings.TrimSpace(r.stdout) != out {
 		t.Fatalf("--force: exit %d, stdout %q, stderr %s", r.code, r.stdout, r.stderr)

@@ -8,6 +8,8 @@ import (
 
 	"github.com/mattn/go-isatty"
 	"golang.org/x/term"
+
+	"github.com/wincni/diag/console"
 )
 
 // env is what the commands may touch of the outside world; tests replace it.
@@ -19,8 +21,12 @@ type env struct {
 	// isTerminal and termWidth describe stdout.
 	isTerminal func() bool
 	termWidth  func() int
-	// stderrTerminal says whether stderr is a terminal (live progress).
+	// stderrTerminal says whether stderr is a terminal that draws escape
+	// codes (live progress).
 	stderrTerminal func() bool
+	// stdoutCodePage is the code page text reports go to stdout in; 0 is
+	// UTF-8 (console.RedirectedCodePage). Nil: 0.
+	stdoutCodePage func() uint32
 }
 
 func newEnv() *env {
@@ -36,8 +42,9 @@ func newEnv() *env {
 		},
 		stderrTerminal: func() bool {
 			fd := os.Stderr.Fd()
-			return isatty.IsTerminal(fd) || isatty.IsCygwinTerminal(fd)
+			return (isatty.IsTerminal(fd) || isatty.IsCygwinTerminal(fd)) && console.EnableVT(os.Stderr)
 		},
+		stdoutCodePage: func() uint32 { return console.RedirectedCodePage(os.Stdout) },
 		termWidth: func() int {
 			if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil && w > 0 {
 				return w

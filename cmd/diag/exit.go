@@ -33,8 +33,10 @@ func usageErrorf(format string, args ...any) error {
 	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
 }
 
-// badInput is an error that says it is the input's (bundle.Error,
-// formats.ParseError, capture.InputError): exit 2, not "a bug in diag".
+// badInput is an error that says it is the input's or the output's, not
+// diag's (bundle.Error, formats.ParseError, capture.InputError, and
+// bundle.KeptError: the work is kept beside an output another program
+// holds): exit 2 with its one line, not "a bug in diag".
 type badInput interface {
 	error
 	BadInput() bool

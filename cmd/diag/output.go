@@ -8,13 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/wincni/diag/console"
 )
 
-// streamOutput writes a report as it is rendered, instead of holding all of
-// it (a capture's JSON with a hundred thousand flows is tens of MB): to
-// standard output, or to file through a temporary file beside it that is
-// renamed into place, so that a failed run never leaves half a report
-// where the last good one was.
 // refuseExisting refuses, before any work, to replace an existing output
 // file without --force, and an output that is a directory: one rule for
 // every command that writes a file (flag names the option in messages).
@@ -36,6 +33,23 @@ func refuseExisting(flag, out string, force bool) error {
 	return nil
 }
 
+// reportOut is where a report in format goes when it goes to stdout: the
+// text formats (table, markdown) in the code page a redirection on Windows
+// is read in (PowerShell 5.1 decodes a program's output with the console's
+// code page, and would garble UTF-8's "·", "—", "→"); JSON and HTML stay
+// UTF-8, which their readers expect whatever the console.
+func (e *env) reportOut(format string) io.Writer {
+	if e.stdoutCodePage == nil || format == "json" || format == "html" {
+		return e.stdout
+	}
+	return console.Writer(e.stdout, e.stdoutCodePage())
+}
+
+// streamOutput writes a report as it is rendered, instead of holding all of
+// it (a capture's JSON with a hundred thousand flows is tens of MB): to
+// standard output, or to file through a temporary file beside it that is
+// renamed into place, so that a failed run never leaves half a report
+// where the last good one was.
 func streamOutput(stdout io.Writer, file string, render func(io.Writer) error) error {
 	if file == "" {
 		werr, rerr := renderTo(stdout, render)

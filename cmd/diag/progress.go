@@ -3,7 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"strconv"
 	"time"
+	"unicode/utf8"
+
+	"golang.org/x/term"
 )
 
 // progressAfter is how long work runs silently before a progress line
@@ -19,17 +24,20 @@ type progress struct {
 	on    bool
 	start time.Time
 	shown bool
+	width func() int
 }
 
 func newProgress(w io.Writer, terminal bool) *progress {
-	return &progress{w: w, on: terminal, start: time.Now()}
+	return &progress{w: w, on: terminal, start: time.Now(), width: func() int { return consoleWidth(w) }}
 }
 
 func (p *progress) step(verb string, i, n int, what string) {
 	if !p.on || time.Since(p.start) < progressAfter {
 		return
 	}
-	fmt.Fprintf(p.w, "\r\033[K%s %d/%d: %s", verb, i, n, what)
+	// One row: a line that wrapped would leave its first rows behind
+	// when \r rewrites only the last.
+	fmt.Fprintf(p.w, "\r\033[K%s", fitWidth(fmt.Sprintf("%s %d/%d: %s", verb, i, n, what), p.width()))
 	p.shown = true
 }
 
@@ -38,4 +46,30 @@ func (p *progress) done() {
 	if p.shown {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
+}
+
+// consoleWidth is the width of the terminal w writes to, else $COLUMNS,
+// else 80.
+func consoleWidth(w io.Writer) int {
+	if f, ok := w.(*os.File); ok {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+			return cols
+		}
+	}
+	if c, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && c > 0 {
+		return c
+	}
+	return 80
+}
+
+// fitWidth cuts s to fewer than width characters, ending in "…" when cut.
+// Fewer, not as many: the Windows console moves to the next row once the
+// last column is written, and that row would be left stale by a redraw.
+func fitWidth(s string, width int) string {
+	max := width - 1
+	if max < 2 || utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:max-1]) + "…"
 }

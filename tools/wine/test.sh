@@ -23,6 +23,7 @@ wine64=${WINE64:-$(command -v wine64 || echo /usr/lib/wine/wine64)}
 export WINE64="$wine64"
 prefix=$("$here/setup.sh")
 
+PKGS_GIVEN=${PKGS:-}
 if [ -z "${PKGS:-}" ]; then
 	PKGS=$({
 		git ls-files '*_windows.go' | xargs -r -n1 dirname
@@ -57,6 +58,14 @@ export WINEPREFIX="$prefix" WINEDEBUG=-all WINELOADER="$wine64" WINEARCH=win64 D
 export WINEDLLOVERRIDES="mscoree=;mshtml="
 export DIAG_UNDER_WINE=1
 
+# The stand-ins of the node's tools (tools/wine/standin) for the tests that
+# run collectors and capture against them: built here, since a test binary
+# under Wine has no Go to build them with; Wine sees / as Z:.
+mkdir -p "$tmp/standin"
+GOOS=windows GOARCH=amd64 CGO_ENABLED=0 "$go" build -o "$tmp/standin/standin.exe" ./tools/wine/standin
+for t in powershell vfpctrl pktmon netsh; do cp "$tmp/standin/standin.exe" "$tmp/standin/$t.exe"; done
+export DIAG_STANDIN_BIN="Z:$(echo "$tmp/standin" | tr / '\\')"
+
 rc=0
 for pkg in $PKGS; do
 	name=$(echo "$pkg" | tr / _)
@@ -74,13 +83,17 @@ for pkg in $PKGS; do
 	fi
 	start=$(date +%s.%N)
 	# The binary runs in the package's directory, as go test runs it
-	# (testdata/ is relative); Wine maps it as Z:\...
+	# (testdata/ is relative); Wine maps it as Z:\... Wine makes a
+	# console only for a program started from a terminal: the package that
+	# tests console modes runs under script(1), which gives it one.
 	# shellcheck disable=SC2086
-	if (cd "$pkg" && "$wine64" "$exe" -test.short -test.timeout 10m ${TESTFLAGS:-}) >"$log" 2>&1; then
-		status=ok
+	if [ "$pkg" = console ] && command -v script >/dev/null; then
+		flags=""
+		for f in ${TESTFLAGS:-}; do flags="$flags '$f'"; done
+		(cd "$pkg" && script -qec "'$wine64' '$exe' -test.short -test.timeout 10m$flags" /dev/null </dev/null) >"$log" 2>&1
 	else
-		status=FAIL
-	fi
+		(cd "$pkg" && "$wine64" "$exe" -test.short -test.timeout 10m ${TESTFLAGS:-}) >"$log" 2>&1
+	fi && status=ok || status=FAIL
 	secs=$(echo "$start $(date +%s.%N)" | awk '{printf "%.3fs", $2-$1}')
 	if [ $status = ok ]; then
 		echo "ok  	$modpath/$pkg	$secs"
@@ -91,5 +104,21 @@ for pkg in $PKGS; do
 		rc=1
 	fi
 done
+# The README's walkthrough with diag.exe as a process under Wine (collect
+# against the tools' stand-ins, verify, analyze, anonymize), and analyze's
+# JSON against the Linux build's; not with PKGS.
+if [ -z "${PKGS_GIVEN:-}" ]; then
+	start=$(date +%s.%N)
+	log="$tmp/walkthrough.log"
+	if DIAG_WINE64="$wine64" "$go" test -count=1 -v ./tools/wine/walkthrough >"$log" 2>&1; then
+		status=ok
+	else
+		status=FAIL
+		cat "$log"
+		rc=1
+	fi
+	secs=$(echo "$start $(date +%s.%N)" | awk '{printf "%.3fs", $2-$1}')
+	printf '%s\t%s/tools/wine/walkthrough (diag.exe under Wine)\t%s\n' "$( [ $status = ok ] && echo 'ok  ' || echo FAIL)" "$modpath" "$secs"
+fi
 "$(dirname "$wine64")/wineserver" -k 2>/dev/null || true
 exit $rc
