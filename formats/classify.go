@@ -118,6 +118,8 @@ type objectSet struct {
 	// archives), and binaryErr says what the last one is and what to do.
 	binary    []string
 	binaryErr error
+	// networkIDs keeps one copy of each network ID the endpoints name.
+	networkIDs guids
 	// indexBase is the position of the first object being added in its
 	// file (streamed lists add one object at a time).
 	indexBase int
@@ -144,7 +146,9 @@ func (set *objectSet) add(objs []obj, file string) int {
 		case kindNetwork:
 			set.networks = append(set.networks, networkOf(o, ref))
 		case kindEndpoint:
-			set.endpoints = append(set.endpoints, endpointOf(o, ref))
+			e := endpointOf(o, ref)
+			e.NetworkID = set.networkIDs.get(e.NetworkID) // one copy for all of a network's endpoints
+			set.endpoints = append(set.endpoints, e)
 		case kindLoadBalancer:
 			set.loadBalancers = append(set.loadBalancers, loadBalancerOf(o, ref))
 		case kindPolicyList:

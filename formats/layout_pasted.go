@@ -220,39 +220,51 @@ func markNotShown(objs []obj, selected []bool, hint objectKind) ([]obj, int, []s
 	for i, o := range objs {
 		// A table row, or a list record of chosen properties, shows
 		// only some fields.
-		table := selected == nil || selected[i]
-		k := classify(o)
-		if k == kindUnknown && table {
-			k = hint
-		}
-		_, hasID := o.get("ID")
-		switch {
-		case k == kindNetwork:
-			for _, f := range networkFields {
-				if _, ok := o.get(f); !ok && (table || f == "Type" || !hasID) {
-					o[f] = hidden{hiddenNotShown}
-				}
-			}
-			if _, ok := o.hiddenIn("Type"); ok && selected != nil && !selected[i] {
-				notes = append(notes, fmt.Sprintf("network %s has no Type line (the paste was cut?): its type is unknown", objectLabel(o)))
-			}
-		case (k == kindEndpoint || k == kindPolicyList) && !table && !hasID:
-			// The paste starts inside this record: what it is (local or
-			// remote, which address) was above the cut.
-			notes = append(notes, fmt.Sprintf("record %d has no ID line (the paste starts inside it): ignored", i+1))
-			continue
-		case k == kindEndpoint && table:
-			for _, f := range endpointFields {
-				if _, ok := o.get(f); !ok {
-					o[f] = hidden{hiddenNotShown}
-				}
-			}
-		case k == kindUnknown && len(o) > 0:
+		keep, unk := markObject(o, i, selected == nil || selected[i], selected != nil, hint, &notes)
+		if unk {
 			unknown++
 		}
-		kept = append(kept, o)
+		if keep {
+			kept = append(kept, o)
+		}
 	}
 	return kept, unknown, notes
+}
+
+// markObject is markNotShown's work on the i-th object: table says it shows
+// only some fields, listed that it is a Format-List record. It reports
+// whether the object is kept and whether it cannot be classified.
+func markObject(o obj, i int, table, listed bool, hint objectKind, notes *[]string) (keep, unknown bool) {
+	k := classify(o)
+	if k == kindUnknown && table {
+		k = hint
+	}
+	_, hasID := o.get("ID")
+	switch {
+	case k == kindNetwork:
+		for _, f := range networkFields {
+			if _, ok := o.get(f); !ok && (table || f == "Type" || !hasID) {
+				o[f] = hidden{hiddenNotShown}
+			}
+		}
+		if _, ok := o.hiddenIn("Type"); ok && listed && !table {
+			*notes = append(*notes, fmt.Sprintf("network %s has no Type line (the paste was cut?): its type is unknown", objectLabel(o)))
+		}
+	case (k == kindEndpoint || k == kindPolicyList) && !table && !hasID:
+		// The paste starts inside this record: what it is (local or
+		// remote, which address) was above the cut.
+		*notes = append(*notes, fmt.Sprintf("record %d has no ID line (the paste starts inside it): ignored", i+1))
+		return false, false
+	case k == kindEndpoint && table:
+		for _, f := range endpointFields {
+			if _, ok := o.get(f); !ok {
+				o[f] = hidden{hiddenNotShown}
+			}
+		}
+	case k == kindUnknown && len(o) > 0:
+		return true, true
+	}
+	return true, false
 }
 
 // objectLabel names an object for a note by its name, else its ID.
