@@ -74,7 +74,8 @@ func classify(o obj) objectKind {
 
 func hasPolicy(o obj, kind string) bool {
 	for _, p := range o.list("Policies") {
-		if strings.EqualFold(policyOf(p).Kind(), kind) {
+		// Only the type: policyOf would copy the settings.
+		if strings.EqualFold(snapshot.Policy{Type: p.str("Type")}.Kind(), kind) {
 			return true
 		}
 	}
@@ -137,35 +138,42 @@ func (set *objectSet) add(objs []obj, file string) int {
 	set.init()
 	n := 0
 	for i, o := range objs {
-		ref := snapshot.Ref{File: file, Index: set.indexBase + i}
-		k := classify(o)
-		if k == kindUnknown {
-			k = set.hint
+		if set.addKind(o, classify(o), i, file) {
+			n++
 		}
-		switch k {
-		case kindNetwork:
-			set.networks = append(set.networks, networkOf(o, ref))
-		case kindEndpoint:
-			e := endpointOf(o, ref)
-			e.NetworkID = set.networkIDs.get(e.NetworkID) // one copy for all of a network's endpoints
-			set.endpoints = append(set.endpoints, e)
-		case kindLoadBalancer:
-			set.loadBalancers = append(set.loadBalancers, loadBalancerOf(o, ref))
-		case kindPolicyList:
-			set.loadBalancers = append(set.loadBalancers, policyListOf(o, ref))
-		case kindNamespace:
-			set.namespaces = append(set.namespaces, namespaceOf(o, ref))
-		case kindKubeNode:
-			set.kubeNodes = append(set.kubeNodes, kubeNodeOf(o))
-		case kindKubeService:
-			set.services = append(set.services, serviceOf(o))
-		default:
-			continue
-		}
-		set.counts[k]++
-		n++
 	}
 	return n
+}
+
+// addKind builds o, the i-th object being added, classified as k (the
+// set's hint when unknown); it reports whether it was recognised.
+func (set *objectSet) addKind(o obj, k objectKind, i int, file string) bool {
+	ref := snapshot.Ref{File: file, Index: set.indexBase + i}
+	if k == kindUnknown {
+		k = set.hint
+	}
+	switch k {
+	case kindNetwork:
+		set.networks = append(set.networks, networkOf(o, ref))
+	case kindEndpoint:
+		e := endpointOf(o, ref)
+		e.NetworkID = set.networkIDs.get(e.NetworkID) // one copy for all of a network's endpoints
+		set.endpoints = append(set.endpoints, e)
+	case kindLoadBalancer:
+		set.loadBalancers = append(set.loadBalancers, loadBalancerOf(o, ref))
+	case kindPolicyList:
+		set.loadBalancers = append(set.loadBalancers, policyListOf(o, ref))
+	case kindNamespace:
+		set.namespaces = append(set.namespaces, namespaceOf(o, ref))
+	case kindKubeNode:
+		set.kubeNodes = append(set.kubeNodes, kubeNodeOf(o))
+	case kindKubeService:
+		set.services = append(set.services, serviceOf(o))
+	default:
+		return false
+	}
+	set.counts[k]++
+	return true
 }
 
 func (set *objectSet) init() {

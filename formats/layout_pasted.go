@@ -220,7 +220,7 @@ func markNotShown(objs []obj, selected []bool, hint objectKind) ([]obj, int, []s
 	for i, o := range objs {
 		// A table row, or a list record of chosen properties, shows
 		// only some fields.
-		keep, unk := markObject(o, i, selected == nil || selected[i], selected != nil, hint, &notes)
+		keep, unk, _ := markObject(o, i, selected == nil || selected[i], selected != nil, hint, &notes)
 		if unk {
 			unknown++
 		}
@@ -233,8 +233,10 @@ func markNotShown(objs []obj, selected []bool, hint objectKind) ([]obj, int, []s
 
 // markObject is markNotShown's work on the i-th object: table says it shows
 // only some fields, listed that it is a Format-List record. It reports
-// whether the object is kept and whether it cannot be classified.
-func markObject(o obj, i int, table, listed bool, hint objectKind, notes *[]string) (keep, unknown bool) {
+// whether the object is kept and whether it cannot be classified, and the
+// kind it classified (what classify says of it after marking too, when
+// hint is kindUnknown: the hidden fields it adds are of that kind).
+func markObject(o obj, i int, table, listed bool, hint objectKind, notes *[]string) (keep, unknown bool, kind objectKind) {
 	k := classify(o)
 	if k == kindUnknown && table {
 		k = hint
@@ -254,7 +256,7 @@ func markObject(o obj, i int, table, listed bool, hint objectKind, notes *[]stri
 		// The paste starts inside this record: what it is (local or
 		// remote, which address) was above the cut.
 		*notes = append(*notes, fmt.Sprintf("record %d has no ID line (the paste starts inside it): ignored", i+1))
-		return false, false
+		return false, false, k
 	case k == kindEndpoint && table:
 		for _, f := range endpointFields {
 			if _, ok := o.get(f); !ok {
@@ -262,9 +264,9 @@ func markObject(o obj, i int, table, listed bool, hint objectKind, notes *[]stri
 			}
 		}
 	case k == kindUnknown && len(o) > 0:
-		return true, true
+		return true, true, k
 	}
-	return true, false
+	return true, false, k
 }
 
 // objectLabel names an object for a note by its name, else its ID.

@@ -94,6 +94,7 @@ type listStream struct {
 	lastKey int // the entry continuation lines go to; -1 before a key line
 	value   []byte
 	seen    map[string]string
+	spare   obj // a record's map, emptied for the next
 
 	command  string // after the last prompt
 	selected bool   // the command chose the properties
@@ -292,7 +293,11 @@ func (ls *listStream) flush() error {
 			ls.cutWraps.add(string(ls.buf[prev.phys:prev.physEnd]), k, 1)
 		}
 	}
-	o := make(obj, len(ls.entries))
+	o := ls.spare
+	if o == nil {
+		o = make(obj, len(ls.entries))
+	}
+	ls.spare = nil
 	for _, e := range ls.entries {
 		v := ls.valueOf(e)
 		if fixed, cut := closeCutValue(v); cut {
@@ -301,15 +306,22 @@ func (ls *listStream) flush() error {
 		}
 		o[e.key] = psValue(v, 0)
 	}
-	keep, unknown := markObject(o, ri, ls.selected, true, kindUnknown, &ls.markNotes)
+	keep, unknown, k := markObject(o, ri, ls.selected, true, kindUnknown, &ls.markNotes)
 	if unknown {
 		ls.unknown++
 	}
-	if keep {
-		ls.set.indexBase = ls.kept
-		ls.n += ls.set.add([]obj{o}, ls.file)
-		ls.set.indexBase = 0
-		ls.kept++
+	if !keep {
+		return nil
+	}
+	if ls.set.addKind(o, k, ls.kept, ls.file) {
+		ls.n++
+	}
+	ls.kept++
+	if k == kindEndpoint {
+		// endpointOf keeps nothing of the record's own map (its values
+		// are copied or are values of their own): the next record reuses it.
+		clear(o)
+		ls.spare = o
 	}
 	return nil
 }
