@@ -121,7 +121,7 @@ func expandPSStrings(v any, depth int) any {
 // object (@{…}) or of an array cut by ConvertTo-Json's depth
 // (System.Object[]): a prefix test before the regular expression.
 func psExpandable(s string) bool {
-	return strings.HasPrefix(s, "@{") || strings.HasPrefix(s, "System.") && psHidden.MatchString(s)
+	return strings.HasPrefix(s, "@{") || strings.HasPrefix(s, "System.") && psHidden().MatchString(s)
 }
 
 func jsonSyntaxError(text []byte, err error) error {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,7 +21,7 @@ var (
 )
 
 // hnsCommand recognises the HNS cmdlets in a prompt line and what they list.
-var hnsCommand = regexp.MustCompile(`(?i)\bGet-Hns(Network|Endpoint|PolicyList|Namespace)s?\b`)
+var hnsCommand = lazyRegexp(`(?i)\bGet-Hns(Network|Endpoint|PolicyList|Namespace)s?\b`)
 
 // addText reads console text; it returns how many objects it added and
 // whether it recognised the text at all (an empty result is recognised and
@@ -107,7 +106,7 @@ func (set *objectSet) addHNSText(text string, tables []psTable, file string, not
 		switch {
 		case err == nil:
 			return set.add(objects(v), file), true, nil
-		case convertToJSON.MatchString(text):
+		case convertToJSON().MatchString(text):
 			return 0, false, fmt.Errorf("the JSON from line %d (after the console text) is %w", lineOf(text, string(js)), err)
 		default:
 			cutErr := fmt.Errorf("%w: the text from line %d is %w", errCutJSON, lineOf(text, string(js)), err)
@@ -125,7 +124,7 @@ func (set *objectSet) addHNSText(text string, tables []psTable, file string, not
 var errCutJSON = errors.New("not JSON")
 
 // convertToJSON finds a prompt that asked for JSON.
-var convertToJSON = regexp.MustCompile(`(?im)^PS [^>]*>.*\|\s*ConvertTo-Json`)
+var convertToJSON = lazyRegexp(`(?im)^PS [^>]*>.*\|\s*ConvertTo-Json`)
 
 // addHNSTables reads Format-Table tables, vfpctrl output, or a cmdlet that
 // printed nothing.
@@ -286,11 +285,11 @@ func emptyResults(text string) []string {
 	var out []string
 	lines := strings.Split(strings.ReplaceAll(text, "\r", ""), "\n")
 	for i, l := range lines {
-		m := psPrompt.FindString(l)
+		m := psPrompt().FindString(l)
 		if m == "" {
 			continue
 		}
-		cmd := hnsCommand.FindStringSubmatch(l[len(m):])
+		cmd := hnsCommand().FindStringSubmatch(l[len(m):])
 		if cmd == nil || !onlyFormatting(l[len(m):]) {
 			continue // a filtered listing that is empty says nothing about HNS
 		}
@@ -298,7 +297,7 @@ func emptyResults(text string) []string {
 		// prompt after it, may just not have had its output pasted.
 		empty, closed := true, false
 		for _, next := range lines[i+1:] {
-			if psPrompt.MatchString(next) {
+			if psPrompt().MatchString(next) {
 				closed = true
 				break
 			}
@@ -315,14 +314,14 @@ func emptyResults(text string) []string {
 }
 
 // formatStage matches the pipeline stages that only print what they get.
-var formatStage = regexp.MustCompile(`(?i)^\s*(format-(list|table|wide)|fl|ft|fw|out-\w+|convertto-json)\b`)
+var formatStage = lazyRegexp(`(?i)^\s*(format-(list|table|wide)|fl|ft|fw|out-\w+|convertto-json)\b`)
 
 // onlyFormatting: every stage after the first only formats (no Where,
 // Select, findstr): an empty result then means the cmdlet listed nothing.
 func onlyFormatting(cmd string) bool {
 	stages := strings.Split(cmd, "|")
 	for _, st := range stages[1:] {
-		if !formatStage.MatchString(st) {
+		if !formatStage().MatchString(st) {
 			return false
 		}
 	}
@@ -332,7 +331,7 @@ func onlyFormatting(cmd string) bool {
 // hnsdiagListing: `hnsdiag list` output has its section headings.
 func hnsdiagListing(text string) bool {
 	for _, l := range strings.Split(text, "\n") {
-		if hnsdiagHeader.MatchString(strings.TrimSpace(l)) {
+		if hnsdiagHeader().MatchString(strings.TrimSpace(l)) {
 			return true
 		}
 	}
