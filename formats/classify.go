@@ -30,15 +30,9 @@ func (k objectKind) String() string {
 }
 
 func classify(o obj) objectKind {
-	has := func(keys ...string) bool {
-		for _, k := range keys {
-			if _, ok := o.get(k); ok {
-				return true
-			}
-		}
-		return false
-	}
-	switch kind := o.str("kind"); {
+	x := keyedOf(o)
+	has := x.hasAny
+	switch kind := x.str("kind"); {
 	case strings.EqualFold(kind, "Node"):
 		return kindKubeNode
 	case strings.EqualFold(kind, "Service"):
@@ -47,7 +41,7 @@ func classify(o obj) objectKind {
 	switch {
 	case has("FrontendVIPs", "HostComputeEndpoints", "PortMappings"):
 		return kindLoadBalancer
-	case has("References", "IsApplied") || hasPolicy(o, "ELB"):
+	case has("References", "IsApplied") || hasPolicy(x, "ELB"):
 		// IsApplied is a V1 policy list's alone: a list cut before its
 		// References still has it.
 		return kindPolicyList
@@ -61,19 +55,19 @@ func classify(o obj) objectKind {
 		return kindNetwork
 	case has("NamespaceId", "ResourceList", "CompartmentId", "NamespaceGuid"):
 		return kindNamespace
-	case o.child("metadata") != nil && o.child("spec") != nil:
-		if o.child("status").list("addresses") != nil || o.child("spec").strs("podCIDR") != nil {
+	case x.child("metadata") != nil && x.child("spec") != nil:
+		if x.child("status").list("addresses") != nil || x.child("spec").strs("podCIDR") != nil {
 			return kindKubeNode
 		}
-		if o.child("spec").strs("clusterIP") != nil || o.child("spec").list("ports") != nil {
+		if x.child("spec").strs("clusterIP") != nil || x.child("spec").list("ports") != nil {
 			return kindKubeService
 		}
 	}
 	return kindUnknown
 }
 
-func hasPolicy(o obj, kind string) bool {
-	for _, p := range o.list("Policies") {
+func hasPolicy(x keyed, kind string) bool {
+	for _, p := range x.list("Policies") {
 		// Only the type: policyOf would copy the settings.
 		if strings.EqualFold(snapshot.Policy{Type: p.str("Type")}.Kind(), kind) {
 			return true

@@ -158,23 +158,34 @@ func (set *objectSet) streamList(r io.Reader, size int64, file string) (int, err
 	return ls.n, nil
 }
 
-// hostMarkers are what makes addText read route print or ipconfig output
-// (addHostText, ipconfigText).
-var hostMarkers = [][]byte{[]byte("Active Routes:"), []byte("IPv4 Route Table"), []byte("Windows IP Configuration"),
-	[]byte("Windows-IP-Konfiguration"), []byte(". :")}
+// hostMarker reports whether l[i:] starts one of the strings that make
+// addText read route print or ipconfig output (addHostText,
+// ipconfigText): "Active Routes:", "IPv4 Route Table", "Windows IP
+// Configuration", "Windows-IP-Konfiguration", ". :".
+func hostMarker(l []byte, i int) bool {
+	t := l[i:]
+	switch t[0] {
+	case '.':
+		return bytes.HasPrefix(t, []byte(". :"))
+	case 'A':
+		return bytes.HasPrefix(t, []byte("Active Routes:"))
+	case 'I':
+		return bytes.HasPrefix(t, []byte("IPv4 Route Table"))
+	case 'W':
+		return bytes.HasPrefix(t, []byte("Windows IP Configuration")) || bytes.HasPrefix(t, []byte("Windows-IP-Konfiguration"))
+	}
+	return false
+}
 
 // line takes one physical line (with its "\n", if any).
 func (ls *listStream) line(raw []byte) error {
-	for _, m := range hostMarkers {
-		if bytes.Contains(raw, m) {
-			return errNotPlain
-		}
-	}
 	l := bytes.TrimSuffix(raw, []byte{'\n'})
 	l = bytes.TrimRight(l, "\r")
-	for _, c := range l {
-		if c < 0x20 || c > 0x7e {
-			return errNotPlain // tabs, control bytes, non-ASCII: the whole-text path
+	// One pass for what sends the text elsewhere: tabs, control bytes and
+	// non-ASCII (the whole-text path), and route print or ipconfig text.
+	for i, c := range l {
+		if c < 0x20 || c > 0x7e || (c == '.' || c == 'A' || c == 'I' || c == 'W') && hostMarker(l, i) {
+			return errNotPlain
 		}
 	}
 	l = bytes.TrimRight(l, " ")
