@@ -1,10 +1,6 @@
 package formats
 
-import (
-	"hash/maphash"
-
-	"github.com/wincni/diag/snapshot"
-)
+import "github.com/wincni/diag/snapshot"
 
 // keyed is an object with an index of its keys' case-insensitive
 // spellings, for the builders that ask one object for many keys it mostly
@@ -15,13 +11,12 @@ import (
 // Build it after the object's last change.
 type keyed struct {
 	o obj
-	// bits has one bit per key's lower-case spelling (a hash); slow is
-	// set when a key is not ASCII (Unicode folding is not indexed).
+	// bits has two bits per key's lower-case spelling (from its hash);
+	// slow is set when a key is not ASCII (Unicode folding is not
+	// indexed).
 	bits [2]uint64
 	slow bool
 }
-
-var foldSeed = maphash.MakeSeed()
 
 func keyedOf(o obj) keyed {
 	x := keyed{o: o}
@@ -32,16 +27,14 @@ func keyedOf(o obj) keyed {
 			continue
 		}
 		x.bits[h>>6&1] |= 1 << (h & 63)
+		x.bits[h>>13&1] |= 1 << (h >> 7 & 63)
 	}
 	return x
 }
 
-// foldHash hashes s lower-cased; false when s is not ASCII.
+// foldHash hashes s lower-cased (FNV-1a); false when s is not ASCII.
 func foldHash(s string) (uint64, bool) {
-	var buf [64]byte
-	if len(s) > len(buf) {
-		return 0, false
-	}
+	h := uint64(14695981039346656037)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= 0x80 {
@@ -50,18 +43,19 @@ func foldHash(s string) (uint64, bool) {
 		if c >= 'A' && c <= 'Z' {
 			c += 'a' - 'A'
 		}
-		buf[i] = c
+		h = (h ^ uint64(c)) * 1099511628211
 	}
-	return maphash.Bytes(foldSeed, buf[:len(s)]), true
+	return h ^ h>>29, true
 }
 
-// mayFold: some key of the object may spell key otherwise.
+// mayFold: some key of the object may spell key otherwise (both of its
+// two bits are set).
 func (x keyed) mayFold(key string) bool {
 	if x.slow {
 		return true
 	}
 	h, ok := foldHash(key)
-	return !ok || x.bits[h>>6&1]&(1<<(h&63)) != 0
+	return !ok || x.bits[h>>6&1]&(1<<(h&63)) != 0 && x.bits[h>>13&1]&(1<<(h>>7&63)) != 0
 }
 
 // get is obj.get.

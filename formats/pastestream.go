@@ -177,6 +177,26 @@ func hostMarker(l []byte, i int) bool {
 	return false
 }
 
+// lineByte classes the bytes of a line for line's check: printable ASCII,
+// the first byte of a host marker, or anything else.
+var lineByte = func() (t [256]byte) {
+	for c := range t {
+		if c < 0x20 || c > 0x7e {
+			t[c] = byteOther
+		}
+	}
+	for _, c := range ".AIW" {
+		t[c] = byteMarker
+	}
+	return t
+}()
+
+const (
+	bytePlain = iota
+	byteOther
+	byteMarker
+)
+
 // line takes one physical line (with its "\n", if any).
 func (ls *listStream) line(raw []byte) error {
 	l := bytes.TrimSuffix(raw, []byte{'\n'})
@@ -184,8 +204,13 @@ func (ls *listStream) line(raw []byte) error {
 	// One pass for what sends the text elsewhere: tabs, control bytes and
 	// non-ASCII (the whole-text path), and route print or ipconfig text.
 	for i, c := range l {
-		if c < 0x20 || c > 0x7e || (c == '.' || c == 'A' || c == 'I' || c == 'W') && hostMarker(l, i) {
+		switch lineByte[c] {
+		case byteOther:
 			return errNotPlain
+		case byteMarker:
+			if hostMarker(l, i) {
+				return errNotPlain
+			}
 		}
 	}
 	l = bytes.TrimRight(l, " ")
