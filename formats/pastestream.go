@@ -58,18 +58,15 @@ type wrapCount struct {
 	widths        map[int]int
 }
 
-func (c *wrapCount) add(prev, next string, d int) {
-	c.total += d
+func (c *wrapCount) add(prev, next string) {
+	c.total++
 	if insideToken(prev, next) {
-		c.inside += d
+		c.inside++
 	}
 	if c.widths == nil {
 		c.widths = map[int]int{}
 	}
-	w := len(prev)
-	if c.widths[w] += d; c.widths[w] == 0 {
-		delete(c.widths, w)
-	}
+	c.widths[len(prev)]++
 }
 
 // hard is detectWrap's verdict: a fixed-width wrap was detected.
@@ -109,9 +106,9 @@ type listStream struct {
 	notes, markNotes []string
 
 	// The checks that send the text to the whole-text path.
-	indent0            bool // a non-blank line starts at column 0
-	blockIndent        int  // the least indentation of the current block; -1 when none
-	sawText, sawRecord bool
+	indent0     bool // a non-blank line starts at column 0
+	blockIndent int  // the least indentation of the current block; -1 when none
+	sawText     bool // a non-blank line was read (JSON is told by the first)
 }
 
 // streamList reads r as a plain Format-List paste into set and returns
@@ -283,7 +280,7 @@ func (ls *listStream) line(raw []byte) error {
 	ls.buf = append(ls.buf, l...)
 	ls.lines = append(ls.lines, streamLine{start, len(ls.buf), start + indent, len(ls.buf)})
 	ls.entries[ls.lastKey].n++
-	ls.wraps.add(string(ls.buf[prev.phys:prev.physEnd]), string(l), 1)
+	ls.wraps.add(string(ls.buf[prev.phys:prev.physEnd]), string(l))
 	return nil
 }
 
@@ -326,7 +323,7 @@ func (ls *listStream) flush() error {
 			prev := ls.lines[last.first+last.n-2]
 			ls.notes = append(ls.notes, fmt.Sprintf("record %d%s ends in the middle of a key (%q): the paste was cut there; dropped", ri+1, ls.label(), k))
 			last.n--
-			ls.cutWraps.add(string(ls.buf[prev.phys:prev.physEnd]), k, 1)
+			ls.cutWraps.add(string(ls.buf[prev.phys:prev.physEnd]), k)
 		}
 	}
 	o := ls.spare

@@ -73,6 +73,7 @@ func TestPasteStreamSame(t *testing.T) {
 			continue
 		}
 		streamed++
+		t.Logf("streamed: %s", p)
 		if whole != stream {
 			t.Errorf("%s: the streaming reader reads otherwise:\nwhole: %s\nstream: %s", p, whole, stream)
 		}
