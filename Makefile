@@ -15,12 +15,14 @@ FUZZTIME ?= 10s
 
 .PHONY: build install test test-windows test-cluster test-monitor demo bench fuzz cross vet lint clean dist compare-tshark perf image
 
+# Stripped (-s -w in LDFLAGS) and without the build machine's paths, as
+# released (docs/performance.md gives the sizes).
 build:
-	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/diag
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/diag
 
 # diag on your PATH: into $(go env GOBIN), else $(go env GOPATH)/bin.
 install:
-	$(GO) install -ldflags '$(LDFLAGS)' ./cmd/diag
+	$(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/diag
 	@echo "installed: $$($(GO) env GOBIN || true)$$( [ -n "$$($(GO) env GOBIN)" ] || echo $$($(GO) env GOPATH)/bin)/diag"
 
 # Analyze the bundled seed case: a Calico VXLAN node whose overlay network sits
@@ -90,14 +92,17 @@ lint:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-# The whole-process checks of ../shared/checks (beside the project in CI):
-# analyze of a 1,000-node bundle against decoding its JSON, growth from 1,000
-# to 5,000 nodes per report format, capture decode against the raw read rate.
-# Each prints its ratios; the README quotes them. Not part of make test.
-PERF_CHECKS := analyze-perf analyze-scale capture-perf
+# Whole-process figures on data the repository generates (bench/perf.sh):
+# analyze of a 1,000-node cluster's bundle against only decoding its JSON,
+# and a Format-List paste of its endpoints against the same as JSON; each
+# ratio printed with its goal (docs/performance.md quotes them). Where the
+# project's shared checks sit beside it (../shared/checks), those run too.
+# Not part of make test. Go benchmarks of the same paths: make bench.
+PERF_CHECKS := analyze-perf analyze-scale paste-perf capture-perf
 perf:
-	@[ -d ../shared/checks ] || { echo "perf: ../shared/checks is not beside the project"; exit 1; }
-	@rc=0; for c in $(PERF_CHECKS); do echo "== $$c"; ../shared/checks/$$c || rc=1; done; exit $$rc
+	@rc=0; bench/perf.sh || rc=1; \
+	if [ -d ../shared/checks ]; then for c in $(PERF_CHECKS); do \
+	  [ -x ../shared/checks/$$c ] || continue; echo "== ../shared/checks/$$c"; ../shared/checks/$$c || rc=1; done; fi; exit $$rc
 
 # Every fuzz target, briefly. FUZZTIME=5m make fuzz for a longer run.
 fuzz:

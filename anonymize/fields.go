@@ -14,10 +14,10 @@ import (
 // dump, YAML), and a command-line flag, whose key names a host, node,
 // computer, machine, server or domain, or is an FQDN (fqdn, nodeFQDN).
 var (
-	fieldJSON = regexp.MustCompile(`"([A-Za-z0-9_./-]{1,60})"(\s*:\s*)"([^"\\\n]{1,255})"`)
-	fieldXML  = regexp.MustCompile(`<([A-Za-z][A-Za-z0-9_:.-]{0,60})>([^<\n]{1,255})</`)
-	fieldLine = regexp.MustCompile(`(?m)^([ \t]*)([A-Za-z][A-Za-z0-9 _./-]{0,60}?)([ \t.]*[:=][ \t]*["']?(?:\\\\)?)([A-Za-z0-9][A-Za-z0-9_.-]{0,254})(["']?[ \t]*\r?)$`)
-	fieldFlag = regexp.MustCompile(`(?i)((?:^|\s)--?([a-z][a-z-]{0,40})[= ]["']?)([A-Za-z0-9][A-Za-z0-9_.-]{0,254})`)
+	fieldJSON = lazyRegexp(`"([A-Za-z0-9_./-]{1,60})"(\s*:\s*)"([^"\\\n]{1,255})"`)
+	fieldXML  = lazyRegexp(`<([A-Za-z][A-Za-z0-9_:.-]{0,60})>([^<\n]{1,255})</`)
+	fieldLine = lazyRegexp(`(?m)^([ \t]*)([A-Za-z][A-Za-z0-9 _./-]{0,60}?)([ \t.]*[:=][ \t]*["']?(?:\\\\)?)([A-Za-z0-9][A-Za-z0-9_.-]{0,254})(["']?[ \t]*\r?)$`)
+	fieldFlag = lazyRegexp(`(?i)((?:^|\s)--?([a-z][a-z-]{0,40})[= ]["']?)([A-Za-z0-9][A-Za-z0-9_.-]{0,254})`)
 )
 
 // statesName: a key whose value is a host, node or domain name.
@@ -72,12 +72,12 @@ func (a *Anonymizer) holdsStated(line []byte) bool {
 }
 
 func (a *Anonymizer) statedLine(l []byte) []byte {
-	l = replaceGroup(l, fieldJSON, 3, func(m [][]byte) bool { return statesName(string(m[1]), true) }, a.statedValue)
+	l = replaceGroup(l, fieldJSON(), 3, func(m [][]byte) bool { return statesName(string(m[1]), true) }, a.statedValue)
 	if bytes.IndexByte(l, '<') >= 0 {
-		l = replaceGroup(l, fieldXML, 2, func(m [][]byte) bool { return statesName(string(m[1]), false) }, a.statedValue)
+		l = replaceGroup(l, fieldXML(), 2, func(m [][]byte) bool { return statesName(string(m[1]), false) }, a.statedValue)
 	}
-	l = replaceGroup(l, fieldLine, 4, func(m [][]byte) bool { return statesName(string(m[2]), false) }, a.statedValue)
-	return replaceGroup(l, fieldFlag, 3, func(m [][]byte) bool { return statesName(string(m[2]), false) }, a.statedValue)
+	l = replaceGroup(l, fieldLine(), 4, func(m [][]byte) bool { return statesName(string(m[2]), false) }, a.statedValue)
+	return replaceGroup(l, fieldFlag(), 3, func(m [][]byte) bool { return statesName(string(m[2]), false) }, a.statedValue)
 }
 
 // statedValue maps a field's value: the name itself, its first label (an

@@ -1,7 +1,6 @@
 package anonymize
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -9,14 +8,14 @@ import (
 // systeminfo, environment dumps, WMI objects as JSON, user profile paths.
 // analyze does not read these, so the snapshot cannot say them.
 var (
-	harvestLine = regexp.MustCompile(`(?im)^[ \t]*(Host Name|FQDN|Full Computer Name|DNSHostName|MachineName|Primary Dns Suffix|Connection-specific DNS Suffix|DNS Suffix Search List|Domain|COMPUTERNAME|USERDNSDOMAIN|USERDOMAIN|USERNAME|LOGONSERVER|Logon Server)[ .]*[:=][ \t]*(?:\\\\)?([A-Za-z0-9][A-Za-z0-9_.-]*)[ \t]*\r?$`)
+	harvestLine = lazyRegexp(`(?im)^[ \t]*(Host Name|FQDN|Full Computer Name|DNSHostName|MachineName|Primary Dns Suffix|Connection-specific DNS Suffix|DNS Suffix Search List|Domain|COMPUTERNAME|USERDNSDOMAIN|USERDOMAIN|USERNAME|LOGONSERVER|Logon Server)[ .]*[:=][ \t]*(?:\\\\)?([A-Za-z0-9][A-Za-z0-9_.-]*)[ \t]*\r?$`)
 	// The indented lines that continue "DNS Suffix Search List".
-	harvestMore = regexp.MustCompile(`(?im)^[ \t]*DNS Suffix Search List[ .]*:[^\n]*\n((?:[ \t]{20,}[A-Za-z0-9][A-Za-z0-9_.-]*[ \t]*\r?\n)+)`)
+	harvestMore = lazyRegexp(`(?im)^[ \t]*DNS Suffix Search List[ .]*:[^\n]*\n((?:[ \t]{20,}[A-Za-z0-9][A-Za-z0-9_.-]*[ \t]*\r?\n)+)`)
 	// fqdn, nodeFQDN, hostFqdn, FullyQualifiedDomainName, MachineName:
 	// host names too, fully qualified or not.
-	harvestJSON = regexp.MustCompile(`(?i)"(DNSHostName|HostName|ComputerName|CSName|MachineName|[A-Za-z_]*FQDN|FullyQualifiedDomainName|Domain|DNSDomain|DnsSuffix|PrimaryDnsSuffix|UserName)"\s*:\s*"([A-Za-z0-9][A-Za-z0-9_.\\-]*)"`)
+	harvestJSON = lazyRegexp(`(?i)"(DNSHostName|HostName|ComputerName|CSName|MachineName|[A-Za-z_]*FQDN|FullyQualifiedDomainName|Domain|DNSDomain|DnsSuffix|PrimaryDnsSuffix|UserName)"\s*:\s*"([A-Za-z0-9][A-Za-z0-9_.\\-]*)"`)
 	// C:\Users\name, also JSON-escaped (C:\\Users\\name), and /home/name.
-	harvestPath = regexp.MustCompile(`(?i)(?:[A-Z]:(?:\\\\?)Users(?:\\\\?)|/home/)([A-Za-z0-9][A-Za-z0-9_.-]*)`)
+	harvestPath = lazyRegexp(`(?i)(?:[A-Z]:(?:\\\\?)Users(?:\\\\?)|/home/)([A-Za-z0-9][A-Za-z0-9_.-]*)`)
 )
 
 // Profile folders that are no one's.
@@ -54,20 +53,20 @@ func (a *Anonymizer) HarvestText(text []byte) {
 			}
 		}
 	}
-	for _, m := range harvestLine.FindAllSubmatch(text, -1) {
+	for _, m := range harvestLine().FindAllSubmatch(text, -1) {
 		add(string(m[1]), string(m[2]))
 	}
-	for _, m := range harvestMore.FindAllSubmatch(text, -1) {
+	for _, m := range harvestMore().FindAllSubmatch(text, -1) {
 		for _, l := range strings.Split(string(m[1]), "\n") {
 			if l = strings.TrimSpace(l); l != "" {
 				add("dns suffix", l)
 			}
 		}
 	}
-	for _, m := range harvestJSON.FindAllSubmatch(text, -1) {
+	for _, m := range harvestJSON().FindAllSubmatch(text, -1) {
 		add(string(m[1]), strings.ReplaceAll(string(m[2]), `\\`, `\`))
 	}
-	for _, m := range harvestPath.FindAllSubmatch(text, -1) {
+	for _, m := range harvestPath().FindAllSubmatch(text, -1) {
 		if u := string(m[1]); !builtinUsers[strings.ToLower(u)] {
 			a.AddName(KindName, u)
 		}

@@ -30,15 +30,9 @@ func (k objectKind) String() string {
 }
 
 func classify(o obj) objectKind {
-	has := func(keys ...string) bool {
-		for _, k := range keys {
-			if _, ok := o.get(k); ok {
-				return true
-			}
-		}
-		return false
-	}
-	switch kind := o.str("kind"); {
+	x := keyedOf(o)
+	has := x.hasAny
+	switch kind := x.str("kind"); {
 	case strings.EqualFold(kind, "Node"):
 		return kindKubeNode
 	case strings.EqualFold(kind, "Service"):
@@ -47,7 +41,7 @@ func classify(o obj) objectKind {
 	switch {
 	case has("FrontendVIPs", "HostComputeEndpoints", "PortMappings"):
 		return kindLoadBalancer
-	case has("References", "IsApplied") || hasPolicy(o, "ELB"):
+	case has("References", "IsApplied") || hasPolicy(x, "ELB"):
 		// IsApplied is a V1 policy list's alone: a list cut before its
 		// References still has it.
 		return kindPolicyList
@@ -61,20 +55,21 @@ func classify(o obj) objectKind {
 		return kindNetwork
 	case has("NamespaceId", "ResourceList", "CompartmentId", "NamespaceGuid"):
 		return kindNamespace
-	case o.child("metadata") != nil && o.child("spec") != nil:
-		if o.child("status").list("addresses") != nil || o.child("spec").strs("podCIDR") != nil {
+	case x.child("metadata") != nil && x.child("spec") != nil:
+		if x.child("status").list("addresses") != nil || x.child("spec").strs("podCIDR") != nil {
 			return kindKubeNode
 		}
-		if o.child("spec").strs("clusterIP") != nil || o.child("spec").list("ports") != nil {
+		if x.child("spec").strs("clusterIP") != nil || x.child("spec").list("ports") != nil {
 			return kindKubeService
 		}
 	}
 	return kindUnknown
 }
 
-func hasPolicy(o obj, kind string) bool {
-	for _, p := range o.list("Policies") {
-		if strings.EqualFold(policyOf(p).Kind(), kind) {
+func hasPolicy(x keyed, kind string) bool {
+	for _, p := range x.list("Policies") {
+		// Only the type: policyOf would copy the settings.
+		if strings.EqualFold(snapshot.Policy{Type: p.str("Type")}.Kind(), kind) {
 			return true
 		}
 	}
@@ -118,6 +113,8 @@ type objectSet struct {
 	// archives), and binaryErr says what the last one is and what to do.
 	binary    []string
 	binaryErr error
+	// networkIDs keeps one copy of each network ID the endpoints name.
+	networkIDs guids
 	// indexBase is the position of the first object being added in its
 	// file (streamed lists add one object at a time).
 	indexBase int
@@ -135,33 +132,42 @@ func (set *objectSet) add(objs []obj, file string) int {
 	set.init()
 	n := 0
 	for i, o := range objs {
-		ref := snapshot.Ref{File: file, Index: set.indexBase + i}
-		k := classify(o)
-		if k == kindUnknown {
-			k = set.hint
+		if set.addKind(o, classify(o), i, file) {
+			n++
 		}
-		switch k {
-		case kindNetwork:
-			set.networks = append(set.networks, networkOf(o, ref))
-		case kindEndpoint:
-			set.endpoints = append(set.endpoints, endpointOf(o, ref))
-		case kindLoadBalancer:
-			set.loadBalancers = append(set.loadBalancers, loadBalancerOf(o, ref))
-		case kindPolicyList:
-			set.loadBalancers = append(set.loadBalancers, policyListOf(o, ref))
-		case kindNamespace:
-			set.namespaces = append(set.namespaces, namespaceOf(o, ref))
-		case kindKubeNode:
-			set.kubeNodes = append(set.kubeNodes, kubeNodeOf(o))
-		case kindKubeService:
-			set.services = append(set.services, serviceOf(o))
-		default:
-			continue
-		}
-		set.counts[k]++
-		n++
 	}
 	return n
+}
+
+// addKind builds o, the i-th object being added, classified as k (the
+// set's hint when unknown); it reports whether it was recognised.
+func (set *objectSet) addKind(o obj, k objectKind, i int, file string) bool {
+	ref := snapshot.Ref{File: file, Index: set.indexBase + i}
+	if k == kindUnknown {
+		k = set.hint
+	}
+	switch k {
+	case kindNetwork:
+		set.networks = append(set.networks, networkOf(o, ref))
+	case kindEndpoint:
+		e := endpointOf(o, ref)
+		e.NetworkID = set.networkIDs.get(e.NetworkID) // one copy for all of a network's endpoints
+		set.endpoints = append(set.endpoints, e)
+	case kindLoadBalancer:
+		set.loadBalancers = append(set.loadBalancers, loadBalancerOf(o, ref))
+	case kindPolicyList:
+		set.loadBalancers = append(set.loadBalancers, policyListOf(o, ref))
+	case kindNamespace:
+		set.namespaces = append(set.namespaces, namespaceOf(o, ref))
+	case kindKubeNode:
+		set.kubeNodes = append(set.kubeNodes, kubeNodeOf(o))
+	case kindKubeService:
+		set.services = append(set.services, serviceOf(o))
+	default:
+		return false
+	}
+	set.counts[k]++
+	return true
 }
 
 func (set *objectSet) init() {

@@ -145,41 +145,42 @@ func ParseEndpoints(data []byte, file string) ([]*snapshot.Endpoint, error) {
 }
 
 func endpointOf(o obj, ref snapshot.Ref) *snapshot.Endpoint {
+	x := keyedOf(o) // most of the keys asked for are not there
 	e := &snapshot.Endpoint{
-		ID:          snapshot.NormalizeGUID(o.str("ID", "Id")),
-		Name:        o.str("Name"),
-		NetworkID:   snapshot.NormalizeGUID(o.str("VirtualNetwork", "HostComputeNetwork")),
-		NetworkName: o.str("VirtualNetworkName"),
-		MAC:         snapshot.NormalizeMAC(o.str("MacAddress")),
+		ID:          snapshot.NormalizeGUID(x.str("ID", "Id")),
+		Name:        x.str("Name"),
+		NetworkID:   snapshot.NormalizeGUID(x.str("VirtualNetwork", "HostComputeNetwork")),
+		NetworkName: x.str("VirtualNetworkName"),
+		MAC:         snapshot.NormalizeMAC(x.str("MacAddress")),
 		Refs:        []snapshot.Ref{ref},
 		Unknown:     unknownFields(o),
 	}
 	// The detail is built here and kept only when it holds something
 	// (snapshot.Endpoint): the remote endpoints share the empty one.
 	d := snapshot.EndpointDetail{
-		Gateway:     snapshot.ParseAddr(o.str("GatewayAddress")),
-		DNSServers:  o.strs("DNSServerList"),
-		DNSSuffixes: o.strs("DNSSuffix"),
-		NamespaceID: snapshot.NormalizeGUID(o.str("HostComputeNamespace")),
+		Gateway:     snapshot.ParseAddr(x.str("GatewayAddress")),
+		DNSServers:  x.strs("DNSServerList"),
+		DNSSuffixes: x.strs("DNSSuffix"),
+		NamespaceID: snapshot.NormalizeGUID(x.str("HostComputeNamespace")),
 	}
 	defer e.SetDetail(&d)
-	if ns := o.child("Namespace"); ns != nil {
+	if ns := x.child("Namespace"); ns != nil {
 		d.NamespaceID = snapshot.NormalizeGUID(ns.str("ID", "Id"))
 	}
-	d.State, _ = o.num("State")
-	if remote, ok := o.boolean("IsRemoteEndpoint"); ok {
+	d.State, _ = x.num("State")
+	if remote, ok := x.boolean("IsRemoteEndpoint"); ok {
 		e.IsRemote = remote
 	}
-	if flags, ok := o.num("Flags"); ok && flags&1 != 0 {
+	if flags, ok := x.num("Flags"); ok && flags&1 != 0 {
 		e.IsRemote = true // V2 EndpointFlags RemoteEndpoint
 	}
-	if ip := o.str("IPAddress"); ip != "" {
+	if ip := x.str("IPAddress"); ip != "" {
 		e.IP = snapshot.ParseAddr(ip)
-		if pl, ok := o.num("PrefixLength"); ok {
+		if pl, ok := x.num("PrefixLength"); ok {
 			d.PrefixLength = int(pl)
 		}
 	}
-	for _, ipc := range o.list("IpConfigurations") {
+	for _, ipc := range x.list("IpConfigurations") {
 		a := snapshot.ParseAddr(ipc.str("IpAddress"))
 		if a.IsValid() && (!e.IP.IsValid() || a.Is4() && !e.IP.Is4()) {
 			if e.IP.IsValid() && e.IP.Is6() {
@@ -193,7 +194,7 @@ func endpointOf(o obj, ref snapshot.Ref) *snapshot.Endpoint {
 			d.IPv6 = a
 		}
 	}
-	if dns := o.child("Dns"); dns != nil {
+	if dns := x.child("Dns"); dns != nil {
 		if len(d.DNSServers) == 0 {
 			d.DNSServers = dns.strs("ServerList")
 		}
@@ -201,17 +202,17 @@ func endpointOf(o obj, ref snapshot.Ref) *snapshot.Endpoint {
 			d.DNSSuffixes = dns.strs("Search")
 		}
 	}
-	for _, r := range o.list("Routes") {
+	for _, r := range x.list("Routes") {
 		if dst := snapshot.ParsePrefix(r.str("DestinationPrefix")); dst.IsValid() && dst.Bits() == 0 && !d.Gateway.IsValid() {
 			d.Gateway = snapshot.ParseAddr(r.str("NextHop"))
 		}
 	}
-	for _, a := range o.child("Resources").list("Allocators") {
+	for _, a := range x.child("Resources").list("Allocators") {
 		if strings.EqualFold(a.str("Tag"), "Endpoint Port") {
 			d.VFPPortID = snapshot.NormalizeGUID(a.str("EndpointPortGuid"))
 		}
 	}
-	e.Policies = policiesOf(o.list("Policies"))
+	e.Policies = policiesOf(x.list("Policies"))
 	for _, p := range e.Policies {
 		s := settingsOf(p)
 		switch p.Kind() {

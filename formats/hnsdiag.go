@@ -1,15 +1,14 @@
 package formats
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/wincni/diag/snapshot"
 )
 
 var (
-	guidIn        = regexp.MustCompile(`[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}`)
-	hnsdiagHeader = regexp.MustCompile(`^(Networks|Endpoints|Namespaces|LoadBalancers|Load Balancers)\s*:\s*$`)
+	guidIn        = lazyRegexp(`[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}`)
+	hnsdiagHeader = lazyRegexp(`^(Networks|Endpoints|Namespaces|LoadBalancers|Load Balancers)\s*:\s*$`)
 )
 
 // ParseHNSDiag reads `hnsdiag list all` in both layouts: the old table
@@ -28,17 +27,17 @@ func ParseHNSDiag(text string) (objects []snapshot.HNSDiagObject, supported bool
 		if t == "" || len(t) > maxConsoleLine {
 			continue
 		}
-		if m := hnsdiagHeader.FindStringSubmatch(t); m != nil {
+		if m := hnsdiagHeader().FindStringSubmatch(t); m != nil {
 			kind = strings.ToLower(strings.TrimSuffix(strings.ReplaceAll(m[1], " ", ""), "s"))
 			cur = nil
 			continue
 		}
 		k, v, isKV := splitKV(t)
-		if isKV && guidIn.MatchString(v) && (hnsdiagKind(k) || indentOf(raw) == 0) && (cur == nil || indentOf(raw) <= curIndent) {
+		if isKV && guidIn().MatchString(v) && (hnsdiagKind(k) || indentOf(raw) == 0) && (cur == nil || indentOf(raw) <= curIndent) {
 			// "Endpoint : <guid>" opens a block, at whatever indentation
 			// the paste has (a Markdown list indents it); its fields are
 			// indented further.
-			objects = append(objects, snapshot.HNSDiagObject{Kind: strings.ToLower(strings.ReplaceAll(k, " ", "")), ID: snapshot.NormalizeGUID(guidIn.FindString(v))})
+			objects = append(objects, snapshot.HNSDiagObject{Kind: strings.ToLower(strings.ReplaceAll(k, " ", "")), ID: snapshot.NormalizeGUID(guidIn().FindString(v))})
 			cur, curIndent = &objects[len(objects)-1], indentOf(raw)
 			continue
 		}
@@ -58,7 +57,7 @@ func ParseHNSDiag(text string) (objects []snapshot.HNSDiagObject, supported bool
 		}
 		// Old table row: name, GUID, then the network name (endpoints) or
 		// "| endpoint IDs" (namespaces).
-		loc := guidIn.FindStringIndex(t)
+		loc := guidIn().FindStringIndex(t)
 		if loc == nil {
 			continue
 		}
@@ -95,8 +94,8 @@ func hnsdiagBlocks(objects []snapshot.HNSDiagObject, text string) bool {
 			return false
 		}
 	}
-	return hnsdiagField.MatchString(text)
+	return hnsdiagField().MatchString(text)
 }
 
 // hnsdiagField is a field line of an object block.
-var hnsdiagField = regexp.MustCompile(`(?mi)^\s+(Virtual IPs|Direct IP IDs|Name|IP Address|Virtual Network( Name)?|Endpoint IDs|Mac Address)\s*:`)
+var hnsdiagField = lazyRegexp(`(?mi)^\s+(Virtual IPs|Direct IP IDs|Name|IP Address|Virtual Network( Name)?|Endpoint IDs|Mac Address)\s*:`)

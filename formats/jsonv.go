@@ -121,7 +121,7 @@ func expandPSStrings(v any, depth int) any {
 // object (@{…}) or of an array cut by ConvertTo-Json's depth
 // (System.Object[]): a prefix test before the regular expression.
 func psExpandable(s string) bool {
-	return strings.HasPrefix(s, "@{") || strings.HasPrefix(s, "System.") && psHidden.MatchString(s)
+	return strings.HasPrefix(s, "@{") || strings.HasPrefix(s, "System.") && psHidden().MatchString(s)
 }
 
 func jsonSyntaxError(text []byte, err error) error {
@@ -189,6 +189,25 @@ func (o obj) get(key string) (any, bool) {
 	return nil, false
 }
 
+// hasAny reports whether any of keys is present (get of each, with one
+// case-insensitive walk of the object for all of them instead of one per
+// key: classify asks for groups of keys most objects lack).
+func (o obj) hasAny(keys ...string) bool {
+	for _, k := range keys {
+		if _, ok := o[k]; ok {
+			return true
+		}
+	}
+	for k := range o {
+		for _, key := range keys {
+			if strings.EqualFold(k, key) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // first returns the value of the first key present (snapshot.Setting).
 func (o obj) first(keys ...string) (any, bool) { return snapshot.Setting(o, keys...) }
 
@@ -213,6 +232,11 @@ func asInt(v any) (int64, bool) { return snapshot.IntValue(v) }
 // (PowerShell) and 0/1 all count.
 func (o obj) boolean(keys ...string) (value, ok bool) {
 	v, _ := o.first(keys...)
+	return boolOf(v)
+}
+
+// boolOf reads a value as obj.boolean does.
+func boolOf(v any) (value, ok bool) {
 	switch t := v.(type) {
 	case bool:
 		return t, true
@@ -231,6 +255,11 @@ func (o obj) boolean(keys ...string) (value, ok bool) {
 // child returns a nested object field.
 func (o obj) child(keys ...string) obj {
 	v, _ := o.first(keys...)
+	return childOf(v)
+}
+
+// childOf reads a value as obj.child does.
+func childOf(v any) obj {
 	if m, ok := v.(map[string]any); ok {
 		return m
 	}

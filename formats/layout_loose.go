@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -64,6 +65,9 @@ func (l *loader) readArtifact(set *objectSet, name string) (n int, ok bool) {
 			return n, l.err == nil
 		}
 	}
+	if n, streamed := l.streamText(set, name); streamed {
+		return n, true
+	}
 	skipped := len(l.skipped)
 	data, ok := l.read(name)
 	if !ok {
@@ -76,6 +80,31 @@ func (l *loader) readArtifact(set *objectSet, name string) (n int, ok bool) {
 	if err != nil {
 		l.err = &ParseError{Bundle: l.b.Path(), File: name, Err: err}
 		return 0, false
+	}
+	return n, true
+}
+
+// streamText reads a part that is a plain Format-List paste (streamList)
+// within the limit of a part read whole; it reports false for any other
+// part, which the whole-part path then reads.
+func (l *loader) streamText(set *objectSet, name string) (int, bool) {
+	if l.err != nil || !l.b.Has(name) {
+		return 0, false
+	}
+	limit, size := l.lim.capFor(name), l.b.Size(name)
+	if size > limit {
+		return 0, false
+	}
+	rc, err := l.b.Open(name)
+	if err != nil {
+		return 0, false
+	}
+	defer rc.Close()
+	lr := &io.LimitedReader{R: rc, N: limit + 1}
+	set.init()
+	n, err := set.streamList(lr, size, name)
+	if err != nil || lr.N == 0 {
+		return 0, false // not plain, or more than the header said: the whole-part path
 	}
 	return n, true
 }

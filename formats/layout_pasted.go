@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,7 +21,7 @@ var (
 )
 
 // hnsCommand recognises the HNS cmdlets in a prompt line and what they list.
-var hnsCommand = regexp.MustCompile(`(?i)\bGet-Hns(Network|Endpoint|PolicyList|Namespace)s?\b`)
+var hnsCommand = lazyRegexp(`(?i)\bGet-Hns(Network|Endpoint|PolicyList|Namespace)s?\b`)
 
 // addText reads console text; it returns how many objects it added and
 // whether it recognised the text at all (an empty result is recognised and
@@ -107,7 +106,7 @@ func (set *objectSet) addHNSText(text string, tables []psTable, file string, not
 		switch {
 		case err == nil:
 			return set.add(objects(v), file), true, nil
-		case convertToJSON.MatchString(text):
+		case convertToJSON().MatchString(text):
 			return 0, false, fmt.Errorf("the JSON from line %d (after the console text) is %w", lineOf(text, string(js)), err)
 		default:
 			cutErr := fmt.Errorf("%w: the text from line %d is %w", errCutJSON, lineOf(text, string(js)), err)
@@ -125,7 +124,7 @@ func (set *objectSet) addHNSText(text string, tables []psTable, file string, not
 var errCutJSON = errors.New("not JSON")
 
 // convertToJSON finds a prompt that asked for JSON.
-var convertToJSON = regexp.MustCompile(`(?im)^PS [^>]*>.*\|\s*ConvertTo-Json`)
+var convertToJSON = lazyRegexp(`(?im)^PS [^>]*>.*\|\s*ConvertTo-Json`)
 
 // addHNSTables reads Format-Table tables, vfpctrl output, or a cmdlet that
 // printed nothing.
@@ -220,39 +219,53 @@ func markNotShown(objs []obj, selected []bool, hint objectKind) ([]obj, int, []s
 	for i, o := range objs {
 		// A table row, or a list record of chosen properties, shows
 		// only some fields.
-		table := selected == nil || selected[i]
-		k := classify(o)
-		if k == kindUnknown && table {
-			k = hint
-		}
-		_, hasID := o.get("ID")
-		switch {
-		case k == kindNetwork:
-			for _, f := range networkFields {
-				if _, ok := o.get(f); !ok && (table || f == "Type" || !hasID) {
-					o[f] = hidden{hiddenNotShown}
-				}
-			}
-			if _, ok := o.hiddenIn("Type"); ok && selected != nil && !selected[i] {
-				notes = append(notes, fmt.Sprintf("network %s has no Type line (the paste was cut?): its type is unknown", objectLabel(o)))
-			}
-		case (k == kindEndpoint || k == kindPolicyList) && !table && !hasID:
-			// The paste starts inside this record: what it is (local or
-			// remote, which address) was above the cut.
-			notes = append(notes, fmt.Sprintf("record %d has no ID line (the paste starts inside it): ignored", i+1))
-			continue
-		case k == kindEndpoint && table:
-			for _, f := range endpointFields {
-				if _, ok := o.get(f); !ok {
-					o[f] = hidden{hiddenNotShown}
-				}
-			}
-		case k == kindUnknown && len(o) > 0:
+		keep, unk, _ := markObject(o, i, selected == nil || selected[i], selected != nil, hint, &notes)
+		if unk {
 			unknown++
 		}
-		kept = append(kept, o)
+		if keep {
+			kept = append(kept, o)
+		}
 	}
 	return kept, unknown, notes
+}
+
+// markObject is markNotShown's work on the i-th object: table says it shows
+// only some fields, listed that it is a Format-List record. It reports
+// whether the object is kept and whether it cannot be classified, and the
+// kind it classified (what classify says of it after marking too, when
+// hint is kindUnknown: the hidden fields it adds are of that kind).
+func markObject(o obj, i int, table, listed bool, hint objectKind, notes *[]string) (keep, unknown bool, kind objectKind) {
+	k := classify(o)
+	if k == kindUnknown && table {
+		k = hint
+	}
+	_, hasID := o.get("ID")
+	switch {
+	case k == kindNetwork:
+		for _, f := range networkFields {
+			if _, ok := o.get(f); !ok && (table || f == "Type" || !hasID) {
+				o[f] = hidden{hiddenNotShown}
+			}
+		}
+		if _, ok := o.hiddenIn("Type"); ok && listed && !table {
+			*notes = append(*notes, fmt.Sprintf("network %s has no Type line (the paste was cut?): its type is unknown", objectLabel(o)))
+		}
+	case (k == kindEndpoint || k == kindPolicyList) && !table && !hasID:
+		// The paste starts inside this record: what it is (local or
+		// remote, which address) was above the cut.
+		*notes = append(*notes, fmt.Sprintf("record %d has no ID line (the paste starts inside it): ignored", i+1))
+		return false, false, k
+	case k == kindEndpoint && table:
+		for _, f := range endpointFields {
+			if _, ok := o.get(f); !ok {
+				o[f] = hidden{hiddenNotShown}
+			}
+		}
+	case k == kindUnknown && len(o) > 0:
+		return true, true, k
+	}
+	return true, false, k
 }
 
 // objectLabel names an object for a note by its name, else its ID.
@@ -272,11 +285,11 @@ func emptyResults(text string) []string {
 	var out []string
 	lines := strings.Split(strings.ReplaceAll(text, "\r", ""), "\n")
 	for i, l := range lines {
-		m := psPrompt.FindString(l)
+		m := psPrompt().FindString(l)
 		if m == "" {
 			continue
 		}
-		cmd := hnsCommand.FindStringSubmatch(l[len(m):])
+		cmd := hnsCommand().FindStringSubmatch(l[len(m):])
 		if cmd == nil || !onlyFormatting(l[len(m):]) {
 			continue // a filtered listing that is empty says nothing about HNS
 		}
@@ -284,7 +297,7 @@ func emptyResults(text string) []string {
 		// prompt after it, may just not have had its output pasted.
 		empty, closed := true, false
 		for _, next := range lines[i+1:] {
-			if psPrompt.MatchString(next) {
+			if psPrompt().MatchString(next) {
 				closed = true
 				break
 			}
@@ -301,14 +314,14 @@ func emptyResults(text string) []string {
 }
 
 // formatStage matches the pipeline stages that only print what they get.
-var formatStage = regexp.MustCompile(`(?i)^\s*(format-(list|table|wide)|fl|ft|fw|out-\w+|convertto-json)\b`)
+var formatStage = lazyRegexp(`(?i)^\s*(format-(list|table|wide)|fl|ft|fw|out-\w+|convertto-json)\b`)
 
 // onlyFormatting: every stage after the first only formats (no Where,
 // Select, findstr): an empty result then means the cmdlet listed nothing.
 func onlyFormatting(cmd string) bool {
 	stages := strings.Split(cmd, "|")
 	for _, st := range stages[1:] {
-		if !formatStage.MatchString(st) {
+		if !formatStage().MatchString(st) {
 			return false
 		}
 	}
@@ -318,7 +331,7 @@ func onlyFormatting(cmd string) bool {
 // hnsdiagListing: `hnsdiag list` output has its section headings.
 func hnsdiagListing(text string) bool {
 	for _, l := range strings.Split(text, "\n") {
-		if hnsdiagHeader.MatchString(strings.TrimSpace(l)) {
+		if hnsdiagHeader().MatchString(strings.TrimSpace(l)) {
 			return true
 		}
 	}

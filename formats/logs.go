@@ -120,7 +120,7 @@ var runtimeKinds = map[string]bool{snapshot.LogPolicyRejected: true, snapshot.Lo
 // runtimePanic: the kubelet's and containerd's servers recover from a
 // handler's panic and print its goroutine, so there only a panic that
 // ends the process counts.
-var runtimePanic = regexp.MustCompile(`^panic: `)
+var runtimePanic = lazyRegexp(`^panic: `)
 
 // patternsFor are the patterns a component's log is read for, chosen once
 // per log rather than at every line.
@@ -144,7 +144,7 @@ func patternsFor(component string) []logPattern {
 				continue
 			}
 			if p.kind == snapshot.LogPanic {
-				p.re = runtimePanic
+				p.re = runtimePanic()
 			}
 		}
 		out = append(out, p)

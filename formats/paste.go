@@ -1,7 +1,6 @@
 package formats
 
 import (
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -197,13 +196,13 @@ func detectWrap(breaks []wrapBreak) wrapStyle {
 }
 
 var (
-	guidRe    = regexp.MustCompile(`[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}`)
-	hexTail   = regexp.MustCompile(`[0-9A-Fa-f-]+$`)
-	hexHead   = regexp.MustCompile(`^[0-9A-Fa-f-]+`)
-	digitEnd  = regexp.MustCompile(`[0-9]$`)
-	digitHead = regexp.MustCompile(`^[0-9]`)
-	letterEnd = regexp.MustCompile(`\pL$`)
-	lowerHead = regexp.MustCompile(`^\p{Ll}`)
+	guidRe    = lazyRegexp(`[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}`)
+	hexTail   = lazyRegexp(`[0-9A-Fa-f-]+$`)
+	hexHead   = lazyRegexp(`^[0-9A-Fa-f-]+`)
+	digitEnd  = lazyRegexp(`[0-9]$`)
+	digitHead = lazyRegexp(`^[0-9]`)
+	letterEnd = lazyRegexp(`\pL$`)
+	lowerHead = lazyRegexp(`^\p{Ll}`)
 )
 
 // insideToken: the break split a GUID, a number, or a word (a letter
@@ -211,19 +210,19 @@ var (
 // a word).
 func insideToken(prev, next string) bool {
 	next = strings.TrimSpace(next)
-	return guidSpans(prev, next) || digitEnd.MatchString(prev) && digitHead.MatchString(next) ||
-		letterEnd.MatchString(prev) && lowerHead.MatchString(next)
+	return guidSpans(prev, next) || digitEnd().MatchString(prev) && digitHead().MatchString(next) ||
+		letterEnd().MatchString(prev) && lowerHead().MatchString(next)
 }
 
 // guidSpans: the hex run at the end of prev and the one at the start of
 // next make a GUID that neither holds alone.
 func guidSpans(prev, next string) bool {
-	t, h := hexTail.FindString(prev), hexHead.FindString(strings.TrimSpace(next))
+	t, h := hexTail().FindString(prev), hexHead().FindString(strings.TrimSpace(next))
 	if t == "" || h == "" {
 		return false
 	}
 	joined := t + h
-	for _, loc := range guidRe.FindAllStringIndex(joined, -1) {
+	for _, loc := range guidRe().FindAllStringIndex(joined, -1) {
 		if loc[0] < len(t) && loc[1] > len(t) {
 			return true
 		}

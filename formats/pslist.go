@@ -3,7 +3,6 @@ package formats
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -23,9 +22,9 @@ const (
 )
 
 var (
-	psPrompt = regexp.MustCompile(`^PS [^>]*>`)
-	psHidden = regexp.MustCompile(`^System\.[A-Za-z0-9_.]+\[\]$`)
-	bareWord = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	psPrompt = lazyRegexp(`^PS [^>]*>`)
+	psHidden = lazyRegexp(`^System\.[A-Za-z0-9_.]+\[\]$`)
+	bareWord = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
 
 // maxPSDepth bounds nesting (HNS objects nest four deep in Format-List), so
@@ -69,9 +68,9 @@ func parseFormatListNotes(text string) psParse {
 		switch {
 		case strings.TrimSpace(line) == "":
 			flush()
-		case psPrompt.MatchString(line):
+		case psPrompt().MatchString(line):
 			flush()
-			lastCmd = strings.TrimSpace(line[len(psPrompt.FindString(line)):])
+			lastCmd = strings.TrimSpace(line[len(psPrompt().FindString(line)):])
 			res.commands = append(res.commands, lastCmd)
 		default:
 			if key, value, ok := psKeyValue(line); ok {
@@ -105,7 +104,7 @@ func parseFormatListNotes(text string) psParse {
 	for _, r := range recs {
 		last := r.order[len(r.order)-1]
 		phys := r.phys[last]
-		if len(phys) < 2 || !bareWord.MatchString(phys[len(phys)-1]) ||
+		if len(phys) < 2 || !bareWord().MatchString(phys[len(phys)-1]) ||
 			hard.hardWidth > 0 && lineWidth(phys[len(phys)-2], hard.byCells) == hard.hardWidth {
 			continue
 		}
@@ -149,12 +148,12 @@ func parseFormatListNotes(text string) psParse {
 
 // propertySelection finds a pipeline stage that chooses properties:
 // `| Select Name, Type`, `| fl Name, ID, Subnets`; `| fl *` shows them all.
-var propertySelection = regexp.MustCompile(`(?i)\|\s*(select(-object)?|fl|format-list)\s+(-property\s+)?([^|]*)`)
+var propertySelection = lazyRegexp(`(?i)\|\s*(select(-object)?|fl|format-list)\s+(-property\s+)?([^|]*)`)
 
 // selectsProperties reports a command whose output shows only some of each
 // object's fields: the others are unknown, not empty.
 func selectsProperties(cmd string) bool {
-	for _, m := range propertySelection.FindAllStringSubmatch(cmd, -1) {
+	for _, m := range propertySelection().FindAllStringSubmatch(cmd, -1) {
 		props := strings.TrimSpace(m[4])
 		if props != "" && props != "*" && !strings.HasPrefix(props, "-") {
 			return true
@@ -250,7 +249,7 @@ func psValue(s string, depth int) any {
 		return nil
 	case s == psCut:
 		return hidden{hiddenCut}
-	case psHidden.MatchString(s):
+	case psHidden().MatchString(s):
 		return hidden{hiddenPlaceholder}
 	case depth >= maxPSDepth:
 		return s

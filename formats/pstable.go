@@ -21,7 +21,7 @@ func parseFormatTables(text string) []psTable {
 	var out []psTable
 	kind := kindUnknown
 	for i := 0; i+1 < len(lines); i++ {
-		if m := psPrompt.FindString(lines[i]); m != "" {
+		if m := psPrompt().FindString(lines[i]); m != "" {
 			kind = commandKind(lines[i][len(m):])
 			continue
 		}
@@ -33,10 +33,10 @@ func parseFormatTables(text string) []psTable {
 		j := i + 2
 		for ; j < len(lines); j++ {
 			l := strings.TrimRight(lines[j], " \t")
-			if strings.TrimSpace(l) == "" || psPrompt.MatchString(l) || len(l) > maxConsoleLine {
+			if strings.TrimSpace(l) == "" || psPrompt().MatchString(l) || len(l) > maxConsoleLine {
 				// A blank line ends a table only when another header or
 				// the end follows; PowerShell prints one table per type.
-				if strings.TrimSpace(l) == "" && j+1 < len(lines) && strings.TrimSpace(lines[j+1]) != "" && !psPrompt.MatchString(lines[j+1]) {
+				if strings.TrimSpace(l) == "" && j+1 < len(lines) && strings.TrimSpace(lines[j+1]) != "" && !psPrompt().MatchString(lines[j+1]) {
 					if s, _ := tableHeader(lines[j+1], lineAt(lines, j+2)); s == nil {
 						continue
 					}
@@ -147,7 +147,7 @@ func tableRow(l string, starts []int, names []string) obj {
 
 // commandKind is what an HNS cmdlet on a prompt line lists.
 func commandKind(cmd string) objectKind {
-	m := hnsCommand.FindStringSubmatch(cmd)
+	m := hnsCommand().FindStringSubmatch(cmd)
 	if m == nil {
 		return kindUnknown
 	}

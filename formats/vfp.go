@@ -1,7 +1,6 @@
 package formats
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -9,8 +8,8 @@ import (
 )
 
 var (
-	vfpSucceeded = regexp.MustCompile(`^Command ([\w-]+) succeeded!?`)
-	vfpGUID      = regexp.MustCompile(`^\{?[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\}?$`)
+	vfpSucceeded = lazyRegexp(`^Command ([\w-]+) succeeded!?`)
+	vfpGUID      = lazyRegexp(`^\{?[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\}?$`)
 )
 
 // vfpSegment is the output of one vfpctrl command.
@@ -24,7 +23,7 @@ func splitVFPCommands(lines []string) []vfpSegment {
 	var out []vfpSegment
 	var cur []string
 	for _, l := range lines {
-		if m := vfpSucceeded.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
+		if m := vfpSucceeded().FindStringSubmatch(strings.TrimSpace(l)); m != nil {
 			out = append(out, vfpSegment{verb: strings.ToLower(m[1]), lines: cur})
 			cur = nil
 			continue
@@ -361,14 +360,14 @@ func ParseVFPDump(text, source, portName string, into map[string]*snapshot.VFPPo
 				i++
 				name = strings.TrimSpace(lines[i])
 			}
-			if vfpGUID.MatchString(name) {
+			if vfpGUID().MatchString(name) {
 				cur = get(name)
 			}
 			continue
 		}
 		if rest, ok := strings.CutPrefix(t, "Get-port-counter for port:"); ok {
 			flush()
-			if name := strings.TrimSpace(rest); vfpGUID.MatchString(name) {
+			if name := strings.TrimSpace(rest); vfpGUID().MatchString(name) {
 				cur = get(name)
 			}
 			section = append(section, "") // counters follow

@@ -2,7 +2,6 @@ package formats
 
 import (
 	"net/netip"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -10,10 +9,10 @@ import (
 )
 
 var (
-	ipconfigKey     = regexp.MustCompile(`^\s{2,}([^.:]+?)[ .]*:\s?(.*)$`)
-	ipconfigAdapter = regexp.MustCompile(`^\S.*?(?:adapter|Adapter|-Adapter)\s+(.+):\s*$`)
-	ipconfigCompart = regexp.MustCompile(`Compartment\s+(\d+)`)
-	ipv4InText      = regexp.MustCompile(`\b(\d{1,3}(?:\.\d{1,3}){3})\b`)
+	ipconfigKey     = lazyRegexp(`^\s{2,}([^.:]+?)[ .]*:\s?(.*)$`)
+	ipconfigAdapter = lazyRegexp(`^\S.*?(?:adapter|Adapter|-Adapter)\s+(.+):\s*$`)
+	ipconfigCompart = lazyRegexp(`Compartment\s+(\d+)`)
+	ipv4InText      = lazyRegexp(`\b(\d{1,3}(?:\.\d{1,3}){3})\b`)
 )
 
 // maxConsoleLine: console tools print short lines; longer ones are noise
@@ -60,13 +59,13 @@ func ParseIPConfig(text string) (adapters []*snapshot.HostAdapter, hostname stri
 		if len(line) > maxConsoleLine {
 			continue
 		}
-		if m := ipconfigCompart.FindStringSubmatch(line); m != nil && strings.Contains(line, "Compartment") && !strings.HasPrefix(line, " ") {
+		if m := ipconfigCompart().FindStringSubmatch(line); m != nil && strings.Contains(line, "Compartment") && !strings.HasPrefix(line, " ") {
 			flushIP(32)
 			compartment, _ = strconv.Atoi(m[1])
 			cur = nil
 			continue
 		}
-		if m := ipconfigAdapter.FindStringSubmatch(line); m != nil {
+		if m := ipconfigAdapter().FindStringSubmatch(line); m != nil {
 			flushIP(32)
 			cur = nil
 			if compartment == 1 {
@@ -76,7 +75,7 @@ func ParseIPConfig(text string) (adapters []*snapshot.HostAdapter, hostname stri
 			lastField = ""
 			continue
 		}
-		m := ipconfigKey.FindStringSubmatch(line)
+		m := ipconfigKey().FindStringSubmatch(line)
 		if m == nil {
 			// A continuation value (a second gateway or DNS server).
 			if v := strings.TrimSpace(line); v != "" && lastField == "gateway" && cur != nil {
@@ -108,7 +107,7 @@ func ParseIPConfig(text string) (adapters []*snapshot.HostAdapter, hostname stri
 			cur.MAC = snapshot.NormalizeMAC(value)
 		case "ipv4":
 			flushIP(32)
-			if ip := ipv4InText.FindString(value); ip != "" {
+			if ip := ipv4InText().FindString(value); ip != "" {
 				pendingIP = snapshot.ParseAddr(ip)
 			}
 		case "mask":
@@ -148,7 +147,7 @@ func maskBits(mask netip.Addr) int {
 	return bits
 }
 
-var routeRow = regexp.MustCompile(`^\s*(\d{1,3}(?:\.\d{1,3}){3})\s+(\d{1,3}(?:\.\d{1,3}){3})\s+(\S+)\s+(\d{1,3}(?:\.\d{1,3}){3})\s+(\d+)\s*$`)
+var routeRow = lazyRegexp(`^\s*(\d{1,3}(?:\.\d{1,3}){3})\s+(\d{1,3}(?:\.\d{1,3}){3})\s+(\S+)\s+(\d{1,3}(?:\.\d{1,3}){3})\s+(\d+)\s*$`)
 
 // ParseRoutePrint parses the IPv4 active routes of `route print`. The
 // interface column is a local address; adapters resolve it to a name.
@@ -171,7 +170,7 @@ func ParseRoutePrint(text string, adapters []*snapshot.HostAdapter) []*snapshot.
 		if !inActive {
 			continue
 		}
-		m := routeRow.FindStringSubmatch(line)
+		m := routeRow().FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
@@ -208,7 +207,7 @@ func resolveRouteInterface(r *snapshot.HostRoute, adapters []*snapshot.HostAdapt
 	}
 }
 
-var routeInterfaceRow = regexp.MustCompile(`^\s*(\d+)\.\.\.((?:[0-9a-fA-F]{2} ){5}[0-9a-fA-F]{2})\s*\.+(.+)$`)
+var routeInterfaceRow = lazyRegexp(`^\s*(\d+)\.\.\.((?:[0-9a-fA-F]{2} ){5}[0-9a-fA-F]{2})\s*\.+(.+)$`)
 
 // ApplyRouteInterfaceList reads route print's Interface List (ifIndex, MAC,
 // description) into the adapters with that MAC and description.
@@ -217,7 +216,7 @@ func ApplyRouteInterfaceList(text string, adapters []*snapshot.HostAdapter) {
 		if len(line) > maxConsoleLine {
 			continue
 		}
-		m := routeInterfaceRow.FindStringSubmatch(strings.TrimRight(line, "\r "))
+		m := routeInterfaceRow().FindStringSubmatch(strings.TrimRight(line, "\r "))
 		if m == nil {
 			continue
 		}
@@ -230,7 +229,7 @@ func ApplyRouteInterfaceList(text string, adapters []*snapshot.HostAdapter) {
 	}
 }
 
-var netshInterfaceRow = regexp.MustCompile(`^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(.+?)\s*$`)
+var netshInterfaceRow = lazyRegexp(`^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(.+?)\s*$`)
 
 // ApplyNetshInterfaces reads `netsh int ipv4 show interfaces` (Idx, Met,
 // MTU, State, Name) into the adapters with the same name.
@@ -239,7 +238,7 @@ func ApplyNetshInterfaces(text string, adapters []*snapshot.HostAdapter) {
 		if len(line) > maxConsoleLine {
 			continue
 		}
-		m := netshInterfaceRow.FindStringSubmatch(strings.TrimRight(line, "\r"))
+		m := netshInterfaceRow().FindStringSubmatch(strings.TrimRight(line, "\r"))
 		if m == nil {
 			continue
 		}
@@ -253,13 +252,13 @@ func ApplyNetshInterfaces(text string, adapters []*snapshot.HostAdapter) {
 }
 
 var (
-	osVersionLine = regexp.MustCompile(`Microsoft Windows NT (\d+)\.(\d+)\.(\d+)(?:\.(\d+))?`)
-	hotfixID      = regexp.MustCompile(`\bKB\d{6,7}\b`)
+	osVersionLine = lazyRegexp(`Microsoft Windows NT (\d+)\.(\d+)\.(\d+)(?:\.(\d+))?`)
+	hotfixID      = lazyRegexp(`\bKB\d{6,7}\b`)
 )
 
 // ParseWinver reads [Environment]::OSVersion followed by Get-HotFix's table.
 func ParseWinver(text string) *snapshot.OSInfo {
-	m := osVersionLine.FindStringSubmatch(text)
+	m := osVersionLine().FindStringSubmatch(text)
 	if m == nil {
 		return nil
 	}
@@ -273,7 +272,7 @@ func ParseWinver(text string) *snapshot.OSInfo {
 		if len(line) > maxConsoleLine {
 			continue
 		}
-		id := hotfixID.FindString(line)
+		id := hotfixID().FindString(line)
 		if id == "" || seen[id] {
 			continue
 		}

@@ -79,6 +79,16 @@ func normalizeMACForms(s string) string {
 // NormalizeGUID returns a GUID upper-case without braces; HNS objects refer
 // to each other in mixed case.
 func NormalizeGUID(s string) string {
+	// Most IDs come normalized already (HNS's V2 JSON): kept as they are,
+	// without a copy each.
+	plain := s != "" && s[0] != '{' && s[len(s)-1] != '}'
+	for i := 0; i < len(s) && plain; i++ {
+		c := s[i]
+		plain = c > ' ' && c < 0x7f && !(c >= 'a' && c <= 'z')
+	}
+	if plain || s == "" {
+		return s
+	}
 	return strings.ToUpper(strings.Trim(strings.TrimSpace(s), "{}"))
 }
 

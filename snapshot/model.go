@@ -3,6 +3,7 @@ package snapshot
 import (
 	"net/netip"
 	"strings"
+	"sync"
 
 	"github.com/wincni/diag/bundle"
 )
@@ -257,30 +258,105 @@ type EndpointDetail struct {
 // shared, so it is never written (Detail gives an endpoint its own first).
 var noEndpointDetail = &EndpointDetail{}
 
-// Detail returns e's own detail, to write: a new one when e shares the
-// empty one.
+// Detail returns e's own detail, to write: a copy when e shares one.
 func (e *Endpoint) Detail() *EndpointDetail {
-	if e.EndpointDetail == nil || e.EndpointDetail == noEndpointDetail {
+	switch d := e.EndpointDetail; {
+	case d == nil || d == noEndpointDetail:
 		e.EndpointDetail = &EndpointDetail{}
+	case sharedDetail(d):
+		own := *d
+		e.EndpointDetail = &own
 	}
 	return e.EndpointDetail
 }
 
-// SetDetail gives e a copy of d, or the shared empty detail when d holds
-// nothing: a parser builds d on its stack, and only an endpoint with a
-// detail costs an allocation for it.
+// SetDetail gives e a copy of d, or a shared detail when d holds nothing
+// or only numbers (a remote endpoint's State and PrefixLength): a parser
+// builds d on its stack, and only an endpoint with a detail of its own
+// costs an allocation for it (tens of thousands of remote endpoints in a
+// large cluster share a handful).
 func (e *Endpoint) SetDetail(d *EndpointDetail) {
 	if d.empty() {
 		e.EndpointDetail = noEndpointDetail
+		return
+	}
+	if k, ok := d.scalarKey(); ok {
+		e.EndpointDetail = shareDetail(k, d)
 		return
 	}
 	own := *d
 	e.EndpointDetail = &own
 }
 
-// SharedDetailIntact says whether the shared empty detail is still empty:
-// the tests' guard against a write that did not go through Detail.
-func SharedDetailIntact() bool { return noEndpointDetail.empty() }
+// detailKey is the whole of a detail that holds only numbers and addresses.
+type detailKey struct {
+	IPv6, Gateway netip.Addr
+	PrefixLength  int
+	State         int64
+}
+
+// maxSharedDetails bounds the shared details; past it each endpoint gets
+// its own, as before.
+const maxSharedDetails = 256
+
+// sharedDetails are the details SetDetail shares, by their content; they
+// are never written (Detail copies them first). Loads run side by side.
+var sharedDetails struct {
+	sync.Mutex
+	m map[detailKey]*EndpointDetail
+}
+
+func (d *EndpointDetail) scalarKey() (detailKey, bool) {
+	if d.OutboundNAT != nil || d.NATDestinations != nil || d.Routes != nil || d.DNSServers != nil || d.DNSSuffixes != nil ||
+		d.NamespaceID != "" || d.VFPPortID != "" {
+		return detailKey{}, false
+	}
+	return detailKey{IPv6: d.IPv6, Gateway: d.Gateway, PrefixLength: d.PrefixLength, State: d.State}, true
+}
+
+func shareDetail(k detailKey, d *EndpointDetail) *EndpointDetail {
+	sharedDetails.Lock()
+	defer sharedDetails.Unlock()
+	if p, ok := sharedDetails.m[k]; ok {
+		return p
+	}
+	own := *d
+	if len(sharedDetails.m) < maxSharedDetails {
+		if sharedDetails.m == nil {
+			sharedDetails.m = map[detailKey]*EndpointDetail{}
+		}
+		sharedDetails.m[k] = &own
+	}
+	return &own
+}
+
+// sharedDetail says whether d is one of the shared details.
+func sharedDetail(d *EndpointDetail) bool {
+	k, ok := d.scalarKey()
+	if !ok {
+		return false
+	}
+	sharedDetails.Lock()
+	defer sharedDetails.Unlock()
+	return sharedDetails.m[k] == d
+}
+
+// SharedDetailIntact says whether the shared details still hold what they
+// were shared for: the tests' guard against a write that did not go
+// through Detail.
+func SharedDetailIntact() bool {
+	if !noEndpointDetail.empty() {
+		return false
+	}
+	sharedDetails.Lock()
+	defer sharedDetails.Unlock()
+	for k, d := range sharedDetails.m {
+		if dk, ok := d.scalarKey(); !ok || dk != k {
+			return false
+		}
+	}
+	return true
+}
 
 func (d *EndpointDetail) empty() bool {
 	return !d.IPv6.IsValid() && d.PrefixLength == 0 && !d.Gateway.IsValid() && d.State == 0 && d.OutboundNAT == nil &&

@@ -27,6 +27,26 @@ var policyAliases = map[string]string{
 
 // Kind is the canonical policy type: case-insensitive, V1 names mapped to V2.
 func (p Policy) Kind() string {
+	// An ASCII type (all of HNS's) is lowered on the stack: this runs for
+	// every policy of every endpoint, several times.
+	var buf [32]byte
+	if n := len(p.Type); n <= len(buf) {
+		ascii := true
+		for i := 0; i < n && ascii; i++ {
+			c := p.Type[i]
+			ascii = c < 0x80
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			buf[i] = c
+		}
+		if ascii {
+			if k, ok := policyAliases[string(buf[:n])]; ok {
+				return k
+			}
+			return p.Type
+		}
+	}
 	if k, ok := policyAliases[strings.ToLower(p.Type)]; ok {
 		return k
 	}

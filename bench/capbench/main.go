@@ -1,7 +1,9 @@
-// Command capbench is the helper of bench/capture.sh and bench/scale.sh: it
-// writes the benchmark capture or the bundle of a node in an N-node cluster,
-// measures the raw read rate (the I/O limit), and runs a command measuring
-// its wall time and peak memory. It is not part of diag.
+// Command capbench is the helper of bench/capture.sh, bench/scale.sh and
+// bench/perf.sh: it writes the benchmark capture, the bundle of a node in
+// an N-node cluster or one node's Get-HnsEndpoint paste, measures the floors
+// diag is compared with (the raw read rate of a capture; decoding a
+// bundle's JSON with encoding/json), and runs a command measuring its wall
+// time and peak memory. It is not part of diag.
 //
 // Imports: gen.
 package main
@@ -23,7 +25,7 @@ import (
 
 func main() {
 	if len(os.Args) < 3 {
-		fmt.Fprintln(os.Stderr, "usage: capbench gen N FLOWS FILE | node NODES INDEX DIR | raw FILE | run CMD ARGS...")
+		fmt.Fprintln(os.Stderr, "usage: capbench gen N FLOWS FILE | node NODES INDEX DIR | paste NODES DIR | zip DIR FILE | decode ZIP | findings REPORT | raw FILE | run CMD ARGS...")
 		os.Exit(2)
 	}
 	var err error
@@ -32,6 +34,14 @@ func main() {
 		err = genCapture(os.Args[2:])
 	case "node":
 		err = genNode(os.Args[2:])
+	case "paste":
+		err = genPaste(os.Args[2:])
+	case "zip":
+		err = zipDir(os.Args[2:])
+	case "decode":
+		err = decodeZip(os.Args[2])
+	case "findings":
+		err = findings(os.Args[2])
 	case "raw":
 		err = raw(os.Args[2])
 	case "run":
