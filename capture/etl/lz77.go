@@ -1,0 +1,118 @@
+package etl
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// errLZ77 marks compressed data that does not decode to the size the
+// buffer header gives.
+var errLZ77 = errors.New("plain LZ77")
+
+// inflate decompresses [MS-XCA] Plain LZ77 data (section 2.4) into dst,
+// which must come out exactly want bytes long: the relogger compresses
+// each buffer after its header, and the header's SavedOffset says how
+// long the buffer was before. Output never grows past want, whatever the
+// input claims.
+func inflate(dst, src []byte, want int) ([]byte, error) {
+	dst = dst[:0]
+	if cap(dst) < want {
+		dst = make([]byte, 0, want)
+	}
+	var flags uint32
+	nflags := 0
+	in := 0
+	nibble := -1 // position of the shared length byte whose high half is still unused
+	for {
+		if nflags == 0 {
+			if in+4 > len(src) {
+				break // no flags left: the input ends
+			}
+			flags = binary.LittleEndian.Uint32(src[in:])
+			in += 4
+			nflags = 32
+		}
+		nflags--
+		if flags&(1<<nflags) == 0 {
+			if in >= len(src) {
+				break
+			}
+			if len(dst) >= want {
+				return dst, fmt.Errorf("%w: inflates past %d bytes", errLZ77, want)
+			}
+			dst = append(dst, src[in])
+			in++
+			continue
+		}
+		if in == len(src) {
+			break // a match that would start at the end of input ends the data
+		}
+		if in+2 > len(src) {
+			return dst, fmt.Errorf("%w: a match cut at byte %d", errLZ77, in)
+		}
+		m := int(binary.LittleEndian.Uint16(src[in:]))
+		in += 2
+		length, offset := m&7, m>>3+1
+		if length == 7 {
+			if nibble < 0 {
+				if in >= len(src) {
+					return dst, fmt.Errorf("%w: a match length cut at byte %d", errLZ77, in)
+				}
+				length = int(src[in] & 15)
+				nibble = in
+				in++
+			} else {
+				length = int(src[nibble] >> 4)
+				nibble = -1
+			}
+			if length == 15 {
+				if in >= len(src) {
+					return dst, fmt.Errorf("%w: a match length cut at byte %d", errLZ77, in)
+				}
+				length = int(src[in])
+				in++
+				if length == 255 {
+					if in+2 > len(src) {
+						return dst, fmt.Errorf("%w: a match length cut at byte %d", errLZ77, in)
+					}
+					length = int(binary.LittleEndian.Uint16(src[in:]))
+					in += 2
+					if length == 0 {
+						if in+4 > len(src) {
+							return dst, fmt.Errorf("%w: a match length cut at byte %d", errLZ77, in)
+						}
+						length = int(binary.LittleEndian.Uint32(src[in:]))
+						in += 4
+					}
+					if length < 15+7 {
+						return dst, fmt.Errorf("%w: a match length of %d at byte %d, under the 22 its encoding implies", errLZ77, length, in)
+					}
+					length -= 15 + 7
+				}
+				length += 15
+			}
+			length += 7
+		}
+		length += 3
+		if offset > len(dst) {
+			return dst, fmt.Errorf("%w: a match %d bytes back with only %d bytes out", errLZ77, offset, len(dst))
+		}
+		if length > want-len(dst) {
+			return dst, fmt.Errorf("%w: inflates past %d bytes", errLZ77, want)
+		}
+		// Byte by byte: an overlapping match repeats what it copies.
+		from := len(dst) - offset
+		if offset >= length {
+			dst = append(dst, dst[from:from+length]...)
+		} else {
+			for i := 0; i < length; i++ {
+				dst = append(dst, dst[from+i])
+			}
+		}
+	}
+	if len(dst) != want {
+		return dst, fmt.Errorf("%w: inflates to %d bytes, the buffer header says %d", errLZ77, len(dst), want)
+	}
+	return dst, nil
+}
