@@ -30,7 +30,6 @@ const (
 // Packet is one packet event (160, or 170 for a drop): one appearance of
 // a packet at one component. Data is valid until the next call to Next.
 type Packet struct {
-	Time         time.Time
 	Filetime     int64 // 100 ns since 1601, UTC
 	Timestamp    int64 // the raw clock value
 	GroupID      uint64
@@ -226,3 +225,6 @@ func (cs components) rundown(id uint16, u []byte) error {
 	}
 	return nil
 }
+
+// Time is the packet's FILETIME as UTC.
+func (p *Packet) Time() time.Time { return FiletimeToTime(p.Filetime) }

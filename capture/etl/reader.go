@@ -116,7 +116,7 @@ func NewReader(r io.Reader, name string, lim Limits) (*Reader, error) {
 	lim = lim.withDefaults()
 	br, ok := r.(*bufio.Reader)
 	if !ok {
-		br = bufio.NewReaderSize(r, 1<<20)
+		br = bufio.NewReaderSize(r, 64<<10)
 	}
 	rd := &Reader{name: name, lim: lim, comps: components{}, maps: valueMaps{}}
 	rd.bufs = buffers{r: br, maxSize: lim.MaxBufferSize}
