@@ -118,6 +118,13 @@ func NewReader(r io.Reader, name string, lim Limits) (*Reader, error) {
 	if !ok {
 		br = bufio.NewReaderSize(r, 64<<10)
 	}
+	head, _ := br.Peek(SniffLen)
+	if !IsETL(head) {
+		if len(head) == 0 {
+			return nil, errors.New("an empty file, not an ETL file")
+		}
+		return nil, fmt.Errorf("not an ETL file: it starts with %x, not a buffer header followed by the logfile header record", head[:min(len(head), 8)])
+	}
 	rd := &Reader{name: name, lim: lim, comps: components{}, maps: valueMaps{}}
 	rd.bufs = buffers{r: br, maxSize: lim.MaxBufferSize}
 	rd.stats.PktMonEvents = map[uint16]int64{}

@@ -35,7 +35,7 @@ func newCaptureCommand(e *env, g *globalOptions) *cobra.Command {
 			return usageErrorf("%s needs a subcommand (see %s --help)", c.CommandPath(), c.CommandPath())
 		},
 	}
-	c.AddCommand(newCaptureDecodeCommand(e, g), newCaptureStartCommand(e))
+	c.AddCommand(newCaptureDecodeCommand(e, g), newCaptureStartCommand(e), newCaptureConvertCommand(e))
 	return c
 }
 

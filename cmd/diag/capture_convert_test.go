@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wincni/diag/capture"
+	"github.com/wincni/diag/capture/etl/etltest"
+)
+
+// writeETL writes a small pktmon ETL file: one packet seen at a
+// container's vSwitch port, then dropped by VFP.
+func writeETL(t *testing.T, path string) {
+	t.Helper()
+	var b bytes.Buffer
+	w, err := etltest.NewWriter(&b, etltest.Options{Compress: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.ValueMap("DropReason", map[uint32]string{12: "VFP Rule Drop"})
+	w.Component(etltest.Component{ID: 4, Type: 5, Name: "vmswitch.sys", Description: "Container NIC 5e1d", VSwitch: "cbr0"})
+	frame := make([]byte, 60)
+	copy(frame[12:], []byte{0x08, 0x00, 0x45})
+	w.Packet(etltest.Packet{GroupID: 1, Type: 1, Component: 4, Direction: 5, Data: frame})
+	w.Packet(etltest.Packet{At: time.Millisecond, GroupID: 1, Type: 1, Component: 4, Direction: 6, Dropped: true, DropReason: 12, DropLocation: 0xE0006005, Data: frame})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCaptureConvert(t *testing.T) {
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "PktMon.etl"), filepath.Join(dir, "out.pcapng")
+	writeETL(t, in)
+	r := runDiag(t, nil, false, "capture", "convert", in, "--output-file", out)
+	if r.code != 0 || !strings.Contains(r.stdout, "2 packets (1 dropped) on 1 interfaces") {
+		t.Fatalf("code %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	src, err := capture.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	var p capture.Packet
+	if err := src.Next(&p); err != nil || len(p.Data) != 60 || src.InterfaceName(0) != "Container NIC 5e1d [4]" {
+		t.Errorf("first packet: %v, %d bytes, interface %q", err, len(p.Data), src.InterfaceName(0))
+	}
+	// The output exists now: refused without --force.
+	if r := runDiag(t, nil, false, "capture", "convert", in, "--output-file", out); r.code != 2 || !strings.Contains(r.stderr, "already exists") {
+		t.Errorf("second run: code %d, stderr %q", r.code, r.stderr)
+	}
+	// A pcapng is not an ETL file: exit 2, one line naming it.
+	if r := runDiag(t, nil, false, "capture", "convert", out, "--output-file", filepath.Join(dir, "x.pcapng")); r.code != 2 || !strings.Contains(r.stderr, out+": not an ETL file") || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("pcapng input: code %d, stderr %q", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.pcapng")); err == nil {
+		t.Error("a failed conversion left its output")
+	}
+	if r := runDiag(t, nil, false, "capture", "convert", in); r.code != 2 || !strings.Contains(r.stderr, "needs --output-file") {
+		t.Errorf("no output: code %d, stderr %q", r.code, r.stderr)
+	}
+}
