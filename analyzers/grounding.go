@@ -180,6 +180,16 @@ var groundings = map[string]Grounding{
 			"a warning: a reset may be a closed port or policy doing its job",
 		},
 	},
+	"CAP-10": {
+		Upstream: []string{
+			"Microsoft-Windows-PktMon event 170 (dropped packet: DropReason, DropLocation, ComponentId), as microsoft/etl2pcapng src/main.c reads it",
+			"the DropReason value map the relogged ETL file embeds (EventMetadata EVENT_MAP_INFO); DropLocation ranges of pktmonnpik.h PKTMON_DROP_LOCATION (0xE0006xxx VFP, 0xE0002xxx vSwitch)",
+		},
+		Guards: []string{
+			"drops at NDIS or TCP/IP judged only with the bundles' pod subnets, and only their pod flows counted: the host drops its own traffic for many reasons",
+			"a drop counts once per drop event, not per packet event of the same packet at other components",
+		},
+	},
 
 	// DNS.
 	"DNS-01": {

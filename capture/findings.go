@@ -74,6 +74,7 @@ func (a *Analyzer) Finish(node string) *Report {
 	a.cap07(r, add, skip)
 	a.cap08(add)
 	a.cap09(r, add)
+	a.cap10(r, add)
 	a.nat04(add, skip)
 	a.notes(r)
 	sort.SliceStable(r.Findings, func(i, j int) bool {

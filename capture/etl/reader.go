@@ -186,7 +186,9 @@ func (r *Reader) Component(id uint16) (Component, bool) {
 	if !ok {
 		return Component{ID: id}, false
 	}
-	return *c, true
+	cc := *c
+	cc.TypeName = r.maps["ComponentType"][uint32(cc.Type)]
+	return cc, true
 }
 
 // ValueMap returns an embedded PktMon value map by name (DropReason,

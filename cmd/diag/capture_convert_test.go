@@ -67,3 +67,32 @@ func TestCaptureConvert(t *testing.T) {
 		t.Errorf("no output: code %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+func TestCaptureDecodeETL(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "PktMon.etl")
+	writeETL(t, in)
+	r := runDiag(t, nil, false, "capture", "decode", in)
+	if r.code != 3 || !strings.Contains(r.stdout, "CAP-10") || !strings.Contains(r.stdout, "VFP Rule Drop") {
+		t.Fatalf("code %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = runDiag(t, nil, false, "capture", "decode", "-o", "json", in)
+	if r.code != 3 || !strings.Contains(r.stdout, `"etl":[{"path":"`+in+`","windowsBuild":20348,"packetEvents":2,"packets":1,`) || !strings.Contains(r.stdout, `"drops":{"VFP Rule Drop":1}`) {
+		t.Errorf("json: code %d, %s", r.code, r.stdout)
+	}
+	// Cut short: the packet before the cut is reported, with a note.
+	b, _ := os.ReadFile(in)
+	cut := filepath.Join(dir, "cut.etl")
+	os.WriteFile(cut, b[:len(b)-10], 0o644)
+	r = runDiag(t, nil, false, "capture", "decode", cut)
+	if r.code != 0 || !strings.Contains(r.stdout, "the file is cut short in buffer 1") {
+		t.Errorf("cut file: code %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	// Not ETL past its first bytes: exit 2, one line naming the file.
+	bad := filepath.Join(dir, "bad.etl")
+	os.WriteFile(bad, append(b[:0x50:0x50], bytes.Repeat([]byte{0xEE}, 400)...), 0o644)
+	r = runDiag(t, nil, false, "capture", "decode", bad)
+	if r.code != 2 || !strings.HasPrefix(r.stderr, "diag: "+bad+": ") || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("bad file: code %d, stderr %q", r.code, r.stderr)
+	}
+}

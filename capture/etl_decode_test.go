@@ -1,0 +1,183 @@
+package capture
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wincni/diag/bundle"
+	"github.com/wincni/diag/capture/etl/etltest"
+	"github.com/wincni/diag/finding"
+)
+
+func TestDecodeETLDemikernel(t *testing.T) {
+	in := realETLDir + "demikernel.PktMon.etl"
+	if _, err := os.Stat(in); err != nil {
+		t.Skipf("no real ETL file (%v): the shared inputs are not on this machine", err)
+	}
+	fromETL := NewAnalyzer(Options{})
+	if err := fromETL.ReadFile(in); err != nil {
+		t.Fatal(err)
+	}
+	fromCap := NewAnalyzer(Options{})
+	if err := fromCap.ReadFile(realETLDir + "demikernel.PktMon.cap"); err != nil {
+		t.Fatal(err)
+	}
+	re, rc := fromETL.Finish("n"), fromCap.Finish("n")
+	if len(re.ETL) != 1 {
+		t.Fatalf("%d ETL summaries", len(re.ETL))
+	}
+	e := re.ETL[0]
+	want := `{"path":"../../shared/etl/demikernel.PktMon.etl","windowsBuild":20348,"packetEvents":114,"packets":38,"loggedBytes":11172,"originalBytes":11172,"dropEvents":0,"drops":{},"dropsByLocation":{},` +
+		`"components":[{"id":48,"name":"mlx5.sys","description":"Mellanox ConnectX-4 Lx Virtual Ethernet Adapter #2","type":"Miniport","events":19},` +
+		`{"id":50,"name":"NULL","description":"NETVSCVFPP","type":"Protocol","events":19},` +
+		`{"id":59,"name":"netvsc.sys","description":"Microsoft Hyper-V Network Adapter #3","type":"Miniport","events":38},` +
+		`{"id":61,"name":"xdp.sys","description":"XDP Lightweight Filter","type":"Filter","events":38}],` +
+		`"paths":[{"components":[59,61],"packets":19},{"components":[61,59,50,48],"packets":19}],` +
+		`"firstPacket":"2024-06-10T20:18:35.4891721Z","lastPacket":"2024-06-10T20:18:53.9074185Z"}`
+	got, _ := json.Marshal(e)
+	if string(got) != want {
+		t.Errorf("etl summary:\n%s\nwant:\n%s", got, want)
+	}
+	// The same packets as the Windows conversion: the same counts, flows
+	// and findings.
+	if re.Packets != rc.Packets || re.Duplicates != rc.Duplicates || len(re.Flows) != len(rc.Flows) || len(re.Findings) != len(rc.Findings) {
+		t.Errorf("from ETL: %d packets, %d duplicates, %d flows, %d findings; from pcapng: %d, %d, %d, %d",
+			re.Packets, re.Duplicates, len(re.Flows), len(re.Findings), rc.Packets, rc.Duplicates, len(rc.Flows), len(rc.Findings))
+	}
+	if re.Files[0].Format != "etl" || re.Files[0].Packets != 114 {
+		t.Errorf("file summary %+v", re.Files[0])
+	}
+}
+
+// dropFixture writes an ETL file whose drops are given; the packet seen
+// before each drop is logged on the container's vSwitch port.
+func dropFixture(t *testing.T, drops ...etltest.Packet) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w, err := etltest.NewWriter(&b, etltest.Options{Compress: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.ValueMap("DropReason", map[uint32]string{12: "VFP Rule Drop", 1209: "INET: no listener", 3: "Filtered VLAN"})
+	w.Component(etltest.Component{ID: 4, Type: 5, Name: "vmswitch.sys", Description: "Container NIC 5e1d", VSwitch: "cbr0"})
+	w.Component(etltest.Component{ID: 30, Type: 11, Name: "tcpip.sys", Description: "TCP/IPv4 - L3/L4"})
+	for i, d := range drops {
+		d.At = time.Duration(i+1) * time.Millisecond
+		d.GroupID = uint64(i + 1)
+		d.Type, d.Dropped = 1, true
+		seen := d
+		seen.Dropped, seen.DropReason, seen.DropLocation, seen.Component, seen.At = false, 0, 0, 4, d.At-time.Microsecond
+		w.Packet(seen)
+		w.Packet(d)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func decodeETL(t *testing.T, b []byte, ctx *Context) *Report {
+	t.Helper()
+	src, err := NewSource(bytes.NewReader(b), "PktMon.etl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := NewAnalyzer(Options{Context: ctx})
+	if err := a.ReadSource(src, "PktMon.etl"); err != nil {
+		t.Fatal(err)
+	}
+	return a.Finish("win-1")
+}
+
+func cap10(r *Report) []finding.Finding {
+	var out []finding.Finding
+	for _, f := range r.Findings {
+		if f.ID == "CAP-10" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func TestCAP10(t *testing.T) {
+	pod := ipv4UDP(t, "10.244.1.5", "10.244.2.7", 40000, 53)
+	host := ipv4UDP(t, "192.168.1.10", "192.168.1.20", 50000, 9999)
+	podCtx := &Context{PodPrefixes: []netip.Prefix{netip.MustParsePrefix("10.244.0.0/16")}}
+	vfp := etltest.Packet{Component: 4, Direction: 6, DropReason: 12, DropLocation: 0xE0006005, Data: pod}
+	vswitch := etltest.Packet{Component: 4, Direction: 5, DropReason: 3, DropLocation: 0xE0002010, Data: pod}
+	tcpipPod := etltest.Packet{Component: 30, Direction: 1, DropReason: 1209, DropLocation: 0xE0004514, Data: pod}
+	tcpipHost := etltest.Packet{Component: 30, Direction: 1, DropReason: 1209, DropLocation: 0xE0004514, Data: host}
+
+	t.Run("VFP and vSwitch drops fail, reasons as evidence", func(t *testing.T) {
+		r := decodeETL(t, dropFixture(t, vfp, vfp, vswitch, tcpipHost), nil)
+		fs := cap10(r)
+		if len(fs) != 1 || fs[0].Severity != finding.Fail {
+			t.Fatalf("CAP-10 = %+v", fs)
+		}
+		f := fs[0]
+		if !strings.Contains(f.Summary, "3 packet drop events at VFP or the vSwitch") || !strings.Contains(f.Summary, "VFP Rule Drop ×2") || !strings.Contains(f.Summary, "Filtered VLAN ×1") {
+			t.Errorf("summary %q", f.Summary)
+		}
+		if len(f.Evidence) != 2 || f.Evidence[0].Value != "VFP Rule Drop (12) at VFP 0xE0006005" || f.Evidence[0].Object != "component Container NIC 5e1d (vSwitch cbr0) [4]" ||
+			!strings.Contains(f.Evidence[0].Note, "10.244.1.5:40000 → 10.244.2.7:53 UDP") || f.Evidence[0].File != "PktMon.etl" {
+			t.Errorf("evidence %+v", f.Evidence)
+		}
+		e := r.ETL[0]
+		if e.DropEvents != 4 || e.Drops["VFP Rule Drop"] != 2 || e.Drops["INET: no listener"] != 1 || e.DropsByLocation["VFP 0xE0006005"] != 2 || e.Packets != 4 {
+			t.Errorf("etl summary %+v", e)
+		}
+		if len(e.DropDetails) != 3 || e.DropDetails[0].Layer != "VFP" || e.DropDetails[2].Layer != "TCP/IP TL" {
+			t.Errorf("drop details %+v", e.DropDetails)
+		}
+	})
+	t.Run("pod traffic dropped by TCP/IP warns with the pod subnets", func(t *testing.T) {
+		fs := cap10(decodeETL(t, dropFixture(t, tcpipPod, tcpipHost), podCtx))
+		if len(fs) != 1 || fs[0].Severity != finding.Warn || !strings.Contains(fs[0].Summary, "1 packet drop events of pod traffic") ||
+			len(fs[0].Subjects) != 2 || fs[0].Subjects[0] != "address:10.244.1.5" || strings.Contains(fs[0].Evidence[0].Note, "192.168") {
+			t.Fatalf("CAP-10 = %+v", fs)
+		}
+	})
+	t.Run("silent on the host's own drops", func(t *testing.T) {
+		if fs := cap10(decodeETL(t, dropFixture(t, tcpipHost, tcpipHost), podCtx)); len(fs) != 0 {
+			t.Fatalf("CAP-10 on host drops: %+v", fs)
+		}
+	})
+	t.Run("silent on TCP/IP drops without the pod subnets", func(t *testing.T) {
+		if fs := cap10(decodeETL(t, dropFixture(t, tcpipPod), nil)); len(fs) != 0 {
+			t.Fatalf("CAP-10 without context: %+v", fs)
+		}
+	})
+	t.Run("silent without drops", func(t *testing.T) {
+		r := decodeETL(t, dropFixture(t), nil)
+		if fs := cap10(r); len(fs) != 0 || r.ETL[0].DropEvents != 0 {
+			t.Fatalf("CAP-10 = %+v", fs)
+		}
+	})
+}
+
+func TestBundleCapturesETL(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{"hns/v2/networks.json", "capture/node.etl", "PktMon.etl", "logs/hns-trace.etl", "capture/x.pcapng", "capture/notes.txt"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte("[]"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := bundle.Open(dir, bundle.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	got := strings.Join(BundleCaptures(b), " ")
+	if got != "PktMon.etl capture/node.etl capture/x.pcapng" {
+		t.Errorf("captures = %q", got)
+	}
+}

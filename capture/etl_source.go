@@ -1,0 +1,309 @@
+package capture
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+
+	"github.com/wincni/diag/capture/etl"
+)
+
+// etlSource feeds the packet events of a pktmon ETL file to the decoder,
+// as packets of the interface named after their component, with
+// PktGroupId as packet id (so copies of a packet at each component are
+// counted once, as for etl2pcapng's output), and keeps what only the ETL
+// has: drops with reason and location, each packet's components.
+type etlSource struct {
+	r       *etl.Reader
+	name    string
+	skipped int64 // events whose payload type has no link type
+	paths   pathTracker
+	drops   dropTable
+}
+
+// isETLHead says whether br starts with an ETL file's first buffer.
+func isETLHead(br *bufio.Reader) bool {
+	head, _ := br.Peek(etl.SniffLen)
+	return etl.IsETL(head)
+}
+
+func newETLSource(br *bufio.Reader, name string) (*etlSource, error) {
+	r, err := etl.NewReader(br, name, etl.Limits{})
+	if err != nil {
+		return nil, &InputError{Path: name, Err: err}
+	}
+	s := &etlSource{r: r, name: name}
+	s.paths.init()
+	s.drops.init()
+	return s, nil
+}
+
+func (s *etlSource) next(p *Packet) error {
+	for {
+		ep, err := s.r.Next()
+		if errors.Is(err, io.EOF) {
+			s.paths.flush(-1)
+			return io.EOF
+		}
+		if err != nil {
+			return &InputError{Path: s.name, Err: err}
+		}
+		s.paths.add(ep)
+		if ep.Dropped {
+			s.drops.add(s.r, ep)
+		}
+		link, ok := etlLinkType(ep.Type)
+		if !ok {
+			s.skipped++
+			continue
+		}
+		*p = Packet{Data: ep.Data, Length: max(ep.OriginalSize, len(ep.Data)), Time: ep.Time(), LinkType: link,
+			Interface: int(ep.Component), PacketID: ep.GroupID, Outbound: ep.Direction.Outbound()}
+		return nil
+	}
+}
+
+func (s *etlSource) interfaceName(i int) string {
+	c, _ := s.r.Component(uint16(i))
+	return etlInterfaceName(&c)
+}
+
+func (s *etlSource) notes() []string {
+	out := s.r.Notes()
+	if s.skipped > 0 {
+		out = append(out, fmt.Sprintf("%s: %d packet events log a payload type with no link header (not Ethernet, Wi-Fi or IP): they are counted in the ETL summary, not decoded.", s.name, s.skipped))
+	}
+	return out
+}
+
+// pathTracker follows each PktGroupId across the components it crosses,
+// in time order, and counts the distinct paths. A packet's appearances
+// come within microseconds, so a group is closed once it has been quiet
+// for a second of capture time, or when too many are open: memory holds
+// the packets in flight, not the file.
+type pathTracker struct {
+	open   map[uint64]*openPath
+	order  []uint64 // open groups, oldest first
+	head   int
+	counts map[string]*ETLPath
+	other  int64 // packets whose path came after maxPaths others
+}
+
+type openPath struct {
+	comps []uint16
+	last  int64 // FILETIME of its latest appearance
+	drop  bool
+}
+
+const (
+	maxOpenPaths   = 1 << 16
+	maxPaths       = 256
+	maxPathLen     = 32
+	pathQuietTicks = 10_000_000 // one second in FILETIME units
+)
+
+func (t *pathTracker) init() {
+	t.open, t.counts = map[uint64]*openPath{}, map[string]*ETLPath{}
+}
+
+func (t *pathTracker) add(p *etl.Packet) {
+	t.flush(p.Filetime - pathQuietTicks)
+	op := t.open[p.GroupID]
+	if op == nil {
+		if len(t.open) >= maxOpenPaths {
+			t.closeOldest()
+		}
+		op = &openPath{}
+		t.open[p.GroupID] = op
+		t.order = append(t.order, p.GroupID)
+	}
+	if len(op.comps) < maxPathLen {
+		op.comps = append(op.comps, p.Component)
+	}
+	op.last = p.Filetime
+	op.drop = op.drop || p.Dropped
+}
+
+// flush closes the open groups quiet since before; before < 0 closes all.
+func (t *pathTracker) flush(before int64) {
+	for t.head < len(t.order) {
+		op := t.open[t.order[t.head]]
+		if op != nil && before >= 0 && op.last >= before {
+			return
+		}
+		t.closeOldest()
+	}
+}
+
+func (t *pathTracker) closeOldest() {
+	for t.head < len(t.order) {
+		id := t.order[t.head]
+		t.head++
+		if t.head > 4096 && t.head*2 > len(t.order) {
+			t.order, t.head = append(t.order[:0], t.order[t.head:]...), 0
+		}
+		op := t.open[id]
+		if op == nil {
+			continue
+		}
+		delete(t.open, id)
+		key := fmt.Sprint(op.comps, op.drop)
+		c := t.counts[key]
+		if c == nil {
+			if len(t.counts) >= maxPaths {
+				t.other++
+				return
+			}
+			c = &ETLPath{Components: op.comps, Dropped: op.drop}
+			t.counts[key] = c
+		}
+		c.Packets++
+		return
+	}
+}
+
+// dropTable groups drop events by reason, location and component, with
+// the addresses of the first flows of each, for the report and CAP-10.
+type dropTable struct {
+	groups map[dropKey]*dropGroup
+	order  []*dropGroup
+	other  int64 // drop events past maxDropGroups groups
+}
+
+type dropKey struct {
+	reason, location uint32
+	component        uint16
+}
+
+type dropGroup struct {
+	key      dropKey
+	reason   string
+	events   int64
+	first    int64 // FILETIME
+	flows    []flowCount
+	moreFlow int64 // drops of flows past maxDropFlows
+	noAddr   int64 // drops whose packet holds no IP header diag reads
+}
+
+// flowCount is a flow's drop events.
+type flowCount struct {
+	dropFlow
+	n int64
+}
+
+// dropFlow is the addresses of a dropped packet: outer, and inner when
+// it is VXLAN.
+type dropFlow struct {
+	src, dst           netip.Addr
+	sport, dport       uint16
+	proto              uint8
+	innerSrc, innerDst netip.Addr
+}
+
+const (
+	maxDropGroups = 1024
+	maxDropFlows  = 64
+)
+
+func (d *dropTable) init() { d.groups = map[dropKey]*dropGroup{} }
+
+func (d *dropTable) add(r *etl.Reader, p *etl.Packet) {
+	k := dropKey{p.DropReason, p.DropLocation, p.Component}
+	g := d.groups[k]
+	if g == nil {
+		if len(d.groups) >= maxDropGroups {
+			d.other++
+			return
+		}
+		g = &dropGroup{key: k, reason: r.DropReasonName(p.DropReason), first: p.Filetime}
+		d.groups[k] = g
+		d.order = append(d.order, g)
+	}
+	g.events++
+	f, ok := parseDropFlow(p)
+	switch {
+	case !ok:
+		g.noAddr++
+	default:
+		for i := range g.flows {
+			if g.flows[i].dropFlow == f {
+				g.flows[i].n++
+				return
+			}
+		}
+		if len(g.flows) < maxDropFlows {
+			g.flows = append(g.flows, flowCount{f, 1})
+		} else {
+			g.moreFlow++
+		}
+	}
+}
+
+// parseDropFlow reads the IP addresses and ports of a logged packet
+// (Ethernet with VLAN tags, or raw IP), and of the packet inside when it
+// is VXLAN to UDP 4789.
+func parseDropFlow(p *etl.Packet) (dropFlow, bool) {
+	b := p.Data
+	switch p.Type {
+	case etl.PacketEthernet:
+		b = skipEthernet(b)
+	case etl.PacketIP:
+	default:
+		return dropFlow{}, false
+	}
+	f, payload, ok := ipFlow(b)
+	if !ok {
+		return f, false
+	}
+	if f.proto == 17 && f.dport == 4789 && len(payload) >= 16 {
+		if in, _, ok := ipFlow(skipEthernet(payload[16:])); ok {
+			f.innerSrc, f.innerDst = in.src, in.dst
+		}
+	}
+	return f, true
+}
+
+func skipEthernet(b []byte) []byte {
+	if len(b) < 14 {
+		return nil
+	}
+	et, off := binary.BigEndian.Uint16(b[12:]), 14
+	for (et == 0x8100 || et == 0x88a8) && len(b) >= off+4 {
+		et, off = binary.BigEndian.Uint16(b[off+2:]), off+4
+	}
+	if et != 0x0800 && et != 0x86DD {
+		return nil
+	}
+	return b[off:]
+}
+
+// ipFlow reads an IPv4 or IPv6 header, the ports of TCP or UDP after it,
+// and returns the transport payload.
+func ipFlow(b []byte) (dropFlow, []byte, bool) {
+	var f dropFlow
+	var l4 []byte
+	switch {
+	case len(b) >= 20 && b[0]>>4 == 4:
+		ihl := int(b[0]&15) * 4
+		if ihl < 20 || len(b) < ihl {
+			return f, nil, false
+		}
+		f.src, f.dst, f.proto = netip.AddrFrom4([4]byte(b[12:16])), netip.AddrFrom4([4]byte(b[16:20])), b[9]
+		l4 = b[ihl:]
+	case len(b) >= 40 && b[0]>>4 == 6:
+		f.src, f.dst, f.proto = netip.AddrFrom16([16]byte(b[8:24])), netip.AddrFrom16([16]byte(b[24:40])), b[6]
+		l4 = b[40:]
+	default:
+		return f, nil, false
+	}
+	if (f.proto == 6 || f.proto == 17) && len(l4) >= 4 {
+		f.sport, f.dport = binary.BigEndian.Uint16(l4), binary.BigEndian.Uint16(l4[2:])
+		if f.proto == 17 && len(l4) >= 8 {
+			return f, l4[8:], true
+		}
+	}
+	return f, nil, true
+}
