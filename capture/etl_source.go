@@ -45,7 +45,7 @@ func (s *etlSource) next(p *Packet) error {
 	for {
 		ep, err := s.r.Next()
 		if errors.Is(err, io.EOF) {
-			s.paths.flush(-1)
+			s.paths.flush()
 			return io.EOF
 		}
 		if err != nil {
@@ -80,89 +80,86 @@ func (s *etlSource) notes() []string {
 }
 
 // pathTracker follows each PktGroupId across the components it crosses,
-// in time order, and counts the distinct paths. A packet's appearances
-// come within microseconds, so a group is closed once it has been quiet
-// for a second of capture time, or when too many are open: memory holds
-// the packets in flight, not the file.
+// in time order, and counts the distinct paths. pktmon numbers packets
+// with a counter and logs a packet's appearances within microseconds, so
+// the packets in flight fit a direct-mapped table by id: a packet's path
+// is closed when a packet whose id maps to the same slot comes, or at
+// the end. Memory holds the table, not the file.
 type pathTracker struct {
-	open   map[uint64]*openPath
-	order  []uint64 // open groups, oldest first
-	head   int
+	slots  []openPath
 	counts map[string]*ETLPath
-	other  int64 // packets whose path came after maxPaths others
+	key    []byte
+	last   []byte   // the key of the path closed before, and its count:
+	lastP  *ETLPath // most packets take the path the one before took
+	other  int64    // packets whose path came after maxPaths others
 }
 
 type openPath struct {
-	comps []uint16
-	last  int64 // FILETIME of its latest appearance
+	id    uint64
+	used  bool
 	drop  bool
+	n     uint8
+	comps [maxPathLen]uint16
 }
 
 const (
-	maxOpenPaths   = 1 << 16
-	maxPaths       = 256
-	maxPathLen     = 32
-	pathQuietTicks = 10_000_000 // one second in FILETIME units
+	pathSlots  = 4096
+	maxPaths   = 256
+	maxPathLen = 16
 )
 
 func (t *pathTracker) init() {
-	t.open, t.counts = map[uint64]*openPath{}, map[string]*ETLPath{}
+	t.slots, t.counts = make([]openPath, pathSlots), map[string]*ETLPath{}
 }
 
 func (t *pathTracker) add(p *etl.Packet) {
-	t.flush(p.Filetime - pathQuietTicks)
-	op := t.open[p.GroupID]
-	if op == nil {
-		if len(t.open) >= maxOpenPaths {
-			t.closeOldest()
-		}
-		op = &openPath{}
-		t.open[p.GroupID] = op
-		t.order = append(t.order, p.GroupID)
+	op := &t.slots[p.GroupID&(pathSlots-1)]
+	if op.used && op.id != p.GroupID {
+		t.close(op)
 	}
-	if len(op.comps) < maxPathLen {
-		op.comps = append(op.comps, p.Component)
+	if !op.used {
+		op.id, op.used, op.n, op.drop = p.GroupID, true, 0, false
 	}
-	op.last = p.Filetime
+	if int(op.n) < maxPathLen {
+		op.comps[op.n] = p.Component
+		op.n++
+	}
 	op.drop = op.drop || p.Dropped
 }
 
-// flush closes the open groups quiet since before; before < 0 closes all.
-func (t *pathTracker) flush(before int64) {
-	for t.head < len(t.order) {
-		op := t.open[t.order[t.head]]
-		if op != nil && before >= 0 && op.last >= before {
-			return
+// flush closes every open path, at the end of the file.
+func (t *pathTracker) flush() {
+	for i := range t.slots {
+		if t.slots[i].used {
+			t.close(&t.slots[i])
 		}
-		t.closeOldest()
 	}
 }
 
-func (t *pathTracker) closeOldest() {
-	for t.head < len(t.order) {
-		id := t.order[t.head]
-		t.head++
-		if t.head > 4096 && t.head*2 > len(t.order) {
-			t.order, t.head = append(t.order[:0], t.order[t.head:]...), 0
-		}
-		op := t.open[id]
-		if op == nil {
-			continue
-		}
-		delete(t.open, id)
-		key := fmt.Sprint(op.comps, op.drop)
-		c := t.counts[key]
-		if c == nil {
-			if len(t.counts) >= maxPaths {
-				t.other++
-				return
-			}
-			c = &ETLPath{Components: op.comps, Dropped: op.drop}
-			t.counts[key] = c
-		}
-		c.Packets++
+func (t *pathTracker) close(op *openPath) {
+	op.used = false
+	k := t.key[:0]
+	for _, c := range op.comps[:op.n] {
+		k = append(k, byte(c), byte(c>>8))
+	}
+	if op.drop {
+		k = append(k, 1)
+	}
+	t.key = k
+	if t.lastP != nil && string(k) == string(t.last) {
+		t.lastP.Packets++
 		return
 	}
+	if c := t.counts[string(k)]; c != nil {
+		c.Packets++
+		t.last, t.lastP = append(t.last[:0], k...), c
+		return
+	}
+	if len(t.counts) >= maxPaths {
+		t.other++
+		return
+	}
+	t.counts[string(k)] = &ETLPath{Components: append([]uint16(nil), op.comps[:op.n]...), Dropped: op.drop, Packets: 1}
 }
 
 // dropTable groups drop events by reason, location and component, with

@@ -43,13 +43,14 @@ func parseBufferHeader(b []byte) bufferHeader {
 // buffers reads the file one buffer at a time, inflating the compressed
 // ones; it holds one buffer (and its inflated copy) in memory.
 type buffers struct {
-	r       io.Reader
-	maxSize int
-	off     int64 // file offset of the next buffer
-	index   int   // buffers read
-	raw     []byte
-	body    []byte // inflated
-	data    []byte // header and inflated body
+	r         io.Reader
+	maxSize   int
+	off       int64    // file offset of the next buffer
+	index     int      // buffers read
+	raw       []byte   // the buffer as read; handed over when not compressed
+	pool      [][]byte // buffers handed back by the reader, for reuse
+	pooled    int      // their bytes, at most maxPooled
+	maxPooled int
 
 	compressed, compressedBytes, inflatedBytes int64
 }
@@ -76,10 +77,40 @@ func (e *bufferError) Unwrap() error { return e.kind }
 
 // next returns the valid bytes of the next buffer, header included, and
 // its header; io.EOF at the end of the file.
+// get returns a slice of capacity n or more, from the pool if it has one.
+func (b *buffers) get(n int) []byte {
+	for i := len(b.pool) - 1; i >= 0; i-- {
+		if s := b.pool[i]; cap(s) >= n {
+			b.pool[i] = b.pool[len(b.pool)-1]
+			b.pool = b.pool[:len(b.pool)-1]
+			b.pooled -= cap(s)
+			return s[:0]
+		}
+	}
+	// A power of two, so that a pooled buffer serves the next of about
+	// the same size.
+	c := 64 << 10
+	for c < n {
+		c <<= 1
+	}
+	return make([]byte, 0, c)
+}
+
+// put hands a buffer next returned back for reuse.
+func (b *buffers) put(s []byte) {
+	if b.pooled+cap(s) <= b.maxPooled {
+		b.pool = append(b.pool, s)
+		b.pooled += cap(s)
+	}
+}
+
+// next returns the valid bytes of the next buffer, header included (a
+// compressed one inflated): the caller owns them, and may hand them back
+// with put. io.EOF at the end of the file.
 func (b *buffers) next() ([]byte, bufferHeader, error) {
 	var h bufferHeader
 	if cap(b.raw) < bufferHeaderSize {
-		b.raw = make([]byte, bufferHeaderSize, 64<<10)
+		b.raw = b.get(64 << 10)
 	}
 	b.raw = b.raw[:bufferHeaderSize]
 	n, err := io.ReadFull(b.r, b.raw)
@@ -123,18 +154,22 @@ func (b *buffers) next() ([]byte, bufferHeader, error) {
 		if end > len(b.raw) {
 			return nil, h, &bufferError{errDamaged, b.index - 1, at, fmt.Sprintf("its header gives %d bytes of data in a %d-byte buffer", end, len(b.raw))}
 		}
-		return b.raw[:end], h, nil
+		out := b.raw[:end]
+		b.raw = nil
+		return out, h, nil
 	}
 	b.compressed++
 	b.compressedBytes += int64(h.size)
-	body, err := inflate(b.body, b.raw[bufferHeaderSize:], int(h.saved)-bufferHeaderSize)
-	b.body = body
+	// Inflate after a copy of the header: the records keep their offsets
+	// in the buffer.
+	out := append(b.get(int(h.saved)), b.raw[:bufferHeaderSize]...)
+	body, err := inflate(out[bufferHeaderSize:bufferHeaderSize], b.raw[bufferHeaderSize:], int(h.saved)-bufferHeaderSize)
 	if err != nil {
+		b.put(out)
 		return nil, h, &bufferError{errDamaged, b.index - 1, at, err.Error()}
 	}
 	b.inflatedBytes += int64(h.saved)
-	b.data = append(append(b.data[:0], b.raw[:bufferHeaderSize]...), body...)
-	return b.data, h, nil
+	return out[:bufferHeaderSize+len(body)], h, nil
 }
 
 // readGrow appends n bytes from r to b, growing b in steps so that a

@@ -7,13 +7,14 @@
 // and bytes, the component rundown (20-90) and the value maps the
 // relogger embeds (drop reason names among them).
 //
-// Memory is bounded whatever the file: one buffer is held at a time
-// (with its inflated copy, both under Limits.MaxBufferSize), and packet
-// events are put back in time order within a bounded window
-// (Limits.ReorderEvents, Limits.ReorderBytes): a heap passes on the
-// earliest event once the window is full. ETW writes per-processor
-// buffers, so events are out of order by at most a few buffers; one that
-// comes later than the window is passed on out of order and counted.
+// Memory is bounded whatever the file: buffers are read one at a time
+// (each under Limits.MaxBufferSize), and packet events are put back in
+// time order by a k-way merge over a bounded window of whole inflated
+// buffers (Limits.ReorderBytes), each with its events indexed by time:
+// ETW writes per-processor buffers, so events are out of order by a few
+// buffers at most. Packets are passed on from the buffers in place, never
+// copied. An event whose buffer comes later than the window is passed on
+// out of order, and counted.
 //
 // A file cut short or damaged is read up to the damage: the packets
 // before it are passed on, then io.EOF, and Notes says where and why.

@@ -16,10 +16,11 @@ var errLZ77 = errors.New("plain LZ77")
 // long the buffer was before. Output never grows past want, whatever the
 // input claims.
 func inflate(dst, src []byte, want int) ([]byte, error) {
-	dst = dst[:0]
 	if cap(dst) < want {
 		dst = make([]byte, 0, want)
 	}
+	out := dst[:want]
+	o := 0
 	var flags uint32
 	nflags := 0
 	in := 0
@@ -38,10 +39,11 @@ func inflate(dst, src []byte, want int) ([]byte, error) {
 			if in >= len(src) {
 				break
 			}
-			if len(dst) >= want {
-				return dst, fmt.Errorf("%w: inflates past %d bytes", errLZ77, want)
+			if o >= want {
+				return out[:o], fmt.Errorf("%w: inflates past %d bytes", errLZ77, want)
 			}
-			dst = append(dst, src[in])
+			out[o] = src[in]
+			o++
 			in++
 			continue
 		}
@@ -49,7 +51,7 @@ func inflate(dst, src []byte, want int) ([]byte, error) {
 			break // a match that would start at the end of input ends the data
 		}
 		if in+2 > len(src) {
-			return dst, fmt.Errorf("%w: a match cut at byte %d", errLZ77, in)
+			return out[:o], fmt.Errorf("%w: a match cut at byte %d", errLZ77, in)
 		}
 		m := int(binary.LittleEndian.Uint16(src[in:]))
 		in += 2
@@ -57,7 +59,7 @@ func inflate(dst, src []byte, want int) ([]byte, error) {
 		if length == 7 {
 			if nibble < 0 {
 				if in >= len(src) {
-					return dst, fmt.Errorf("%w: a match length cut at byte %d", errLZ77, in)
+					return out[:o], fmt.Errorf("%w: a match length cut at byte %d", errLZ77, in)
 				}
 				length = int(src[in] & 15)
 				nibble = in
@@ -68,25 +70,25 @@ func inflate(dst, src []byte, want int) ([]byte, error) {
 			}
 			if length == 15 {
 				if in >= len(src) {
-					return dst, fmt.Errorf("%w: a match length cut at byte %d", errLZ77, in)
+					return out[:o], fmt.Errorf("%w: a match length cut at byte %d", errLZ77, in)
 				}
 				length = int(src[in])
 				in++
 				if length == 255 {
 					if in+2 > len(src) {
-						return dst, fmt.Errorf("%w: a match length cut at byte %d", errLZ77, in)
+						return out[:o], fmt.Errorf("%w: a match length cut at byte %d", errLZ77, in)
 					}
 					length = int(binary.LittleEndian.Uint16(src[in:]))
 					in += 2
 					if length == 0 {
 						if in+4 > len(src) {
-							return dst, fmt.Errorf("%w: a match length cut at byte %d", errLZ77, in)
+							return out[:o], fmt.Errorf("%w: a match length cut at byte %d", errLZ77, in)
 						}
 						length = int(binary.LittleEndian.Uint32(src[in:]))
 						in += 4
 					}
 					if length < 15+7 {
-						return dst, fmt.Errorf("%w: a match length of %d at byte %d, under the 22 its encoding implies", errLZ77, length, in)
+						return out[:o], fmt.Errorf("%w: a match length of %d at byte %d, under the 22 its encoding implies", errLZ77, length, in)
 					}
 					length -= 15 + 7
 				}
@@ -95,24 +97,21 @@ func inflate(dst, src []byte, want int) ([]byte, error) {
 			length += 7
 		}
 		length += 3
-		if offset > len(dst) {
-			return dst, fmt.Errorf("%w: a match %d bytes back with only %d bytes out", errLZ77, offset, len(dst))
+		if offset > o {
+			return out[:o], fmt.Errorf("%w: a match %d bytes back with only %d bytes out", errLZ77, offset, o)
 		}
-		if length > want-len(dst) {
-			return dst, fmt.Errorf("%w: inflates past %d bytes", errLZ77, want)
+		if length > want-o {
+			return out[:o], fmt.Errorf("%w: inflates past %d bytes", errLZ77, want)
 		}
-		// Byte by byte: an overlapping match repeats what it copies.
-		from := len(dst) - offset
-		if offset >= length {
-			dst = append(dst, dst[from:from+length]...)
-		} else {
-			for i := 0; i < length; i++ {
-				dst = append(dst, dst[from+i])
-			}
+		// An overlapping match repeats what it copies: copy the pattern
+		// that is there, which doubles with each copy.
+		from, end := o-offset, o+length
+		for o < end {
+			o += copy(out[o:end], out[from:o])
 		}
 	}
-	if len(dst) != want {
-		return dst, fmt.Errorf("%w: inflates to %d bytes, the buffer header says %d", errLZ77, len(dst), want)
+	if o != want {
+		return out[:o], fmt.Errorf("%w: inflates to %d bytes, the buffer header says %d", errLZ77, o, want)
 	}
-	return dst, nil
+	return out, nil
 }

@@ -15,28 +15,23 @@ type Limits struct {
 	// MaxBufferSize bounds one buffer, in the file and inflated. ETW
 	// buffers are at most 16 MiB.
 	MaxBufferSize int
-	// ReorderEvents and ReorderBytes bound the packet events held to put
-	// them in time order (events come per processor buffer, not in time
-	// order): once either is reached the earliest is passed on. An event
-	// later than the window is passed on out of order and counted
-	// (Stats.OutOfOrder).
-	ReorderEvents int
-	ReorderBytes  int
+	// ReorderBytes bounds the inflated buffers held to put packet events
+	// in time order (events come per processor buffer, not in time
+	// order): once it is reached, the earliest event held is passed on.
+	// An event later than the window is passed on out of order and
+	// counted (Stats.OutOfOrder).
+	ReorderBytes int
 }
 
 // Defaults of Limits.
 const (
 	DefaultMaxBufferSize = 64 << 20
-	DefaultReorderEvents = 1 << 18
 	DefaultReorderBytes  = 64 << 20
 )
 
 func (l Limits) withDefaults() Limits {
 	if l.MaxBufferSize <= 0 {
 		l.MaxBufferSize = DefaultMaxBufferSize
-	}
-	if l.ReorderEvents <= 0 {
-		l.ReorderEvents = DefaultReorderEvents
 	}
 	if l.ReorderBytes <= 0 {
 		l.ReorderBytes = DefaultReorderBytes
@@ -93,9 +88,6 @@ type Reader struct {
 	bufs   buffers
 	header Header
 
-	cur  []byte // records of the current buffer
-	pos  int
-	proc uint16
 
 	comps components
 	maps  valueMaps
@@ -103,7 +95,8 @@ type Reader struct {
 	sum   summary
 	stop  string // why the reading stopped early, "" when it did not
 
-	window  reorder
+	win     window
+	events  [256]int64 // PktMon events by id, below 256 (the rest in stats)
 	out     Packet
 	done    bool
 	lastRaw int64
@@ -126,12 +119,11 @@ func NewReader(r io.Reader, name string, lim Limits) (*Reader, error) {
 		return nil, fmt.Errorf("not an ETL file: it starts with %x, not a buffer header followed by the logfile header record", head[:min(len(head), 8)])
 	}
 	rd := &Reader{name: name, lim: lim, comps: components{}, maps: valueMaps{}}
-	rd.bufs = buffers{r: br, maxSize: lim.MaxBufferSize}
+	rd.bufs = buffers{r: br, maxSize: lim.MaxBufferSize, maxPooled: lim.ReorderBytes}
 	rd.stats.PktMonEvents = map[uint16]int64{}
 	rd.stats.Classic = map[ClassicKind]int64{}
 	rd.stats.InFileOrder = true
 	rd.sum.init()
-	rd.window.maxEvents, rd.window.maxBytes = lim.ReorderEvents, lim.ReorderBytes
 	data, h, err := rd.bufs.next()
 	if err != nil {
 		if err == io.EOF {
@@ -151,8 +143,8 @@ func NewReader(r io.Reader, name string, lim Limits) (*Reader, error) {
 	if int(h.filled) > int(h.saved) && int(h.filled) <= len(data) {
 		rd.stats.Buffer0Extra = int(h.filled) - int(h.saved)
 	}
-	rd.cur, rd.pos, rd.proc = data, align8(bufferHeaderSize+rec.size), h.processor
 	rd.stats.Buffers = 1
+	rd.index(data, align8(bufferHeaderSize+rec.size), h.processor)
 	return rd, nil
 }
 
@@ -163,6 +155,15 @@ func (r *Reader) Header() Header { return r.header }
 func (r *Reader) Stats() Stats {
 	s := r.stats
 	s.CompressedBuffers, s.CompressedBytes, s.InflatedBytes = int(r.bufs.compressed), r.bufs.compressedBytes, r.bufs.inflatedBytes
+	s.PktMonEvents = make(map[uint16]int64, len(r.stats.PktMonEvents))
+	for id, n := range r.stats.PktMonEvents {
+		s.PktMonEvents[id] = n
+	}
+	for id, n := range r.events {
+		if n > 0 {
+			s.PktMonEvents[uint16(id)] = n
+		}
+	}
 	return s
 }
 
@@ -208,74 +209,100 @@ func (r *Reader) DropReasonName(v uint32) string {
 // Next returns the next packet event in time order, io.EOF after the
 // last. The packet (and its Data) is valid until the next call.
 func (r *Reader) Next() (*Packet, error) {
-	for !r.done && !r.window.full() {
-		p, err := r.rawNext()
-		if err == io.EOF {
-			r.done = true
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if r.window.emitted && p.Timestamp < r.window.lastOut {
-			r.stats.OutOfOrder++
-		}
-		r.window.push(p)
+	if s := r.win.release; s != nil {
+		r.bufs.put(s.data)
+		r.win.recycle(s)
+		r.win.release = nil
 	}
-	if r.window.len() == 0 {
-		return nil, io.EOF
-	}
-	r.window.pop(&r.out)
-	r.sum.add(&r.out, r)
-	return &r.out, nil
-}
-
-// rawNext returns the next packet event in file order; its Data points
-// into the current buffer.
-func (r *Reader) rawNext() (*Packet, error) {
 	for {
-		if r.cur == nil {
-			if r.stop != "" {
-				return nil, io.EOF
+		for !r.done && r.win.held < r.lim.ReorderBytes {
+			if err := r.load(); err == io.EOF {
+				r.done = true
+			} else if err != nil {
+				return nil, err
 			}
-			data, h, err := r.bufs.next()
-			if err == io.EOF {
-				return nil, io.EOF
-			}
-			var be *bufferError
-			if errors.As(err, &be) {
-				r.stop = be.Error()
-				if errors.Is(err, errCut) {
-					r.stop = "cut short in " + r.stop
-				} else {
-					r.stop = "damaged at " + r.stop
-				}
-				return nil, io.EOF
-			}
-			if err != nil {
-				return nil, fmt.Errorf("read: %w", err)
-			}
-			r.stats.Buffers++
-			r.cur, r.pos, r.proc = data, bufferHeaderSize, h.processor
 		}
-		rec, ok, err := nextRecord(r.cur, r.pos)
+		if len(r.win.h) == 0 {
+			return nil, io.EOF
+		}
+		s, e := r.win.next()
+		rec := s.data[e.at : e.at+e.size]
+		u, err := userData(rec)
+		if err == nil {
+			err = decodePacket(&r.out, u)
+		}
 		if err != nil {
-			r.stats.BadRecords++
-			ok = false
-		}
-		if !ok {
-			r.cur = nil
+			r.stats.BadEvents++
 			continue
 		}
-		r.pos = align8(r.pos + rec.size)
-		if p := r.record(rec); p != nil {
-			return p, nil
+		r.out.Dropped = binary.LittleEndian.Uint16(rec[0x28:]) == evDroppedPacket
+		r.out.Timestamp, r.out.Filetime, r.out.Processor = e.ts, r.header.Filetime(e.ts), s.proc
+		if r.win.emitted && e.ts < r.win.lastOut {
+			r.stats.OutOfOrder++
 		}
+		r.win.emitted, r.win.lastOut = true, e.ts
+		r.sum.add(&r.out, r)
+		return &r.out, nil
 	}
 }
 
-// record takes in one record; it returns the packet of a packet event.
-func (r *Reader) record(rec record) *Packet {
+// load reads the next buffer into the window; io.EOF at the end of the
+// file, or where it stops being readable (Notes says why).
+func (r *Reader) load() error {
+	if r.stop != "" {
+		return io.EOF
+	}
+	data, h, err := r.bufs.next()
+	if err == io.EOF {
+		return io.EOF
+	}
+	var be *bufferError
+	if errors.As(err, &be) {
+		r.stop = be.Error()
+		if errors.Is(err, errCut) {
+			r.stop = "cut short in " + r.stop
+		} else {
+			r.stop = "damaged at " + r.stop
+		}
+		return io.EOF
+	}
+	if err != nil {
+		return fmt.Errorf("read: %w", err)
+	}
+	r.stats.Buffers++
+	r.index(data, bufferHeaderSize, h.processor)
+	return nil
+}
+
+// index takes in the records of a buffer from pos: the packet events go
+// to the window, the rest (rundown, value maps) are applied now.
+func (r *Reader) index(data []byte, pos int, proc uint16) {
+	s := r.win.newStream()
+	s.data, s.proc, s.seq = data, proc, r.stats.Buffers
+	for {
+		rec, ok, err := nextRecord(data, pos)
+		if err != nil {
+			r.stats.BadRecords++
+		}
+		if !ok {
+			break
+		}
+		if ts, ok := r.record(rec); ok {
+			s.idx = append(s.idx, evRef{at: int32(pos), size: int32(rec.size), ts: ts})
+		}
+		pos = align8(pos + rec.size)
+	}
+	if len(s.idx) == 0 {
+		r.bufs.put(data)
+		r.win.recycle(s)
+		return
+	}
+	r.win.add(s)
+}
+
+// record takes in one record; it returns the timestamp of a packet
+// event, and ok true, for the window to hold.
+func (r *Reader) record(rec record) (int64, bool) {
 	le := binary.LittleEndian
 	switch rec.typ {
 	case hdrSystem32, hdrSystem64, hdrCompact32, hdrCompact64, hdrPerfInfo32, hdrPerfInfo64:
@@ -298,7 +325,7 @@ func (r *Reader) record(rec record) *Packet {
 		r.stats.Events++
 		if rec.size < eventHeaderSize {
 			r.stats.BadEvents++
-			return nil
+			return 0, false
 		}
 		ts := int64(le.Uint64(rec.b[0x10:]))
 		if r.seenRaw && ts < r.lastRaw {
@@ -312,36 +339,33 @@ func (r *Reader) record(rec record) *Packet {
 		}
 		r.seenRaw, r.lastRaw = true, ts
 		if guid(rec.b[0x18:0x28]) != PktMonProvider {
-			return nil
+			return 0, false
 		}
 		id := le.Uint16(rec.b[0x28:])
-		if len(r.stats.PktMonEvents) < 4096 || r.stats.PktMonEvents[id] > 0 {
+		if id < uint16(len(r.events)) {
+			r.events[id]++
+		} else if len(r.stats.PktMonEvents) < 4096 || r.stats.PktMonEvents[id] > 0 {
 			r.stats.PktMonEvents[id]++
 		}
 		u, err := userData(rec.b)
 		if err != nil {
 			r.stats.BadEvents++
-			return nil
+			return 0, false
 		}
 		switch {
 		case id == evPacket || id == evDroppedPacket:
-			p := &r.window.scratch
-			if err := decodePacket(p, u); err != nil {
+			if len(u) < packetFixedSize || packetFixedSize+int(le.Uint16(u[32:])) > len(u) {
 				r.stats.BadEvents++
-				return nil
+				return 0, false
 			}
-			p.Dropped = id == evDroppedPacket
-			p.Timestamp = ts
-			p.Filetime = r.header.Filetime(ts)
-			p.Processor = r.proc
-			return p
+			return ts, true
 		case id >= evComponent && id <= evFlowCounters:
 			if err := r.comps.rundown(id, u); err != nil {
 				r.stats.BadEvents++
 			}
 		}
 	}
-	return nil
+	return 0, false
 }
 
 // Notes say what of the file could not be read, and what the logger
@@ -359,7 +383,7 @@ func (r *Reader) Notes() []string {
 		out = append(out, fmt.Sprintf("%s: %d PktMon events are too short for their layout and are skipped.", r.name, s.BadEvents))
 	}
 	if s.OutOfOrder > 0 {
-		out = append(out, fmt.Sprintf("%s: %d packet events came later in the file than %d events or %d MiB after their time: they are reported out of time order.", r.name, s.OutOfOrder, r.lim.ReorderEvents, r.lim.ReorderBytes>>20))
+		out = append(out, fmt.Sprintf("%s: %d packet events came more than %d MiB of buffers later in the file than their time: they are reported out of time order.", r.name, s.OutOfOrder, r.lim.ReorderBytes>>20))
 	}
 	if r.header.EventsLost > 0 || r.header.BuffersLost > 0 {
 		out = append(out, fmt.Sprintf("%s: the trace session lost %d events and %d buffers while it ran (its logfile header says so): packets are missing from the file.", r.name, r.header.EventsLost, r.header.BuffersLost))

@@ -1,39 +1,61 @@
 package etl
 
-import "container/heap"
+import (
+	"container/heap"
+	"sort"
+)
 
-// reorder holds up to maxEvents packet events (and maxBytes of their
-// payloads) in a heap by timestamp, then file order, and passes on the
-// earliest: the bounded sort that puts per-processor buffers back in
-// time order.
-type reorder struct {
-	maxEvents, maxBytes int
-	h                   held
-	bytes               int
-	seq                 int64
-	free                [][]byte
-	scratch             Packet
-	emitted             bool
-	lastOut             int64
+// Events are put back in time order by merging buffers. ETW fills one
+// buffer per processor, and a file holds buffers in the order they were
+// flushed: a processor's buffer can come after later events of another.
+// The reader keeps whole inflated buffers (up to Limits.ReorderBytes,
+// plus the one being read), each with an index of its packet events
+// sorted by time (they nearly always are already), and passes on the
+// earliest head of all: a k-way merge over a bounded window of buffers,
+// with no copy of any packet. An event in a buffer that comes into the
+// window after a later event was passed on is passed on out of order,
+// and counted.
+
+// bufStream is one held buffer and its packet events.
+type bufStream struct {
+	data []byte
+	idx  []evRef
+	pos  int
+	seq  int // the buffer's place in the file, for ties
+	proc uint16
 }
 
-type heldPacket struct {
-	p   Packet
-	seq int64
+// evRef is a packet event of a buffer: its record, and time.
+type evRef struct {
+	at, size int32
+	ts       int64
 }
 
-type held []*heldPacket
+// sortIndex orders a buffer's events by time, keeping file order among
+// equal times.
+func (s *bufStream) sortIndex() {
+	for i := 1; i < len(s.idx); i++ {
+		if s.idx[i].ts < s.idx[i-1].ts {
+			sort.SliceStable(s.idx, func(a, b int) bool { return s.idx[a].ts < s.idx[b].ts })
+			return
+		}
+	}
+}
 
-func (h held) Len() int { return len(h) }
-func (h held) Less(i, j int) bool {
-	if h[i].p.Timestamp != h[j].p.Timestamp {
-		return h[i].p.Timestamp < h[j].p.Timestamp
+// streams is a heap of held buffers by the time of their next event.
+type streams []*bufStream
+
+func (h streams) Len() int { return len(h) }
+func (h streams) Less(i, j int) bool {
+	a, b := h[i].idx[h[i].pos].ts, h[j].idx[h[j].pos].ts
+	if a != b {
+		return a < b
 	}
 	return h[i].seq < h[j].seq
 }
-func (h held) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *held) Push(x any)   { *h = append(*h, x.(*heldPacket)) }
-func (h *held) Pop() any {
+func (h streams) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *streams) Push(x any)   { *h = append(*h, x.(*bufStream)) }
+func (h *streams) Pop() any {
 	old := *h
 	x := old[len(old)-1]
 	old[len(old)-1] = nil
@@ -41,31 +63,50 @@ func (h *held) Pop() any {
 	return x
 }
 
-func (w *reorder) len() int { return len(w.h) }
-
-func (w *reorder) full() bool { return len(w.h) >= w.maxEvents || w.bytes >= w.maxBytes }
-
-// push copies p (its Data points into a buffer about to be reused).
-func (w *reorder) push(p *Packet) {
-	var buf []byte
-	if n := len(w.free); n > 0 {
-		buf, w.free = w.free[n-1][:0], w.free[:n-1]
-	}
-	hp := &heldPacket{p: *p, seq: w.seq}
-	hp.p.Data = append(buf, p.Data...)
-	w.seq++
-	w.bytes += len(p.Data)
-	heap.Push(&w.h, hp)
+// window is the held buffers.
+type window struct {
+	h       streams
+	held    int // bytes of the held buffers
+	free    []*bufStream
+	release *bufStream // emptied by the last event passed on, whose bytes it holds
+	emitted bool
+	lastOut int64
 }
 
-// pop moves the earliest packet into out; out's previous Data goes back
-// to the free list.
-func (w *reorder) pop(out *Packet) {
-	hp := heap.Pop(&w.h).(*heldPacket)
-	if out.Data != nil && len(w.free) < 1024 {
-		w.free = append(w.free, out.Data[:0])
+func (w *window) add(s *bufStream) {
+	s.sortIndex()
+	w.held += len(s.data)
+	heap.Push(&w.h, s)
+}
+
+// next takes the earliest event; the stream it empties is released on
+// the following call.
+func (w *window) next() (*bufStream, evRef) {
+	s := w.h[0]
+	e := s.idx[s.pos]
+	s.pos++
+	if s.pos == len(s.idx) {
+		heap.Pop(&w.h)
+		w.held -= len(s.data)
+		w.release = s
+	} else {
+		heap.Fix(&w.h, 0)
 	}
-	*out = hp.p
-	w.bytes -= len(out.Data)
-	w.emitted, w.lastOut = true, out.Timestamp
+	return s, e
+}
+
+func (w *window) newStream() *bufStream {
+	if n := len(w.free); n > 0 {
+		s := w.free[n-1]
+		w.free = w.free[:n-1]
+		return s
+	}
+	return &bufStream{}
+}
+
+func (w *window) recycle(s *bufStream) {
+	s.data, s.idx, s.pos = nil, s.idx[:0], 0
+	if len(w.free) < 64 {
+		w.free = append(w.free, s)
+	}
 }

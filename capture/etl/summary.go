@@ -15,20 +15,23 @@ type summary struct {
 	OriginalBytes  int64
 	DropEvents     int64
 	First, Last    int64 // FILETIME of the first and last packet event
-	ByType         map[PacketType]int64
-	ByDirection    map[Direction]int64
-	ByComponent    map[uint16]int64
-	DropsByReason  map[uint32]int64
-	DropsByLoc     map[uint32]int64
-	DropsByComp    map[uint16]int64
-	OtherKeys      int64
+	// Counted in arrays, not maps: these are touched by every event.
+	byType        [16]int64
+	byDirection   [16]int64
+	byComponent   *[1 << 16]int64
+	ByType        map[PacketType]int64 // values past the arrays
+	ByDirection   map[Direction]int64
+	DropsByReason map[uint32]int64
+	DropsByLoc    map[uint32]int64
+	DropsByComp   map[uint16]int64
+	OtherKeys     int64
 
 	groups, dropGroups idSet
 	groupsCapped       bool
 }
 
 func (s *summary) init() {
-	s.ByType, s.ByDirection, s.ByComponent = map[PacketType]int64{}, map[Direction]int64{}, map[uint16]int64{}
+	s.ByType, s.ByDirection, s.byComponent = map[PacketType]int64{}, map[Direction]int64{}, new([1 << 16]int64)
 	s.DropsByReason, s.DropsByLoc, s.DropsByComp = map[uint32]int64{}, map[uint32]int64{}, map[uint16]int64{}
 	s.groups.init()
 	s.dropGroups.init()
@@ -52,9 +55,17 @@ func (s *summary) add(p *Packet, r *Reader) {
 	s.PacketEvents++
 	s.LoggedBytes += int64(len(p.Data))
 	s.OriginalBytes += int64(p.OriginalSize)
-	count(s, s.ByType, p.Type)
-	count(s, s.ByDirection, p.Direction)
-	count(s, s.ByComponent, p.Component)
+	if int(p.Type) < len(s.byType) {
+		s.byType[p.Type]++
+	} else {
+		count(s, s.ByType, p.Type)
+	}
+	if int(p.Direction) < len(s.byDirection) {
+		s.byDirection[p.Direction]++
+	} else {
+		count(s, s.ByDirection, p.Direction)
+	}
+	s.byComponent[p.Component]++
 	if s.groups.add(p.GroupID) {
 		s.Packets++
 	}
@@ -101,9 +112,30 @@ func (r *Reader) Summary() Summary {
 	out := Summary{
 		PacketEvents: s.PacketEvents, Packets: s.Packets, DroppedPackets: s.DroppedPackets,
 		LoggedBytes: s.LoggedBytes, OriginalBytes: s.OriginalBytes, DropEvents: s.DropEvents,
-		ByType: s.ByType, ByDirection: s.ByDirection, ByComponent: s.ByComponent,
+		ByType: map[PacketType]int64{}, ByDirection: map[Direction]int64{}, ByComponent: map[uint16]int64{},
 		DropsByReason: s.DropsByReason, DropsByLoc: s.DropsByLoc, DropsByComp: s.DropsByComp,
 		OtherKeys: s.OtherKeys, PacketsLowerBound: s.groupsCapped,
+	}
+	for k, n := range s.ByType {
+		out.ByType[k] = n
+	}
+	for k, n := range s.byType {
+		if n > 0 {
+			out.ByType[PacketType(k)] = n
+		}
+	}
+	for k, n := range s.ByDirection {
+		out.ByDirection[k] = n
+	}
+	for k, n := range s.byDirection {
+		if n > 0 {
+			out.ByDirection[Direction(k)] = n
+		}
+	}
+	for k, n := range s.byComponent {
+		if n > 0 {
+			out.ByComponent[uint16(k)] = n
+		}
 	}
 	if s.PacketEvents > 0 {
 		out.FirstFiletime, out.LastFiletime = s.First, s.Last
@@ -117,8 +149,10 @@ func (r *Reader) Summary() Summary {
 // fill few pages. The pages are capped (32 MiB); past the cap a new id
 // on a new page is not counted, and capped says so.
 type idSet struct {
-	pages  map[uint64]*[64]uint64
-	capped bool
+	pages    map[uint64]*[64]uint64
+	lastKey  uint64
+	lastPage *[64]uint64 // the page of the id before: ids come in runs
+	capped   bool
 }
 
 const maxIDPages = 65536
@@ -127,7 +161,10 @@ func (s *idSet) init() { s.pages = map[uint64]*[64]uint64{} }
 
 // add says whether id is new.
 func (s *idSet) add(id uint64) bool {
-	pg := s.pages[id>>12]
+	pg := s.lastPage
+	if pg == nil || s.lastKey != id>>12 {
+		pg = s.pages[id>>12]
+	}
 	if pg == nil {
 		if len(s.pages) >= maxIDPages {
 			s.capped = true
@@ -136,6 +173,7 @@ func (s *idSet) add(id uint64) bool {
 		pg = new([64]uint64)
 		s.pages[id>>12] = pg
 	}
+	s.lastKey, s.lastPage = id>>12, pg
 	w, bit := (id>>6)&63, uint64(1)<<(id&63)
 	if pg[w]&bit != 0 {
 		return false

@@ -295,6 +295,9 @@ func (w *Writer) Packet(p Packet) {
 	w.event(p.Processor, id, 0x10, p.At, append(u, p.Data...))
 }
 
+// Start is the trace's start: packet times count from it.
+func (w *Writer) Start() time.Time { return w.opts.Start }
+
 // Close writes the buffers still open, processor by processor, and
 // returns the first write error.
 func (w *Writer) Close() error {

@@ -1,0 +1,119 @@
+package capture
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/gopacket/gopacket/pcapgo"
+
+	"github.com/wincni/diag/capture/etl"
+	"github.com/wincni/diag/capture/etl/etltest"
+)
+
+var (
+	benchETLOnce sync.Once
+	benchETLPath string
+)
+
+// benchETL writes the benchmark capture's packets again as a pktmon ETL
+// file (compressed buffers, two processors whose buffers interleave),
+// beside it so that TestMain removes both.
+func benchETL(b *testing.B) string {
+	pcapPath := benchCapture(b)
+	benchETLOnce.Do(func() {
+		in, err := os.Open(pcapPath)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer in.Close()
+		r, err := pcapgo.NewReader(bufio.NewReaderSize(in, 1<<20))
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchETLPath = filepath.Join(filepath.Dir(pcapPath), "bench.etl")
+		out, err := os.Create(benchETLPath)
+		if err != nil {
+			b.Fatal(err)
+		}
+		bw := bufio.NewWriterSize(out, 1<<20)
+		var w *etltest.Writer
+		for i := 0; ; i++ {
+			data, ci, err := r.ReadPacketData()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			if w == nil {
+				if w, err = etltest.NewWriter(bw, etltest.Options{Start: ci.Timestamp, Compress: true, BufferSize: 1 << 20}); err != nil {
+					b.Fatal(err)
+				}
+				w.Component(etltest.Component{ID: 7, Type: 2, Name: "netvsc.sys", Description: "Microsoft Hyper-V Network Adapter"})
+			}
+			w.Packet(etltest.Packet{At: ci.Timestamp.Sub(w.Start()), Processor: (i / 64) % 2, GroupID: uint64(i + 1), Number: 1, Appearance: 1,
+				Direction: 3, Type: 1, Component: 7, OriginalSize: ci.Length, Data: data})
+		}
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+		if err := bw.Flush(); err != nil {
+			b.Fatal(err)
+		}
+		out.Close()
+	})
+	return benchETLPath
+}
+
+// BenchmarkAnalyzeETL is BenchmarkAnalyze's analysis of the same packets
+// read from a pktmon ETL file: buffers inflated, events put back in time
+// order, the ETL summary (components, paths, drops) kept besides.
+func BenchmarkAnalyzeETL(b *testing.B) {
+	path := benchETL(b)
+	if st, err := os.Stat(path); err == nil {
+		b.ReportMetric(float64(st.Size())/(1<<20), "MiB-file")
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		a := NewAnalyzer(Options{ExpectedVNI: 4096})
+		if err := a.ReadFile(path); err != nil {
+			b.Fatal(err)
+		}
+		if r := a.Finish("x"); r.VXLANPackets != benchPackets || r.ETL[0].PacketEvents != benchPackets || len(r.Notes) > 0 && r.ETL[0].Packets != benchPackets {
+			b.Fatal(r.VXLANPackets, r.Notes)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchPackets), "ns/packet")
+}
+
+// BenchmarkReadETL is the ETL reader alone (BenchmarkRawRead's
+// counterpart): buffers inflated and merged in time order, no decode.
+func BenchmarkReadETL(b *testing.B) {
+	path := benchETL(b)
+	for b.Loop() {
+		f, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := etl.NewReader(bufio.NewReaderSize(f, 1<<20), path, etl.Limits{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for {
+			if _, err := r.Next(); err != nil {
+				break
+			}
+			n++
+		}
+		f.Close()
+		if n != benchPackets {
+			b.Fatal(n, r.Notes())
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchPackets), "ns/packet")
+}
