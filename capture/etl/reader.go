@@ -88,7 +88,6 @@ type Reader struct {
 	bufs   buffers
 	header Header
 
-
 	comps components
 	maps  valueMaps
 	stats Stats
