@@ -13,7 +13,7 @@ IMAGE_PLATFORMS := linux/amd64,linux/arm64,windows/amd64
 RACE    := $(if $(filter 1,$(shell $(GO) env CGO_ENABLED)),-race,)
 FUZZTIME ?= 10s
 
-.PHONY: build install test test-windows test-cluster demo bench fuzz cross vet lint clean dist compare-tshark perf image
+.PHONY: build install test test-windows test-cluster demo bench fuzz cross vet lint clean dist compare-tshark perf perf-etl image
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/diag
@@ -83,6 +83,11 @@ PERF_CHECKS := analyze-perf analyze-scale capture-perf
 perf:
 	@[ -d ../shared/checks ] || { echo "perf: ../shared/checks is not beside the project"; exit 1; }
 	@rc=0; for c in $(PERF_CHECKS); do echo "== $$c"; ../shared/checks/$$c || rc=1; done; exit $$rc
+
+# pktmon ETL against pcap and pcapng: the same 500,000 packets analyzed from each, and
+# read alone (ns/packet; docs/etl.md quotes the ratios). Not part of make test.
+perf-etl:
+	$(GO) test -run '^$$' -bench 'Benchmark(RawRead|ReadETL|Analyze|AnalyzePcapng|AnalyzeETL)$$' -benchtime 5x -count 3 ./capture/
 
 # Every fuzz target, briefly. FUZZTIME=5m make fuzz for a longer run.
 fuzz:

@@ -15,9 +15,71 @@ import (
 )
 
 var (
-	benchETLOnce sync.Once
-	benchETLPath string
+	benchETLOnce    sync.Once
+	benchETLPath    string
+	benchPcapngOnce sync.Once
+	benchPcapngPath string
 )
+
+// benchPcapng writes the benchmark capture's packets as pcapng, the
+// format etl2pcapng gives, beside it.
+func benchPcapng(b *testing.B) string {
+	pcapPath := benchCapture(b)
+	benchPcapngOnce.Do(func() {
+		in, err := os.Open(pcapPath)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer in.Close()
+		r, err := pcapgo.NewReader(bufio.NewReaderSize(in, 1<<20))
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchPcapngPath = filepath.Join(filepath.Dir(pcapPath), "bench.pcapng")
+		out, err := os.Create(benchPcapngPath)
+		if err != nil {
+			b.Fatal(err)
+		}
+		w, err := newNgWriter(out, "eth0", LinkTypeEthernet, 0, "diag bench")
+		if err != nil {
+			b.Fatal(err)
+		}
+		for {
+			data, ci, err := r.ReadPacketData()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := w.WritePacket(ci.Timestamp, data, ci.Length); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := w.Flush(); err != nil {
+			b.Fatal(err)
+		}
+		out.Close()
+	})
+	return benchPcapngPath
+}
+
+// BenchmarkAnalyzePcapng is BenchmarkAnalyze's analysis of the packets
+// read from pcapng, what the ETL decode is held against.
+func BenchmarkAnalyzePcapng(b *testing.B) {
+	path := benchPcapng(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		a := NewAnalyzer(Options{ExpectedVNI: 4096})
+		if err := a.ReadFile(path); err != nil {
+			b.Fatal(err)
+		}
+		if r := a.Finish("x"); r.VXLANPackets != benchPackets {
+			b.Fatal(r.VXLANPackets)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchPackets), "ns/packet")
+}
 
 // benchETL writes the benchmark capture's packets again as a pktmon ETL
 // file (compressed buffers, two processors whose buffers interleave),
@@ -74,9 +136,6 @@ func benchETL(b *testing.B) string {
 // order, the ETL summary (components, paths, drops) kept besides.
 func BenchmarkAnalyzeETL(b *testing.B) {
 	path := benchETL(b)
-	if st, err := os.Stat(path); err == nil {
-		b.ReportMetric(float64(st.Size())/(1<<20), "MiB-file")
-	}
 	b.ReportAllocs()
 	for b.Loop() {
 		a := NewAnalyzer(Options{ExpectedVNI: 4096})

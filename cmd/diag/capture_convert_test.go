@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,5 +95,55 @@ func TestCaptureDecodeETL(t *testing.T) {
 	r = runDiag(t, nil, false, "capture", "decode", bad)
 	if r.code != 2 || !strings.HasPrefix(r.stderr, "diag: "+bad+": ") || strings.Count(r.stderr, "\n") != 1 {
 		t.Errorf("bad file: code %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// copyDir copies a folder of files (one level of subfolders and more).
+func copyDir(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// diag analyze decodes the pktmon ETL files of bundles and collectlogs
+// folders: the drop comes out as CAP-10 beside the bundle's findings.
+func TestAnalyzeReadsETL(t *testing.T) {
+	for _, c := range []struct{ from, etl string }{
+		{seedBroken, "capture/PktMon.etl"},
+		{"../../testdata/collectlogs/seed-broken", "PktMon.etl"},
+	} {
+		dir := filepath.Join(t.TempDir(), "in")
+		copyDir(t, c.from, dir)
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, c.etl)), 0o755)
+		writeETL(t, filepath.Join(dir, c.etl))
+		r := runDiag(t, nil, false, "analyze", "-o", "json", dir)
+		var rep struct {
+			Findings []struct{ ID, Severity, Summary string }
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != 3 {
+			t.Fatalf("%s: code %d, %v, stderr %q", c.from, r.code, err, r.stderr)
+		}
+		found := false
+		for _, f := range rep.Findings {
+			found = found || f.ID == "CAP-10" && f.Severity == "fail" && strings.Contains(f.Summary, "VFP Rule Drop ×1")
+		}
+		if !found {
+			t.Errorf("%s with %s: no CAP-10 among %+v", c.from, c.etl, rep.Findings)
+		}
 	}
 }
