@@ -79,6 +79,9 @@ func BenchmarkAnalyzePcapng(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchPackets), "ns/packet")
+	if st, err := os.Stat(path); err == nil {
+		b.ReportMetric(float64(st.Size())/1e6, "MB-file")
+	}
 }
 
 // benchETL writes the benchmark capture's packets again as a pktmon ETL
@@ -147,6 +150,9 @@ func BenchmarkAnalyzeETL(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchPackets), "ns/packet")
+	if st, err := os.Stat(path); err == nil {
+		b.ReportMetric(float64(st.Size())/1e6, "MB-file")
+	}
 }
 
 // BenchmarkReadETL is the ETL reader alone (BenchmarkRawRead's

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 )
 
 // errLZ77 marks compressed data that does not decode to the size the
@@ -34,19 +35,20 @@ func inflate(dst, src []byte, want int) ([]byte, error) {
 			in += 4
 			nflags = 32
 		}
-		nflags--
-		if flags&(1<<nflags) == 0 {
-			if in >= len(src) {
-				break
+		if flags&(1<<(nflags-1)) == 0 {
+			// A run of literals: as many as the flag bits say, at once.
+			k := min(bits.LeadingZeros32(flags<<(32-nflags)), nflags, len(src)-in)
+			if k == 0 {
+				break // the input ends
 			}
-			if o >= want {
+			if k > want-o {
 				return out[:o], fmt.Errorf("%w: inflates past %d bytes", errLZ77, want)
 			}
-			out[o] = src[in]
-			o++
-			in++
+			copy(out[o:], src[in:in+k])
+			o, in, nflags = o+k, in+k, nflags-k
 			continue
 		}
+		nflags--
 		if in == len(src) {
 			break // a match that would start at the end of input ends the data
 		}
