@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"os"
 
 	"github.com/wincni/diag/capture/etl"
 )
@@ -22,6 +23,24 @@ type etlSource struct {
 	skipped int64 // events whose payload type has no link type
 	paths   pathTracker
 	drops   dropTable
+}
+
+// ETLMemory is the memory the reading of a pktmon ETL file at path holds
+// besides the analysis (its reorder window of inflated buffers, and the
+// buffers kept for reuse), 0 for another file: a caller that sets a soft
+// memory limit adds it, or the collector runs without end under a limit
+// meant for flows.
+func ETLMemory(path string) int64 {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	head := make([]byte, etl.SniffLen)
+	if _, err := io.ReadFull(f, head); err != nil || !etl.IsETL(head) {
+		return 0
+	}
+	return etl.Memory(etl.Limits{})
 }
 
 // isETLHead says whether br starts with an ETL file's first buffer.

@@ -26,8 +26,15 @@ type Limits struct {
 // Defaults of Limits.
 const (
 	DefaultMaxBufferSize = 64 << 20
-	DefaultReorderBytes  = 64 << 20
+	DefaultReorderBytes  = 32 << 20
 )
+
+// Memory is about the most a Reader within lim holds: the reorder window,
+// the buffer being read and inflated, and the buffers kept for reuse.
+func Memory(lim Limits) int64 {
+	lim = lim.withDefaults()
+	return int64(lim.ReorderBytes) + int64(lim.ReorderBytes)/4 + 2*int64(min(lim.MaxBufferSize, 16<<20))
+}
 
 func (l Limits) withDefaults() Limits {
 	if l.MaxBufferSize <= 0 {
@@ -118,7 +125,7 @@ func NewReader(r io.Reader, name string, lim Limits) (*Reader, error) {
 		return nil, fmt.Errorf("not an ETL file: it starts with %x, not a buffer header followed by the logfile header record", head[:min(len(head), 8)])
 	}
 	rd := &Reader{name: name, lim: lim, comps: components{}, maps: valueMaps{}}
-	rd.bufs = buffers{r: br, maxSize: lim.MaxBufferSize, maxPooled: lim.ReorderBytes}
+	rd.bufs = buffers{r: br, maxSize: lim.MaxBufferSize, maxPooled: lim.ReorderBytes / 4}
 	rd.stats.PktMonEvents = map[uint16]int64{}
 	rd.stats.Classic = map[ClassicKind]int64{}
 	rd.stats.InFileOrder = true

@@ -139,8 +139,12 @@ func runCaptureDecode(e *env, g *globalOptions, o *captureDecodeOptions, files [
 	// of millions of packets in bounds and grows with the flows (a fixed
 	// 48 MiB made the collector run without end at 200,000 flows).
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(captureMemoryLimit(0)))
-	opts.FlowsGrew = func(flows int) { debug.SetMemoryLimit(captureMemoryLimit(flows)) }
+	var etlMemory int64 // pktmon ETL files hold buffers besides the flows
+	for _, f := range files {
+		etlMemory = max(etlMemory, capture.ETLMemory(f))
+	}
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(captureMemoryLimit(0) + etlMemory))
+	opts.FlowsGrew = func(flows int) { debug.SetMemoryLimit(captureMemoryLimit(flows) + etlMemory) }
 	a := capture.NewAnalyzer(opts)
 	for _, f := range files {
 		if err := a.ReadFile(f); err != nil {
