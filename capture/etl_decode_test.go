@@ -3,6 +3,7 @@ package capture
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -180,4 +181,40 @@ func TestBundleCapturesETL(t *testing.T) {
 	if got != "PktMon.etl capture/node.etl capture/x.pcapng" {
 		t.Errorf("captures = %q", got)
 	}
+}
+
+// FuzzETLSource feeds arbitrary ETL files (seeded with the samples: a
+// VFP drop, VXLAN, a rundown) through the source, the analyzer, the
+// report and the pcapng conversion: no input may panic, and what is
+// counted must add up.
+func FuzzETLSource(f *testing.F) {
+	f.Add(dropFixture(&testing.T{}, etltest.Packet{Component: 4, DropReason: 12, DropLocation: 0xE0006005, Data: make([]byte, 60)}))
+	if b, err := os.ReadFile("../testdata/captures/pktmon-vfp-drop.etl"); err == nil {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		src, err := NewSource(bytes.NewReader(b), "fuzz.etl")
+		if err != nil {
+			return
+		}
+		a := NewAnalyzer(Options{Context: &Context{PodPrefixes: []netip.Prefix{netip.MustParsePrefix("10.244.0.0/16")}}})
+		if err := a.ReadSource(src, "fuzz.etl"); err != nil {
+			return
+		}
+		r := a.Finish("n")
+		if src.Format == "etl" {
+			e := r.ETL[0]
+			var events int64
+			for _, c := range e.Components {
+				events += c.Events
+			}
+			if events != e.PacketEvents || e.Packets > e.PacketEvents || e.DropEvents > e.PacketEvents {
+				t.Fatalf("counts do not add up: %+v", e)
+			}
+			if _, err := json.Marshal(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ConvertETL(bytes.NewReader(b), "fuzz.etl", io.Discard, "fuzz")
+	})
 }

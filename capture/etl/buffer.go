@@ -77,8 +77,9 @@ func (e *bufferError) Unwrap() error { return e.kind }
 
 // next returns the valid bytes of the next buffer, header included, and
 // its header; io.EOF at the end of the file.
-// get returns a slice of capacity n or more, from the pool if it has one.
-func (b *buffers) get(n int) []byte {
+// get returns a slice of capacity n or more from the pool, else a new one
+// of capacity alloc or more.
+func (b *buffers) get(n, alloc int) []byte {
 	for i := len(b.pool) - 1; i >= 0; i-- {
 		if s := b.pool[i]; cap(s) >= n {
 			b.pool[i] = b.pool[len(b.pool)-1]
@@ -90,7 +91,7 @@ func (b *buffers) get(n int) []byte {
 	// A power of two, so that a pooled buffer serves the next of about
 	// the same size.
 	c := 64 << 10
-	for c < n {
+	for c < alloc {
 		c <<= 1
 	}
 	return make([]byte, 0, c)
@@ -110,7 +111,7 @@ func (b *buffers) put(s []byte) {
 func (b *buffers) next() ([]byte, bufferHeader, error) {
 	var h bufferHeader
 	if cap(b.raw) < bufferHeaderSize {
-		b.raw = b.get(64 << 10)
+		b.raw = b.get(64<<10, 64<<10)
 	}
 	b.raw = b.raw[:bufferHeaderSize]
 	n, err := io.ReadFull(b.r, b.raw)
@@ -162,14 +163,24 @@ func (b *buffers) next() ([]byte, bufferHeader, error) {
 	b.compressedBytes += int64(h.size)
 	// Inflate after a copy of the header: the records keep their offsets
 	// in the buffer.
-	out := append(b.get(int(h.saved)), b.raw[:bufferHeaderSize]...)
-	body, err := inflate(out[bufferHeaderSize:bufferHeaderSize], b.raw[bufferHeaderSize:], int(h.saved)-bufferHeaderSize)
+	// A pooled buffer is reused when one is large enough; else inflate
+	// grows its own as it writes.
+	out := append(b.get(int(h.saved), min(int(h.saved), 16*len(b.raw)+4096)), b.raw[:bufferHeaderSize]...)
+	body, err := inflate(out[bufferHeaderSize:cap(out)][:0], b.raw[bufferHeaderSize:], int(h.saved)-bufferHeaderSize)
 	if err != nil {
 		b.put(out)
 		return nil, h, &bufferError{errDamaged, b.index - 1, at, err.Error()}
 	}
 	b.inflatedBytes += int64(h.saved)
-	return out[:bufferHeaderSize+len(body)], h, nil
+	if len(body) > 0 && len(out) < cap(out) && &body[0] == &out[:bufferHeaderSize+1][bufferHeaderSize] {
+		return out[:bufferHeaderSize+len(body)], h, nil
+	}
+	// inflate grew a new array: put the header in front of it.
+	b.put(out)
+	full := make([]byte, bufferHeaderSize+len(body))
+	copy(full, b.raw[:bufferHeaderSize])
+	copy(full[bufferHeaderSize:], body)
+	return full, h, nil
 }
 
 // readGrow appends n bytes from r to b, growing b in steps so that a

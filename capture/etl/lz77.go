@@ -15,12 +15,21 @@ var errLZ77 = errors.New("plain LZ77")
 // which must come out exactly want bytes long: the relogger compresses
 // each buffer after its header, and the header's SavedOffset says how
 // long the buffer was before. Output never grows past want, whatever the
-// input claims.
+// input claims, and grows as it is written: a short input claiming a
+// large buffer costs what it inflates to.
 func inflate(dst, src []byte, want int) ([]byte, error) {
-	if cap(dst) < want {
-		dst = make([]byte, 0, want)
+	out := dst[:min(cap(dst), want)]
+	if len(out) < want && len(out) < 16*len(src)+4096 {
+		out = make([]byte, min(want, 16*len(src)+4096))
 	}
-	out := dst[:want]
+	// room makes out hold n more bytes from o (n <= want-o).
+	room := func(o, n int) {
+		if o+n > len(out) {
+			grown := make([]byte, min(want, max(2*len(out), o+n)))
+			copy(grown, out[:o])
+			out = grown
+		}
+	}
 	o := 0
 	var flags uint32
 	nflags := 0
@@ -44,6 +53,7 @@ func inflate(dst, src []byte, want int) ([]byte, error) {
 			if k > want-o {
 				return out[:o], fmt.Errorf("%w: inflates past %d bytes", errLZ77, want)
 			}
+			room(o, k)
 			copy(out[o:], src[in:in+k])
 			o, in, nflags = o+k, in+k, nflags-k
 			continue
@@ -105,6 +115,7 @@ func inflate(dst, src []byte, want int) ([]byte, error) {
 		if length > want-o {
 			return out[:o], fmt.Errorf("%w: inflates past %d bytes", errLZ77, want)
 		}
+		room(o, length)
 		// An overlapping match repeats what it copies: copy the pattern
 		// that is there, which doubles with each copy.
 		from, end := o-offset, o+length
