@@ -166,21 +166,13 @@ func (b *buffers) next() ([]byte, bufferHeader, error) {
 	// A pooled buffer is reused when one is large enough; else inflate
 	// grows its own as it writes.
 	out := append(b.get(int(h.saved), min(int(h.saved), 16*len(b.raw)+4096)), b.raw[:bufferHeaderSize]...)
-	body, err := inflate(out[bufferHeaderSize:cap(out)][:0], b.raw[bufferHeaderSize:], int(h.saved)-bufferHeaderSize)
+	out, err = inflate(out, b.raw[bufferHeaderSize:], int(h.saved)-bufferHeaderSize)
 	if err != nil {
 		b.put(out)
 		return nil, h, &bufferError{errDamaged, b.index - 1, at, err.Error()}
 	}
 	b.inflatedBytes += int64(h.saved)
-	if len(body) > 0 && len(out) < cap(out) && &body[0] == &out[:bufferHeaderSize+1][bufferHeaderSize] {
-		return out[:bufferHeaderSize+len(body)], h, nil
-	}
-	// inflate grew a new array: put the header in front of it.
-	b.put(out)
-	full := make([]byte, bufferHeaderSize+len(body))
-	copy(full, b.raw[:bufferHeaderSize])
-	copy(full[bufferHeaderSize:], body)
-	return full, h, nil
+	return out, h, nil
 }
 
 // readGrow appends n bytes from r to b, growing b in steps so that a
