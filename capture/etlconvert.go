@@ -33,6 +33,7 @@ func ConvertETL(in io.Reader, name string, out io.Writer, app string) (ConvertSt
 	if err != nil {
 		return st, &InputError{Path: name, Err: err}
 	}
+	defer r.Close()
 	w, err := newNgSection(out, app)
 	if err != nil {
 		return st, err

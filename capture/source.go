@@ -364,6 +364,9 @@ func (s *Source) packetsRead() (int64, int64) {
 
 // Close closes the file.
 func (s *Source) Close() error {
+	if s.etl != nil {
+		s.etl.r.Close()
+	}
 	if s.blocks != nil && s.blocks.mapped != nil {
 		unmapFile(s.blocks.mapped)
 		s.blocks.mapped = nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 )
 
 // A WMI_BUFFER_HEADER opens every buffer of the file:
@@ -45,14 +46,13 @@ func parseBufferHeader(b []byte) bufferHeader {
 type buffers struct {
 	r         io.Reader
 	maxSize   int
-	off       int64    // file offset of the next buffer
-	index     int      // buffers read
-	raw       []byte   // the buffer as read; handed over when not compressed
-	pool      [][]byte // buffers handed back by the reader, for reuse
-	pooled    int      // their bytes, at most maxPooled
+	off       int64      // file offset of the next buffer
+	index     int        // buffers read
+	raw       []byte     // the buffer as read; handed over when not compressed
+	mu        sync.Mutex // the pool is shared with the reader's prefetch
+	pool      [][]byte   // buffers handed back by the reader, for reuse
+	pooled    int        // their bytes, at most maxPooled
 	maxPooled int
-
-	compressed, compressedBytes, inflatedBytes int64
 }
 
 // errCut is a buffer the file ends inside; errDamaged one whose header
@@ -80,6 +80,8 @@ func (e *bufferError) Unwrap() error { return e.kind }
 // get returns a slice of capacity n or more from the pool, else a new one
 // of capacity alloc or more.
 func (b *buffers) get(n, alloc int) []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	for i := len(b.pool) - 1; i >= 0; i-- {
 		if s := b.pool[i]; cap(s) >= n {
 			b.pool[i] = b.pool[len(b.pool)-1]
@@ -99,6 +101,8 @@ func (b *buffers) get(n, alloc int) []byte {
 
 // put hands a buffer next returned back for reuse.
 func (b *buffers) put(s []byte) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	if b.pooled+cap(s) <= b.maxPooled {
 		b.pool = append(b.pool, s)
 		b.pooled += cap(s)
@@ -159,8 +163,6 @@ func (b *buffers) next() ([]byte, bufferHeader, error) {
 		b.raw = nil
 		return out, h, nil
 	}
-	b.compressed++
-	b.compressedBytes += int64(h.size)
 	// Inflate after a copy of the header: the records keep their offsets
 	// in the buffer.
 	// A pooled buffer is reused when one is large enough; else inflate
@@ -171,7 +173,6 @@ func (b *buffers) next() ([]byte, bufferHeader, error) {
 		b.put(out)
 		return nil, h, &bufferError{errDamaged, b.index - 1, at, err.Error()}
 	}
-	b.inflatedBytes += int64(h.saved)
 	return out, h, nil
 }
 

@@ -52,6 +52,13 @@ func inflate(dst, src []byte, want int) ([]byte, error) {
 			in += 4
 			nflags = 32
 		}
+		if nflags == 32 && flags == 0 && in+32 <= len(src) && base+o+32 <= len(out) && o+32 <= want {
+			// 32 literals, the common case of data that does not compress:
+			// one fixed-size copy.
+			*(*[32]byte)(out[base+o:]) = *(*[32]byte)(src[in:])
+			o, in, nflags = o+32, in+32, 0
+			continue
+		}
 		if flags&(1<<(nflags-1)) == 0 {
 			// A run of literals: as many as the flag bits say, at once.
 			k := min(bits.LeadingZeros32(flags<<(32-nflags)), nflags, len(src)-in)

@@ -102,6 +102,9 @@ type Reader struct {
 	stop  string // why the reading stopped early, "" when it did not
 
 	win     window
+	pre     chan prefetched // buffers read ahead (startPrefetch)
+	quit    chan struct{}
+	closed  bool
 	events  [256]int64 // PktMon events by id, below 256 (the rest in stats)
 	out     Packet
 	done    bool
@@ -160,7 +163,6 @@ func (r *Reader) Header() Header { return r.header }
 // Stats are the counts so far.
 func (r *Reader) Stats() Stats {
 	s := r.stats
-	s.CompressedBuffers, s.CompressedBytes, s.InflatedBytes = int(r.bufs.compressed), r.bufs.compressedBytes, r.bufs.inflatedBytes
 	s.PktMonEvents = make(map[uint16]int64, len(r.stats.PktMonEvents))
 	for id, n := range r.stats.PktMonEvents {
 		s.PktMonEvents[id] = n
@@ -258,7 +260,14 @@ func (r *Reader) load() error {
 	if r.stop != "" {
 		return io.EOF
 	}
-	data, h, err := r.bufs.next()
+	if r.pre == nil {
+		r.startPrefetch()
+	}
+	m, ok := <-r.pre
+	if !ok {
+		return io.EOF
+	}
+	data, h, err := m.data, m.h, m.err
 	if err == io.EOF {
 		return io.EOF
 	}
@@ -276,8 +285,51 @@ func (r *Reader) load() error {
 		return fmt.Errorf("read: %w", err)
 	}
 	r.stats.Buffers++
+	if h.flags&flagCompressed != 0 {
+		r.stats.CompressedBuffers++
+		r.stats.CompressedBytes += int64(h.size)
+		r.stats.InflatedBytes += int64(h.saved)
+	}
 	r.index(data, bufferHeaderSize, h.processor)
 	return nil
+}
+
+// prefetched is a buffer read and inflated ahead of the reader.
+type prefetched struct {
+	data []byte
+	h    bufferHeader
+	err  error
+}
+
+// startPrefetch reads and inflates buffers in a goroutine, two ahead of
+// the merge: inflation then runs beside the rest of the work. It ends at
+// the end of the file, at an error, or at Close.
+func (r *Reader) startPrefetch() {
+	r.pre, r.quit = make(chan prefetched, 2), make(chan struct{})
+	go func() {
+		defer close(r.pre)
+		for {
+			data, h, err := r.bufs.next()
+			select {
+			case r.pre <- prefetched{data, h, err}:
+			case <-r.quit:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+}
+
+// Close stops the reading ahead; a Reader read to io.EOF needs none.
+func (r *Reader) Close() {
+	if r.quit != nil && !r.closed {
+		r.closed = true
+		close(r.quit)
+		for range r.pre {
+		}
+	}
 }
 
 // index takes in the records of a buffer from pos: the packet events go
