@@ -268,6 +268,7 @@ func WriteCaptureMarkdown(w io.Writer, r *CaptureReport) error {
 		}
 		ew.printf("\n</details>\n")
 	}
+	writeETLMarkdown(ew, r) // capture_etl.go
 	for _, n := range r.Notes {
 		ew.printf("\n> %s\n", mdText(n))
 	}

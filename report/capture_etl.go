@@ -122,3 +122,31 @@ func writeETLTable(ew *errWriter, r *CaptureReport, width int) error {
 	}
 	return ew.err
 }
+
+// writeETLMarkdown writes each ETL file's headline, drops and
+// components, folded as the tunnels and flows are.
+func writeETLMarkdown(ew *errWriter, r *CaptureReport) {
+	for _, f := range r.ETL {
+		ew.printf("\n%s\n", mdText(etlHeadline(f)))
+		if len(f.DropDetails) > 0 {
+			ew.printf("\n<details open>\n<summary>Drops (%d events; VFP and vSwitch first)</summary>\n\n| Reason | Location | Component | Drop events | Flows |\n|---|---|---|---|---|\n", f.DropEvents)
+			for _, row := range etlDropRows(f, 50) {
+				for i := range row {
+					row[i] = mdCell(row[i])
+				}
+				ew.printf("| %s |\n", strings.Join(row, " | "))
+			}
+			ew.printf("\n</details>\n")
+		}
+		if len(f.Components) > 0 {
+			ew.printf("\n<details>\n<summary>Components with packets (%d)</summary>\n\n| Id | Driver | Description | Type | Packet events | Drops |\n|---|---|---|---|---|---|\n", len(f.Components))
+			for _, row := range etlComponentRows(f) {
+				for i := range row {
+					row[i] = mdCell(row[i])
+				}
+				ew.printf("| %s |\n", strings.Join(row, " | "))
+			}
+			ew.printf("\n</details>\n")
+		}
+	}
+}

@@ -101,14 +101,17 @@ func TestCaptureJSONValidatesWithETL(t *testing.T) {
 
 func TestCaptureHTMLAndTableShowETL(t *testing.T) {
 	rep := etlDropReport(t)
-	var h, tb bytes.Buffer
+	var h, tb, md bytes.Buffer
 	if err := WriteCaptureHTML(&h, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCaptureMarkdown(&md, rep); err != nil {
 		t.Fatal(err)
 	}
 	if err := WriteCaptureTable(&tb, rep, TableOptions{Width: 160}); err != nil {
 		t.Fatal(err)
 	}
-	for name, out := range map[string]string{"html": h.String(), "table": tb.String()} {
+	for name, out := range map[string]string{"html": h.String(), "table": tb.String(), "markdown": strings.ReplaceAll(md.String(), `\`, "")} {
 		for _, want := range []string{"pktmon ETL PktMon.etl (Windows build 20348): 2 packet events, 1 distinct packets", "VFP Rule Drop (12)", "VFP 0xE0006005",
 			"Container NIC 5e1d (vSwitch cbr0) [4]", "10.244.1.5:0 → 10.244.2.7:0 UDP", "CAP-10"} {
 			if !strings.Contains(out, want) {
