@@ -72,7 +72,7 @@ func (s *etlSource) next(p *Packet) error {
 		}
 		s.paths.add(ep)
 		if ep.Dropped {
-			s.drops.add(s.r, ep)
+			s.drops.add(ep)
 		}
 		link, ok := etlLinkType(ep.Type)
 		if !ok {
@@ -196,7 +196,6 @@ type dropKey struct {
 
 type dropGroup struct {
 	key      dropKey
-	reason   string
 	events   int64
 	first    int64 // FILETIME
 	flows    []flowCount
@@ -226,7 +225,7 @@ const (
 
 func (d *dropTable) init() { d.groups = map[dropKey]*dropGroup{} }
 
-func (d *dropTable) add(r *etl.Reader, p *etl.Packet) {
+func (d *dropTable) add(p *etl.Packet) {
 	k := dropKey{p.DropReason, p.DropLocation, p.Component}
 	g := d.groups[k]
 	if g == nil {
@@ -234,7 +233,7 @@ func (d *dropTable) add(r *etl.Reader, p *etl.Packet) {
 			d.other++
 			return
 		}
-		g = &dropGroup{key: k, reason: r.DropReasonName(p.DropReason), first: p.Filetime}
+		g = &dropGroup{key: k, first: p.Filetime}
 		d.groups[k] = g
 		d.order = append(d.order, g)
 	}

@@ -27,13 +27,25 @@ type ConvertStats struct {
 // captured and original lengths as logged, the event's time to 100 ns;
 // each packet's comment names its component and direction, and a drop's
 // says "drop: <reason> at <location>". PktGroupId becomes the packet id.
+//
+// pktmon logs its component rundown when it stops, at the end of the
+// file: a packet converted before the rundown is read (past the reorder
+// window) names its component by number only. ConvertETLFile reads the
+// file twice to name them all.
 func ConvertETL(in io.Reader, name string, out io.Writer, app string) (ConvertStats, error) {
+	return convertETL(in, name, out, app, nil)
+}
+
+func convertETL(in io.Reader, name string, out io.Writer, app string, rundown *etl.Reader) (ConvertStats, error) {
 	var st ConvertStats
 	r, err := etl.NewReader(in, name, etl.Limits{})
 	if err != nil {
 		return st, &InputError{Path: name, Err: err}
 	}
 	defer r.Close()
+	if rundown != nil {
+		r.UseRundown(rundown)
+	}
 	w, err := newNgSection(out, app)
 	if err != nil {
 		return st, err
@@ -97,12 +109,20 @@ func ConvertETLFile(path, outPath, app string) (ConvertStats, error) {
 		return ConvertStats{}, &InputError{Path: path, Err: err}
 	}
 	defer f.Close()
+	// First the rundown, from wherever it is in the file.
+	rundown, err := etl.Scan(bufio.NewReaderSize(f, 1<<20), path, etl.Limits{})
+	if err != nil {
+		return ConvertStats{}, &InputError{Path: path, Err: err}
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return ConvertStats{}, &InputError{Path: path, Err: err}
+	}
 	tmp, err := os.CreateTemp(dirOf(outPath), ".diag-convert-*.pcapng")
 	if err != nil {
 		return ConvertStats{}, err
 	}
 	defer os.Remove(tmp.Name())
-	st, err := ConvertETL(bufio.NewReaderSize(f, 1<<20), path, tmp, "diag capture convert")
+	st, err := convertETL(bufio.NewReaderSize(f, 1<<20), path, tmp, app, rundown)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

@@ -96,7 +96,8 @@ func (s *etlSource) report(path string) *ETLFile {
 	sort.Slice(f.Components, func(i, j int) bool { return f.Components[i].ID < f.Components[j].ID })
 	for _, g := range s.drops.order {
 		c, _ := s.r.Component(g.key.component)
-		d := ETLDrop{Reason: g.reason, ReasonCode: g.key.reason, Location: etl.LocationName(g.key.location), Layer: etl.Layer(g.key.location),
+		// Named now: the value maps may come after the drops in the file.
+		d := ETLDrop{Reason: s.r.DropReasonName(g.key.reason), ReasonCode: g.key.reason, Location: etl.LocationName(g.key.location), Layer: etl.Layer(g.key.location),
 			Component: c.Label(), ComponentID: g.key.component, Events: g.events, First: etlTime(g.first), group: g}
 		for i, fl := range g.flows {
 			if i == maxListed {

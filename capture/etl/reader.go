@@ -102,6 +102,7 @@ type Reader struct {
 	stop  string // why the reading stopped early, "" when it did not
 
 	win     window
+	noPkts  bool // Scan: the packets are not kept
 	pre     chan prefetched // buffers read ahead (startPrefetch)
 	quit    chan struct{}
 	closed  bool
@@ -322,6 +323,38 @@ func (r *Reader) startPrefetch() {
 	}()
 }
 
+// Scan reads a whole file for its component rundown and value maps,
+// passing over its packets. pktmon logs the rundown when it stops, at the
+// end of the file: a reader that must name components as it goes (a
+// conversion) scans first, then reads again with UseRundown.
+func Scan(in io.Reader, name string, lim Limits) (*Reader, error) {
+	r, err := NewReader(in, name, lim)
+	if err != nil {
+		return nil, err
+	}
+	r.noPkts = true
+	for {
+		if err := r.load(); err == io.EOF {
+			return r, nil
+		} else if err != nil {
+			r.Close()
+			return nil, err
+		}
+	}
+}
+
+// UseRundown starts r's component table and value maps from those a
+// Scan of the same file read; r's own events still add to them.
+func (r *Reader) UseRundown(scan *Reader) {
+	for id, c := range scan.comps {
+		cc := *c
+		r.comps[id] = &cc
+	}
+	for name, m := range scan.maps {
+		r.maps[name] = m
+	}
+}
+
 // Close stops the reading ahead; a Reader read to io.EOF needs none.
 func (r *Reader) Close() {
 	if r.quit != nil && !r.closed {
@@ -345,7 +378,7 @@ func (r *Reader) index(data []byte, pos int, proc uint16) {
 		if !ok {
 			break
 		}
-		if ts, ok := r.record(rec); ok {
+		if ts, ok := r.record(rec); ok && !r.noPkts {
 			s.idx = append(s.idx, evRef{at: int32(pos), size: int32(rec.size), ts: ts})
 		}
 		pos = align8(pos + rec.size)

@@ -283,3 +283,64 @@ func FuzzReader(f *testing.F) {
 		r.Components()
 	})
 }
+
+// pktmon logs its rundown when it stops: a conversion scans for it first.
+func TestScanFindsRundownAtTheEnd(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := etltest.NewWriter(&buf, etltest.Options{Compress: true, BufferSize: 512})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 20; i++ {
+		w.Packet(etltest.Packet{At: time.Duration(i) * time.Millisecond, GroupID: uint64(i + 1), Type: 1, Component: 9, Data: frame(60, byte(i)),
+			Dropped: i == 3, DropReason: 5})
+	}
+	w.Component(etltest.Component{ID: 9, Type: 5, Name: "vmswitch.sys", Description: "Container NIC 77"})
+	w.ValueMap("DropReason", map[uint32]string{5: "Media Disconnected"})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	scan, err := Scan(bytes.NewReader(b), "end.etl", Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := scan.Component(9); !ok || c.Description != "Container NIC 77" || scan.DropReasonName(5) != "Media Disconnected" {
+		t.Fatalf("scan: %+v %v %q", c, ok, scan.DropReasonName(5))
+	}
+	if p, err := scan.Next(); err != io.EOF {
+		t.Fatalf("a scan passes packets on: %+v", p)
+	}
+	// A window of one buffer: the first packet is passed on before the
+	// rundown is read, unless the scan's is used.
+	plain, err := NewReader(bytes.NewReader(b), "end.etl", Limits{ReorderBytes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := plain.Next(); err != nil {
+		t.Fatal(err)
+	} else if _, ok := plain.Component(p.Component); ok {
+		t.Fatal("the fixture's rundown is read before its first packet: the test cannot tell a scan's use")
+	}
+	plain.Close()
+	r, err := NewReader(bytes.NewReader(b), "end.etl", Limits{ReorderBytes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.UseRundown(scan)
+	p, err := r.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := r.Component(p.Component); !ok || c.Description != "Container NIC 77" {
+		t.Fatalf("first packet's component %+v", c)
+	}
+	for {
+		if _, err := r.Next(); err != nil {
+			break
+		}
+	}
+	if s := r.Summary(); s.PacketEvents != 20 || s.DropsByReason[5] != 1 {
+		t.Errorf("summary %+v", s)
+	}
+}
