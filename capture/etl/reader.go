@@ -102,7 +102,7 @@ type Reader struct {
 	stop  string // why the reading stopped early, "" when it did not
 
 	win     window
-	noPkts  bool // Scan: the packets are not kept
+	noPkts  bool            // Scan: the packets are not kept
 	pre     chan prefetched // buffers read ahead (startPrefetch)
 	quit    chan struct{}
 	closed  bool
