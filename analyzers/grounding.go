@@ -186,7 +186,8 @@ var groundings = map[string]Grounding{
 			"the DropReason value map the relogged ETL file embeds (EventMetadata EVENT_MAP_INFO); DropLocation ranges of pktmonnpik.h PKTMON_DROP_LOCATION (0xE0006xxx VFP, 0xE0002xxx vSwitch)",
 		},
 		Guards: []string{
-			"drops at NDIS or TCP/IP judged only with the bundles' pod subnets, and only their pod flows counted: the host drops its own traffic for many reasons",
+			"drops at NDIS or TCP/IP, and at vSwitch ports that are no container's or VM's, judged only with the bundles' pod subnets, and only their pod flows counted: the host drops its own traffic for many reasons",
+			"broadcast and multicast drops (a port's packet filter turning away what it did not subscribe to) do not count",
 			"a drop counts once per drop event, not per packet event of the same packet at other components",
 		},
 	},

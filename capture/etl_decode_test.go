@@ -68,6 +68,7 @@ func dropFixture(t *testing.T, drops ...etltest.Packet) []byte {
 	w.ValueMap("DropReason", map[uint32]string{12: "VFP Rule Drop", 1209: "INET: no listener", 3: "Filtered VLAN"})
 	w.Component(etltest.Component{ID: 4, Type: 5, Name: "vmswitch.sys", Description: "Container NIC 5e1d", VSwitch: "cbr0"})
 	w.Component(etltest.Component{ID: 30, Type: 11, Name: "tcpip.sys", Description: "TCP/IPv4 - L3/L4"})
+	w.Component(etltest.Component{ID: 6, Type: 8, Name: "vmswitch.sys", Description: "Hyper-V Virtual Ethernet Adapter", VSwitch: "cbr0"})
 	for i, d := range drops {
 		d.At = time.Duration(i+1) * time.Millisecond
 		d.GroupID = uint64(i + 1)
@@ -152,6 +153,31 @@ func TestCAP10(t *testing.T) {
 	t.Run("silent on TCP/IP drops without the pod subnets", func(t *testing.T) {
 		if fs := cap10(decodeETL(t, dropFixture(t, tcpipPod), nil)); len(fs) != 0 {
 			t.Fatalf("CAP-10 without context: %+v", fs)
+		}
+	})
+	multicast := append([]byte(nil), pod...)
+	copy(multicast, []byte{0x01, 0x00, 0x5e, 0x00, 0x00, 0xfb})
+	mcastDrop := etltest.Packet{Component: 4, Direction: 6, DropReason: 34, DropLocation: 0xE0002021, Data: multicast}
+	hostVNIC := etltest.Packet{Component: 6, Direction: 6, DropReason: 9, DropLocation: 0xE0002010, Data: host}
+	hostVNICPod := etltest.Packet{Component: 6, Direction: 6, DropReason: 9, DropLocation: 0xE0002010, Data: pod}
+	t.Run("silent on multicast turned away by a port's filter", func(t *testing.T) {
+		r := decodeETL(t, dropFixture(t, mcastDrop, mcastDrop), podCtx)
+		if fs := cap10(r); len(fs) != 0 || r.ETL[0].DropDetails[0].Multicast != 2 {
+			t.Fatalf("CAP-10 = %+v, details %+v", fs, r.ETL[0].DropDetails)
+		}
+	})
+	t.Run("silent on the host vNIC's own drops", func(t *testing.T) {
+		if fs := cap10(decodeETL(t, dropFixture(t, hostVNIC), nil)); len(fs) != 0 {
+			t.Fatalf("CAP-10 = %+v", fs)
+		}
+		if fs := cap10(decodeETL(t, dropFixture(t, hostVNIC), podCtx)); len(fs) != 0 {
+			t.Fatalf("CAP-10 with the pod subnets = %+v", fs)
+		}
+	})
+	t.Run("pod traffic dropped at another vSwitch port fails with the pod subnets", func(t *testing.T) {
+		fs := cap10(decodeETL(t, dropFixture(t, hostVNICPod, hostVNIC), podCtx))
+		if len(fs) != 1 || fs[0].Severity != finding.Fail || !strings.Contains(fs[0].Summary, "1 packet drop events at VFP or the vSwitch") {
+			t.Fatalf("CAP-10 = %+v", fs)
 		}
 	})
 	t.Run("silent without drops", func(t *testing.T) {

@@ -201,6 +201,9 @@ type dropGroup struct {
 	flows    []flowCount
 	moreFlow int64 // drops of flows past maxDropFlows
 	noAddr   int64 // drops whose packet holds no IP header diag reads
+	// Drops of broadcast and multicast packets: a port's packet filter
+	// turning away what it did not subscribe to, not a failure.
+	multicast int64
 }
 
 // flowCount is a flow's drop events.
@@ -238,6 +241,10 @@ func (d *dropTable) add(p *etl.Packet) {
 		d.order = append(d.order, g)
 	}
 	g.events++
+	if isMulticast(p) {
+		g.multicast++
+		return
+	}
 	f, ok := parseDropFlow(p)
 	switch {
 	case !ok:
@@ -279,6 +286,28 @@ func parseDropFlow(p *etl.Packet) (dropFlow, bool) {
 		}
 	}
 	return f, true
+}
+
+// isMulticast says whether a logged packet goes to a group: the
+// Ethernet destination's group bit, or an IPv4 broadcast or multicast
+// address, or IPv6 multicast.
+func isMulticast(p *etl.Packet) bool {
+	b := p.Data
+	if p.Type == etl.PacketEthernet {
+		if len(b) >= 1 && b[0]&1 == 1 {
+			return true
+		}
+		b = skipEthernet(b)
+	} else if p.Type != etl.PacketIP {
+		return false
+	}
+	switch {
+	case len(b) >= 20 && b[0]>>4 == 4:
+		return b[16] >= 224 || b[16] == 255 && b[17] == 255 && b[18] == 255 && b[19] == 255
+	case len(b) >= 40 && b[0]>>4 == 6:
+		return b[24] == 0xff
+	}
+	return false
 }
 
 func skipEthernet(b []byte) []byte {

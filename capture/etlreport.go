@@ -52,8 +52,11 @@ type ETLDrop struct {
 	Events      int64    `json:"events"`
 	First       string   `json:"first"`
 	Flows       []string `json:"exampleFlows,omitempty"` // the first distinct ones
+	// Multicast counts the drop events of broadcast and multicast packets.
+	Multicast int64 `json:"multicast,omitempty"`
 
-	group *dropGroup
+	group    *dropGroup
+	compType uint16
 }
 
 // ETLPath is a sequence of components packets crossed, in time order,
@@ -98,7 +101,8 @@ func (s *etlSource) report(path string) *ETLFile {
 		c, _ := s.r.Component(g.key.component)
 		// Named now: the value maps may come after the drops in the file.
 		d := ETLDrop{Reason: s.r.DropReasonName(g.key.reason), ReasonCode: g.key.reason, Location: etl.LocationName(g.key.location), Layer: etl.Layer(g.key.location),
-			Component: c.Label(), ComponentID: g.key.component, Events: g.events, First: etlTime(g.first), group: g}
+			Component: c.Label(), ComponentID: g.key.component, Events: g.events, First: etlTime(g.first), Multicast: g.multicast,
+			group: g, compType: c.Type}
 		for i, fl := range g.flows {
 			if i == maxListed {
 				break

@@ -9,18 +9,24 @@ import (
 	"github.com/wincni/diag/finding"
 )
 
-// CAP-10: packets dropped on the node, as pktmon saw them. Drops at VFP
-// or the vSwitch fail: they sit on container and VM ports only, and are
-// the overlay's silent failures (a policy, an ACL, a missing route). With
-// the bundles' pod subnets, drops of pod traffic elsewhere on the node
-// (NDIS, TCP/IP) warn; drops of other traffic there are the host's own.
+// CAP-10: packets dropped on the node, as pktmon saw them. Drops at VFP,
+// and at the vSwitch on a container's or VM's port, fail: those sit on
+// the pods' path only, and are the overlay's silent failures (a policy,
+// an ACL, a missing route). With the bundles' pod subnets, drops of pod
+// traffic elsewhere (the vSwitch's other ports, NDIS, TCP/IP) warn; the
+// host's own drops are its business. Broadcast and multicast drops never
+// count: a port's packet filter turns those away by design.
 func (a *Analyzer) cap10(r *Report, add func(string, issue)) {
 	var fail, warn []judgedDrop
 	for _, f := range r.ETL {
 		for _, d := range f.DropDetails {
+			unicast := d.Events - d.Multicast
+			if unicast == 0 {
+				continue
+			}
 			switch {
-			case podPathLayer(d.Layer):
-				fail = append(fail, judgedDrop{d, f.Path, d.Events, d.group.flows})
+			case d.Layer == "VFP" || d.Layer == "vSwitch" && d.compType == compTypeVmNic:
+				fail = append(fail, judgedDrop{d, f.Path, unicast, d.group.flows})
 			case a.opts.Context != nil:
 				// Only the pod flows of a reason shared with host traffic.
 				var pods []flowCount
@@ -30,7 +36,12 @@ func (a *Analyzer) cap10(r *Report, add func(string, issue)) {
 						pods, n = append(pods, fl), n+fl.n
 					}
 				}
-				if n > 0 {
+				if n == 0 {
+					continue
+				}
+				if podPathLayer(d.Layer) {
+					fail = append(fail, judgedDrop{d, f.Path, n, pods})
+				} else {
 					warn = append(warn, judgedDrop{d, f.Path, n, pods})
 				}
 			}
@@ -39,6 +50,10 @@ func (a *Analyzer) cap10(r *Report, add func(string, issue)) {
 	a.reportDrops(add, finding.Fail, fail, "at VFP or the vSwitch, on the pods' path")
 	a.reportDrops(add, finding.Warn, warn, "of pod traffic elsewhere on the node")
 }
+
+// compTypeVmNic is the ComponentType of a vSwitch port of a VM's or
+// container's network adapter (VmsVmNic).
+const compTypeVmNic = 5
 
 // judgedDrop is a drop group with the events and flows that count.
 type judgedDrop struct {

@@ -72,7 +72,7 @@ var Rules = []Rule{
 		Sources: []string{"reference/failure-modes.md CAL-02, MTU-01"}},
 	{ID: "CAP-10", Title: "Packets dropped on the node (pktmon)", Severity: finding.Fail,
 		Needs:   "a pktmon ETL file (PktMon.etl; --bundle for the pod subnets)",
-		Checks:  "pktmon's drop events (170) by reason, location and component: drops at VFP or the vSwitch fail; with the bundles' pod subnets, drops of pod traffic at NDIS or TCP/IP warn. The reason names are the file's own.",
+		Checks:  "pktmon's drop events (170) by reason, location and component: drops at VFP, and at the vSwitch on a container's or VM's port, fail; with the bundles' pod subnets, drops of pod traffic elsewhere (other vSwitch ports fail; NDIS, TCP/IP warn). Broadcast and multicast drops do not count. The reason names are the file's own.",
 		Why:     "VFP and the vSwitch drop pod traffic silently (an ACL or policy, a missing route or encapsulation rule, a port not yet ready): no counter the pod sees moves, and pcapng conversions (pktmon etl2pcap) lose the reason.",
 		Fix:     "Look up the reason: a VFP rule or ACL drop points at network policy (CAL-02) or the port's VFP rules (vfpctrl /port <port> /list-rule); a vSwitch drop at the port's state or VLAN; then capture again with pktmon start -c --comp nics,vmswitch to see where the packet stops.",
 		Sources: []string{"https://learn.microsoft.com/windows-server/networking/technologies/pktmon/pktmon", "pktmonnpik.h PKTMON_DROP_REASON, PKTMON_DROP_LOCATION"}},
