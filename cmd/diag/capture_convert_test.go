@@ -147,3 +147,27 @@ func TestAnalyzeReadsETL(t *testing.T) {
 		}
 	}
 }
+
+// The README's pktmon example shows what diag prints for the sample.
+func TestREADMEETLSample(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const cmd = "$ diag capture decode testdata/captures/pktmon-vfp-drop.etl\n"
+	_, block, ok := strings.Cut(string(b), cmd)
+	if !ok {
+		t.Fatal("the README has no pktmon example")
+	}
+	block, _, _ = strings.Cut(block, "```")
+	t.Chdir("../..")
+	r := runDiag(t, nil, false, "capture", "decode", "testdata/captures/pktmon-vfp-drop.etl")
+	if r.code != 3 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(block), "\n") {
+		if !strings.Contains(r.stdout, line) {
+			t.Errorf("the README shows %q, diag prints:\n%s", line, r.stdout)
+		}
+	}
+}
