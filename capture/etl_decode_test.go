@@ -244,3 +244,40 @@ func FuzzETLSource(f *testing.F) {
 		ConvertETL(bytes.NewReader(b), "fuzz.etl", io.Discard, "fuzz")
 	})
 }
+
+// A netsh trace (NDIS-PacketCapture) file decodes and converts like
+// pktmon's: VXLAN on adapter 7, packets named by adapter.
+func TestNDISCaptureDecodeAndConvert(t *testing.T) {
+	var b bytes.Buffer
+	w, err := etltest.NewWriter(&b, etltest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := uint64(etltest.NDISPacketStart | etltest.NDISPacketEnd | etltest.NDISEthernet)
+	for i, p := range healthy() {
+		dir := uint64(etltest.NDISSendPath)
+		if i%2 == 1 {
+			dir = etltest.NDISReceivePath
+		}
+		w.NDISPacket(etltest.NDISPacket{At: time.Duration(i) * time.Millisecond, LowerIfIndex: 7, Keyword: whole | dir, Data: p.Bytes()})
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r := decodeETL(t, b.Bytes(), nil)
+	if r.Files[0].Format != "etl" || r.Files[0].Packets != int64(len(healthy())) || r.VXLANPackets == 0 || len(r.Tunnels) == 0 {
+		t.Errorf("decode: %+v, %d VXLAN, %d tunnels", r.Files, r.VXLANPackets, len(r.Tunnels))
+	}
+	if e := r.ETL[0]; e.Packets != e.PacketEvents || len(e.Components) != 1 || e.Components[0].Description != "ifIndex 7 (netsh trace)" || len(e.Paths) != 0 {
+		t.Errorf("etl summary %+v", e)
+	}
+	var out bytes.Buffer
+	st, err := ConvertETL(bytes.NewReader(b.Bytes()), "netsh.etl", &out, "diag test")
+	if err != nil || st.Packets != int64(len(healthy())) || st.Interfaces != 1 {
+		t.Fatalf("convert: %+v %v", st, err)
+	}
+	comments, ifaces, _ := epbComments(t, out.Bytes())
+	if ifaces[0] != "ifIndex 7" || comments[0] != "ifIndex 7, Out" || comments[1] != "ifIndex 7, In" {
+		t.Errorf("interfaces %q, comments %q", ifaces, comments[:2])
+	}
+}

@@ -23,6 +23,7 @@ type etlSource struct {
 	skipped int64 // events whose payload type has no link type
 	paths   pathTracker
 	drops   dropTable
+	ndis    bool // a netsh trace: adapters by IfIndex, not pktmon components
 }
 
 // ETLMemory is the memory the reading of a pktmon ETL file at path holds
@@ -70,7 +71,9 @@ func (s *etlSource) next(p *Packet) error {
 		if err != nil {
 			return &InputError{Path: s.name, Err: err}
 		}
-		s.paths.add(ep)
+		if !ep.NDIS {
+			s.paths.add(ep)
+		}
 		if ep.Dropped {
 			s.drops.add(ep)
 		}
@@ -81,11 +84,17 @@ func (s *etlSource) next(p *Packet) error {
 		}
 		*p = Packet{Data: ep.Data, Length: max(ep.OriginalSize, len(ep.Data)), Time: ep.Time(), LinkType: link,
 			Interface: int(ep.Component), PacketID: ep.GroupID, Outbound: ep.Direction.Outbound()}
+		if ep.NDIS {
+			p.Interface, s.ndis = int(ep.IfIndex), true
+		}
 		return nil
 	}
 }
 
 func (s *etlSource) interfaceName(i int) string {
+	if s.ndis {
+		return ndisInterfaceName(uint32(i))
+	}
 	c, _ := s.r.Component(uint16(i))
 	return etlInterfaceName(&c)
 }

@@ -51,7 +51,8 @@ func convertETL(in io.Reader, name string, out io.Writer, app string, rundown *e
 		return st, err
 	}
 	type ifKey struct {
-		comp uint16
+		ndis bool
+		id   uint32 // component, or the NDIS adapter's IfIndex
 		link LinkType
 	}
 	ifaces := map[ifKey]uint32{}
@@ -68,17 +69,23 @@ func convertETL(in io.Reader, name string, out io.Writer, app string, rundown *e
 			st.Skipped++
 			continue
 		}
-		k := ifKey{p.Component, link}
+		k := ifKey{p.NDIS, uint32(p.Component), link}
+		if p.NDIS {
+			k.id = p.IfIndex
+		}
+		c, _ := r.Component(p.Component)
 		id, ok := ifaces[k]
 		if !ok {
 			id = uint32(len(ifaces))
 			ifaces[k] = id
-			c, _ := r.Component(p.Component)
-			if err := w.addInterface(etlInterfaceName(&c), etlInterfaceDesc(&c), link, 0); err != nil {
+			name, desc := etlInterfaceName(&c), etlInterfaceDesc(&c)
+			if p.NDIS {
+				name, desc = ndisInterfaceName(p.IfIndex), "netsh trace (Microsoft-Windows-NDIS-PacketCapture)"
+			}
+			if err := w.addInterface(name, desc, link, 0); err != nil {
 				return st, err
 			}
 		}
-		c, _ := r.Component(p.Component)
 		o := epbOptions{comment: etlComment(r, p, &c), outbound: p.Direction.Outbound(), packetID: p.GroupID}
 		ticks := uint64(p.Filetime - etlFiletimeEpoch)
 		if err := w.writePacketOn(id, ticks, p.Data, max(p.OriginalSize, len(p.Data)), o); err != nil {
@@ -188,9 +195,16 @@ func etlInterfaceDesc(c *etl.Component) string {
 // etlComment names the packet's component and direction, and for a drop
 // its reason and location.
 func etlComment(r *etl.Reader, p *etl.Packet, c *etl.Component) string {
+	if p.NDIS {
+		return fmt.Sprintf("%s, %s", ndisInterfaceName(p.IfIndex), p.Direction)
+	}
 	s := fmt.Sprintf("%s, %s", c.Label(), p.Direction)
 	if p.Dropped {
 		s += fmt.Sprintf("; drop: %s at %s", r.DropReasonName(p.DropReason), etl.LocationName(p.DropLocation))
 	}
 	return s
 }
+
+// ndisInterfaceName names an adapter of a netsh trace: the file names it
+// by index only.
+func ndisInterfaceName(ifIndex uint32) string { return fmt.Sprintf("ifIndex %d", ifIndex) }

@@ -89,6 +89,9 @@ func (s *etlSource) report(path string) *ETLFile {
 	}
 	for id, n := range sum.ByComponent {
 		c, _ := s.r.Component(id)
+		if s.ndis && c.Name == "" && c.Description == "" {
+			c.Description = ndisInterfaceName(uint32(id)) + " (netsh trace)"
+		}
 		typ := c.TypeName
 		if typ == "" && c.Type != 0 {
 			typ = fmt.Sprintf("type %d", c.Type)

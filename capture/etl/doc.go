@@ -5,7 +5,9 @@
 // (start time, clock, Windows build), and the Microsoft-Windows-PktMon
 // events: packets (160) and dropped packets (170) with their fixed part
 // and bytes, the component rundown (20-90) and the value maps the
-// relogger embeds (drop reason names among them).
+// relogger embeds (drop reason names among them). The whole packets of
+// netsh trace files (Microsoft-Windows-NDIS-PacketCapture, event 1001)
+// come through the same reader.
 //
 // Memory is bounded whatever the file: buffers are read one at a time
 // (each under Limits.MaxBufferSize), and packet events are put back in

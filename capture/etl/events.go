@@ -40,7 +40,18 @@ func (r *Reader) record(rec record) (int64, bool) {
 			r.stats.LastRaw = ts
 		}
 		r.seenRaw, r.lastRaw = true, ts
-		if guid(rec.b[0x18:0x28]) != PktMonProvider {
+		if g := guid(rec.b[0x18:0x28]); g == NDISCapProvider {
+			r.stats.NDISEvents++
+			if le.Uint16(rec.b[0x28:]) != evNDISFragment {
+				return 0, false
+			}
+			u, err := userData(rec.b)
+			if err != nil {
+				r.stats.BadEvents++
+				return 0, false
+			}
+			return ts, r.checkNDISFragment(le.Uint64(rec.b[0x30:]), u)
+		} else if g != PktMonProvider {
 			return 0, false
 		}
 		id := le.Uint16(rec.b[0x28:])

@@ -46,6 +46,11 @@ type Packet struct {
 	OriginalSize int
 	Data         []byte
 	Processor    uint16
+	// NDIS marks a packet of Microsoft-Windows-NDIS-PacketCapture (netsh
+	// trace): it has no PktGroupId or component, Component is its
+	// adapter's LowerIfIndex (IfIndex, whole).
+	NDIS    bool
+	IfIndex uint32
 }
 
 // PacketType is PKTMON_PACKET_TYPE: what Data starts with.

@@ -78,6 +78,8 @@ type Stats struct {
 	InFileOrder       bool             // every event's timestamp >= the one before it in the file
 	FirstRaw, LastRaw int64            // the earliest and latest raw timestamps of all events
 	OutOfOrder        int64            // packet events passed on after a later one (beyond the reorder window)
+	NDISEvents        int64            // Microsoft-Windows-NDIS-PacketCapture events (netsh trace)
+	NDISPieces        int64            // of them, packets logged in pieces: not reassembled
 }
 
 // ClassicKind is a classic (EVENT_TRACE_HEADER) record's GUID and type.
@@ -237,14 +239,18 @@ func (r *Reader) Next() (*Packet, error) {
 		s, e := r.win.next()
 		rec := s.data[e.at : e.at+e.size]
 		u, err := userData(rec)
-		if err == nil {
+		ndis := guid(rec[0x18:0x28]) == NDISCapProvider
+		if err == nil && ndis {
+			err = decodeNDISFragment(&r.out, binary.LittleEndian.Uint64(rec[0x30:]), u)
+		} else if err == nil {
 			err = decodePacket(&r.out, u)
 		}
 		if err != nil {
 			r.stats.BadEvents++
 			continue
 		}
-		r.out.Dropped = binary.LittleEndian.Uint16(rec[0x28:]) == evDroppedPacket
+		r.out.Dropped = !ndis && binary.LittleEndian.Uint16(rec[0x28:]) == evDroppedPacket
+		r.out.NDIS = ndis
 		r.out.Timestamp, r.out.Filetime, r.out.Processor = e.ts, r.header.Filetime(e.ts), s.proc
 		if r.win.emitted && e.ts < r.win.lastOut {
 			r.stats.OutOfOrder++
@@ -307,7 +313,10 @@ func (r *Reader) Notes() []string {
 		out = append(out, fmt.Sprintf("%s: %d buffers hold a damaged record: the records after it in the same buffer are skipped, the next buffers are read.", r.name, s.BadRecords))
 	}
 	if s.BadEvents > 0 {
-		out = append(out, fmt.Sprintf("%s: %d PktMon events are too short for their layout and are skipped.", r.name, s.BadEvents))
+		out = append(out, fmt.Sprintf("%s: %d packet capture events are too short for their layout and are skipped.", r.name, s.BadEvents))
+	}
+	if s.NDISPieces > 0 {
+		out = append(out, fmt.Sprintf("%s: %d NDIS packet capture events hold a piece of a packet (no PacketStart and PacketEnd together): pieces are not put back together, and are left out.", r.name, s.NDISPieces))
 	}
 	if s.OutOfOrder > 0 {
 		out = append(out, fmt.Sprintf("%s: %d packet events came more than %d MiB of buffers later in the file than their time: they are reported out of time order.", r.name, s.OutOfOrder, r.lim.ReorderBytes>>20))

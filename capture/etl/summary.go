@@ -66,8 +66,8 @@ func (s *summary) add(p *Packet, r *Reader) {
 		count(s, s.ByDirection, p.Direction)
 	}
 	s.byComponent[p.Component]++
-	if s.groups.add(p.GroupID) {
-		s.Packets++
+	if p.NDIS || s.groups.add(p.GroupID) {
+		s.Packets++ // an NDIS capture logs a packet once per adapter, without an id
 	}
 	if p.Dropped {
 		s.DropEvents++

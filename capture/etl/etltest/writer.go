@@ -67,6 +67,7 @@ const (
 )
 
 var (
+	ndiscap       = guid(0x2ed6006e, 0x4729, 0x4609, [8]byte{0xb4, 0x23, 0x3e, 0xe7, 0xbc, 0xd6, 0x78, 0xef})
 	pktmon        = guid(0x4d4f80d9, 0xc8bd, 0x4d73, [8]byte{0xbb, 0x5b, 0x19, 0xc9, 0x04, 0x02, 0xc5, 0xac})
 	eventMetadata = guid(0xbbccf6c1, 0x6cd1, 0x48c4, [8]byte{0x80, 0xff, 0x83, 0x94, 0x82, 0xe3, 0x76, 0x71})
 )
@@ -170,12 +171,17 @@ func (w *Writer) ts(d time.Duration) int64 {
 
 // event appends a PktMon event record to processor proc's stream.
 func (w *Writer) event(proc int, id uint16, keyword uint64, at time.Duration, user []byte) {
+	w.providerEvent(pktmon, proc, id, keyword, at, user)
+}
+
+// providerEvent appends an event record of a provider.
+func (w *Writer) providerEvent(provider []byte, proc int, id uint16, keyword uint64, at time.Duration, user []byte) {
 	r := make([]byte, 0x50, 0x50+len(user))
 	le := binary.LittleEndian
 	le.PutUint16(r[0:], uint16(0x50+len(user)))
 	r[2], r[3] = 0x13, 0xC0
 	le.PutUint64(r[0x10:], uint64(w.ts(at)))
-	copy(r[0x18:], pktmon)
+	copy(r[0x18:], provider)
 	le.PutUint16(r[0x28:], id)
 	r[0x2C] = 4 // level
 	le.PutUint64(r[0x30:], keyword)
@@ -297,6 +303,46 @@ func (w *Writer) Packet(p Packet) {
 
 // Start is the trace's start: packet times count from it.
 func (w *Writer) Start() time.Time { return w.opts.Start }
+
+// NDISPacket is a Microsoft-Windows-NDIS-PacketCapture event (netsh
+// trace): 1001, a packet fragment, or another id with Data as its user
+// data.
+type NDISPacket struct {
+	At              time.Duration
+	Processor       int
+	ID              uint16 // 1001 when 0
+	MiniportIfIndex uint32
+	LowerIfIndex    uint32
+	Keyword         uint64 // medium, direction, PacketStart/End, truncated
+	Data            []byte
+}
+
+// NDIS keywords (the provider's manifest).
+const (
+	NDISEthernet    = 0x1
+	NDISWirelessWAN = 0x200
+	NDISTruncated   = 0x2000000
+	NDISPacketStart = 0x40000000
+	NDISPacketEnd   = 0x80000000
+	NDISSendPath    = 0x100000000
+	NDISReceivePath = 0x200000000
+)
+
+// NDISPacket writes an NDIS-PacketCapture event.
+func (w *Writer) NDISPacket(p NDISPacket) {
+	id := p.ID
+	if id == 0 {
+		id = 1001
+	}
+	u := p.Data
+	if id == 1001 {
+		u = binary.LittleEndian.AppendUint32(nil, p.MiniportIfIndex)
+		u = binary.LittleEndian.AppendUint32(u, p.LowerIfIndex)
+		u = binary.LittleEndian.AppendUint32(u, uint32(len(p.Data)))
+		u = append(u, p.Data...)
+	}
+	w.providerEvent(ndiscap, p.Processor, id, p.Keyword, p.At, u)
+}
 
 // Close writes the buffers still open, processor by processor, and
 // returns the first write error.
