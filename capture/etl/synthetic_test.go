@@ -260,6 +260,13 @@ func TestLimitsBoundABuffer(t *testing.T) {
 func FuzzReader(f *testing.F) {
 	f.Add(fixture(f, true))
 	f.Add(fixture(f, false))
+	var ndis bytes.Buffer
+	if w, err := etltest.NewWriter(&ndis, etltest.Options{Compress: true}); err == nil {
+		w.NDISPacket(etltest.NDISPacket{LowerIfIndex: 3, Keyword: etltest.NDISPacketStart | etltest.NDISPacketEnd | etltest.NDISTruncated, Data: frame(60, 1)})
+		w.NDISPacket(etltest.NDISPacket{LowerIfIndex: 3, Keyword: etltest.NDISPacketStart, Data: frame(60, 2)})
+		w.Close()
+		f.Add(ndis.Bytes())
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := NewReader(bytes.NewReader(b), "fuzz.etl", Limits{MaxBufferSize: 1 << 20, ReorderBytes: 4096})
 		if err != nil {
