@@ -2,7 +2,9 @@ package capture
 
 import (
 	"bufio"
+	"bytes"
 	"io"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"sync"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/wincni/diag/capture/etl"
 	"github.com/wincni/diag/capture/etl/etltest"
+	"github.com/wincni/diag/gen"
 )
 
 var (
@@ -181,4 +184,70 @@ func BenchmarkReadETL(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchPackets), "ns/packet")
+}
+
+// TestWriteLargeETL writes, into $DIAG_ETL_BENCH_DIR, the benchmark
+// capture's generator's packets (1.3 million, about 1.1 GB) with random
+// payloads (as real traffic, they do not compress) as big.etl (four
+// processors' buffers interleaved) and big.pcapng: the files docs/etl.md
+// times diag capture decode on. It is skipped without the variable.
+func TestWriteLargeETL(t *testing.T) {
+	dir := os.Getenv("DIAG_ETL_BENCH_DIR")
+	if dir == "" {
+		t.Skip("DIAG_ETL_BENCH_DIR is not set: the 1 GB comparison files are not written")
+	}
+	var pc bytes.Buffer
+	const n = 1_300_000
+	if err := gen.WriteBenchCapture(&pc, n, 2000); err != nil {
+		t.Fatal(err)
+	}
+	r, err := pcapgo.NewReader(&pc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fe, err := os.Create(filepath.Join(dir, "big.etl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fe.Close()
+	fn, err := os.Create(filepath.Join(dir, "big.pcapng"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fn.Close()
+	be, bn := bufio.NewWriterSize(fe, 1<<20), bufio.NewWriterSize(fn, 1<<20)
+	nw, err := newNgWriter(bn, "eth0", LinkTypeEthernet, 0, "diag test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w *etltest.Writer
+	rng := rand.New(rand.NewSource(1))
+	for i := 0; ; i++ {
+		data, ci, err := r.ReadPacketData()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(data) > 120 {
+			rng.Read(data[120:])
+		}
+		if w == nil {
+			if w, err = etltest.NewWriter(be, etltest.Options{Start: ci.Timestamp, Compress: true, BufferSize: 1 << 20}); err != nil {
+				t.Fatal(err)
+			}
+			w.Component(etltest.Component{ID: 7, Type: 2, Name: "netvsc.sys", Description: "Microsoft Hyper-V Network Adapter"})
+		}
+		w.Packet(etltest.Packet{At: ci.Timestamp.Sub(w.Start()), Processor: (i / 64) % 4, GroupID: uint64(i + 1), Direction: 3, Type: 1,
+			Component: 7, OriginalSize: ci.Length, Data: data})
+		if err := nw.WritePacket(ci.Timestamp, data, ci.Length); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, err := range []error{w.Close(), nw.Flush(), be.Flush(), bn.Flush()} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 }
