@@ -13,7 +13,7 @@ IMAGE_PLATFORMS := linux/amd64,linux/arm64,windows/amd64
 RACE    := $(if $(filter 1,$(shell $(GO) env CGO_ENABLED)),-race,)
 FUZZTIME ?= 10s
 
-.PHONY: build install test test-windows test-cluster test-monitor demo bench fuzz cross vet lint clean dist compare-tshark perf image
+.PHONY: build install test test-windows test-cluster test-monitor demo bench fuzz cross vet lint clean dist compare-tshark perf perf-etl image
 
 # Stripped (-s -w in LDFLAGS) and without the build machine's paths, as
 # released (docs/performance.md gives the sizes).
@@ -103,6 +103,11 @@ perf:
 	@rc=0; bench/perf.sh || rc=1; \
 	if [ -d ../shared/checks ]; then for c in $(PERF_CHECKS); do \
 	  [ -x ../shared/checks/$$c ] || continue; echo "== ../shared/checks/$$c"; ../shared/checks/$$c || rc=1; done; fi; exit $$rc
+
+# pktmon ETL against pcap and pcapng: the same 500,000 packets analyzed from each, and
+# read alone (ns/packet; docs/etl.md quotes the ratios). Not part of make test.
+perf-etl:
+	$(GO) test -run '^$$' -bench 'Benchmark(RawRead|ReadETL|Analyze|AnalyzePcapng|AnalyzeETL)$$' -benchtime 5x -count 3 ./capture/
 
 # Every fuzz target, briefly. FUZZTIME=5m make fuzz for a longer run.
 fuzz:

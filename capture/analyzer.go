@@ -120,6 +120,7 @@ type Result struct {
 	// Past Limits.MaxFlows and MaxTunnels: counted, not tracked one by one.
 	UntrackedFlows   *UntrackedFlows   `json:"untrackedFlows,omitempty"`
 	UntrackedTunnels *UntrackedTunnels `json:"untrackedTunnels,omitempty"`
+	ETL              []*ETLFile        `json:"etl,omitempty"` // one per pktmon ETL file (etlreport.go)
 }
 
 // FileSummary is one capture file read.
@@ -227,6 +228,9 @@ func (a *Analyzer) ReadSource(src *Source, name string) error {
 	fs.SkippedInterfaces = src.skips.ifaces
 	a.res.Files = append(a.res.Files, fs)
 	a.limitNotes = append(a.limitNotes, src.Notes()...)
+	if src.etl != nil {
+		a.res.ETL = append(a.res.ETL, src.etl.report(name))
+	}
 	return err
 }
 

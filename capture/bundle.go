@@ -8,15 +8,18 @@ import (
 )
 
 // BundleCaptures lists the captures a bundle holds (capture/*.pcap,
-// *.pcapng, *.cap).
+// *.pcapng, *.cap, *.etl), and pktmon's ETL files anywhere in it
+// (collectlogs keeps PktMon.etl beside its text files).
 func BundleCaptures(b *bundle.Bundle) []string {
 	var out []string
 	for _, name := range b.Names() {
-		if dir, file := path.Split(name); dir == "capture/" {
-			switch strings.ToLower(path.Ext(file)) {
-			case ".pcap", ".pcapng", ".cap":
-				out = append(out, name)
-			}
+		dir, file := path.Split(name)
+		lower := strings.ToLower(file)
+		switch ext := path.Ext(lower); {
+		case dir == "capture/" && (ext == ".pcap" || ext == ".pcapng" || ext == ".cap" || ext == ".etl"):
+			out = append(out, name)
+		case ext == ".etl" && strings.Contains(lower, "pktmon"):
+			out = append(out, name)
 		}
 	}
 	return out

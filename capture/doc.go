@@ -4,5 +4,6 @@
 // declared in the catalog). Memory grows with the number of flows, never
 // with the number of packets. It also captures live (AF_PACKET, pktmon).
 //
-// Imports: bundle, catalog, finding, snapshot.
+// Imports: bundle, capture/etl (pktmon's ETL files), catalog, finding,
+// snapshot.
 package capture

@@ -75,6 +75,7 @@ func (a *Analyzer) Finish(node string) *Report {
 	a.cap08(add)
 	a.cap09(r, add)
 	a.cap10(add)
+	a.cap11(r, add)
 	a.nat04(add, skip)
 	a.notes(r)
 	sort.SliceStable(r.Findings, func(i, j int) bool {

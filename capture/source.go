@@ -30,12 +30,13 @@ type Source struct {
 	f      *os.File
 	blocks *pcapBlocks // classic pcap, read in blocks
 	ng     *ngReader
+	etl    *etlSource // a pktmon ETL file (etl_source.go)
 	lim    Limits
 	skips  readSkips
 	stop   readStop    // where the file ended early, if it did
 	shrank atomic.Bool // a mapped file was cut while it was read
 	gz     *gzipTail
-	Format string // "pcap" or "pcapng"
+	Format string // "pcap", "pcapng" or "etl"
 }
 
 // InputError is a capture file that cannot be read: not a capture, or
@@ -143,6 +144,12 @@ func (s *Source) open(r io.Reader, gzipOK bool) error {
 		pb.maxPacket, pb.skips, pb.stop = s.lim.MaxPacketSize, &s.skips, &s.stop
 		s.blocks, s.Format = pb, "pcap"
 		s.stop.snaplenNote = snaplenNote(pb.snaplen, pb.link, "the file header's")
+	case isETLHead(br):
+		es, err := newETLSource(br, name)
+		if err != nil {
+			return err
+		}
+		s.etl, s.Format = es, "etl"
 	case gzipOK && m[0] == magicGzip[0] && m[1] == magicGzip[1]:
 		// Streamed: the limits apply to the decompressed packets, so a
 		// small file that inflates to gigabytes costs time, not memory.
@@ -153,7 +160,7 @@ func (s *Source) open(r io.Reader, gzipOK bool) error {
 		s.gz = &gzipTail{r: gz}
 		return s.open(s.gz, false)
 	default:
-		return &InputError{Path: name, Err: fmt.Errorf("not a pcap or pcapng file: it starts with %x, not a pcap magic number (a1b2c3d4 or a1b23c4d, either byte order), pcapng's 0a0d0d0a or gzip's 1f8b", m)}
+		return &InputError{Path: name, Err: fmt.Errorf("not a pcap or pcapng file: it starts with %x, not a pcap magic number (a1b2c3d4 or a1b23c4d, either byte order), pcapng's 0a0d0d0a, gzip's 1f8b or a pktmon ETL file's buffer header", m)}
 	}
 	return nil
 }
@@ -304,6 +311,9 @@ func isPcapMagic(m [4]byte) bool {
 // there: the packets before are read, then io.EOF, and Notes says where
 // and why. Packets over a limit are skipped (Notes says how many).
 func (s *Source) Next(p *Packet) error {
+	if s.etl != nil {
+		return s.etl.next(p)
+	}
 	if s.ng != nil {
 		return s.ng.next(p)
 	}
@@ -313,6 +323,9 @@ func (s *Source) Next(p *Packet) error {
 
 // InterfaceName names a pcapng interface, for reports.
 func (s *Source) InterfaceName(i int) string {
+	if s.etl != nil {
+		return s.etl.interfaceName(i)
+	}
 	if s.ng == nil {
 		return ""
 	}
@@ -327,6 +340,9 @@ func (s *Source) Notes() []string {
 		s.stop.packets, s.stop.end = s.packetsRead()
 	}
 	out := append(s.skips.notes(s.path, s.lim), s.stop.notes(s.path, s.gz != nil && s.gz.cut)...)
+	if s.etl != nil {
+		out = append(out, s.etl.notes()...)
+	}
 	if s.shrank.Load() {
 		out = append(out, s.path+": the file was cut while it was read (a capture still being written, or truncated): the packets before the cut are reported.")
 	}
@@ -347,6 +363,9 @@ func (s *Source) packetsRead() (int64, int64) {
 
 // Close closes the file.
 func (s *Source) Close() error {
+	if s.etl != nil {
+		s.etl.r.Close()
+	}
 	if s.blocks != nil && s.blocks.mapped != nil {
 		unmapFile(s.blocks.mapped)
 		s.blocks.mapped = nil

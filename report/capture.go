@@ -209,6 +209,9 @@ func WriteCaptureTable(w io.Writer, r *CaptureReport, opts TableOptions) error {
 			return err
 		}
 	}
+	if err := writeETLTable(ew, r, opts.Width); err != nil { // capture_etl.go
+		return err
+	}
 	ew.printf("\n%s\n", captureCounts(r, pal))
 	for _, s := range r.Skipped {
 		ew.printf("  skipped %s: %s\n", s.ID, s.Reason)
@@ -265,6 +268,7 @@ func WriteCaptureMarkdown(w io.Writer, r *CaptureReport) error {
 		}
 		ew.printf("\n</details>\n")
 	}
+	writeETLMarkdown(ew, r) // capture_etl.go
 	for _, n := range r.Notes {
 		ew.printf("\n> %s\n", mdText(n))
 	}
@@ -304,5 +308,6 @@ func WriteCaptureHTML(w io.Writer, r *CaptureReport) error {
 		{Title: fmt.Sprintf("Inner flows (stalled and reset first, then the busiest; %d in all)", len(r.Flows)),
 			Header: []string{"Src", "Dst", "Proto", "VNI", "Packets", "State", "Tunnel"}, Rows: flowRows(r, maxHTMLRows)},
 	}
+	tables = append(tables, etlHTMLTables(r)...) // capture_etl.go
 	return writeHTML(w, rep, tables)
 }

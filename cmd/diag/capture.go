@@ -26,7 +26,8 @@ func newCaptureCommand(e *env, g *globalOptions) *cobra.Command {
 		Use:   "capture",
 		Short: "Decode VXLAN overlay traffic from pcap/pcapng, or capture it live",
 		Long: `capture decodes VXLAN (UDP 4789) traffic from pcap or pcapng files written by pktmon
-(etl2pcap, etl2pcapng), tcpdump or tshark into tunnels, inner flows and findings.` + exitStatusCommon + `
+(etl2pcap, etl2pcapng), tcpdump or tshark, and from pktmon's ETL files, into tunnels, inner flows
+and findings; convert turns a pktmon ETL file into pcapng on any OS.` + exitStatusCommon + `
   3  findings at or above --fail-on`,
 		Example: `  diag capture decode node1.pcapng
   diag capture decode --bundle win-1.zip --bundle linux-1.zip capture.pcapng`,
@@ -35,7 +36,7 @@ func newCaptureCommand(e *env, g *globalOptions) *cobra.Command {
 			return usageErrorf("%s needs a subcommand (see %s --help)", c.CommandPath(), c.CommandPath())
 		},
 	}
-	c.AddCommand(newCaptureDecodeCommand(e, g), newCaptureStartCommand(e))
+	c.AddCommand(newCaptureDecodeCommand(e, g), newCaptureStartCommand(e), newCaptureConvertCommand(e))
 	return c
 }
 
@@ -58,9 +59,10 @@ func newCaptureDecodeCommand(e *env, g *globalOptions) *cobra.Command {
 		Short: "Decode VXLAN traffic in capture files into tunnels, flows and findings",
 		Long: `decode reads pcap and pcapng files (the format is told by the magic number, not the name;
 both byte orders, micro- and nanosecond timestamps, pcapng with several interfaces and link
-types: Ethernet, raw IP, Linux cooked SLL and SLL2) and reports the VXLAN tunnels, the inner
-flows and the findings CAP-01 to CAP-10 (diag rules CAP lists them). Memory grows with the number
-of flows, not of packets.
+types: Ethernet, raw IP, Linux cooked SLL and SLL2) and pktmon's ETL files (PktMon.etl, read
+without conversion: their drops, with reasons, and components are reported too). It reports the
+VXLAN tunnels, the inner flows and the findings CAP-01 to CAP-11 (diag rules CAP lists them).
+Memory grows with the number of flows, not of packets.
 
 With --bundle, the capture is judged against the bundles: the expected VNI, the nodes' VTEP
 addresses (CAP-04) and their DR MACs (CAP-07), the pod subnets (CAP-01).` + exitStatusCommon + `
@@ -139,8 +141,12 @@ func runCaptureDecode(ctx context.Context, e *env, g *globalOptions, o *captureD
 	// of millions of packets in bounds and grows with the flows (a fixed
 	// 48 MiB made the collector run without end at 200,000 flows).
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(captureMemoryLimit(0)))
-	opts.FlowsGrew = func(flows int) { debug.SetMemoryLimit(captureMemoryLimit(flows)) }
+	var etlMemory int64 // pktmon ETL files hold buffers besides the flows
+	for _, f := range files {
+		etlMemory = max(etlMemory, capture.ETLMemory(f))
+	}
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(captureMemoryLimit(0) + etlMemory))
+	opts.FlowsGrew = func(flows int) { debug.SetMemoryLimit(captureMemoryLimit(flows) + etlMemory) }
 	a := capture.NewAnalyzer(opts)
 	for i, f := range files {
 		if err := ctx.Err(); err != nil {

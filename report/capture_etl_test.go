@@ -1,0 +1,125 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/wincni/diag/capture"
+	"github.com/wincni/diag/capture/etl/etltest"
+)
+
+// etlDropReport decodes a small ETL file with a VFP drop.
+func etlDropReport(t *testing.T) *CaptureReport {
+	t.Helper()
+	var b bytes.Buffer
+	w, err := etltest.NewWriter(&b, etltest.Options{Compress: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.ValueMap("DropReason", map[uint32]string{12: "VFP Rule Drop"})
+	w.Component(etltest.Component{ID: 4, Type: 5, Name: "vmswitch.sys", Description: "Container NIC 5e1d", VSwitch: "cbr0"})
+	frame := make([]byte, 60)
+	copy(frame[12:], []byte{0x08, 0x00, 0x45, 0, 0, 46, 0, 0, 0, 0, 64, 17, 0, 0, 10, 244, 1, 5, 10, 244, 2, 7})
+	w.Packet(etltest.Packet{GroupID: 1, Type: 1, Component: 4, Direction: 5, Data: frame})
+	w.Packet(etltest.Packet{At: time.Millisecond, GroupID: 1, Type: 1, Component: 4, Direction: 6, Dropped: true, DropReason: 12, DropLocation: 0xE0006005, Data: frame})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	src, err := capture.NewSource(&b, "PktMon.etl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := capture.NewAnalyzer(capture.Options{})
+	if err := a.ReadSource(src, "PktMon.etl"); err != nil {
+		t.Fatal(err)
+	}
+	return NewCaptureReport(Tool{Name: "diag", Version: "test"}, nil, a.Finish("win-1"))
+}
+
+func compileCaptureSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	s, err := c.Compile("../docs/capture.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestCaptureJSONValidatesWithETL(t *testing.T) {
+	schema := compileCaptureSchema(t)
+	check := func(name string, rep *CaptureReport) map[string]any {
+		var buf bytes.Buffer
+		if err := WriteCaptureJSON(&buf, rep); err != nil {
+			t.Fatal(err)
+		}
+		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(buf.Bytes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := schema.Validate(v); err != nil {
+			t.Errorf("%s does not validate against docs/capture.schema.json: %v", name, err)
+		}
+		var doc map[string]any
+		json.Unmarshal(buf.Bytes(), &doc)
+		return doc
+	}
+	doc := check("ETL with a drop", etlDropReport(t))
+	etl := doc["etl"].([]any)[0].(map[string]any)
+	if etl["drops"].(map[string]any)["VFP Rule Drop"] != 1.0 || etl["packets"] != 1.0 || etl["packetEvents"] != 2.0 {
+		t.Errorf("etl object %v", etl)
+	}
+	a := capture.NewAnalyzer(capture.Options{})
+	if err := a.ReadFile("../testdata/captures/seed-syn-unanswered.pcap"); err != nil {
+		t.Fatal(err)
+	}
+	if doc := check("pcap", NewCaptureReport(Tool{Name: "diag", Version: "test"}, nil, a.Finish("n"))); doc["etl"] != nil {
+		t.Errorf("a pcap's report has an etl key: %v", doc["etl"])
+	}
+	// The schema can fail: an etl object without its counts is refused.
+	broken := map[string]any{}
+	for k, v := range doc {
+		broken[k] = v
+	}
+	broken["etl"] = []any{map[string]any{"path": "x.etl"}}
+	b, _ := json.Marshal(broken)
+	v, _ := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if schema.Validate(v) == nil {
+		t.Error("an etl object without packetEvents validates")
+	}
+	if _, err := os.Stat("../docs/capture.schema.json"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCaptureHTMLAndTableShowETL(t *testing.T) {
+	rep := etlDropReport(t)
+	var h, tb, md bytes.Buffer
+	if err := WriteCaptureHTML(&h, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCaptureMarkdown(&md, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCaptureTable(&tb, rep, TableOptions{Width: 160}); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"html": h.String(), "table": tb.String(), "markdown": strings.ReplaceAll(md.String(), `\`, "")} {
+		for _, want := range []string{"pktmon ETL PktMon.etl (Windows build 20348): 2 packet events, 1 distinct packets", "VFP Rule Drop (12)", "VFP 0xE0006005",
+			"Container NIC 5e1d (vSwitch cbr0) [4]", "10.244.1.5:0 → 10.244.2.7:0 UDP", "CAP-11"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s lacks %q", name, want)
+			}
+		}
+	}
+	if !strings.Contains(h.String(), "Packet paths of PktMon.etl") {
+		t.Error("html lacks the packet paths")
+	}
+}
