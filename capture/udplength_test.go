@@ -60,3 +60,35 @@ func TestInnerUDPLongerThanIPPayload(t *testing.T) {
 		t.Errorf("UDP length 40 in a 12-byte IP payload: %d VXLAN, findings %v; want no CAP-06", r.VXLANPackets, ids(r))
 	}
 }
+
+// A UDP length beyond the IP payload, or under the 8-byte header, is
+// counted as a malformed inner packet (CAP-08, the UDP header named),
+// on both paths; one within the IP payload is not.
+func TestInnerUDPLengthMalformed(t *testing.T) {
+	for _, c := range []struct {
+		ul  uint16
+		bad bool
+	}{{40, true}, {4, true}, {0, true}, {12, false}, {8, false}} {
+		in := innerUDP(podA, podB, 5000, 53, 9, fill(4)) // 12 bytes of UDP
+		u := in[14+20:]
+		binary.BigEndian.PutUint16(u[4:], c.ul)
+		u[6], u[7] = 0, 0 // no checksum: only the length is judged
+		for _, tagged := range []bool{false, true} {
+			f := encap(vtepA, vtepB, 4789, 1, in)
+			if tagged {
+				f = udpFrame(vtepA, vtepB, 49152, 4789, append(vxlanHdr(0x08, 1, 0), in...), 0x8100)
+			}
+			r := run(Options{}, pkt{data: f})
+			var field string
+			for _, fd := range r.Findings {
+				if fd.ID == "CAP-08" && len(fd.Evidence) > 0 {
+					field = fd.Evidence[0].Field
+				}
+			}
+			if r.VXLANPackets != 1 || hasID(r, "CAP-06") || (field == "inner UDP header") != c.bad || !c.bad && hasID(r, "CAP-08") {
+				t.Errorf("UDP length %d in a 12-byte IP payload, VLAN %v: %d VXLAN, findings %v (CAP-08 on %q); want CAP-08 on the UDP header: %v",
+					c.ul, tagged, r.VXLANPackets, ids(r), field, c.bad)
+			}
+		}
+	}
+}
