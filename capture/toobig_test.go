@@ -77,7 +77,8 @@ func TestUnderlayTooBig(t *testing.T) {
 	// without a pod MTU to set.
 	r = runCtx(ctx, wire(tooBig("10.20.30.1", 0, v4))...)
 	if len(r.Findings) != 1 || r.Findings[0].ID != "CAP-10" || strings.Contains(r.Findings[0].Summary, "at most") ||
-		!strings.Contains(r.Findings[0].Evidence[0].Value, "not given") {
+		!strings.Contains(r.Findings[0].Evidence[0].Value, "not given") ||
+		!strings.Contains(r.Findings[0].Evidence[0].Note, "1 ICMP error from 10.20.30.1") {
 		t.Errorf("no MTU given: %v", summaries(r))
 	}
 
