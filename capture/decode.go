@@ -149,7 +149,8 @@ const (
 )
 
 // tunnelOf says what a UDP datagram carries, by its ports: the destination
-// port first, then the source port (as gopacket and tshark do).
+// port first, then the source port, as a VTEP receives it (gopacket does
+// the same; tshark tries the lower port first).
 func tunnelOf(sport, dport uint16, ports *portSet) uint8 {
 	for _, p := range [2]uint16{dport, sport} {
 		switch {
