@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -136,4 +137,20 @@ func TestOtherEncapsulations(t *testing.T) {
 	if res, _ := verdicts(t, []map[string]string{plain}, newFigures()); len(res.why) != 0 {
 		t.Errorf("no tunnel: differences %v, want none", res.why)
 	}
+}
+
+// tshark's field lines are outside input: any line is counted and
+// compared without a panic.
+func FuzzAdd(f *testing.F) {
+	f.Add("1\teth:ethertype:ip:udp:vxlan\t10.0.0.1\t10.0.0.2\t35\t17\t\t0\t\t\t\t50000\t4789\t15")
+	f.Add("2\teth:ethertype:ipv6:ipv6.fraghdr:udp:vxlan:eth:ethertype:ip:tcp\t10.244.1.5\t10.244.2.5")
+	f.Add("3\teth:ethertype:ip:ip:udp:vxlan:eth:ethertype:mpls:ip:tcp\t,,\t\t\t\t\t,")
+	f.Add("4\tudp:vxlan:geneve:icmp:ip:gre:vxlan\t\t\t\t\t\t\t\t\t\t4789\t6081")
+	f.Fuzz(func(t *testing.T, s string) {
+		res := &tsharkResult{raw: newFigures(), adj: newFigures(), why: map[string]bool{}, diagLast: 2}
+		res.add(strings.Split(s, "\t"), map[string]bool{"4789": true, "8472": true})
+		if rows := compare(res, newFigures()); len(rows) != 6 {
+			t.Fatalf("%d rows", len(rows))
+		}
+	})
 }
