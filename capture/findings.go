@@ -618,8 +618,8 @@ func (a *Analyzer) notes(r *Report) {
 			"for the overlay's own packets capture on the node's underlay adapter.", r.GRE))
 	}
 	if a.tooBigOther > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("%d more ICMP \"fragmentation needed\"/\"packet too big\" errors about tunnel packets, past %d (VTEP pair, MTU) groups, were counted, not reported one by one (CAP-10).",
-			a.tooBigOther, maxTooBig))
+		r.Notes = append(r.Notes, fmt.Sprintf("%d more ICMP \"fragmentation needed\"/\"packet too big\" %s about tunnel packets, past %d (VTEP pair, MTU) groups, %s counted, not reported one by one (CAP-10).",
+			a.tooBigOther, nounFor(a.tooBigOther, "error", "errors"), maxTooBig, nounFor(a.tooBigOther, "was", "were")))
 	}
 	if r.OtherLinkTypes > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("%d packets had a link type diag does not decode.", r.OtherLinkTypes))
