@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"encoding/json"
+	"github.com/wincni/diag/golden"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,18 +60,7 @@ func TestFormatsGolden(t *testing.T) {
 			s := loadInput(t, rel)
 			s.Source = rel
 			got := snapshotJSON(t, s)
-			golden := filepath.Join("testdata", "golden", strings.ReplaceAll(rel, "/", "_")+".json")
-			if *update {
-				os.MkdirAll(filepath.Dir(golden), 0o755)
-				os.WriteFile(golden, got, 0o644)
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./snapshot -update)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("snapshot of %s differs from %s (run go test ./snapshot -update and review the diff)", rel, golden)
-			}
+			golden.Check(t, filepath.Join("testdata", "golden", strings.ReplaceAll(rel, "/", "_")+".json"), got)
 		})
 	}
 }

@@ -2,7 +2,6 @@ package formats
 
 import (
 	"errors"
-	"flag"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -12,8 +11,6 @@ import (
 	"github.com/wincni/diag/bundle"
 	"github.com/wincni/diag/snapshot"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func loadSeed(t *testing.T, name string) *snapshot.Snapshot {
 	t.Helper()

@@ -1,14 +1,12 @@
 package gen
 
 import (
-	"flag"
+	"github.com/wincni/diag/golden"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 )
-
-var update = flag.Bool("update", false, "rewrite the sample captures in testdata/captures")
 
 // seedSYNs is the seed's symptom seen on the Linux node: the SYNs of
 // 100.244.49.69 to the Windows pod 100.244.206.68 encapsulated to the NAT
@@ -30,7 +28,7 @@ func TestSamples(t *testing.T) {
 	samples := map[string][]Pkt{"seed-syn-unanswered.pcap": seedSYNs()}
 	for name, pkts := range samples {
 		path := filepath.Join(dir, name)
-		if *update {
+		if golden.Updating() {
 			if err := WritePcap(path, pkts); err != nil {
 				t.Fatal(err)
 			}

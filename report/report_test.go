@@ -2,8 +2,7 @@ package report
 
 import (
 	"bytes"
-	"flag"
-	"os"
+	goldenfile "github.com/wincni/diag/golden"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -16,8 +15,6 @@ import (
 	"github.com/wincni/diag/formats"
 	"github.com/wincni/diag/snapshot"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 var codeSpan = regexp.MustCompile("`+[^`]*`+")
 
@@ -47,27 +44,7 @@ func buildReport(t testing.TB, names ...string) *Report {
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		os.MkdirAll("testdata", 0o755)
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./report -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		for i := 0; i < len(gl) && i < len(wl); i++ {
-			if gl[i] != wl[i] {
-				t.Errorf("%s differs at line %d:\n got: %s\nwant: %s\n(run go test ./report -update and review the diff)", path, i+1, gl[i], wl[i])
-				return
-			}
-		}
-		t.Errorf("%s differs in length (run go test ./report -update and review the diff)", path)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), got)
 }
 
 // The golden cases: the seed's broken node, the same cluster with its Linux

@@ -4,7 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"encoding/json"
-	"flag"
+	"github.com/wincni/diag/golden"
 	"io"
 	"os"
 	"path/filepath"
@@ -468,22 +468,13 @@ func TestAnalyzeBundleCaptures(t *testing.T) {
 	}
 }
 
-var updateDocs = flag.Bool("update", false, "rewrite docs/rules.md")
-
 // docs/rules.md is generated from the registry; it must match.
 func TestRulesDocInSync(t *testing.T) {
 	r := runDiag(t, nil, false, "rules", "-o", "markdown")
 	if r.code != 0 {
 		t.Fatal(r.stderr)
 	}
-	path := "../../docs/rules.md"
-	if *updateDocs {
-		os.WriteFile(path, []byte(r.stdout), 0o644)
-	}
-	want, err := os.ReadFile(path)
-	if err != nil || string(want) != r.stdout {
-		t.Errorf("docs/rules.md is out of date: run go test ./cmd/diag -update (%v)", err)
-	}
+	golden.Check(t, "../../docs/rules.md", []byte(r.stdout))
 	for _, id := range []string{"OVL-01", "OVL-02", "HOST-01", "CAP-02"} {
 		if !strings.Contains(r.stdout, "## "+id) {
 			t.Errorf("docs lack %s", id)
