@@ -389,7 +389,7 @@ func (a *Analyzer) Add(p *Packet) {
 		a.res.OuterFragments++
 		// A later fragment of an outer packet: counted on the tunnel of its
 		// first fragment when it is VXLAN; the bytes are not decodable.
-		if f.proto == 17 {
+		if f.proto == ipProtoUDP {
 			if t := a.tunnelFor(&f.src, &f.dst, 0, false); t != nil {
 				t.fragments++
 			}
@@ -459,14 +459,14 @@ func (a *Analyzer) Add(p *Packet) {
 		return
 	}
 	switch f.innerProto {
-	case 1:
+	case ipProtoICMP:
 		if f.icmpType == 3 {
 			ft.icmpUnreach++
 			if f.icmpCode == 4 {
 				ft.icmpFragNeeded++
 			}
 		}
-	case 58:
+	case ipProtoICMPv6:
 		if f.icmpType == 1 {
 			ft.icmpUnreach++
 		} else if f.icmpType == 2 {
@@ -671,7 +671,7 @@ func (a *Analyzer) untrackedFlow(p *Packet, f *frame) {
 	u := &a.otherFlows
 	u.Packets++
 	u.Bytes += int64(p.Length)
-	if f.innerProto == 6 {
+	if f.innerProto == ipProtoTCP {
 		switch {
 		case f.innerFlags&tcpRST != 0:
 			u.Resets++

@@ -202,16 +202,16 @@ func decodeGeneral(f *frame, data []byte, lt LinkType, vxlanPorts *portSet) {
 	data = h.trim(data)
 	l4 := h.l4
 	switch f.proto {
-	case 6:
+	case ipProtoTCP:
 		if inRange(data, l4, 14) {
 			f.sport, f.dport, f.tcpFlags = be16(data, l4), be16(data, l4+2), data[l4+13]
 		}
 		return
-	case 17:
-	case 47:
+	case ipProtoUDP:
+	case ipProtoGRE:
 		f.kind = kindGRE
 		return
-	case 1, 58:
+	case ipProtoICMP, ipProtoICMPv6:
 		f.underlayTooBig(data, l4, vxlanPorts)
 		return
 	default:
@@ -239,7 +239,7 @@ func (f *frame) tunnels(data []byte, p int, tun uint8, src, dst [16]byte, ports 
 		off, etype := 0, uint16(0) // the payload, and its EtherType (0: Ethernet)
 		switch tun {
 		case tunVXLAN:
-			if !inRange(data, p, 8) {
+			if !inRange(data, p, vxlanHeaderLen) {
 				if layer == 0 && p < len(data) && !f.truncated {
 					f.kind, f.malformed = kindMalformed, malformedShort
 				}
@@ -247,7 +247,7 @@ func (f *frame) tunnels(data []byte, p int, tun uint8, src, dst [16]byte, ports 
 			}
 			flags := data[p]
 			vni := be32(data, p+4) >> 8
-			if flags&0x08 == 0 {
+			if flags&vxlanFlagI == 0 {
 				if layer == 0 {
 					f.vni = vni
 					f.kind, f.malformed = kindMalformed, malformedIFlag
@@ -260,7 +260,7 @@ func (f *frame) tunnels(data []byte, p int, tun uint8, src, dst [16]byte, ports 
 			// RFC 7348: reserved bits are ignored on receipt. GBP (G bit)
 			// and GPE-style bits (P, next protocol) on a VXLAN port are
 			// counted, and the payload is Ethernet, as tshark decodes it.
-			if flags != 0x08 || data[p+1]|data[p+2]|data[p+3]|data[p+7] != 0 {
+			if flags != vxlanFlagI || data[p+1]|data[p+2]|data[p+3]|data[p+7] != 0 {
 				f.oddFlags = true
 			}
 			if vxlans == 0 {
@@ -270,7 +270,7 @@ func (f *frame) tunnels(data []byte, p int, tun uint8, src, dst [16]byte, ports 
 				f.nestedN++
 			}
 			vxlans++
-			off = p + 8
+			off = p + vxlanHeaderLen
 			f.inner, f.innerDstMAC = false, [6]byte{}
 			if inRange(data, off, 14) {
 				f.inner = true
@@ -278,17 +278,17 @@ func (f *frame) tunnels(data []byte, p int, tun uint8, src, dst [16]byte, ports 
 			}
 		case tunGeneve:
 			// RFC 8926: version 0, 8 bytes and the options' length.
-			if !inRange(data, p, 8) || data[p]>>6 != 0 || !inRange(data, p, 8+int(data[p]&0x3f)*4) {
+			if !inRange(data, p, geneveHeaderLen) || data[p]>>6 != 0 || !inRange(data, p, geneveHeaderLen+int(data[p]&0x3f)*4) {
 				return
 			}
 			if f.kind == kindPlain {
 				f.kind = kindGeneve
 			}
 			f.geneve = true
-			off = p + 8 + int(data[p]&0x3f)*4
+			off = p + geneveHeaderLen + int(data[p]&0x3f)*4
 			switch pt := be16(data, p+2); pt {
-			case 0x6558: // Ethernet
-			case 0x0800, 0x86DD:
+			case etherTEB: // Ethernet
+			case etherIPv4, etherIPv6:
 				etype = pt
 			default:
 				return
@@ -334,9 +334,9 @@ func linkLayer(data []byte, lt LinkType) (int, uint16, bool) {
 		}
 		switch data[0] >> 4 {
 		case 4:
-			return 0, 0x0800, true
+			return 0, etherIPv4, true
 		case 6:
-			return 0, 0x86DD, true
+			return 0, etherIPv6, true
 		}
 	case LinkTypeNull, LinkTypeLoop:
 		if !inRange(data, 0, 4) {
@@ -348,9 +348,9 @@ func linkLayer(data []byte, lt LinkType) (int, uint16, bool) {
 		}
 		switch fam {
 		case 2:
-			return 4, 0x0800, true
+			return 4, etherIPv4, true
 		case 24, 28, 30:
-			return 4, 0x86DD, true
+			return 4, etherIPv6, true
 		}
 	}
 	return 0, 0, false
@@ -394,7 +394,7 @@ func sllProtocol(data []byte, off int, proto uint16) (int, uint16, bool) {
 // vlanTags skips any number (up to maxVLANTags) of 802.1Q, 802.1ad and
 // pre-standard QinQ (0x9100) tags.
 func vlanTags(data []byte, off int, etype uint16) (int, uint16, bool) {
-	for i := 0; etype == 0x8100 || etype == 0x88A8 || etype == 0x9100; i++ {
+	for i := 0; etype == etherVLAN || etype == etherQinQ || etype == etherQinQv1; i++ {
 		if i == maxVLANTags || !inRange(data, off, 4) {
 			return 0, 0, false
 		}
@@ -427,7 +427,7 @@ type ipHdr struct {
 func parseIP(data []byte, off int, etype uint16, h *ipHdr) bool {
 	h.start, h.l4 = off, -1
 	switch etype {
-	case 0x0800:
+	case etherIPv4:
 		if !inRange(data, off, 20) || data[off]>>4 != 4 {
 			return false
 		}
@@ -451,7 +451,7 @@ func parseIP(data []byte, off int, etype uint16, h *ipHdr) bool {
 			}
 		}
 		return true
-	case 0x86DD:
+	case etherIPv6:
 		if !inRange(data, off, 40) || data[off]>>4 != 6 {
 			return false
 		}
@@ -466,22 +466,22 @@ func parseIP(data []byte, off int, etype uint16, h *ipHdr) bool {
 	walk:
 		for i := 0; i < 8; i++ {
 			switch next {
-			case 0, 43, 60: // hop-by-hop, routing, destination options
+			case ipv6HopByHop, ipv6Routing, ipv6DestOptions:
 				if !inRange(data, p, 2) {
 					h.proto = next
 					return true
 				}
-				if next == 43 {
+				if next == ipv6Routing {
 					h.routing6(data, p)
 				}
 				next, p = data[p], p+(int(data[p+1])+1)*8
-			case 51: // AH
+			case ipv6AH:
 				if !inRange(data, p, 2) {
 					h.proto = next
 					return true
 				}
 				next, p = data[p], p+(int(data[p+1])+2)*4
-			case 44:
+			case ipv6HdrFragment:
 				if !inRange(data, p, 8) {
 					h.proto = next
 					return true
@@ -609,7 +609,7 @@ func (f *frame) innerFrame(data []byte, off int, etype uint16) ([]byte, int, [16
 	}
 	data = h.trim(data)
 	switch h.proto {
-	case 6:
+	case ipProtoTCP:
 		if inRange(data, l4, 4) {
 			f.innerSport, f.innerDport = be16(data, l4), be16(data, l4+2)
 		}
@@ -622,7 +622,7 @@ func (f *frame) innerFrame(data []byte, off int, etype uint16) ([]byte, int, [16
 				f.innerTCPPayload = max(0, h.total-(l4-off)-int(data[l4+12]>>4)*4)
 			}
 		}
-	case 17:
+	case ipProtoUDP:
 		if inRange(data, l4, 4) {
 			f.innerSport, f.innerDport = be16(data, l4), be16(data, l4+2)
 		}
@@ -639,7 +639,7 @@ func (f *frame) innerFrame(data []byte, off int, etype uint16) ([]byte, int, [16
 			f.prepareL4(ipData, off, l4)
 			return data, udp, h.src, h.dst
 		}
-	case 1, 58:
+	case ipProtoICMP, ipProtoICMPv6:
 		if inRange(data, l4, 2) {
 			f.icmpType, f.icmpCode = data[l4], data[l4+1]
 		}
@@ -658,7 +658,7 @@ func (f *frame) innerFrame(data []byte, off int, etype uint16) ([]byte, int, [16
 // segmentation offload show themselves by a partial checksum (verifyL4),
 // a zero length, or a length beyond the frame (the analyzer judges it).
 func (f *frame) prepareL4(data []byte, ipStart, l4 int) {
-	if f.innerFrag || f.innerLen == 0 || f.innerProto == 58 && !f.innerV6 || f.innerProto == 1 && f.innerV6 {
+	if f.innerFrag || f.innerLen == 0 || f.innerProto == ipProtoICMPv6 && !f.innerV6 || f.innerProto == ipProtoICMP && f.innerV6 {
 		return
 	}
 	if !inRange(data, ipStart, f.innerLen) {
@@ -669,9 +669,9 @@ func (f *frame) prepareL4(data []byte, ipStart, l4 int) {
 	}
 	minHdr := 8
 	switch f.innerProto {
-	case 6:
+	case ipProtoTCP:
 		minHdr = 20
-	case 1, 58:
+	case ipProtoICMP, ipProtoICMPv6:
 		minHdr = 4
 	}
 	n := ipStart + f.innerLen - l4
@@ -679,7 +679,7 @@ func (f *frame) prepareL4(data []byte, ipStart, l4 int) {
 		f.malformed = malformedInnerL4
 		return
 	}
-	if f.innerProto == 17 {
+	if f.innerProto == ipProtoUDP {
 		// RFC 768: the datagram is as long as its UDP length says, which
 		// may end before the IP payload does; one said to end beyond it
 		// (or inside its own header) is a length error, and its checksum
@@ -706,12 +706,12 @@ func (f *frame) verifyL4(data []byte) {
 	}
 	seg := data[f.l4Off : f.l4Off+f.l4Len]
 	switch f.innerProto {
-	case 1:
+	case ipProtoICMP:
 		if checksum(seg, 0) != 0 {
 			f.badL4Checksum = true
 		}
 		return
-	case 17:
+	case ipProtoUDP:
 		if len(seg) >= 8 && be16(seg, 6) == 0 {
 			if f.innerV6 {
 				f.badL4Checksum = true
@@ -728,9 +728,9 @@ func (f *frame) verifyL4(data []byte) {
 	}
 	field := 16
 	switch f.innerProto {
-	case 17:
+	case ipProtoUDP:
 		field = 6
-	case 58:
+	case ipProtoICMPv6:
 		field = 2
 	}
 	if len(seg) >= field+2 {

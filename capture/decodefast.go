@@ -18,18 +18,18 @@ func decodeFast(f *frame, data []byte, ports *portSet) bool {
 		oIP   = 14
 		oUDP  = oIP + 20
 		oVX   = oUDP + 8
-		iEth  = oVX + 8
+		iEth  = oVX + vxlanHeaderLen
 		iIP   = iEth + 14
 		iL4   = iIP + 20
 		least = iL4 + 8
 	)
-	if len(data) < least || data[12] != 0x08 || data[13] != 0x00 || data[oIP] != 0x45 || data[oIP+9] != 17 ||
+	if len(data) < least || data[12] != 0x08 || data[13] != 0x00 || data[oIP] != 0x45 || data[oIP+9] != ipProtoUDP ||
 		data[oIP+6]&0x3f|data[oIP+7] != 0 {
 		return false
 	}
 	total := int(be16(data, oIP+2))
 	dport := be16(data, oUDP+2)
-	if total < 20 || !ports.has(dport) || data[oVX]&0x08 == 0 ||
+	if total < 20 || !ports.has(dport) || data[oVX]&vxlanFlagI == 0 ||
 		data[iEth+12] != 0x08 || data[iEth+13] != 0x00 || data[iIP] != 0x45 || data[iIP+6]&0x3f|data[iIP+7] != 0 {
 		return false
 	}
@@ -60,7 +60,7 @@ func decodeFast(f *frame, data []byte, ports *portSet) bool {
 	copy(f.dst[12:], data[oIP+16:oIP+20])
 	f.sport, f.dport = be16(data, oUDP), dport
 	f.vni = be32(data, oVX+4) >> 8
-	if data[oVX] != 0x08 || data[oVX+1]|data[oVX+2]|data[oVX+3]|data[oVX+7] != 0 {
+	if data[oVX] != vxlanFlagI || data[oVX+1]|data[oVX+2]|data[oVX+3]|data[oVX+7] != 0 {
 		f.oddFlags = true
 	}
 	f.inner = true
@@ -86,7 +86,7 @@ func decodeFast(f *frame, data []byte, ports *portSet) bool {
 		in.innerSport, in.innerDport = be16(data, iL4), be16(data, iL4+2)
 	}
 	if len(data) >= iL4+8 {
-		if proto == 6 {
+		if proto == ipProtoTCP {
 			in.innerSeq = be32(data, iL4+4)
 			if len(data) >= iL4+14 {
 				in.innerFlags = data[iL4+13]

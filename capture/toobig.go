@@ -36,9 +36,9 @@ func (f *frame) underlayTooBig(data []byte, l4 int, ports *portSet) {
 	}
 	var mtu uint32
 	switch typ, code := data[l4], data[l4+1]; {
-	case f.proto == 1 && !f.v6 && typ == 3 && code == 4:
+	case f.proto == ipProtoICMP && !f.v6 && typ == 3 && code == 4:
 		mtu = uint32(be16(data, l4+6))
-	case f.proto == 58 && f.v6 && typ == 2:
+	case f.proto == ipProtoICMPv6 && f.v6 && typ == 2:
 		mtu = be32(data, l4+4)
 	default:
 		return
@@ -47,9 +47,9 @@ func (f *frame) underlayTooBig(data []byte, l4 int, ports *portSet) {
 	if !inRange(data, q, 1) {
 		return
 	}
-	etype := uint16(0x0800)
+	etype := uint16(etherIPv4)
 	if f.v6 {
-		etype = 0x86DD
+		etype = etherIPv6
 	}
 	var h ipHdr
 	if !parseIP(data, q, etype, &h) || h.bogus || h.l4 < 0 || h.proto != 17 || h.frag && !h.firstFrag || !inRange(data, h.l4, 8) {
