@@ -140,16 +140,14 @@ func checkVFPDivergence(s *snapshot.Snapshot) ([]Issue, error) {
 			file = vfpPortFile(p)
 			label := fmt.Sprintf("%s (%s)", p.Name, addrOrNone(e.IP))
 			rules, _ := portEncapRules(p)
+			index := newEncapIndex(rules)
 			for i, r := range n.RemoteSubnetRoutes {
 				if !r.DestinationPrefix.IsValid() {
 					continue
 				}
 				var match *vfpEncap
-				for j := range rules {
-					if rules[j].covers(r.DestinationPrefix) {
-						match = &rules[j]
-						break
-					}
+				if j := index.first(r.DestinationPrefix); j >= 0 {
+					match = &rules[j]
 				}
 				switch {
 				case match == nil:
