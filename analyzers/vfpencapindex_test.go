@@ -10,7 +10,9 @@ import (
 // ranges (overlapping, nested, single addresses, IPv4 and IPv6).
 func TestEncapIndexSameAsSearchInOrder(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
-	v4 := func() netip.Addr { return netip.AddrFrom4([4]byte{10, byte(rng.Intn(4)), byte(rng.Intn(256)), byte(rng.Intn(256))}) }
+	v4 := func() netip.Addr {
+		return netip.AddrFrom4([4]byte{10, byte(rng.Intn(4)), byte(rng.Intn(256)), byte(rng.Intn(256))})
+	}
 	v6 := func() netip.Addr {
 		var b [16]byte
 		b[0], b[1], b[14], b[15] = 0xfd, 0, byte(rng.Intn(4)), byte(rng.Intn(256))
