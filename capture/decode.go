@@ -34,6 +34,7 @@ const (
 	malformedInnerHeader // inner IPv4 total length below its header length, header length < 20, IPv6 extension headers past the payload
 	malformedInnerLength // inner IP length beyond the frame (not cut by the snap length, not an outer fragment)
 	malformedInnerL4     // inner IP length too short for the transport header
+	malformedInnerUDP    // inner UDP length beyond the IP payload, or under 8
 	malformedKinds
 )
 
@@ -110,8 +111,9 @@ type innerPkt struct {
 	icmpType, icmpCode     uint8
 	innerTCPPayload        int
 	// Where the inner L4 checksum can be verified (verifyL4); l4Off is 0
-	// when it cannot.
-	ipStart, l4Off int
+	// when it cannot. l4Len is the length the checksum covers: the IP
+	// payload, or a UDP datagram's own length (RFC 768).
+	ipStart, l4Off, l4Len int
 	// The fingerprint of the inner packet, for recognising copies.
 	fpStart, fpEnd int
 }
@@ -147,7 +149,8 @@ const (
 )
 
 // tunnelOf says what a UDP datagram carries, by its ports: the destination
-// port first, then the source port (as gopacket and tshark do).
+// port first, then the source port, as a VTEP receives it (gopacket does
+// the same; tshark tries the lower port first).
 func tunnelOf(sport, dport uint16, ports *portSet) uint8 {
 	for _, p := range [2]uint16{dport, sport} {
 		switch {
@@ -625,9 +628,16 @@ func (f *frame) innerFrame(data []byte, off int, etype uint16) ([]byte, int, [16
 		}
 		if inRange(data, l4, 8) && !h.frag {
 			udp = l4 + 8
+			// The checksum is verified over the UDP length (prepareL4),
+			// so the IP packet goes to it whole; a tunnel inside ends
+			// where the datagram does.
+			ipData := data
 			if ul := int(be16(data, l4+4)); ul >= 8 && l4+ul < len(data) {
 				data = data[:l4+ul]
 			}
+			f.fpStart, f.fpEnd = off, min(len(data), l4+20)
+			f.prepareL4(ipData, off, l4)
+			return data, udp, h.src, h.dst
 		}
 	case 1, 58:
 		if inRange(data, l4, 2) {
@@ -664,11 +674,24 @@ func (f *frame) prepareL4(data []byte, ipStart, l4 int) {
 	case 1, 58:
 		minHdr = 4
 	}
-	if ipStart+f.innerLen-l4 < minHdr {
+	n := ipStart + f.innerLen - l4
+	if n < minHdr {
 		f.malformed = malformedInnerL4
 		return
 	}
-	f.ipStart, f.l4Off = ipStart, l4
+	if f.innerProto == 17 {
+		// RFC 768: the datagram is as long as its UDP length says, which
+		// may end before the IP payload does; one said to end beyond it
+		// (or inside its own header) is a length error, and its checksum
+		// covers bytes that are not there: no verdict.
+		ul := int(be16(data, l4+4))
+		if ul < 8 || ul > n {
+			f.malformed = malformedInnerUDP
+			return
+		}
+		n = ul
+	}
+	f.ipStart, f.l4Off, f.l4Len = ipStart, l4, n
 }
 
 // verifyL4 checks the inner transport checksum prepared by prepareL4. A
@@ -678,10 +701,10 @@ func (f *frame) prepareL4(data []byte, ipStart, l4 int) {
 // illegal over IPv6 (RFC 8200 §8.1; RFC 6935 allows it for the outer
 // header of a tunnel only, which is not checked here).
 func (f *frame) verifyL4(data []byte) {
-	if f.l4Off == 0 || f.l4Off < f.ipStart || !inRange(data, f.l4Off, f.ipStart+f.innerLen-f.l4Off) {
+	if f.l4Off == 0 || f.l4Off < f.ipStart || !inRange(data, f.l4Off, f.l4Len) {
 		return
 	}
-	seg := data[f.l4Off : f.ipStart+f.innerLen]
+	seg := data[f.l4Off : f.l4Off+f.l4Len]
 	switch f.innerProto {
 	case 1:
 		if checksum(seg, 0) != 0 {

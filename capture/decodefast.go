@@ -96,9 +96,16 @@ func decodeFast(f *frame, data []byte, ports *portSet) bool {
 			if tunnelOf(in.innerSport, in.innerDport, ports) != tunNone {
 				return false // a tunnel inside: the general path follows it
 			}
+			// The checksum covers the UDP length (prepareL4): the
+			// fingerprint ends with the datagram, the check sees the
+			// whole IP packet.
+			ipData := data
 			if ul := int(be16(data, iL4+4)); ul >= 8 && iL4+ul < len(data) {
 				data = data[:iL4+ul]
 			}
+			in.fpStart, in.fpEnd = iIP, min(len(data), iL4+20)
+			f.prepareL4(ipData, iIP, iL4)
+			return true
 		}
 	}
 	in.fpStart, in.fpEnd = iIP, min(len(data), iL4+20)

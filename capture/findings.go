@@ -524,17 +524,20 @@ func (a *Analyzer) cap08(add func(string, issue)) {
 	// Valid VXLAN whose inner packet contradicts itself: a sender or a
 	// middlebox that corrupts frames, or a capture tool that mangles them.
 	inner := []struct {
-		kind              uint8
-		what, value, want string
+		kind                     uint8
+		what, field, value, want string
 	}{
-		{malformedInnerHeader, "have an inner IP header that contradicts itself", "IPv4 header length under 20, total length under the header length, or IPv6 extension headers past the payload", "a consistent IP header"},
-		{malformedInnerLength, "have an inner IP length beyond the end of the frame (not cut by the snap length, and too small to be an offload super-packet)", "IP total length > bytes in the frame", "IP total length within the frame"},
-		{malformedInnerL4, "have an inner IP length too short for its transport header", "IP payload shorter than the TCP/UDP/ICMP header", "the whole transport header"},
+		{malformedInnerHeader, "have an inner IP header that contradicts itself", "inner IP header", "IPv4 header length under 20, total length under the header length, or IPv6 extension headers past the payload", "a consistent IP header"},
+		{malformedInnerLength, "have an inner IP length beyond the end of the frame (not cut by the snap length, and too small to be an offload super-packet)", "inner IP header", "IP total length > bytes in the frame", "IP total length within the frame"},
+		{malformedInnerL4, "have an inner IP length too short for its transport header", "inner IP header", "IP payload shorter than the TCP/UDP/ICMP header", "the whole transport header"},
+		// RFC 768 lets a datagram end before the IP payload, not after:
+		// its checksum cannot be verified, and it is no corrupt checksum.
+		{malformedInnerUDP, "have an inner UDP length beyond the IP payload or under 8", "inner UDP header", "UDP length > IP payload, or < 8", "8 <= UDP length <= IP payload"},
 	}
 	for _, k := range inner {
 		if n := a.mal[k.kind]; n > 0 {
 			add("CAP-08", issue{summary: fmt.Sprintf("%d VXLAN packets %s", n, k.what),
-				evidence: []finding.Evidence{{Field: "inner IP header", Value: k.value, Expected: k.want, Note: fmt.Sprintf("%d packets", n)}}})
+				evidence: []finding.Evidence{{Field: k.field, Value: k.value, Expected: k.want, Note: fmt.Sprintf("%d packets", n)}}})
 		}
 	}
 }
@@ -616,8 +619,8 @@ func (a *Analyzer) notes(r *Report) {
 			"for the overlay's own packets capture on the node's underlay adapter.", r.GRE))
 	}
 	if a.tooBigOther > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("%d more ICMP \"fragmentation needed\"/\"packet too big\" errors about tunnel packets, past %d (VTEP pair, MTU) groups, were counted, not reported one by one (CAP-10).",
-			a.tooBigOther, maxTooBig))
+		r.Notes = append(r.Notes, fmt.Sprintf("%d more ICMP \"fragmentation needed\"/\"packet too big\" %s about tunnel packets, past %d (VTEP pair, MTU) groups, %s counted, not reported one by one (CAP-10).",
+			a.tooBigOther, nounFor(a.tooBigOther, "error", "errors"), maxTooBig, nounFor(a.tooBigOther, "was", "were")))
 	}
 	if r.OtherLinkTypes > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("%d packets had a link type diag does not decode.", r.OtherLinkTypes))

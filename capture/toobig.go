@@ -157,7 +157,7 @@ func (a *Analyzer) cap10(add func(string, issue)) {
 			if k.mtu > 0 {
 				mtu = strconv.FormatUint(uint64(k.mtu), 10)
 			}
-			note := fmt.Sprintf("%d ICMP errors from %s", s.packets, joinAddrs(s.routers))
+			note := fmt.Sprintf("%d ICMP %s from %s", s.packets, nounFor(s.packets, "error", "errors"), joinAddrs(s.routers))
 			if len(s.vnis) > 0 {
 				note += "; VNI " + joinVNIs(s.vnis)
 			}
@@ -187,6 +187,14 @@ func tunnelOverhead(src netip.Addr) int {
 		return 40 + 8 + 8 + 14
 	}
 	return 20 + 8 + 8 + 14
+}
+
+// nounFor is the noun's form for a count of n.
+func nounFor(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func tooBigWords(v6 bool) string {

@@ -77,7 +77,8 @@ func TestUnderlayTooBig(t *testing.T) {
 	// without a pod MTU to set.
 	r = runCtx(ctx, wire(tooBig("10.20.30.1", 0, v4))...)
 	if len(r.Findings) != 1 || r.Findings[0].ID != "CAP-10" || strings.Contains(r.Findings[0].Summary, "at most") ||
-		!strings.Contains(r.Findings[0].Evidence[0].Value, "not given") {
+		!strings.Contains(r.Findings[0].Evidence[0].Value, "not given") ||
+		!strings.Contains(r.Findings[0].Evidence[0].Note, "1 ICMP error from 10.20.30.1") {
 		t.Errorf("no MTU given: %v", summaries(r))
 	}
 
@@ -132,6 +133,25 @@ func TestUnderlayTooBigFile(t *testing.T) {
 	for _, ctx := range []*Context{nil, seedContext(t)} {
 		if r := analyze(t, path, ctx); !hasID(r, "CAP-10") {
 			t.Errorf("context %v: %v", ctx != nil, summaries(r))
+		}
+	}
+}
+
+// Past maxTooBig (VTEP pair, MTU) groups the errors are counted in a
+// note, worded for their number.
+func TestUnderlayTooBigOverflowNote(t *testing.T) {
+	v4 := bigVXLAN(linuxVTEP, winVTEP, 4096)
+	for _, extra := range []int{1, 2} {
+		a := NewAnalyzer(Options{})
+		for i := range maxTooBig + extra {
+			f := tooBig("10.20.30.1", uint32(576+i), v4)
+			a.Add(&Packet{Data: f, Length: len(f), Time: t0.Add(time.Duration(i) * time.Microsecond), LinkType: 1})
+		}
+		want := map[int]string{1: "1 more ICMP \"fragmentation needed\"/\"packet too big\" error about tunnel packets, past 4096 (VTEP pair, MTU) groups, was counted",
+			2: "2 more ICMP \"fragmentation needed\"/\"packet too big\" errors about tunnel packets, past 4096 (VTEP pair, MTU) groups, were counted"}[extra]
+		r := a.Finish("test")
+		if !strings.Contains(strings.Join(r.Notes, "\n"), want) {
+			t.Errorf("%d past the limit: notes %q lack %q", extra, r.Notes, want)
 		}
 	}
 }
