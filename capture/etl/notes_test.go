@@ -140,3 +140,70 @@ func TestOutOfOrderCountsEveryLateEvent(t *testing.T) {
 		t.Errorf("Stats.OutOfOrder = %d, %d events were passed on after a later one", s.OutOfOrder, late)
 	}
 }
+
+// mapBuffer is an uncompressed buffer of n EventMetadata type 33 records
+// of the PktMon provider, each an EVENT_MAP_INFO of 4096 entries whose
+// names all point at one string of 256 CJK characters: 33 KB in the file,
+// 3 MB as Go strings.
+func mapBuffer(n int) []byte {
+	le := binary.LittleEndian
+	meta := mustGUID("bbccf6c1-6cd1-48c4-80ff-839482e37671")
+	var body []byte
+	for i := 0; i < n; i++ {
+		const entries = 4096
+		fixed := 16 + 8*entries
+		name := []byte{byte('A' + i), 0, 0, 0}
+		long := make([]byte, 0, 514)
+		for k := 0; k < 256; k++ {
+			long = append(long, 0x00, 0x4e)
+		}
+		long = append(long, 0, 0)
+		info := make([]byte, fixed)
+		le.PutUint32(info[0:], uint32(fixed))
+		le.PutUint32(info[4:], 1)
+		le.PutUint32(info[8:], entries)
+		for k := 0; k < entries; k++ {
+			le.PutUint32(info[16+8*k:], uint32(fixed+len(name)))
+			le.PutUint32(info[20+8*k:], uint32(k))
+		}
+		info = append(append(info, name...), long...)
+		r := make([]byte, traceHeaderSize)
+		r[2], r[3], r[4] = hdrFullHeader64, 0xC0, 33
+		copy(r[0x18:], meta[:])
+		r = append(append(r, PktMonProvider[:]...), info...)
+		le.PutUint16(r[0:], uint16(len(r)))
+		for len(r)%8 != 0 {
+			r = append(r, 0)
+		}
+		body = append(body, r...)
+	}
+	h := make([]byte, bufferHeaderSize)
+	size := uint32(bufferHeaderSize + len(body))
+	le.PutUint32(h[0x00:], size)
+	le.PutUint32(h[0x04:], size)
+	le.PutUint32(h[0x30:], size)
+	le.PutUint16(h[0x34:], 0x20)
+	return append(h, body...)
+}
+
+// The embedded value maps are held for the whole reading: what they cost
+// must be bounded whatever the file, not up to 256 maps × 4096 entries ×
+// 256 characters (one 8.6 MB file of such maps took 1 GB).
+func TestValueMapsBounded(t *testing.T) {
+	plain := fixture(t, false)
+	b := append(append(append([]byte(nil), plain[:1024]...), mapBuffer(8)...), plain[1024:]...)
+	r, got := readAll(t, b, Limits{})
+	if len(got) == 0 {
+		t.Fatal("no packets read")
+	}
+	held := 0
+	for name, m := range r.maps {
+		held += len(name)
+		for _, s := range m {
+			held += len(s)
+		}
+	}
+	if held > 8<<20 {
+		t.Errorf("a %d-byte file holds %d MB of value map strings", len(b), held>>20)
+	}
+}
