@@ -252,10 +252,14 @@ func (r *Reader) Next() (*Packet, error) {
 		r.out.Dropped = !ndis && binary.LittleEndian.Uint16(rec[0x28:]) == evDroppedPacket
 		r.out.NDIS = ndis
 		r.out.Timestamp, r.out.Filetime, r.out.Processor = e.ts, r.header.Filetime(e.ts), s.proc
-		if r.win.emitted && e.ts < r.win.lastOut {
+		// Held against the latest event passed on, not the last: every
+		// event of a late buffer is late, not only its first.
+		if r.win.emitted && e.ts < r.win.latest {
 			r.stats.OutOfOrder++
+		} else {
+			r.win.latest = e.ts
 		}
-		r.win.emitted, r.win.lastOut = true, e.ts
+		r.win.emitted = true
 		r.sum.add(&r.out, r)
 		return &r.out, nil
 	}
