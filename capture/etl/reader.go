@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 )
 
 // Limits bound what a Reader holds, whatever the file says. A zero field
@@ -99,6 +100,7 @@ type Reader struct {
 
 	comps components
 	maps  valueMaps
+	vm    mapStore
 	stats Stats
 	sum   summary
 	stop  string // why the reading stopped early, "" when it did not
@@ -327,6 +329,10 @@ func (r *Reader) Notes() []string {
 	}
 	if r.header.EventsLost > 0 || r.header.BuffersLost > 0 {
 		out = append(out, fmt.Sprintf("%s: the trace session lost %d events and %d buffers while it ran (its logfile header says so): packets are missing from the file.", r.name, r.header.EventsLost, r.header.BuffersLost))
+	}
+	if r.vm.dropped > 0 {
+		out = append(out, fmt.Sprintf("%s: %d embedded value maps (%s) are left out, past what is held (%d maps, %d entries each, %d in all, %d KiB of names) or malformed: the values they name (drop reasons, component types) are shown as numbers.",
+			r.name, r.vm.dropped, strings.Join(r.vm.names, ", "), maxMaps, maxMapEntries, maxMapsEntries, maxMapsBytes>>10))
 	}
 	if r.sum.groupsCapped {
 		out = append(out, fmt.Sprintf("%s: the packet ids are too scattered to count each distinct one within bounded memory: the count of distinct packets is a lower bound.", r.name))
