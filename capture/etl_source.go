@@ -66,6 +66,11 @@ func (s *etlSource) next(p *Packet) error {
 		ep, err := s.r.Next()
 		if errors.Is(err, io.EOF) {
 			s.paths.flush()
+			// Another provider's trace is the wrong file, not an empty
+			// capture: said as bad input.
+			if err := s.r.NotACapture(); err != nil {
+				return &InputError{Path: s.name, Err: err}
+			}
 			return io.EOF
 		}
 		if err != nil {

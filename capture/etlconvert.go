@@ -96,6 +96,9 @@ func convertETL(in io.Reader, name string, out io.Writer, app string, rundown *e
 			st.Drops++
 		}
 	}
+	if err := r.NotACapture(); err != nil {
+		return st, &InputError{Path: name, Err: err}
+	}
 	st.Interfaces = len(ifaces)
 	st.Notes = r.Notes()
 	if st.Skipped > 0 {

@@ -50,6 +50,7 @@ func (r *Reader) record(rec record) (int64, bool) {
 			}
 			return ts, r.checkNDISFragment(le.Uint64(rec.b[0x30:]), u)
 		} else if g != PktMonProvider {
+			r.others.add(g)
 			return 0, false
 		}
 		id := le.Uint16(rec.b[0x28:])

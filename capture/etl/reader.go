@@ -104,6 +104,9 @@ type Reader struct {
 	stats Stats
 	sum   summary
 	stop  string // why the reading stopped early, "" when it did not
+	atEnd bool   // the file was read to its end (or to where it stops)
+
+	others providers // of events not of a packet provider
 
 	win     window
 	noPkts  bool            // Scan: the packets are not kept
@@ -278,10 +281,12 @@ func (r *Reader) load() error {
 	}
 	m, ok := <-r.pre
 	if !ok {
+		r.atEnd = true
 		return io.EOF
 	}
 	data, h, err := m.data, m.h, m.err
 	if err == io.EOF {
+		r.atEnd = true
 		return io.EOF
 	}
 	var be *bufferError
@@ -314,6 +319,16 @@ func (r *Reader) Notes() []string {
 	s := r.Stats()
 	if r.stop != "" {
 		out = append(out, fmt.Sprintf("%s: the file is %s: the %d packet events before it are reported, the rest of the file is not read.", r.name, r.stop, r.sum.PacketEvents))
+	}
+	cut := r.atEnd && r.stop == "" && r.header.BuffersWritten > 0 && uint32(s.Buffers) < r.header.BuffersWritten && r.header.LogFileMode&logFileCircular == 0
+	if cut {
+		out = append(out, fmt.Sprintf("%s: the file ends after %d of the %d buffers its logfile header says were written: it was cut short between two buffers; the %d packet events before the cut are reported.%s",
+			r.name, s.Buffers, r.header.BuffersWritten, r.sum.PacketEvents, r.unnamedComponents()))
+	}
+	if r.stats.Events > 0 && !r.packetProvider() {
+		out = append(out, fmt.Sprintf("%s: %v (its providers: %s): it is not a packet capture; pktmon start -c or netsh trace start capture=yes writes one.", r.name, ErrNotACapture, r.others.String()))
+	} else if r.atEnd && r.stop == "" && !cut && r.stats.Events == 0 {
+		out = append(out, fmt.Sprintf("%s: the file holds no events past its logfile header: no packets, and no pktmon component rundown.", r.name))
 	}
 	if s.BadRecords > 0 {
 		out = append(out, fmt.Sprintf("%s: %d buffers hold a damaged record: the records after it in the same buffer are skipped, the next buffers are read.", r.name, s.BadRecords))
