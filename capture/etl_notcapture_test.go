@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,6 +56,26 @@ func TestETLOfOtherProviderIsBadInput(t *testing.T) {
 			if want := "trace.etl: this ETL holds no pktmon or netsh packet events (its providers: {11111111-2222-3333-4444-555555555555}: 6 events)"; e.Error() != want {
 				t.Errorf("%s: %q, want %q", c.name, e, want)
 			}
+		}
+	}
+}
+
+// An ETL file cut inside its first 80 bytes is told cut short, not "not
+// a pcap or pcapng file".
+func TestETLCutInHeaderIsBadInput(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := etltest.NewWriter(&buf, etltest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{8, 30, etl.SniffLen - 1} {
+		_, err := NewSource(bytes.NewReader(buf.Bytes()[:n]), "cut.etl")
+		var ie *InputError
+		if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), "cut.etl: an ETL file cut short") {
+			t.Errorf("%d bytes: %v", n, err)
 		}
 	}
 }

@@ -50,6 +50,13 @@ func isETLHead(br *bufio.Reader) bool {
 	return etl.IsETL(head)
 }
 
+// isCutETLHead says whether br holds the start of an ETL file cut
+// before the end of its logfile header record.
+func isCutETLHead(br *bufio.Reader) bool {
+	head, _ := br.Peek(etl.SniffLen)
+	return etl.IsCutETL(head)
+}
+
 func newETLSource(br *bufio.Reader, name string) (*etlSource, error) {
 	r, err := etl.NewReader(br, name, etl.Limits{})
 	if err != nil {

@@ -62,6 +62,30 @@ func IsETL(head []byte) bool {
 		binary.LittleEndian.Uint16(r[6:]) == 0 && binary.LittleEndian.Uint32(head[0:]) >= bufferHeaderSize
 }
 
+// IsCutETL says whether head, a whole file shorter than SniffLen, is the
+// start of an ETL file cut short: as much as it holds of a first buffer's
+// header (a size and saved offset that fit, the header buffer's type) and
+// of the logfile header record.
+func IsCutETL(head []byte) bool {
+	if len(head) < 8 || len(head) >= SniffLen {
+		return false
+	}
+	le := binary.LittleEndian
+	size, saved := le.Uint32(head[0:]), le.Uint32(head[4:])
+	if size < bufferHeaderSize+systemHeaderSize || size > DefaultMaxBufferSize || saved < bufferHeaderSize || saved > size {
+		return false
+	}
+	if len(head) >= 0x38 && le.Uint16(head[0x36:]) != bufferTypeHeader {
+		return false
+	}
+	if len(head) >= bufferHeaderSize+3 {
+		if t := head[bufferHeaderSize+2]; t != hdrSystem64 && t != hdrSystem32 {
+			return false
+		}
+	}
+	return true
+}
+
 // Stats count what the reader met in the file, in file order.
 type Stats struct {
 	Buffers           int
@@ -130,6 +154,9 @@ func NewReader(r io.Reader, name string, lim Limits) (*Reader, error) {
 	}
 	head, _ := br.Peek(SniffLen)
 	if !IsETL(head) {
+		if IsCutETL(head) {
+			return nil, fmt.Errorf("an ETL file cut short: %d bytes, under the %d of its first buffer header and logfile header record", len(head), SniffLen)
+		}
 		if len(head) == 0 {
 			return nil, errors.New("an empty file, not an ETL file")
 		}
