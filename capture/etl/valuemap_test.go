@@ -51,3 +51,22 @@ func TestValueMapsInterned(t *testing.T) {
 		t.Errorf("a map of %d bytes of names is held within %d", size, size-1)
 	}
 }
+
+// FuzzValueMap holds the map parser to its bounds on any bytes.
+func FuzzValueMap(f *testing.F) {
+	f.Add(mapBuffer(1)[bufferHeaderSize+traceHeaderSize+16:], 1<<20)
+	f.Add([]byte{16, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 24, 0, 0, 0, 7, 0, 0, 0, 'X', 0, 0, 0, 'y', 0, ' ', 0, 0, 0}, 64)
+	f.Fuzz(func(t *testing.T, b []byte, budget int) {
+		name, n, ok := mapInfoHead(b)
+		if !ok {
+			return
+		}
+		if name == "" || len(name) > 3*maxMapNameUnits || 16+8*n > len(b) {
+			t.Fatalf("head %q %d of a %d-byte structure", name, n, len(b))
+		}
+		m, size, ok := parseMapEntries(b, n, budget, map[string]string{})
+		if ok && (len(m) > n || size > budget) {
+			t.Fatalf("%d entries of %d, %d bytes within %d", len(m), n, size, budget)
+		}
+	})
+}
