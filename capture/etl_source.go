@@ -50,6 +50,13 @@ func isETLHead(br *bufio.Reader) bool {
 	return etl.IsETL(head)
 }
 
+// isCutETLHead says whether br holds the start of an ETL file cut
+// before the end of its logfile header record.
+func isCutETLHead(br *bufio.Reader) bool {
+	head, _ := br.Peek(etl.SniffLen)
+	return etl.IsCutETL(head)
+}
+
 func newETLSource(br *bufio.Reader, name string) (*etlSource, error) {
 	r, err := etl.NewReader(br, name, etl.Limits{})
 	if err != nil {
@@ -66,6 +73,11 @@ func (s *etlSource) next(p *Packet) error {
 		ep, err := s.r.Next()
 		if errors.Is(err, io.EOF) {
 			s.paths.flush()
+			// Another provider's trace is the wrong file, not an empty
+			// capture: said as bad input.
+			if err := s.r.NotACapture(); err != nil {
+				return &InputError{Path: s.name, Err: err}
+			}
 			return io.EOF
 		}
 		if err != nil {

@@ -86,7 +86,7 @@ func convertETL(in io.Reader, name string, out io.Writer, app string, rundown *e
 				return st, err
 			}
 		}
-		o := epbOptions{comment: etlComment(r, p, &c), outbound: p.Direction.Outbound(), packetID: p.GroupID}
+		o := epbOptions{comment: etlComment(r, p, &c), outbound: p.Direction.Outbound(), packetID: p.GroupID, dropped: p.Dropped}
 		ticks := uint64(p.Filetime - etlFiletimeEpoch)
 		if err := w.writePacketOn(id, ticks, p.Data, max(p.OriginalSize, len(p.Data)), o); err != nil {
 			return st, err
@@ -95,6 +95,9 @@ func convertETL(in io.Reader, name string, out io.Writer, app string, rundown *e
 		if p.Dropped {
 			st.Drops++
 		}
+	}
+	if err := r.NotACapture(); err != nil {
+		return st, &InputError{Path: name, Err: err}
 	}
 	st.Interfaces = len(ifaces)
 	st.Notes = r.Notes()

@@ -39,7 +39,15 @@ type epbOptions struct {
 	comment  string
 	outbound int8   // epb_flags direction: 1 outbound, -1 inbound, 0 unknown
 	packetID uint64 // epb_packetid; 0 for none
+	dropped  bool   // epb_verdict: dropped
 }
+
+// verdictDrop is the epb_verdict value of a dropped packet: pcapng has
+// no Windows verdict type, and etl2pcapng writes Linux eBPF XDP's
+// XDP_DROP (type 2, value 1), the nearest; tshark shows it as
+// frame.verdict.
+
+var verdictDrop = [9]byte{2, 1, 0, 0, 0, 0, 0, 0, 0}
 
 // writePacketOn writes an enhanced packet block on interface iface with
 // a timestamp in 100 ns units since 1970.
@@ -66,7 +74,10 @@ func (w *ngWriter) writePacketOn(iface uint32, ticks uint64, data []byte, wireLe
 	if o.packetID != 0 {
 		b = appendOption(b, 5, binary.LittleEndian.AppendUint64(nil, o.packetID)) // epb_packetid
 	}
-	if o.comment != "" || o.outbound != 0 || o.packetID != 0 {
+	if o.dropped {
+		b = appendOption(b, 7, verdictDrop[:]) // epb_verdict
+	}
+	if o.comment != "" || o.outbound != 0 || o.packetID != 0 || o.dropped {
 		b = appendOption(b, 0, nil)
 	}
 	w.buf = b

@@ -159,6 +159,9 @@ func (s *Source) open(r io.Reader, gzipOK bool) error {
 		}
 		s.gz = &gzipTail{r: gz}
 		return s.open(s.gz, false)
+	case isCutETLHead(br):
+		_, err := newETLSource(br, name) // says how short
+		return err
 	default:
 		return &InputError{Path: name, Err: fmt.Errorf("not a pcap or pcapng file: it starts with %x, not a pcap magic number (a1b2c3d4 or a1b23c4d, either byte order), pcapng's 0a0d0d0a, gzip's 1f8b or a pktmon ETL file's buffer header", m)}
 	}

@@ -16,10 +16,15 @@
 // ETW writes per-processor buffers, so events are out of order by a few
 // buffers at most. Packets are passed on from the buffers in place, never
 // copied. An event whose buffer comes later than the window is passed on
-// out of order, and counted.
+// out of order, and counted: every event passed on after a later one.
+// The embedded value maps are bounded too (maps, entries, bytes of
+// names): a map past the bounds is left out and noted.
 //
 // A file cut short or damaged is read up to the damage: the packets
-// before it are passed on, then io.EOF, and Notes says where and why.
+// before it are passed on, then io.EOF, and Notes says where and why; a
+// file cut exactly between two buffers is told by the logfile header's
+// count of buffers written. An ETL of other providers only is no
+// capture: NotACapture says so, naming them.
 //
 // Imports: none.
 package etl

@@ -18,10 +18,8 @@ func (r *Reader) record(rec record) (int64, bool) {
 			}
 		}
 		if rec.size >= traceHeaderSize+16 && guid(rec.b[0x18:0x28]) == eventMetadataGUID && rec.b[4] == 33 &&
-			guid(rec.b[traceHeaderSize:traceHeaderSize+16]) == PktMonProvider && len(r.maps) < maxMaps {
-			if name, m, ok := parseEventMapInfo(rec.b[traceHeaderSize+16:]); ok {
-				r.maps[name] = m
-			}
+			guid(rec.b[traceHeaderSize:traceHeaderSize+16]) == PktMonProvider {
+			r.addValueMap(rec.b[traceHeaderSize+16:])
 		}
 	case hdrEventHeader32, hdrEventHeader64:
 		r.stats.Events++
@@ -52,6 +50,7 @@ func (r *Reader) record(rec record) (int64, bool) {
 			}
 			return ts, r.checkNDISFragment(le.Uint64(rec.b[0x30:]), u)
 		} else if g != PktMonProvider {
+			r.others.add(g)
 			return 0, false
 		}
 		id := le.Uint16(rec.b[0x28:])

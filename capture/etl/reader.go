@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 )
 
 // Limits bound what a Reader holds, whatever the file says. A zero field
@@ -61,6 +62,30 @@ func IsETL(head []byte) bool {
 		binary.LittleEndian.Uint16(r[6:]) == 0 && binary.LittleEndian.Uint32(head[0:]) >= bufferHeaderSize
 }
 
+// IsCutETL says whether head, a whole file shorter than SniffLen, is the
+// start of an ETL file cut short: as much as it holds of a first buffer's
+// header (a size and saved offset that fit, the header buffer's type) and
+// of the logfile header record.
+func IsCutETL(head []byte) bool {
+	if len(head) < 8 || len(head) >= SniffLen {
+		return false
+	}
+	le := binary.LittleEndian
+	size, saved := le.Uint32(head[0:]), le.Uint32(head[4:])
+	if size < bufferHeaderSize+systemHeaderSize || size > DefaultMaxBufferSize || saved < bufferHeaderSize || saved > size {
+		return false
+	}
+	if len(head) >= 0x38 && le.Uint16(head[0x36:]) != bufferTypeHeader {
+		return false
+	}
+	if len(head) >= bufferHeaderSize+3 {
+		if t := head[bufferHeaderSize+2]; t != hdrSystem64 && t != hdrSystem32 {
+			return false
+		}
+	}
+	return true
+}
+
 // Stats count what the reader met in the file, in file order.
 type Stats struct {
 	Buffers           int
@@ -99,9 +124,13 @@ type Reader struct {
 
 	comps components
 	maps  valueMaps
+	vm    mapStore
 	stats Stats
 	sum   summary
 	stop  string // why the reading stopped early, "" when it did not
+	atEnd bool   // the file was read to its end (or to where it stops)
+
+	others providers // of events not of a packet provider
 
 	win     window
 	noPkts  bool            // Scan: the packets are not kept
@@ -125,6 +154,9 @@ func NewReader(r io.Reader, name string, lim Limits) (*Reader, error) {
 	}
 	head, _ := br.Peek(SniffLen)
 	if !IsETL(head) {
+		if IsCutETL(head) {
+			return nil, fmt.Errorf("an ETL file cut short: %d bytes, under the %d of its first buffer header and logfile header record", len(head), SniffLen)
+		}
 		if len(head) == 0 {
 			return nil, errors.New("an empty file, not an ETL file")
 		}
@@ -252,10 +284,14 @@ func (r *Reader) Next() (*Packet, error) {
 		r.out.Dropped = !ndis && binary.LittleEndian.Uint16(rec[0x28:]) == evDroppedPacket
 		r.out.NDIS = ndis
 		r.out.Timestamp, r.out.Filetime, r.out.Processor = e.ts, r.header.Filetime(e.ts), s.proc
-		if r.win.emitted && e.ts < r.win.lastOut {
+		// Held against the latest event passed on, not the last: every
+		// event of a late buffer is late, not only its first.
+		if r.win.emitted && e.ts < r.win.latest {
 			r.stats.OutOfOrder++
+		} else {
+			r.win.latest = e.ts
 		}
-		r.win.emitted, r.win.lastOut = true, e.ts
+		r.win.emitted = true
 		r.sum.add(&r.out, r)
 		return &r.out, nil
 	}
@@ -272,10 +308,12 @@ func (r *Reader) load() error {
 	}
 	m, ok := <-r.pre
 	if !ok {
+		r.atEnd = true
 		return io.EOF
 	}
 	data, h, err := m.data, m.h, m.err
 	if err == io.EOF {
+		r.atEnd = true
 		return io.EOF
 	}
 	var be *bufferError
@@ -309,6 +347,16 @@ func (r *Reader) Notes() []string {
 	if r.stop != "" {
 		out = append(out, fmt.Sprintf("%s: the file is %s: the %d packet events before it are reported, the rest of the file is not read.", r.name, r.stop, r.sum.PacketEvents))
 	}
+	cut := r.atEnd && r.stop == "" && r.header.BuffersWritten > 0 && uint32(s.Buffers) < r.header.BuffersWritten && r.header.LogFileMode&logFileCircular == 0
+	if cut {
+		out = append(out, fmt.Sprintf("%s: the file ends after %d of the %d buffers its logfile header says were written: it was cut short between two buffers; the %d packet events before the cut are reported.%s",
+			r.name, s.Buffers, r.header.BuffersWritten, r.sum.PacketEvents, r.unnamedComponents()))
+	}
+	if r.stats.Events > 0 && !r.packetProvider() {
+		out = append(out, fmt.Sprintf("%s: %v (its providers: %s): it is not a packet capture; pktmon start -c or netsh trace start capture=yes writes one.", r.name, ErrNotACapture, r.others.String()))
+	} else if r.atEnd && r.stop == "" && !cut && r.stats.Events == 0 {
+		out = append(out, fmt.Sprintf("%s: the file holds no events past its logfile header: no packets, and no pktmon component rundown.", r.name))
+	}
 	if s.BadRecords > 0 {
 		out = append(out, fmt.Sprintf("%s: %d buffers hold a damaged record: the records after it in the same buffer are skipped, the next buffers are read.", r.name, s.BadRecords))
 	}
@@ -323,6 +371,10 @@ func (r *Reader) Notes() []string {
 	}
 	if r.header.EventsLost > 0 || r.header.BuffersLost > 0 {
 		out = append(out, fmt.Sprintf("%s: the trace session lost %d events and %d buffers while it ran (its logfile header says so): packets are missing from the file.", r.name, r.header.EventsLost, r.header.BuffersLost))
+	}
+	if r.vm.dropped > 0 {
+		out = append(out, fmt.Sprintf("%s: %d embedded value maps (%s) are left out, past what is held (%d maps, %d entries each, %d in all, %d KiB of names) or malformed: the values they name (drop reasons, component types) are shown as numbers.",
+			r.name, r.vm.dropped, strings.Join(r.vm.names, ", "), maxMaps, maxMapEntries, maxMapsEntries, maxMapsBytes>>10))
 	}
 	if r.sum.groupsCapped {
 		out = append(out, fmt.Sprintf("%s: the packet ids are too scattered to count each distinct one within bounded memory: the count of distinct packets is a lower bound.", r.name))

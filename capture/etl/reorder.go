@@ -70,7 +70,7 @@ type window struct {
 	free    []*bufStream
 	release *bufStream // emptied by the last event passed on, whose bytes it holds
 	emitted bool
-	lastOut int64
+	latest  int64 // the latest time passed on
 }
 
 func (w *window) add(s *bufStream) {

@@ -32,4 +32,7 @@ func (r *Reader) UseRundown(scan *Reader) {
 	for name, m := range scan.maps {
 		r.maps[name] = m
 	}
+	r.vm = scan.vm
+	r.vm.names = append([]string(nil), scan.vm.names...)
+	r.vm.fromScan = true
 }
