@@ -3,6 +3,7 @@ package monitor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -179,10 +180,7 @@ func (mon *Monitor) Round(ctx context.Context) error {
 		return ctx.Err()
 	}
 	if err != nil {
-		mon.o.Logf("round: no state taken: %v", err)
-		if _, isReplay := mon.src.(*ReplaySource); isReplay {
-			mon.source(SourceReplay, err)
-		}
+		mon.noState("no state taken", err)
 		return nil
 	}
 	defer t.Close()
@@ -191,10 +189,7 @@ func (mon *Monitor) Round(ctx context.Context) error {
 	}
 	s, err := formats.Load(t.Bundle)
 	if err != nil {
-		mon.o.Logf("round: %s: %v", t.Label, err)
-		if _, isReplay := mon.src.(*ReplaySource); isReplay {
-			mon.source(SourceReplay, err)
-		}
+		mon.noState(t.Label, err)
 		return nil
 	}
 	res := analyzers.RunNode(s, mon.o.Selection)
@@ -302,6 +297,16 @@ func transitionLabel(reason string) string {
 		return "resolved"
 	}
 	return "appeared"
+}
+
+// noState says why a round has no state, once: a replay's through its
+// source (which logs it), a live round's in the log.
+func (mon *Monitor) noState(what string, err error) {
+	if _, isReplay := mon.src.(*ReplaySource); isReplay {
+		mon.source(SourceReplay, fmt.Errorf("%s: %w", what, err))
+		return
+	}
+	mon.o.Logf("round: %s: %v", what, err)
 }
 
 // source records whether a source answered, and logs when that changes.

@@ -249,3 +249,24 @@ func TestNoCredentialsSaid(t *testing.T) {
 		t.Errorf("/readyz = %d %q, want 503 saying there are no credentials", code, body)
 	}
 }
+
+// A replayed bundle that does not open is logged once, naming it, not
+// once by the round and again by the replay source.
+func TestReplayErrorLoggedOnce(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.zip")
+	if err := os.WriteFile(bad, []byte("PK\x03\x04 not a zip"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var log logLines
+	mon := New(&ReplaySource{Paths: []string{bad}}, Options{Logf: log.logf})
+	round(t, mon)
+	n := 0
+	for _, l := range log.lines {
+		if strings.Contains(l, "bad.zip") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d log lines name bad.zip, want 1:\n%s", n, &log)
+	}
+}
