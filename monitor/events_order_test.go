@@ -23,3 +23,25 @@ func TestEventsUnderRateLimitSendFailsFirst(t *testing.T) {
 		t.Errorf("the one Event the limit allowed: %q, want OVL-04's fail", api.created)
 	}
 }
+
+// What the rate limit held back goes in the next rounds, as tokens come:
+// all four of ovl04-flannel-port's transitions are told, none twice.
+func TestEventsHeldBackSentLater(t *testing.T) {
+	api := &flakyEvents{}
+	p := "../analyzers/testdata/scenarios/ovl04-flannel-port"
+	src := &ReplaySource{Paths: []string{p, p, p, p, p}}
+	clock := &fakeClock{t: time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)}
+	mon := New(src, Options{Now: clock.now, Events: &Eventer{Client: api, Node: "win-1", Now: clock.now, Limit: rate.NewLimiter(rate.Every(time.Minute), 1)}})
+	for range 5 {
+		round(t, mon)
+		clock.t = clock.t.Add(time.Minute)
+	}
+	api.mu.Lock()
+	defer api.mu.Unlock()
+	if len(api.created) != 4 {
+		t.Errorf("%d Events over five rounds of one token each, want the 4 transitions: %q", len(api.created), api.created)
+	}
+	if got := mustValue(t, mon, "diag_monitor_events_owed"); got != 0 {
+		t.Errorf("diag_monitor_events_owed = %v after all were sent", got)
+	}
+}
