@@ -7,9 +7,11 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -26,10 +28,15 @@ import (
 type KubeWatch struct {
 	Node      string
 	informers []*kubeInformer
+	rc        rest.Interface // the watches' client, for the liveness probe
 
-	mu      sync.Mutex
-	lastErr error
+	mu       sync.Mutex
+	lastErr  error
+	answered time.Time // when the API server last answered the probe
 }
+
+// probeTimeout bounds the liveness probe of a round.
+const probeTimeout = 10 * time.Second
 
 type kubeInformer struct {
 	file     string
@@ -52,7 +59,7 @@ func NewKubeWatch(cfg *rest.Config, node string) (*KubeWatch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes client: %w", err)
 	}
-	k := &KubeWatch{Node: node}
+	k := &KubeWatch{Node: node, rc: rc}
 	k.add("k8s/pods.json", "PodList", cache.NewListWatchFromClient(rc, "pods", metav1.NamespaceAll, fields.OneTermEqualSelector("spec.nodeName", node)), &corev1.Pod{})
 	k.add("k8s/nodes.json", "NodeList", cache.NewListWatchFromClient(rc, "nodes", metav1.NamespaceAll, fields.Everything()), &corev1.Node{})
 	k.add("k8s/services.json", "ServiceList", cache.NewListWatchFromClient(rc, "services", metav1.NamespaceAll, fields.Everything()), &corev1.Service{})
@@ -92,8 +99,14 @@ func (k *KubeWatch) Start(ctx context.Context) {
 	}
 }
 
-// Err is nil when every watch has synced and none has failed since its
-// last successful list, else why not.
+// Err is nil when every watch has synced, none has failed since its
+// last successful list and the API server answers, else why not.
+//
+// The reflectors retry a refused connection without a word (the
+// WatchErrorHandler is not called), so an API server lost after the
+// watches synced, or unreachable from the start, would read as answering
+// or only as "not listed yet": Err asks the API server's /readyz through
+// the watches' own client (a few bytes, no objects) to tell.
 func (k *KubeWatch) Err() error {
 	for _, i := range k.informers {
 		if !i.informer.HasSynced() {
@@ -103,14 +116,43 @@ func (k *KubeWatch) Err() error {
 			if err != nil {
 				return err
 			}
+			if perr := k.probe(); perr != nil {
+				return fmt.Errorf("%s not listed yet: %w", i.kind, perr)
+			}
 			return fmt.Errorf("%s not listed yet", i.kind)
 		}
+	}
+	if perr := k.probe(); perr != nil {
+		k.mu.Lock()
+		since := k.answered
+		k.mu.Unlock()
+		stale := "the Kubernetes objects are those last seen (stale)"
+		if !since.IsZero() {
+			stale = fmt.Sprintf("the Kubernetes objects are those last seen, %s ago (stale)", time.Since(since).Round(time.Second))
+		}
+		return fmt.Errorf("%w; %s", perr, stale)
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	err := k.lastErr
 	k.lastErr = nil // a watch that failed once and resumed is reported once
 	return err
+}
+
+// probe asks the API server whether it is there. An answer it may refuse
+// (403: the cluster took /readyz from everyone, 404) still shows it is
+// reachable; a refused or timed-out connection, a 401 or a 5xx does not.
+func (k *KubeWatch) probe() error {
+	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+	defer cancel()
+	err := k.rc.Get().AbsPath("/readyz").Do(ctx).Error()
+	if err == nil || apierrors.IsForbidden(err) || apierrors.IsNotFound(err) {
+		k.mu.Lock()
+		k.answered = time.Now()
+		k.mu.Unlock()
+		return nil
+	}
+	return fmt.Errorf("API server: %w", err)
 }
 
 // Lists are what the watches hold as the lists diag collect would have

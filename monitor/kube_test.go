@@ -27,6 +27,10 @@ type watchServer struct {
 }
 
 func (s *watchServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/readyz" { // the liveness probe: no list
+		fmt.Fprint(w, "ok")
+		return
+	}
 	q := r.URL.Query()
 	res := r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:]
 	if res == s.forbid {

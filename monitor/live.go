@@ -64,11 +64,15 @@ var hnsQueries = []hnsQuery{
 // diag collect's, redacted). The other state comes from the collectors of
 // roundCollectors, as diag collect takes it.
 type LiveSource struct {
-	GOOS     string
-	Env      *collectors.Env
-	Kube     KubeView // the Kubernetes objects the rules read; nil without an API server
-	VFPEvery int      // take VFP state every this many rounds (Windows); 0: never
-	Dir      string   // where the round's bundle is written
+	GOOS string
+	Env  *collectors.Env
+	Kube KubeView // the Kubernetes objects the rules read; nil without an API server
+	// KubeErr is why Kube is nil (no credentials, a kubeconfig that does
+	// not load): each round reports it as the kubernetes source, so that
+	// the metrics and /readyz say it, not only the log at start.
+	KubeErr  error
+	VFPEvery int    // take VFP state every this many rounds (Windows); 0: never
+	Dir      string // where the round's bundle is written
 	Version  string
 	Timeout  time.Duration // a round's collection; 0: 45 s
 
@@ -169,6 +173,8 @@ func (l *LiveSource) Take(ctx context.Context) (t *Taken, err error) {
 			}
 		}
 		sources[SourceKubernetes] = l.Kube.Err()
+	} else if l.KubeErr != nil {
+		sources[SourceKubernetes] = l.KubeErr
 	}
 	results, err := l.collect(ctx, dir, plan)
 	if err != nil {

@@ -37,6 +37,8 @@ type metrics struct {
 	roundDuration prometheus.Histogram
 	lastGood      prometheus.Gauge
 	events        *prometheus.CounterVec
+	eventsOwed    prometheus.Gauge
+	eventsDropped prometheus.Counter
 	recordings    *prometheus.CounterVec
 	recordsKept   prometheus.Gauge
 	hnsRestarts   prometheus.Counter
@@ -62,8 +64,12 @@ func newMetrics(version string, maxSeries int) *metrics {
 	m.lastGood = prometheus.NewGauge(prometheus.GaugeOpts{Name: "diag_monitor_last_good_round_timestamp_seconds",
 		Help: "Unix time at which the last round that ran the rules ended; 0 before the first."})
 	m.events = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "diag_monitor_events_total",
-		Help: "Kubernetes Events about findings, by transition (appeared, resolved) and result: created, aggregated (an Event of the same finding within the dedup window counted up), rate_limited (dropped), failed (the API server refused or could not be reached)."},
+		Help: "Kubernetes Events about findings, by transition (appeared, resolved) and result: created, aggregated (an Event of the same finding within the dedup window counted up), rate_limited (held back, sent in a later round), failed (the API server refused or could not be reached; tried again in a later round)."},
 		[]string{"transition", "result"})
+	m.eventsOwed = prometheus.NewGauge(prometheus.GaugeOpts{Name: "diag_monitor_events_owed",
+		Help: "Transitions of findings not yet delivered as Events (refused, unreachable API server, rate limit), sent worst first in the next rounds."})
+	m.eventsDropped = prometheus.NewCounter(prometheus.CounterOpts{Name: "diag_monitor_events_owed_dropped_total",
+		Help: "Owed transitions given up because more were owed than the monitor keeps (the mildest go first)."})
 	m.recordings = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "diag_monitor_recordings_total",
 		Help: "Flight-recorder bundles, by result: written, failed."}, []string{"result"})
 	m.recordsKept = prometheus.NewGauge(prometheus.GaugeOpts{Name: "diag_monitor_recordings_kept",
@@ -73,7 +79,7 @@ func newMetrics(version string, maxSeries int) *metrics {
 	info := prometheus.NewGauge(prometheus.GaugeOpts{Name: "diag_monitor_build_info",
 		Help: "Always 1; the diag version is the label.", ConstLabels: prometheus.Labels{"version": version}})
 	info.Set(1)
-	m.reg.MustRegister(m.rounds, m.roundDuration, m.lastGood, m.events, m.recordings, m.recordsKept, m.hnsRestarts, info,
+	m.reg.MustRegister(m.rounds, m.roundDuration, m.lastGood, m.events, m.eventsOwed, m.eventsDropped, m.recordings, m.recordsKept, m.hnsRestarts, info,
 		stateCollector{m}, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	for _, r := range []string{"ok", "failed"} {
 		m.rounds.WithLabelValues(r)

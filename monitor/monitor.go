@@ -3,6 +3,7 @@ package monitor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -54,6 +55,9 @@ type Monitor struct {
 	hns      HNSServiceStats
 	hnsSeen  bool              // hns holds a look
 	srcState map[string]string // the last round's problems, to log changes once
+
+	evMu sync.Mutex
+	owed owedEvents // transitions not yet delivered as Events
 
 	lastTick  atomic.Int64 // unix nanoseconds of the loop's last sign of life
 	lastGood  atomic.Int64 // of the end of the last good round
@@ -176,10 +180,7 @@ func (mon *Monitor) Round(ctx context.Context) error {
 		return ctx.Err()
 	}
 	if err != nil {
-		mon.o.Logf("round: no state taken: %v", err)
-		if _, isReplay := mon.src.(*ReplaySource); isReplay {
-			mon.source(SourceReplay, err)
-		}
+		mon.noState("no state taken", err)
 		return nil
 	}
 	defer t.Close()
@@ -188,10 +189,7 @@ func (mon *Monitor) Round(ctx context.Context) error {
 	}
 	s, err := formats.Load(t.Bundle)
 	if err != nil {
-		mon.o.Logf("round: %s: %v", t.Label, err)
-		if _, isReplay := mon.src.(*ReplaySource); isReplay {
-			mon.source(SourceReplay, err)
-		}
+		mon.noState(t.Label, err)
 		return nil
 	}
 	res := analyzers.RunNode(s, mon.o.Selection)
@@ -256,30 +254,59 @@ func (mon *Monitor) Round(ctx context.Context) error {
 	ok = true
 
 	if mon.o.Events != nil {
-		mon.emit(ctx, ReasonAppeared, appeared, recorded)
-		mon.emit(ctx, ReasonResolved, gone, "")
+		mon.emit(ctx, appeared, gone, recorded)
 	}
 	return nil
 }
 
-func (mon *Monitor) emit(ctx context.Context, reason string, fs []finding.Finding, recorded string) {
-	transition := "appeared"
-	if reason == ReasonResolved {
-		transition = "resolved"
+// emit owes the round's transitions as Events and sends what is owed,
+// the worst first, until the rate limit or the API server stops it: what
+// is left goes in a later round, so that an Event refused while the API
+// server was away is not lost, nor the monitor left unready until some
+// other finding changes. The events source is what the last attempt met.
+func (mon *Monitor) emit(ctx context.Context, appeared, resolved []finding.Finding, recorded string) {
+	mon.evMu.Lock()
+	defer mon.evMu.Unlock()
+	dropped := mon.owed.add(ReasonAppeared, appeared, recorded)
+	dropped += mon.owed.add(ReasonResolved, resolved, "")
+	if dropped > 0 {
+		mon.m.eventsDropped.Add(float64(dropped))
 	}
-	for _, f := range fs {
-		rec := ""
-		if f.Severity == finding.Fail {
-			rec = recorded
+	defer func() { mon.m.eventsOwed.Set(float64(mon.owed.len())) }()
+	for _, e := range mon.owed.worstFirst() {
+		if ctx.Err() != nil {
+			return
 		}
-		res, err := mon.o.Events.Emit(ctx, reason, f, rec)
-		mon.m.events.WithLabelValues(transition, string(res)).Inc()
-		if res == EventFailed {
+		res, err := mon.o.Events.Emit(ctx, e.reason, e.f, e.recorded)
+		mon.m.events.WithLabelValues(transitionLabel(e.reason), string(res)).Inc()
+		switch res {
+		case EventRateLimited:
+			return // no token left this round
+		case EventFailed:
 			mon.source(SourceEvents, err)
-		} else if res != EventRateLimited {
+			return // the API server is away or refuses: the rest wait too
+		default:
+			mon.owed.done(e)
 			mon.source(SourceEvents, nil)
 		}
 	}
+}
+
+func transitionLabel(reason string) string {
+	if reason == ReasonResolved {
+		return "resolved"
+	}
+	return "appeared"
+}
+
+// noState says why a round has no state, once: a replay's through its
+// source (which logs it), a live round's in the log.
+func (mon *Monitor) noState(what string, err error) {
+	if _, isReplay := mon.src.(*ReplaySource); isReplay {
+		mon.source(SourceReplay, fmt.Errorf("%s: %w", what, err))
+		return
+	}
+	mon.o.Logf("round: %s: %v", what, err)
 }
 
 // source records whether a source answered, and logs when that changes.

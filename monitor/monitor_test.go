@@ -232,3 +232,41 @@ func TestKubernetesUnreachableKeepsRunning(t *testing.T) {
 		t.Errorf("the HNS rules did not run: %v", findingSeries(t, mon))
 	}
 }
+
+// No credentials at all: not only the log at start says so, every round's
+// source_up{kubernetes} and /readyz do.
+func TestNoCredentialsSaid(t *testing.T) {
+	f := newFakeNode(t, gen.ClusterNode{Nodes: 5, LocalPods: 5})
+	src := f.source(t)
+	src.Kube = nil
+	src.KubeErr = errors.New("no credentials (no kubeconfig, not in a pod): no Events, no Kubernetes objects for the rules")
+	mon := New(src, Options{})
+	round(t, mon)
+	if got := mustValue(t, mon, "diag_monitor_source_up", "source", SourceKubernetes); got != 0 {
+		t.Errorf("source_up{kubernetes} = %v without credentials", got)
+	}
+	if code, body := get(t, mon, "/readyz"); code != 503 || !strings.Contains(body, "kubernetes: no credentials") {
+		t.Errorf("/readyz = %d %q, want 503 saying there are no credentials", code, body)
+	}
+}
+
+// A replayed bundle that does not open is logged once, naming it, not
+// once by the round and again by the replay source.
+func TestReplayErrorLoggedOnce(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.zip")
+	if err := os.WriteFile(bad, []byte("PK\x03\x04 not a zip"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var log logLines
+	mon := New(&ReplaySource{Paths: []string{bad}}, Options{Logf: log.logf})
+	round(t, mon)
+	n := 0
+	for _, l := range log.lines {
+		if strings.Contains(l, "bad.zip") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d log lines name bad.zip, want 1:\n%s", n, &log)
+	}
+}

@@ -211,6 +211,45 @@ func TestPrometheusRules(t *testing.T) {
 	if bin == "" {
 		t.Skip("make test-monitor runs this test with promtool (DIAG_TEST_PROMETHEUS=/usr/bin/prometheus)")
 	}
+	path := filepath.Join(t.TempDir(), "rules.yml")
+	writeRuleFile(t, path)
+	out, err := exec.Command(filepath.Join(filepath.Dir(bin), "promtool"), "check", "rules", path).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "SUCCESS") {
+		t.Errorf("promtool check rules: %v\n%s", err, out)
+	}
+}
+
+// TestPrometheusRulesFire: promtool test rules runs
+// deploy/prometheus-rules.test.yaml (when each alert fires, and for whom)
+// on the alert groups of deploy/prometheus-rules.yaml.
+func TestPrometheusRulesFire(t *testing.T) {
+	bin := os.Getenv("DIAG_TEST_PROMETHEUS")
+	if bin == "" {
+		t.Skip("make test-monitor runs this test with promtool (DIAG_TEST_PROMETHEUS=/usr/bin/prometheus)")
+	}
+	promtool := filepath.Join(filepath.Dir(bin), "promtool")
+	if _, err := os.Stat(promtool); err != nil {
+		t.Skipf("no promtool beside %s: %v", bin, err)
+	}
+	dir := t.TempDir()
+	writeRuleFile(t, filepath.Join(dir, "rules.yml"))
+	tests, err := os.ReadFile("../deploy/prometheus-rules.test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "prometheus-rules.test.yaml")
+	if err := os.WriteFile(path, tests, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(promtool, "test", "rules", path).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "SUCCESS") {
+		t.Errorf("promtool test rules: %v\n%s", err, out)
+	}
+}
+
+// writeRuleFile writes the PrometheusRule's groups as a plain rule file.
+func writeRuleFile(t *testing.T, path string) {
+	t.Helper()
 	var groups []any
 	for _, d := range readRawDocs(t, "../deploy/prometheus-rules.yaml") {
 		if d["kind"] == "PrometheusRule" {
@@ -221,13 +260,8 @@ func TestPrometheusRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "rules.yml")
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
-	}
-	out, err := exec.Command(filepath.Join(filepath.Dir(bin), "promtool"), "check", "rules", path).CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "SUCCESS") {
-		t.Errorf("promtool check rules: %v\n%s", err, out)
 	}
 }
 

@@ -189,7 +189,11 @@ func runMonitor(ctx context.Context, e *env, o *monitorOptions, bundles []string
 	if o.replay {
 		src = &monitor.ReplaySource{Paths: bundles, Version: toolVersion()}
 	} else {
-		live, cleanup, err := liveSource(ctx, e, o, node, cfg, logf)
+		noKube := kerr
+		if cfg == nil && kerr == nil {
+			noKube = errNoCredentials
+		}
+		live, cleanup, err := liveSource(ctx, e, o, node, cfg, noKube, logf)
 		if err != nil {
 			return err
 		}
@@ -198,10 +202,12 @@ func runMonitor(ctx context.Context, e *env, o *monitorOptions, bundles []string
 	}
 	switch {
 	case o.replay && !o.events:
+	case !o.replay && cfg == nil:
+		// The rounds say it: source_up{kubernetes}, /readyz and the log.
 	case kerr != nil:
 		logf("kubernetes: %v", kerr)
 	case cfg == nil:
-		logf("kubernetes: no credentials (no kubeconfig, not in a pod): no Events, no Kubernetes objects for the rules")
+		logf("kubernetes: %v", errNoCredentials)
 	default:
 		logf("kubernetes: credentials from %s", from)
 	}
@@ -224,9 +230,13 @@ func runMonitor(ctx context.Context, e *env, o *monitorOptions, bundles []string
 	return runErr
 }
 
+// errNoCredentials is why a monitor without kubeconfig, outside a pod,
+// reads no Kubernetes object: the log, the metrics and /readyz say it.
+var errNoCredentials = errors.New("no credentials (no kubeconfig, not in a pod): no Events, no Kubernetes objects for the rules")
+
 // liveSource is the node's state through the collectors, with the
 // Kubernetes objects from watches when there is an API server.
-func liveSource(ctx context.Context, e *env, o *monitorOptions, node string, cfg *rest.Config, logf func(string, ...any)) (*monitor.LiveSource, func(), error) {
+func liveSource(ctx context.Context, e *env, o *monitorOptions, node string, cfg *rest.Config, noKube error, logf func(string, ...any)) (*monitor.LiveSource, func(), error) {
 	dir, err := os.MkdirTemp("", "diag-monitor-")
 	if err != nil {
 		return nil, nil, fmt.Errorf("a directory for the rounds' bundles: %w", err)
@@ -242,7 +252,7 @@ func liveSource(ctx context.Context, e *env, o *monitorOptions, node string, cfg
 			logf("hns: %v", err)
 		}
 	}
-	live := &monitor.LiveSource{GOOS: runtime.GOOS, Env: cenv, VFPEvery: o.vfpEvery, Dir: dir, Version: toolVersion(), Timeout: min(o.interval, 45*time.Second)}
+	live := &monitor.LiveSource{GOOS: runtime.GOOS, Env: cenv, VFPEvery: o.vfpEvery, Dir: dir, Version: toolVersion(), Timeout: min(o.interval, 45*time.Second), KubeErr: noKube}
 	if cfg != nil {
 		w, err := monitor.NewKubeWatch(cfg, node)
 		if err != nil {
