@@ -134,7 +134,7 @@ func FuzzParsePortRanges(f *testing.F) {
 }
 
 func TestVFPPortNames(t *testing.T) {
-	names := vfpPortNames("ITEM LIST\n  Port name              : A1\n  Port Friendly name     : Container NIC 1\n  Port name : B2\n  Port name : A1\n")
+	names := VFPPortNames([]byte("ITEM LIST\n  Port name              : A1\n  Port Friendly name     : Container NIC 1\n  Port name : B2\n  Port name : A1\n"))
 	if strings.Join(names, ",") != "A1,B2" {
 		t.Errorf("names %v", names)
 	}

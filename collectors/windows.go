@@ -131,7 +131,7 @@ func collectVFP(ctx context.Context, e *Env, out *Output) error {
 			return err
 		}
 	}
-	ports := vfpPortNames(string(list))
+	ports := VFPPortNames(list)
 	if len(ports) == 0 {
 		out.Logf("vfpctrl lists no ports")
 		return nil
@@ -196,11 +196,13 @@ func dumpVFPPort(ctx context.Context, e *Env, out *Output, port string) {
 	}
 }
 
-// vfpPortNames reads the "Port name : <name>" lines of /list-vmswitch-port.
-func vfpPortNames(list string) []string {
+// VFPPortNames reads the "Port name : <name>" lines of vfpctrl
+// /list-vmswitch-port, each name once (collect and the monitor read ports
+// by them).
+func VFPPortNames(list []byte) []string {
 	var names []string
 	seen := map[string]bool{}
-	for _, line := range strings.Split(list, "\n") {
+	for _, line := range strings.Split(string(list), "\n") {
 		k, v, ok := strings.Cut(strings.TrimSpace(line), ":")
 		if !ok || strings.TrimSpace(k) != "Port name" {
 			continue

@@ -261,7 +261,7 @@ func (l *LiveSource) readVFP(ctx context.Context, dir string) (bundle.CollectorR
 	}
 	res.Files = append(res.Files, "vfp/ports.txt")
 	var first error
-	for _, port := range portNames(list) {
+	for _, port := range collectors.VFPPortNames(list) {
 		var text []byte
 		for _, q := range vfpPortQueries {
 			if ctx.Err() != nil {
@@ -293,24 +293,6 @@ func (l *LiveSource) readVFP(ctx context.Context, dir string) (bundle.CollectorR
 		res.Status, res.Error = bundle.StatusPartial, first.Error()
 	}
 	return res, nil
-}
-
-// portNames reads the "Port name : <name>" lines of vfpctrl
-// /list-vmswitch-port.
-func portNames(list []byte) []string {
-	var names []string
-	seen := map[string]bool{}
-	for _, line := range strings.Split(string(list), "\n") {
-		k, v, ok := strings.Cut(strings.TrimSpace(line), ":")
-		if !ok || strings.TrimSpace(k) != "Port name" {
-			continue
-		}
-		if v = strings.TrimSpace(v); v != "" && !seen[v] {
-			seen[v] = true
-			names = append(names, v)
-		}
-	}
-	return names
 }
 
 // collect runs the round's collectors as diag collect runs them (the
