@@ -47,3 +47,28 @@ func TestCollectViewFitsWideCharacters(t *testing.T) {
 		}
 	}
 }
+
+// fitWidth keeps a line that fits, cuts a wide one between characters (never
+// through a two-column one) to fewer columns than the console's, and keeps
+// combining marks with their letter.
+func TestFitWidthColumns(t *testing.T) {
+	for _, c := range []struct {
+		in    string
+		width int
+		want  string
+	}{
+		{"short", 10, "short"},
+		{"abcdefghij", 10, "abcdefgh…"},
+		{"アクセスが拒否", 10, "アクセス…"},
+		{"アクセス", 9, "アクセス"},
+		{"e\u0301e\u0301e\u0301", 4, "e\u0301e\u0301e\u0301"},
+	} {
+		got := fitWidth(c.in, c.width)
+		if got != c.want {
+			t.Errorf("fitWidth(%q, %d) = %q, want %q", c.in, c.width, got, c.want)
+		}
+		if cells(got) >= c.width && got != c.in {
+			t.Errorf("fitWidth(%q, %d) takes %d columns", c.in, c.width, cells(got))
+		}
+	}
+}
