@@ -17,8 +17,9 @@ import (
 )
 
 // replaceFile is a complete new file at Tmp that is to take the place of Dst, in
-// the same folder. With NoReplace an existing Dst is left alone and the set
-// fails with an error matching fs.ErrExist.
+// the same folder; with no Tmp, Dst is to go (an old file that would not
+// belong with the new ones). With NoReplace an existing Dst is left alone
+// and the set fails with an error matching fs.ErrExist.
 type replaceFile struct {
 	Tmp, Dst  string
 	NoReplace bool
@@ -90,9 +91,14 @@ func replaceSet(files []replaceFile) error {
 		asides = append(asides, aside{old, f.Dst})
 	}
 	for i, f := range files {
+		if f.Tmp == "" {
+			continue
+		}
 		if err := place(f); err != nil {
 			for j := i - 1; j >= 0; j-- {
-				os.Rename(files[j].Dst, files[j].Tmp)
+				if files[j].Tmp != "" {
+					os.Rename(files[j].Dst, files[j].Tmp)
+				}
 			}
 			restore()
 			if errors.Is(err, fs.ErrExist) {

@@ -95,3 +95,30 @@ func TestReplaceNoReplace(t *testing.T) {
 		t.Errorf("not replaced: %q %q", readTest(t, zip), readTest(t, sum))
 	}
 }
+
+// A file with no new content goes with the set, and comes back when the
+// set fails.
+func TestReplaceRemoves(t *testing.T) {
+	dir := t.TempDir()
+	zip, old := filepath.Join(dir, "b.zip"), filepath.Join(dir, "b.zip.map.json")
+	writeTest(t, zip, "old zip")
+	writeTest(t, old, "old map")
+	writeTest(t, zip+".tmp", "new zip")
+	if err := os.MkdirAll(filepath.Join(dir, "b.zip.sha256", "x"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeTest(t, dir+"/sum.tmp", "new sum")
+	if err := replaceSet([]replaceFile{{Tmp: zip + ".tmp", Dst: zip}, {Dst: old}, {Tmp: dir + "/sum.tmp", Dst: filepath.Join(dir, "b.zip.sha256")}}); err == nil {
+		t.Fatal("replaced over a folder")
+	}
+	if readTest(t, old) != "old map" || readTest(t, zip) != "old zip" {
+		t.Errorf("after the failure: %q %q", readTest(t, old), readTest(t, zip))
+	}
+	if err := replaceSet([]replaceFile{{Tmp: zip + ".tmp", Dst: zip}, {Dst: old}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old); err == nil || readTest(t, zip) != "new zip" {
+		t.Errorf("%s still there, or %s not replaced", old, zip)
+	}
+	noneAside(t, dir)
+}

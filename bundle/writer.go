@@ -300,6 +300,9 @@ func (w *Writer) keep(zipTmp, sum string, held *heldError) error {
 		ke.Also = append(ke.Also, ".sha256")
 	}
 	for _, c := range w.companions {
+		if c.tmp == "" {
+			continue
+		}
 		if err := os.Rename(c.tmp, kept+c.suffix); err != nil {
 			os.Remove(c.tmp)
 			continue
@@ -327,7 +330,9 @@ type companion struct{ suffix, tmp string }
 // sidecar, all or none; when the output cannot be replaced it is kept
 // beside the kept bundle with the same suffix. The Writer owns tmp from
 // now on: Close and Abort remove it when it is not put in place. tmp must
-// be in the output's folder.
+// be in the output's folder. With tmp "", an existing output path + suffix
+// is removed in that step instead (an old run's file that would not belong
+// with the new bundle).
 func (w *Writer) Companion(suffix, tmp string) {
 	w.mu.Lock()
 	w.companions = append(w.companions, companion{suffix, tmp})
@@ -336,7 +341,9 @@ func (w *Writer) Companion(suffix, tmp string) {
 
 func (w *Writer) removeCompanions() {
 	for _, c := range w.companions {
-		os.Remove(c.tmp)
+		if c.tmp != "" {
+			os.Remove(c.tmp)
+		}
 	}
 }
 

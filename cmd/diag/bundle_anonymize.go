@@ -157,7 +157,10 @@ func runBundleAnonymize(ctx context.Context, e *env, o anonymizeOptions, input s
 	}
 	m.Options["anonymize.key-id"] = key.ID()
 	// The key and the map take their places with the bundle, all or none:
-	// never a bundle beside another run's key or map.
+	// never a bundle beside another run's key or map (a map that is not
+	// rewritten goes with the bundle it was of).
+	_, err = os.Lstat(out + ".map.json")
+	staleMap := o.force && !o.writeMap && err == nil
 	companions := func(w *bundle.Writer) error {
 		if o.keyFile == "" {
 			if err := writeCompanion(w, out, ".key", func(f io.Writer) error { return anonymize.WriteKey(f, key) }); err != nil {
@@ -168,6 +171,8 @@ func runBundleAnonymize(ctx context.Context, e *env, o anonymizeOptions, input s
 			if err := writeCompanion(w, out, ".map.json", func(f io.Writer) error { return anonymize.WriteMapping(f, a.Mapping()) }); err != nil {
 				return fmt.Errorf("write the map: %w", err)
 			}
+		} else if staleMap {
+			w.Companion(".map.json", "")
 		}
 		return nil
 	}
@@ -178,6 +183,9 @@ func runBundleAnonymize(ctx context.Context, e *env, o anonymizeOptions, input s
 	mp := a.Mapping()
 	if o.writeMap {
 		fmt.Fprintf(e.stderr, "bundle anonymize: the mapping is in %s.map.json: keep it private\n", out)
+	}
+	if staleMap {
+		fmt.Fprintf(e.stderr, "bundle anonymize: removed %s.map.json, the replaced bundle's mapping (--write-map writes this one's)\n", out)
 	}
 	for _, om := range res.Omitted {
 		fmt.Fprintf(e.stderr, "bundle anonymize: %s: %s\n", om.Path, om.Reason)
