@@ -58,12 +58,18 @@ func WriteKeyFile(path string, k Key) error {
 	if err != nil {
 		return err
 	}
-	if _, err := fmt.Fprintln(f, hex.EncodeToString(k[:])); err != nil {
+	if err := WriteKey(f, k); err != nil {
 		f.Close()
 		os.Remove(path)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return f.Close()
+}
+
+// WriteKey writes k as a key file holds it: one line of 64 hex digits.
+func WriteKey(w io.Writer, k Key) error {
+	_, err := fmt.Fprintln(w, hex.EncodeToString(k[:]))
+	return err
 }
 
 // derive is a subkey for one use, so that no two uses share key material.

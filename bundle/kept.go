@@ -10,12 +10,16 @@ import (
 )
 
 // KeptError is a bundle written completely that could not take the place
-// of the file at Path (on Windows: another program has that file open, an
-// editor or a zip viewer). The bundle is kept at Kept, beside it, with its
-// .sha256: a collection that took minutes is not thrown away.
+// of the output because the file at Path, the zip or one that goes with it
+// (its .sha256, anonymize's .key or .map.json), could not be replaced (on
+// Windows: another program has that file open, an editor or a zip viewer).
+// Nothing of the output was changed. The new bundle is kept at Kept,
+// beside it, with the files that go with it at Kept + each of Also: a
+// collection that took minutes is not thrown away.
 type KeptError struct {
 	Path, Kept string
-	Err        error // why Path could not be replaced
+	Also       []string // suffixes kept beside Kept: ".sha256", ".key"...
+	Err        error    // why Path could not be replaced
 }
 
 func (e *KeptError) Error() string {
@@ -24,7 +28,11 @@ func (e *KeptError) Error() string {
 	if errors.As(reason, &le) {
 		reason = le.Err
 	}
-	return fmt.Sprintf("%s could not be replaced (%v; does another program have it open?): the bundle is in %s", e.Path, reason, e.Kept)
+	with := ""
+	if len(e.Also) > 0 {
+		with = " with its " + strings.Join(e.Also, ", ")
+	}
+	return fmt.Sprintf("%s could not be replaced (%v; does another program have it open?): nothing was replaced; the bundle is in %s%s", e.Path, reason, e.Kept, with)
 }
 
 func (e *KeptError) Unwrap() error { return e.Err }

@@ -29,13 +29,14 @@ type Writer struct {
 	manifest Manifest
 	now      func() time.Time
 
-	mu        sync.Mutex
-	files     map[string]*FileEntry
-	staged    map[string]string // entry name → its staged file
-	seq       int
-	open      map[string]bool
-	closed    bool
-	noReplace bool
+	mu         sync.Mutex
+	files      map[string]*FileEntry
+	staged     map[string]string // entry name → its staged file
+	seq        int
+	open       map[string]bool
+	closed     bool
+	noReplace  bool
+	companions []companion
 }
 
 // Create starts a bundle that will be written to out. The manifest's Format,
@@ -228,7 +229,7 @@ func (w *Writer) Close() (string, error) {
 	if m.Finished != nil {
 		modified = *m.Finished
 	}
-	sum, err := writeAtomicMode(w.out, noReplace, true, func(f io.Writer) error {
+	zipTmp, sum, err := writeTemp(w.out, func(f io.Writer) error {
 		zw := zip.NewWriter(f)
 		if err := addZipEntry(zw, ManifestPath, modified, func(dst io.Writer) error {
 			_, err := dst.Write(append(manifest, '\n'))
@@ -252,27 +253,98 @@ func (w *Writer) Close() (string, error) {
 		}
 		return zw.Close()
 	})
-	var kept *KeptError
-	if errors.As(err, &kept) {
-		// The kept bundle gets its own sidecar, so that bundle verify
-		// checks it as it would the output.
-		writeAtomic(kept.Kept+".sha256", func(f io.Writer) error {
-			_, err := fmt.Fprintf(f, "%s  %s\n", sum, filepath.Base(kept.Kept))
-			return err
-		})
-		return "", kept
-	}
 	if err != nil {
+		w.removeCompanions()
 		return "", fmt.Errorf("write %s: %w", w.out, err)
 	}
-	sidecar := fmt.Sprintf("%s  %s\n", sum, filepath.Base(w.out))
-	if _, err := writeAtomic(w.out+".sha256", func(f io.Writer) error {
-		_, err := io.WriteString(f, sidecar)
-		return err
-	}); err != nil {
+	sidecarTmp, _, err := writeTemp(w.out+".sha256", sidecarFill(sum, w.out))
+	if err != nil {
+		os.Remove(zipTmp)
+		w.removeCompanions()
 		return "", fmt.Errorf("write %s.sha256: %w", w.out, err)
 	}
+	// The zip, its sidecar and the companions take their places together
+	// or not at all: never a zip beside a sidecar naming another checksum.
+	set := []replaceFile{{Tmp: zipTmp, Dst: w.out, NoReplace: noReplace}, {Tmp: sidecarTmp, Dst: w.out + ".sha256"}}
+	for _, c := range w.companions {
+		set = append(set, replaceFile{Tmp: c.tmp, Dst: w.out + c.suffix})
+	}
+	err = replaceSet(set)
+	var held *heldError
+	if errors.As(err, &held) {
+		os.Remove(sidecarTmp)
+		return "", w.keep(zipTmp, sum, held)
+	}
+	if err != nil {
+		os.Remove(zipTmp)
+		os.Remove(sidecarTmp)
+		w.removeCompanions()
+		return "", fmt.Errorf("write %s: %w", w.out, err)
+	}
 	return sum, nil
+}
+
+// keep moves the complete new set beside the output that could not be
+// replaced: NAME.new.zip with its own sidecar and companions
+// (NAME.new.zip.sha256, NAME.new.zip.key ...), so that bundle verify checks
+// it as it would the output.
+func (w *Writer) keep(zipTmp, sum string, held *heldError) error {
+	kept, err := keepBeside(zipTmp, w.out)
+	if err != nil {
+		os.Remove(zipTmp)
+		w.removeCompanions()
+		return fmt.Errorf("%s could not be replaced (%v), nor the new bundle kept beside it: %w", held.Path, held.Reason(), err)
+	}
+	ke := &KeptError{Path: held.Path, Kept: kept, Err: held.Err}
+	if _, err := writeAtomic(kept+".sha256", sidecarFill(sum, kept)); err == nil {
+		ke.Also = append(ke.Also, ".sha256")
+	}
+	for _, c := range w.companions {
+		if c.tmp == "" {
+			continue
+		}
+		if err := os.Rename(c.tmp, kept+c.suffix); err != nil {
+			os.Remove(c.tmp)
+			continue
+		}
+		ke.Also = append(ke.Also, c.suffix)
+	}
+	return ke
+}
+
+// sidecarFill writes the sidecar line of the zip at path: its checksum and
+// its file name, as sha256sum writes them.
+func sidecarFill(sum, path string) func(io.Writer) error {
+	return func(f io.Writer) error {
+		_, err := fmt.Fprintf(f, "%s  %s\n", sum, filepath.Base(path))
+		return err
+	}
+}
+
+// companion is a complete file to be put at the output path + suffix
+// together with the bundle.
+type companion struct{ suffix, tmp string }
+
+// Companion has Close put the complete file tmp at the output path +
+// suffix (".key", ".map.json") in the same step as the bundle and its
+// sidecar, all or none; when the output cannot be replaced it is kept
+// beside the kept bundle with the same suffix. The Writer owns tmp from
+// now on: Close and Abort remove it when it is not put in place. tmp must
+// be in the output's folder. With tmp "", an existing output path + suffix
+// is removed in that step instead (an old run's file that would not belong
+// with the new bundle).
+func (w *Writer) Companion(suffix, tmp string) {
+	w.mu.Lock()
+	w.companions = append(w.companions, companion{suffix, tmp})
+	w.mu.Unlock()
+}
+
+func (w *Writer) removeCompanions() {
+	for _, c := range w.companions {
+		if c.tmp != "" {
+			os.Remove(c.tmp)
+		}
+	}
 }
 
 // Abort discards everything written so far.
@@ -281,6 +353,7 @@ func (w *Writer) Abort() {
 	w.closed = true
 	w.mu.Unlock()
 	os.RemoveAll(w.staging)
+	w.removeCompanions()
 }
 
 func addZipEntry(zw *zip.Writer, name string, modified time.Time, fill func(io.Writer) error) error {
@@ -300,18 +373,24 @@ func addZipEntry(zw *zip.Writer, name string, modified time.Time, fill func(io.W
 // directory and renames it into place when fill, sync and close succeeded. It
 // returns the SHA-256 of what was written.
 func writeAtomic(dst string, fill func(io.Writer) error) (string, error) {
-	return writeAtomicMode(dst, false, false, fill)
-}
-
-// writeAtomicMode is writeAtomic that, with noReplace, leaves an existing dst
-// alone and fails with an error matching fs.ErrExist: the complete file is
-// hard-linked into place, which fails when dst exists. Where hard links are
-// not supported it checks for dst just before the rename. With keep, a
-// complete file that cannot replace dst is kept beside it (*KeptError).
-func writeAtomicMode(dst string, noReplace, keep bool, fill func(io.Writer) error) (string, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp-*")
+	tmp, sum, err := writeTemp(dst, fill)
 	if err != nil {
 		return "", err
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		os.Remove(tmp)
+		return "", err
+	}
+	return sum, nil
+}
+
+// writeTemp writes a complete file (mode 0600, synced) under a temporary
+// name beside dst and returns that name and the SHA-256 of what was
+// written; on error nothing is left.
+func writeTemp(dst string, fill func(io.Writer) error) (string, string, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp-*")
+	if err != nil {
+		return "", "", err
 	}
 	ok := false
 	defer func() {
@@ -321,32 +400,20 @@ func writeAtomicMode(dst string, noReplace, keep bool, fill func(io.Writer) erro
 		}
 	}()
 	if err := tmp.Chmod(0o600); err != nil {
-		return "", err
+		return "", "", err
 	}
 	h := sha256.New()
 	if err := fill(io.MultiWriter(tmp, h)); err != nil {
-		return "", err
+		return "", "", err
 	}
 	if err := tmp.Sync(); err != nil {
-		return "", err
+		return "", "", err
 	}
 	if err := tmp.Close(); err != nil {
-		return "", err
-	}
-	sum := hex.EncodeToString(h.Sum(nil))
-	if err := moveIntoPlace(tmp.Name(), dst, noReplace); err != nil {
-		if !keep || (noReplace && errors.Is(err, fs.ErrExist)) {
-			return "", err
-		}
-		kept, kerr := keepBeside(tmp.Name(), dst)
-		if kerr != nil {
-			return "", err
-		}
-		ok = true
-		return sum, &KeptError{Path: dst, Kept: kept, Err: err}
+		return "", "", err
 	}
 	ok = true
-	return sum, nil
+	return tmp.Name(), hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func moveIntoPlace(tmp, dst string, noReplace bool) error {

@@ -32,8 +32,17 @@ func (ExecRunner) Run(ctx context.Context, name string, args ...string) ([]byte,
 
 // pktmonCommandTimeout bounds each pktmon command that only sets up or
 // asks (filter list, add, remove, start): a pktmon stuck on its driver
-// must not keep a 2-second capture running for ever.
+// must not keep a 2-second capture running for ever. Each is given the
+// capture's own length, at least pktmonSetupMin (they answer in well under
+// a second on a healthy node) and at most this (setupTimeout).
 var pktmonCommandTimeout = 30 * time.Second
+
+const pktmonSetupMin = 5 * time.Second
+
+// setupTimeout bounds a set-up command of a capture of duration d.
+func setupTimeout(d time.Duration) time.Duration {
+	return min(pktmonCommandTimeout, max(pktmonSetupMin, d))
+}
 
 // pktmonFinishTimeout bounds stop and etl2pcap. They run when the capture
 // was interrupted too (to keep what it got), so Ctrl-C does not end them:
@@ -47,16 +56,21 @@ var pktmonFinishTimeout = 2 * time.Minute
 // refuses to touch filters someone else set, and removes its own.
 func pktmonCapture(ctx context.Context, r Runner, opts LiveOptions, out io.Writer) (LiveStats, error) {
 	stats := LiveStats{Tool: "pktmon"}
+	setup := setupTimeout(opts.Duration)
 	run := func(ctx context.Context, timeout time.Duration, args ...string) ([]byte, error) {
 		cctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		b, err := r.Run(cctx, "pktmon", args...)
 		if err != nil {
-			return b, pktmonError(args, b, err, cctx, timeout)
+			err = pktmonError(args, b, err, cctx, timeout)
+			if h, ok := err.(*toolHung); ok && timeout == setup {
+				h.note = fmt.Sprintf("set-up commands are given the capture's length, %s to %s", pktmonSetupMin, pktmonCommandTimeout)
+			}
+			return b, err
 		}
 		return b, nil
 	}
-	list, err := run(ctx, pktmonCommandTimeout, "filter", "list")
+	list, err := run(ctx, setup, "filter", "list")
 	if err != nil {
 		return stats, err
 	}
@@ -66,10 +80,10 @@ func pktmonCapture(ctx context.Context, r Runner, opts LiveOptions, out io.Write
 	// Filters are removed even when interrupted: they would narrow the
 	// next pktmon capture of whoever runs one.
 	removeFilters := func() {
-		run(context.WithoutCancel(ctx), pktmonCommandTimeout, "filter", "remove")
+		run(context.WithoutCancel(ctx), setup, "filter", "remove")
 	}
 	for _, p := range opts.VXLANPorts {
-		if _, err := run(ctx, pktmonCommandTimeout, "filter", "add", "diag-vxlan-"+strconv.Itoa(int(p)), "-t", "UDP", "-p", strconv.Itoa(int(p))); err != nil {
+		if _, err := run(ctx, setup, "filter", "add", "diag-vxlan-"+strconv.Itoa(int(p)), "-t", "UDP", "-p", strconv.Itoa(int(p))); err != nil {
 			removeFilters()
 			return stats, err
 		}
@@ -88,7 +102,7 @@ func pktmonCapture(ctx context.Context, r Runner, opts LiveOptions, out io.Write
 	if etl == "" {
 		etl = filepath.Join(work, "capture.etl")
 	}
-	if _, err := run(ctx, pktmonCommandTimeout, "start", "--capture", "--pkt-size", "0", "--file-name", etl); err != nil {
+	if _, err := run(ctx, setup, "start", "--capture", "--pkt-size", "0", "--file-name", etl); err != nil {
 		return stats, err
 	}
 	timer := time.NewTimer(opts.Duration)
@@ -104,7 +118,9 @@ func pktmonCapture(ctx context.Context, r Runner, opts LiveOptions, out io.Write
 		finish = context.WithoutCancel(ctx)
 	}
 	if _, err := run(finish, pktmonFinishTimeout, "stop"); err != nil {
-		return stats, err
+		// The capture started: refused or stuck, it may still run and
+		// fill its file until someone stops it.
+		return stats, &stillCapturing{err}
 	}
 	pcap := filepath.Join(work, "capture.pcapng")
 	if _, err := run(finish, pktmonFinishTimeout, "etl2pcap", etl, "--out", pcap); err != nil {
@@ -168,13 +184,43 @@ func pktmonError(args []string, out []byte, err error, cctx context.Context, tim
 		return fmt.Errorf("%s: %w", cmd, context.Canceled)
 	}
 	if errors.Is(cctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("%s did not finish within %s (ended)", cmd, timeout)
+		return &toolHung{cmd: cmd, timeout: timeout}
 	}
 	if line := firstLine(out); line != "" {
 		return fmt.Errorf("%s: %w: %s", cmd, err, line)
 	}
 	return fmt.Errorf("%s: %w", cmd, err)
 }
+
+// toolHung is a pktmon command that did not answer in time and was ended:
+// the node's pktmon is stuck or busy (its driver), not diag's doing.
+type toolHung struct {
+	cmd     string
+	timeout time.Duration
+	note    string // how the timeout was chosen
+}
+
+func (e *toolHung) Error() string {
+	note := ""
+	if e.note != "" {
+		note = "; " + e.note
+	}
+	return fmt.Sprintf("%s did not finish within %s (ended%s): pktmon is stuck or busy on this node (pktmon status)", e.cmd, e.timeout, note)
+}
+
+// BadInput: the node's tool failed, diag did not; the command line exits 2.
+func (e *toolHung) BadInput() bool { return true }
+
+// stillCapturing is pktmon stop failing after a good start: pktmon may go
+// on capturing until stopped by hand.
+type stillCapturing struct{ err error }
+
+func (e *stillCapturing) Error() string {
+	return fmt.Sprintf("%v; pktmon may still be capturing: stop it as Administrator with pktmon stop (then pktmon filter remove)", e.err)
+}
+
+func (e *stillCapturing) Unwrap() error  { return e.err }
+func (e *stillCapturing) BadInput() bool { return true }
 
 // hasPktmonFilters reads `pktmon filter list`: "Packet Filters:" followed
 // by a table, or a line saying there are none.

@@ -223,3 +223,41 @@ func TestPktmonAbort(t *testing.T) {
 		}
 	}
 }
+
+// Set-up commands are given the capture's length, within bounds: a 2 s
+// capture does not wait 30 s for a stuck pktmon filter list.
+func TestPktmonSetupTimeout(t *testing.T) {
+	for d, want := range map[time.Duration]time.Duration{
+		2 * time.Second:  5 * time.Second,
+		10 * time.Second: 10 * time.Second,
+		time.Hour:        30 * time.Second,
+	} {
+		if got := setupTimeout(d); got != want {
+			t.Errorf("setupTimeout(%s) = %s, want %s", d, got, want)
+		}
+	}
+}
+
+// A hung set-up command is the node's problem (exit 2), said with how its
+// bound was chosen.
+func TestPktmonHungIsTheNodes(t *testing.T) {
+	defer func(c time.Duration) { pktmonCommandTimeout = c }(pktmonCommandTimeout)
+	pktmonCommandTimeout = 200 * time.Millisecond
+	r := &fakeRunner{hang: map[string]bool{"pktmon filter list": true}}
+	_, err := pktmonCapture(context.Background(), r, LiveOptions{Duration: 2 * time.Second, VXLANPorts: []uint16{4789}, TempDir: t.TempDir()}, &bytes.Buffer{})
+	var bad interface{ BadInput() bool }
+	if !errors.As(err, &bad) || !bad.BadInput() || !strings.Contains(err.Error(), "within 200ms") || !strings.Contains(err.Error(), "capture's length") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// pktmon stop refused after a good start: the capture may still run, and
+// the error says how to stop it.
+func TestPktmonStopDenied(t *testing.T) {
+	r := &fakeRunner{answers: map[string]string{"pktmon filter list": "There are no packet filters.", "pktmon stop": "Access is denied.\r\n"},
+		fail: map[string]bool{"pktmon stop": true}}
+	_, err := pktmonCapture(context.Background(), r, LiveOptions{Duration: time.Millisecond, VXLANPorts: []uint16{4789}, TempDir: t.TempDir()}, &bytes.Buffer{})
+	if !errors.Is(err, os.ErrPermission) || !strings.Contains(err.Error(), "pktmon may still be capturing") || !strings.Contains(err.Error(), "pktmon stop") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("err = %v", err)
+	}
+}

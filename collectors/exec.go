@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/wincni/diag/collectors/redact"
 )
 
 // Runner runs one command with an argument list, never through a shell
@@ -44,7 +46,8 @@ func (ExecRunner) Run(ctx context.Context, name string, args ...string) ([]byte,
 		if ctx.Err() != nil {
 			return stdout.Bytes(), fmt.Errorf("%s: %w", name, ctx.Err())
 		}
-		if line := firstLine(stderr.String()); line != "" {
+		// PowerShell and other tools may write their errors in UTF-16.
+		if line := firstLine(string(redact.Decode(stderr.Bytes()))); line != "" {
 			return stdout.Bytes(), fmt.Errorf("%s: %w: %s", name, err, line)
 		}
 		return stdout.Bytes(), fmt.Errorf("%s: %w", name, err)
@@ -69,12 +72,25 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 }
 
 func firstLine(s string) string {
+	// A tool's words go to the console and the manifest: no byte order
+	// mark, NUL or other control code, and no character cut in two.
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r == '\ufeff' || r == 0:
+			return -1
+		case r == '\r' || r == '\n':
+			return r
+		case r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0:
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\ufffd"))
 	s = strings.TrimSpace(s)
 	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
 		s = s[:i]
 	}
-	if len(s) > 200 {
-		s = s[:200] + "..."
+	if r := []rune(s); len(r) > 200 {
+		s = string(r[:200]) + "..."
 	}
 	return s
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+
+	"github.com/wincni/diag/collectors/redact"
 )
 
 // PowerShell scripts the Windows collectors run. They are constants: no
@@ -83,15 +85,37 @@ func psArgs(script string) []string {
 	return []string{"-NoLogo", "-NoProfile", "-NonInteractive", "-Command", psPrelude + script}
 }
 
-// runPowerShell runs script and returns its output without the UTF-8 byte
-// order mark PowerShell 5.1 writes first once [Console]::OutputEncoding is
-// UTF-8 (psPrelude sets it): JSON and command lines start after it.
+// runPowerShell runs script and returns its output as UTF-8 text (psText).
 func runPowerShell(ctx context.Context, e *Env, script string) ([]byte, error) {
 	data, err := e.Runner.Run(ctx, "powershell.exe", psArgs(script)...)
 	if err != nil {
 		return nil, fmt.Errorf("powershell: %w", err)
 	}
-	return bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), nil
+	return psText(data), nil
+}
+
+// psText is the one decoding step between PowerShell and a parser.
+// PowerShell 5.1 writes a UTF-8 byte order mark once [Console]::OutputEncoding
+// is UTF-8 (psPrelude sets it), again each time a host or profile sets it
+// anew, after whatever a profile or a module printed first (a blank line);
+// a console left in Unicode, or a redirection, gives UTF-16LE with or
+// without FF FE. So: UTF-16 becomes UTF-8 (redact.Decode), and the byte
+// order marks at the start and at the start of each line go, with the
+// blank space before the first character.
+func psText(data []byte) []byte {
+	data = redact.Decode(data)
+	const bom = "\ufeff"
+	for {
+		t := bytes.TrimLeft(data, " \t\r\n")
+		if !bytes.HasPrefix(t, []byte(bom)) {
+			break
+		}
+		data = t[len(bom):]
+	}
+	if bytes.Contains(data, []byte("\n"+bom)) {
+		data = bytes.ReplaceAll(data, []byte("\n"+bom), []byte("\n"))
+	}
+	return bytes.TrimLeft(data, " \t\r\n")
 }
 
 // psCollector runs a script and stores its JSON.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -53,5 +54,33 @@ func TestCreateCheck(t *testing.T) {
 	}
 	if err := Check(filepath.Join(dir, "absent")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Check of an absent file: %v, want fs.ErrNotExist", err)
+	}
+}
+
+// A temporary file is owner-only, hidden beside its destination, new each
+// time, and keeps its protection when renamed onto the destination.
+func TestCreateTemp(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "b.zip.key")
+	a, err := CreateTemp(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := CreateTemp(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	b.Close()
+	if a.Name() == b.Name() || filepath.Dir(a.Name()) != dir || !strings.HasPrefix(filepath.Base(a.Name()), ".b.zip.key.tmp-") {
+		t.Errorf("temporary names %s, %s", a.Name(), b.Name())
+	}
+	if err := os.Rename(a.Name(), p); err != nil {
+		t.Fatal(err)
+	}
+	if runtime.GOOS != "windows" || os.Getenv("DIAG_UNDER_WINE") != "1" { // Wine keeps no ACL (above)
+		if err := Check(p); err != nil {
+			t.Errorf("after the rename: %v", err)
+		}
 	}
 }

@@ -156,37 +156,36 @@ func runBundleAnonymize(ctx context.Context, e *env, o anonymizeOptions, input s
 		m.Options["anonymize.names-kept-in-text"] = kept + " (replaced only where a field states them)"
 	}
 	m.Options["anonymize.key-id"] = key.ID()
-	res, err := rewriteBundle(ctx, in, input, out, m, o.force, a.Filter(collectors.RedactEntry), before, "anonymized")
+	// The key and the map take their places with the bundle, all or none:
+	// never a bundle beside another run's key or map (a map that is not
+	// rewritten goes with the bundle it was of).
+	_, err = os.Lstat(out + ".map.json")
+	staleMap := o.force && !o.writeMap && err == nil
+	companions := func(w *bundle.Writer) error {
+		if o.keyFile == "" {
+			if err := writeCompanion(w, out, ".key", func(f io.Writer) error { return anonymize.WriteKey(f, key) }); err != nil {
+				return fmt.Errorf("write the key: %w", err)
+			}
+		}
+		if o.writeMap {
+			if err := writeCompanion(w, out, ".map.json", func(f io.Writer) error { return anonymize.WriteMapping(f, a.Mapping()) }); err != nil {
+				return fmt.Errorf("write the map: %w", err)
+			}
+		} else if staleMap {
+			w.Companion(".map.json", "")
+		}
+		return nil
+	}
+	res, err := rewriteBundleWith(ctx, in, input, out, m, o.force, a.Filter(collectors.RedactEntry), before, "anonymized", companions)
 	if err != nil {
 		return err
 	}
-	if o.keyFile == "" {
-		if o.force {
-			os.Remove(keyPath)
-		}
-		if err := anonymize.WriteKeyFile(keyPath, key); err != nil {
-			removeOutput(out)
-			return fmt.Errorf("write the key: %w; %s not written", err, out)
-		}
-	}
 	mp := a.Mapping()
 	if o.writeMap {
-		mapPath := out + ".map.json"
-		if o.force {
-			os.Remove(mapPath)
-		}
-		f, err := ownerfile.Create(mapPath)
-		if err != nil {
-			return fmt.Errorf("write the map: %w", err)
-		}
-		if err := anonymize.WriteMapping(f, mp); err != nil {
-			f.Close()
-			return fmt.Errorf("write %s: %w", mapPath, err)
-		}
-		if err := f.Close(); err != nil {
-			return fmt.Errorf("write %s: %w", mapPath, err)
-		}
-		fmt.Fprintf(e.stderr, "bundle anonymize: the mapping is in %s: keep it private\n", mapPath)
+		fmt.Fprintf(e.stderr, "bundle anonymize: the mapping is in %s.map.json: keep it private\n", out)
+	}
+	if staleMap {
+		fmt.Fprintf(e.stderr, "bundle anonymize: removed %s.map.json, the replaced bundle's mapping (--write-map writes this one's)\n", out)
 	}
 	for _, om := range res.Omitted {
 		fmt.Fprintf(e.stderr, "bundle anonymize: %s: %s\n", om.Path, om.Reason)
@@ -198,6 +197,28 @@ func runBundleAnonymize(ctx context.Context, e *env, o anonymizeOptions, input s
 	fmt.Fprintf(e.stderr, "bundle anonymize: wrote %s: %d files; replaced %d addresses, %d MACs, %d names, %d keywords; key %s (ID %s)%s\n",
 		out, len(res.Files), len(mp.Addresses), len(mp.MACs), len(mp.Names), len(mp.Keywords), filepath.Clean(keyPath), key.ID(), keptNote)
 	fmt.Fprintln(e.stdout, out)
+	return nil
+}
+
+// writeCompanion writes what fill writes to a new owner-only file beside
+// out and hands it to w, to be put at out+suffix with the bundle.
+func writeCompanion(w *bundle.Writer, out, suffix string, fill func(io.Writer) error) error {
+	f, err := ownerfile.CreateTemp(out + suffix)
+	if err != nil {
+		return err
+	}
+	w.Companion(suffix, f.Name())
+	if err := fill(f); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", out+suffix, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", out+suffix, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", out+suffix, err)
+	}
 	return nil
 }
 

@@ -6,8 +6,8 @@ import (
 	"os"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
+	"github.com/mattn/go-runewidth"
 	"golang.org/x/term"
 )
 
@@ -62,14 +62,19 @@ func consoleWidth(w io.Writer) int {
 	return 80
 }
 
-// fitWidth cuts s to fewer than width characters, ending in "…" when cut.
-// Fewer, not as many: the Windows console moves to the next row once the
-// last column is written, and that row would be left stale by a redraw.
+// columns measures text as the consoles draw it: East Asian wide characters
+// take two columns, combining marks none, and the ambiguous ones (such as
+// "…") one whatever the locale, as the Windows console and xterm draw them
+// by default.
+var columns = &runewidth.Condition{EastAsianWidth: false}
+
+// fitWidth cuts s to fewer than width console columns, ending in "…" when
+// cut. Fewer, not as many: the Windows console moves to the next row once
+// the last column is written, and that row would be left stale by a redraw.
 func fitWidth(s string, width int) string {
 	max := width - 1
-	if max < 2 || utf8.RuneCountInString(s) <= max {
+	if max < 2 || columns.StringWidth(s) <= max {
 		return s
 	}
-	r := []rune(s)
-	return string(r[:max-1]) + "…"
+	return columns.Truncate(s, max, "…")
 }

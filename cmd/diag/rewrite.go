@@ -21,6 +21,13 @@ import (
 // input as analyze read it; nil when analyze cannot). verb names the
 // command's work in messages ("redacted", "anonymized"). ctx is not nil.
 func rewriteBundle(ctx context.Context, in *bundle.Bundle, input, out string, m bundle.Manifest, force bool, filter bundle.Filter, before *snapshot.Snapshot, verb string) (*bundle.RewriteResult, error) {
+	return rewriteBundleWith(ctx, in, input, out, m, force, filter, before, verb, nil)
+}
+
+// rewriteBundleWith is rewriteBundle whose companions, when not nil, is
+// called once every entry is written, to give the Writer the files that are
+// to take their places with the bundle (anonymize's key and map).
+func rewriteBundleWith(ctx context.Context, in *bundle.Bundle, input, out string, m bundle.Manifest, force bool, filter bundle.Filter, before *snapshot.Snapshot, verb string, companions func(*bundle.Writer) error) (*bundle.RewriteResult, error) {
 	w, err := bundle.Create(out, m)
 	if err != nil {
 		return nil, err
@@ -36,6 +43,9 @@ func rewriteBundle(ctx context.Context, in *bundle.Bundle, input, out string, m 
 	res, err := bundle.Rewrite(ctx, in, w, filter)
 	if err == nil {
 		err = ctx.Err()
+	}
+	if err == nil && companions != nil {
+		err = companions(w)
 	}
 	if err != nil {
 		w.Abort()
