@@ -78,7 +78,7 @@ func TestCaptureDecodeETL(t *testing.T) {
 		t.Fatalf("code %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 	r = runDiag(t, nil, false, "capture", "decode", "-o", "json", in)
-	if r.code != 3 || !strings.Contains(r.stdout, `"etl":[{"path":"`+in+`","windowsBuild":20348,"packetEvents":2,"packets":1,`) || !strings.Contains(r.stdout, `"drops":{"VFP Rule Drop":1}`) {
+	if r.code != 3 || !strings.Contains(r.stdout, `"etl":[{"path":`+jsonString(in)+`,"windowsBuild":20348,"packetEvents":2,"packets":1,`) || !strings.Contains(r.stdout, `"drops":{"VFP Rule Drop":1}`) {
 		t.Errorf("json: code %d, %s", r.code, r.stdout)
 	}
 	// Cut short: the packet before the cut is reported, with a note.
@@ -170,4 +170,10 @@ func TestREADMEETLSample(t *testing.T) {
 			t.Errorf("the README shows %q, diag prints:\n%s", line, r.stdout)
 		}
 	}
+}
+
+// jsonString is s as JSON writes it (a Windows path's backslashes doubled).
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }
