@@ -277,5 +277,5 @@ spec:
 // args are diag collect --cluster's arguments in the scenario, as its
 // user runs it.
 func (s *scenario) args(dir string, extra ...string) []string {
-	return append([]string{"collect", "--cluster", "--namespace", s.ns, "--image", "registry.example/diag:e2e", "--output-dir", dir, "--report", "json"}, extra...)
+	return append([]string{"collect", "--cluster", "--namespace", s.ns, "--image", "registry.example/diag:e2e", "--output-dir", dir, "-o", "json"}, extra...)
 }
