@@ -24,7 +24,7 @@ import (
 func newCaptureCommand(e *env, g *globalOptions) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "capture",
-		Short: "Decode VXLAN overlay traffic from pcap/pcapng, or capture it live",
+		Short: "Decode overlay traffic from pcap, pcapng or pktmon ETL files, or capture it live",
 		Long: `capture decodes VXLAN (UDP 4789) traffic from pcap or pcapng files written by pktmon
 (etl2pcap, etl2pcapng), tcpdump or tshark, and from pktmon's ETL files, into tunnels, inner flows
 and findings; convert turns a pktmon ETL file into pcapng on any OS.` + exitStatusCommon + `
