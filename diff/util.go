@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/wincni/diag/snapshot"
 )
 
 // addr prints an address, or nothing when it is not set.
@@ -47,7 +49,7 @@ func (c *comparer) field(base Change, name, old, new string) {
 	c.add(base)
 }
 
-var guidRE = regexp.MustCompile(`(?i)\{?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\}?`)
+var guidRE = regexp.MustCompile(`\{?` + snapshot.GUIDPattern + `\}?`)
 
 // isGUID reports an HNS object ID: they change when the object is recreated.
 func isGUID(s string) bool {

@@ -7,7 +7,7 @@ import (
 )
 
 var (
-	guidIn        = lazyRegexp(`[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}`)
+	guidIn        = lazyRegexp(snapshot.GUIDPattern)
 	hnsdiagHeader = lazyRegexp(`^(Networks|Endpoints|Namespaces|LoadBalancers|Load Balancers)\s*:\s*$`)
 )
 

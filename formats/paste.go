@@ -196,7 +196,6 @@ func detectWrap(breaks []wrapBreak) wrapStyle {
 }
 
 var (
-	guidRe    = lazyRegexp(`[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}`)
 	hexTail   = lazyRegexp(`[0-9A-Fa-f-]+$`)
 	hexHead   = lazyRegexp(`^[0-9A-Fa-f-]+`)
 	digitEnd  = lazyRegexp(`[0-9]$`)
@@ -222,7 +221,7 @@ func guidSpans(prev, next string) bool {
 		return false
 	}
 	joined := t + h
-	for _, loc := range guidRe().FindAllStringIndex(joined, -1) {
+	for _, loc := range guidIn().FindAllStringIndex(joined, -1) {
 		if loc[0] < len(t) && loc[1] > len(t) {
 			return true
 		}

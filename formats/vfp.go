@@ -9,7 +9,7 @@ import (
 
 var (
 	vfpSucceeded = lazyRegexp(`^Command ([\w-]+) succeeded!?`)
-	vfpGUID      = lazyRegexp(`^\{?[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\}?$`)
+	vfpGUID      = lazyRegexp(`^\{?` + snapshot.GUIDPattern + `\}?$`)
 )
 
 // vfpSegment is the output of one vfpctrl command.

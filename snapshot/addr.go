@@ -76,6 +76,10 @@ func normalizeMACForms(s string) string {
 	return t
 }
 
+// GUIDPattern matches a GUID as HNS, VFP and Windows write it (any case, no
+// braces); the readers that look for one build their expressions from it.
+const GUIDPattern = `[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}`
+
 // NormalizeGUID returns a GUID upper-case without braces; HNS objects refer
 // to each other in mixed case.
 func NormalizeGUID(s string) string {
