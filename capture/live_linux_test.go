@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
 	"github.com/vishvananda/netns"
 )
 
@@ -105,8 +108,26 @@ func TestLiveCaptureBetweenNamespaces(t *testing.T) {
 	}
 	r := a.Finish("live")
 	t.Logf("captured %d packets, %d VXLAN, tunnels %+v", stats.Packets, r.VXLANPackets, r.Tunnels)
-	if r.VXLANPackets == 0 || r.VXLANPackets != r.Packets {
-		t.Fatalf("captured %d packets, %d VXLAN (the kernel filter must pass VXLAN only)", r.Packets, r.VXLANPackets)
+	if r.VXLANPackets == 0 {
+		t.Fatalf("captured %d packets, no VXLAN", r.Packets)
+	}
+	// The kernel filter passes UDP to the VXLAN port only: every packet
+	// written is one (the analyzer's own counts may differ: packets the
+	// vxlan device queued during ARP and sent together can be copies).
+	ng, err := pcapgo.NewNgReader(bytes.NewReader(buf.Bytes()), pcapgo.DefaultNgReaderOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; ; i++ {
+		data, _, err := ng.ReadPacketData()
+		if err != nil {
+			break
+		}
+		pkt := gopacket.NewPacket(data, layers.LayerTypeEthernet, gopacket.Default)
+		udp, _ := pkt.Layer(layers.LayerTypeUDP).(*layers.UDP)
+		if udp == nil || udp.DstPort != 4789 {
+			t.Errorf("packet %d passed the kernel filter but is not UDP to 4789: %v", i, pkt)
+		}
 	}
 	for _, tun := range r.Tunnels {
 		if tun.VNI != 4096 || tun.Src.String() != "10.199.0.1" && tun.Src.String() != "10.199.0.2" {
