@@ -17,15 +17,8 @@ type ngWriter struct {
 }
 
 func newNgWriter(out io.Writer, ifName string, link LinkType, snaplen uint32, app string) (*ngWriter, error) {
-	w := &ngWriter{w: bufio.NewWriterSize(out, 1<<16)}
-	// Section header: byte-order magic, version 1.0, section length unknown.
-	shb := binary.LittleEndian.AppendUint32(nil, 0x1a2b3c4d)
-	shb = binary.LittleEndian.AppendUint16(shb, 1)
-	shb = binary.LittleEndian.AppendUint16(shb, 0)
-	shb = binary.LittleEndian.AppendUint64(shb, ^uint64(0))
-	shb = appendOption(shb, 4, []byte(app)) // shb_userappl
-	shb = appendOption(shb, 0, nil)
-	if err := w.block(0x0a0d0d0a, shb); err != nil {
+	w, err := newNgSection(out, app)
+	if err != nil {
 		return nil, err
 	}
 	idb := binary.LittleEndian.AppendUint16(nil, uint16(link))

@@ -10,6 +10,7 @@ import (
 // adds them (addInterface) as packets need them, as etl2pcapng does.
 func newNgSection(out io.Writer, app string) (*ngWriter, error) {
 	w := &ngWriter{w: bufio.NewWriterSize(out, 1<<16)}
+	// Section header: byte-order magic, version 1.0, section length unknown.
 	shb := binary.LittleEndian.AppendUint32(nil, 0x1a2b3c4d)
 	shb = binary.LittleEndian.AppendUint16(shb, 1)
 	shb = binary.LittleEndian.AppendUint16(shb, 0)
