@@ -68,15 +68,8 @@ func newNameMapper(k Key) *nameMapper {
 // short or too common to replace in free text is replaced where a field
 // states it, and listed by Kept.
 func (m *nameMapper) Add(kind, name string) {
-	name = strings.Trim(strings.TrimSpace(name), ".")
-	low := strings.ToLower(name)
-	if name == "" || !validName(name) || nameless[low] {
-		return
-	}
-	if _, ok := m.names[low]; ok {
-		return
-	}
-	if _, ok := m.stated[low]; ok {
+	name, low, ok := m.newName(name)
+	if !ok {
 		return
 	}
 	stated := kind == KindHost || kind == KindDomain
@@ -136,19 +129,29 @@ func (m *nameMapper) Add(kind, name string) {
 	m.maxLabels = max(m.maxLabels, strings.Count(low, ".")+1)
 }
 
+// newName trims a name as the bundle states it and says whether it is one
+// to register: valid, not a placeholder, not registered already.
+func (m *nameMapper) newName(name string) (trimmed, low string, ok bool) {
+	name = strings.Trim(strings.TrimSpace(name), ".")
+	low = strings.ToLower(name)
+	if name == "" || !validName(name) || nameless[low] {
+		return "", "", false
+	}
+	if _, seen := m.names[low]; seen {
+		return "", "", false
+	}
+	if _, seen := m.stated[low]; seen {
+		return "", "", false
+	}
+	return name, low, true
+}
+
 // addStated registers a host or domain name to replace only where a
 // field states it, and to name as kept, whatever its length: a name that
 // is safe to replace in fields but not in free text for reason.
 func (m *nameMapper) addStated(kind, name, reason string) {
-	name = strings.Trim(strings.TrimSpace(name), ".")
-	low := strings.ToLower(name)
-	if name == "" || !validName(name) || nameless[low] {
-		return
-	}
-	if _, ok := m.names[low]; ok {
-		return
-	}
-	if _, ok := m.stated[low]; ok {
+	name, low, ok := m.newName(name)
+	if !ok {
 		return
 	}
 	if len(name) < minNameLen || wellKnown[low] || vocabulary[low] {
