@@ -10,6 +10,7 @@ import (
 	"hash"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -23,6 +24,15 @@ import (
 // ErrTooLarge is returned when an entry or the whole bundle is bigger than
 // the reader's limits allow.
 var ErrTooLarge = errors.New("too large")
+
+// ErrBeyondMax is ReadFileMax's ErrTooLarge: the entry holds more than
+// its caller's maximum (not the bundle's limits).
+var ErrBeyondMax error = beyondMax{}
+
+type beyondMax struct{}
+
+func (beyondMax) Error() string        { return ErrTooLarge.Error() }
+func (beyondMax) Is(target error) bool { return target == ErrTooLarge }
 
 // Bundle is an opened bundle: a zip or a directory with the bundle layout.
 // Entries are read on demand; nothing is extracted to disk.
@@ -246,7 +256,7 @@ func (b *Bundle) finish() error {
 	if !b.Has(ManifestPath) {
 		return nil
 	}
-	data, err := b.readFileMax(ManifestPath, MaxManifestSize)
+	data, err := b.ReadFileMax(ManifestPath, MaxManifestSize)
 	if err != nil {
 		return err
 	}
@@ -406,6 +416,17 @@ func (b *Bundle) Mismatches() []string {
 
 // ReadFile reads a whole entry into memory, within the limits.
 func (b *Bundle) ReadFile(name string) ([]byte, error) {
+	return b.ReadFileMax(name, math.MaxInt64-1)
+}
+
+// MaxManifestSize bounds manifest.json: a real one lists a few hundred
+// files in well under a megabyte.
+const MaxManifestSize = 16 << 20
+
+// ReadFileMax reads an entry of at most max bytes, whatever its header
+// says (ErrBeyondMax beyond), into a buffer sized from the header once
+// rather than grown by doubling.
+func (b *Bundle) ReadFileMax(name string, max int64) ([]byte, error) {
 	rc, err := b.Open(name)
 	if err != nil {
 		return nil, err
@@ -415,12 +436,12 @@ func (b *Bundle) ReadFile(name string) ([]byte, error) {
 	if size < 0 || size > b.limits.MaxEntrySize {
 		size = 0
 	}
-	buf := make([]byte, 0, min(size+1, 64<<20))
-	for {
+	buf := make([]byte, 0, min(size, max, 64<<20)+1)
+	for int64(len(buf)) <= max {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
 		}
-		n, err := rc.Read(buf[len(buf):cap(buf)])
+		n, err := rc.Read(buf[len(buf):min(int64(cap(buf)), max+1)])
 		buf = buf[:len(buf)+n]
 		if err == io.EOF {
 			return buf, nil
@@ -429,27 +450,7 @@ func (b *Bundle) ReadFile(name string) ([]byte, error) {
 			return nil, err
 		}
 	}
-}
-
-// MaxManifestSize bounds manifest.json: a real one lists a few hundred
-// files in well under a megabyte.
-const MaxManifestSize = 16 << 20
-
-// readFileMax reads an entry of at most max bytes, whatever its header says.
-func (b *Bundle) readFileMax(name string, max int64) ([]byte, error) {
-	rc, err := b.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	data, err := io.ReadAll(io.LimitReader(rc, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > max {
-		return nil, &Error{Path: b.path, Entry: name, Err: fmt.Errorf("%w: more than %d bytes", ErrTooLarge, max)}
-	}
-	return data, nil
+	return nil, &Error{Path: b.path, Entry: name, Err: fmt.Errorf("%w: more than %d bytes", ErrBeyondMax, max)}
 }
 
 // Close releases the zip file or the directory, if any.

@@ -252,23 +252,16 @@ func (l *loader) read(name string) ([]byte, bool) {
 		l.skip(name, size, "larger than the "+byteSize(limit)+" limit for a part read whole")
 		return nil, false
 	}
-	rc, err := l.b.Open(name)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, false
-		}
-		l.err = err
-		return nil, false
-	}
-	defer rc.Close()
-	data, err := io.ReadAll(io.LimitReader(rc, limit+1))
-	if err != nil {
-		l.err = err
-		return nil, false
-	}
-	if int64(len(data)) > limit {
+	data, err := l.b.ReadFileMax(name, limit)
+	switch {
+	case errors.Is(err, bundle.ErrBeyondMax):
 		// The header said less: a zip entry that lies about its size.
 		l.skip(name, 0, "more than the "+byteSize(limit)+" limit for a part read whole")
+		return nil, false
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, false
+	case err != nil:
+		l.err = err
 		return nil, false
 	}
 	if looksJSON(data) {
