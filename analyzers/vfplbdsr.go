@@ -79,7 +79,7 @@ func dsrRuleKeys(g *snapshot.VFPGroup) map[string]bool {
 			}
 		}
 		c := r.Conditions
-		keys[c["Destination IP"]+"|"+c["Destination ports"]+"|"+c["Protocols"]] = true
+		keys[c.Get("Destination IP")+"|"+c.Get("Destination ports")+"|"+c.Get("Protocols")] = true
 	}
 	return keys
 }
@@ -204,18 +204,18 @@ func duplicateRules(g *snapshot.VFPGroup) []string {
 	var keys []string
 	for _, r := range g.Rules {
 		c := r.Conditions
-		if c["Destination IP"] == "" || c["Destination ports"] == "" {
+		if c.Get("Destination IP") == "" || c.Get("Destination ports") == "" {
 			continue
 		}
-		proto := c["Protocols"]
+		proto := c.Get("Protocols")
 		if proto == "" {
 			proto = "any"
 		}
-		key := fmt.Sprintf("%s ports %s protocol %s", c["Destination IP"], c["Destination ports"], proto)
+		key := fmt.Sprintf("%s ports %s protocol %s", c.Get("Destination IP"), c.Get("Destination ports"), proto)
 		var more []string
-		for k, v := range c {
-			if k != "Destination IP" && k != "Destination ports" && k != "Protocols" {
-				more = append(more, k+" "+v)
+		for _, kv := range c {
+			if k := kv.Key; k != "Destination IP" && k != "Destination ports" && k != "Protocols" {
+				more = append(more, k+" "+kv.Value)
 			}
 		}
 		if len(more) > 0 {

@@ -56,7 +56,7 @@ func portEncapRules(p *snapshot.VFPPort) (rules []vfpEncap, hasLayer bool) {
 				if t != "encap" && t != "routeencap" && !strings.HasPrefix(strings.ToUpper(r.FriendlyName), "ENCAP") {
 					continue
 				}
-				e := vfpEncap{name: r.FriendlyName, ranges: parseAddrRanges(r.Conditions["Destination IP"])}
+				e := vfpEncap{name: r.FriendlyName, ranges: parseAddrRanges(r.Conditions.Get("Destination IP"))}
 				for _, d := range r.EncapDestinations {
 					if i := strings.Index(d, "DIP="); i >= 0 {
 						v := d[i+4:]

@@ -113,8 +113,8 @@ func ruleName(r *snapshot.VFPRule) string {
 func ruleSignature(r *snapshot.VFPRule) string {
 	parts := []string{r.Type}
 	conds := make([]string, 0, len(r.Conditions))
-	for k, v := range r.Conditions {
-		conds = append(conds, k+"="+v)
+	for _, c := range r.Conditions {
+		conds = append(conds, c.Key+"="+c.Value)
 	}
 	sort.Strings(conds)
 	parts = append(parts, conds...)

@@ -165,7 +165,7 @@ func TestVFPParser(t *testing.T) {
 		t.Errorf("pod port: endpoint %q blocked %v rules %d", pod.EndpointID, pod.Blocked, pod.RuleCount())
 	}
 	encap := pod.Layers[0].Groups[0].Rules[0]
-	if encap.Type != "encap" || encap.Conditions["Destination IP"] != "10.244.0.0-10.244.0.255" || len(encap.EncapDestinations) != 1 ||
+	if encap.Type != "encap" || encap.Conditions.Get("Destination IP") != "10.244.0.0-10.244.0.255" || len(encap.EncapDestinations) != 1 ||
 		encap.Counters["Matched packets"] != 5120 || encap.Props["Encap source IP"] != "192.168.10.21" {
 		t.Errorf("encap rule: %+v", encap)
 	}
@@ -173,7 +173,7 @@ func TestVFPParser(t *testing.T) {
 	if snat.Type != "dynnat" || snat.Props["NAT pool"] != "SLB_NATPOOL_IPV4_TCP_192.168.10.21" || snat.Props["Type (2)"] != "Source NAT" {
 		t.Errorf("two pairs on one line: %+v", snat.Props)
 	}
-	if block := pod.Layers[2].Groups[0].Rules[0]; block.Conditions["Source IP"] != "fe80::1" || block.FriendlyName != "Block_LoopBack_fe80::1" {
+	if block := pod.Layers[2].Groups[0].Rules[0]; block.Conditions.Get("Source IP") != "fe80::1" || block.FriendlyName != "Block_LoopBack_fe80::1" {
 		t.Errorf("IPv6 values split on colons: %+v", block)
 	}
 	if pod.Counters["OUT SYN packets"] != 311 || pod.Counters["IN Total bytes"] != 9980231 {

@@ -1,6 +1,8 @@
 package formats
 
 import (
+	"encoding/binary"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,20 +20,23 @@ type vfpSegment struct {
 	lines []string
 }
 
-// splitVFPCommands cuts text at "Command <verb> succeeded!" lines.
+// splitVFPCommands cuts text at "Command <verb> succeeded!" lines. The
+// segments are sub-slices of lines.
 func splitVFPCommands(lines []string) []vfpSegment {
 	var out []vfpSegment
-	var cur []string
-	for _, l := range lines {
-		if m := vfpSucceeded().FindStringSubmatch(strings.TrimSpace(l)); m != nil {
-			out = append(out, vfpSegment{verb: strings.ToLower(m[1]), lines: cur})
-			cur = nil
+	start := 0
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if !strings.HasPrefix(t, "Command ") {
 			continue
 		}
-		cur = append(cur, l)
+		if m := vfpSucceeded().FindStringSubmatch(t); m != nil {
+			out = append(out, vfpSegment{verb: strings.ToLower(m[1]), lines: lines[start:i:i]})
+			start = i + 1
+		}
 	}
-	if len(cur) > 0 {
-		out = append(out, vfpSegment{lines: cur})
+	if start < len(lines) {
+		out = append(out, vfpSegment{lines: lines[start:]})
 	}
 	return out
 }
@@ -55,7 +60,7 @@ func indentOf(s string) int { return len(s) - len(strings.TrimLeft(s, " \t")) }
 
 // parseVFPRuleTree reads /list-rule or /get-rule-counter output (also
 // /list-layer and /list-group, which print the upper levels only).
-func parseVFPRuleTree(lines []string) []*snapshot.VFPLayer {
+func parseVFPRuleTree(lines []string, in *vfpStrings) []*snapshot.VFPLayer {
 	var layers []*snapshot.VFPLayer
 	var layer *snapshot.VFPLayer
 	var group *snapshot.VFPGroup
@@ -71,6 +76,12 @@ func parseVFPRuleTree(lines []string) []*snapshot.VFPLayer {
 			layer.Groups = append(layer.Groups, group)
 		}
 	}
+	endRule := func() {
+		if rule != nil {
+			rule.Props = in.shareMap(rule.Props)
+		}
+	}
+	defer endRule()
 	for _, raw := range lines {
 		t := strings.TrimSpace(raw)
 		if t == "" || t == "ITEM LIST" || strings.Trim(t, "=") == "" {
@@ -78,14 +89,15 @@ func parseVFPRuleTree(lines []string) []*snapshot.VFPLayer {
 		}
 		ind := indentOf(raw)
 		if sub != "" && ind > subIndent {
-			addSubLine(rule, sub, t)
+			addSubLine(rule, sub, t, in)
 			continue
 		}
 		sub = ""
 		key, value, ok := splitKV(t)
 		switch {
 		case ok && key == "LAYER":
-			layer = &snapshot.VFPLayer{Name: value}
+			endRule()
+			layer = &snapshot.VFPLayer{Name: in.keep(value)}
 			layers = append(layers, layer)
 			group, rule = nil, nil
 			continue
@@ -94,13 +106,15 @@ func parseVFPRuleTree(lines []string) []*snapshot.VFPLayer {
 				layer = &snapshot.VFPLayer{}
 				layers = append(layers, layer)
 			}
-			group = &snapshot.VFPGroup{Name: value}
+			endRule()
+			group = &snapshot.VFPGroup{Name: in.keep(value)}
 			layer.Groups = append(layer.Groups, group)
 			rule = nil
 			continue
 		case ok && key == "RULE":
 			ensureGroup()
-			rule = &snapshot.VFPRule{ID: value}
+			endRule()
+			rule = &snapshot.VFPRule{ID: in.keep(value)}
 			group.Rules = append(group.Rules, rule)
 			continue
 		case strings.HasSuffix(t, ":") && !strings.Contains(t, " : ") && rule != nil:
@@ -108,40 +122,39 @@ func parseVFPRuleTree(lines []string) []*snapshot.VFPLayer {
 			continue
 		}
 		// One line may carry several pairs: "Type : Source NAT;  NAT pool : X".
-		for _, part := range strings.Split(t, ";") {
+		for rest, more := t, true; more; {
+			var part string
+			part, rest, more = strings.Cut(rest, ";")
 			k, v, ok := splitKV(strings.TrimSpace(part))
 			if !ok {
 				continue
 			}
 			switch {
 			case rule != nil:
-				setRuleField(rule, k, v)
+				setRuleField(rule, k, v, in)
 			case group != nil:
-				setGroupField(group, k, v)
+				setGroupField(group, k, v, in)
 			case layer != nil:
-				setLayerField(layer, k, v)
+				setLayerField(layer, k, v, in)
 			}
 		}
 	}
 	return layers
 }
 
-func addSubLine(r *snapshot.VFPRule, sub, line string) {
+func addSubLine(r *snapshot.VFPRule, sub, line string, in *vfpStrings) {
 	if r == nil || line == "<none>" {
 		return
 	}
-	switch strings.ToLower(sub) {
-	case "conditions":
+	switch {
+	case lowerIs(sub, "conditions"):
 		if k, v, ok := splitKV(line); ok {
-			if r.Conditions == nil {
-				r.Conditions = map[string]string{}
-			}
-			r.Conditions[k] = v
+			r.Conditions.Set(in.keep(k), in.keep(v))
 		}
-	case "encap destination(s)", "encap destinations", "encap destination":
-		r.EncapDestinations = append(r.EncapDestinations, line)
+	case lowerIs(sub, "encap destination(s)"), lowerIs(sub, "encap destinations"), lowerIs(sub, "encap destination"):
+		r.EncapDestinations = append(r.EncapDestinations, in.keep(line))
 	default:
-		r.Data = append(r.Data, line)
+		r.Data = append(r.Data, in.keep(line))
 	}
 }
 
@@ -150,67 +163,77 @@ func num(v string) int64 {
 	return n
 }
 
-var ruleCounterKeys = map[string]bool{"matched packets": true, "dropped packets": true, "pending packets": true,
-	"dropped unified flows": true, "matched bytes": true}
+// ruleCounterKeys are the /get-rule-counter fields, in lower case.
+var ruleCounterKeys = [...]string{"matched packets", "dropped packets", "pending packets", "dropped unified flows", "matched bytes"}
 
-func setRuleField(r *snapshot.VFPRule, k, v string) {
-	switch lk := strings.ToLower(k); {
-	case lk == "friendly name":
-		r.FriendlyName = v
-	case lk == "priority":
+func isRuleCounter(k string) bool {
+	for _, c := range ruleCounterKeys {
+		if lowerIs(k, c) {
+			return true
+		}
+	}
+	return false
+}
+
+func setRuleField(r *snapshot.VFPRule, k, v string, in *vfpStrings) {
+	switch isType := lowerIs(k, "type"); {
+	case lowerIs(k, "friendly name"):
+		r.FriendlyName = in.keep(v)
+	case lowerIs(k, "priority"):
 		r.Priority = num(v)
-	case lk == "flags":
-		r.Flags = v
-	case lk == "type" && r.Type == "":
-		r.Type = v
-	case ruleCounterKeys[lk]:
+	case lowerIs(k, "flags"):
+		r.Flags = in.keep(v)
+	case isType && r.Type == "":
+		r.Type = in.keep(v)
+	case isRuleCounter(k):
 		if r.Counters == nil {
 			r.Counters = map[string]int64{}
 		}
-		r.Counters[k] = num(v)
+		r.Counters[in.keep(k)] = num(v)
 	default:
 		if r.Props == nil {
 			r.Props = map[string]string{}
 		}
-		if _, dup := r.Props[k]; dup || lk == "type" {
+		if _, dup := r.Props[k]; dup || isType {
 			k += " (2)"
 		}
-		r.Props[k] = v
+		r.Props[in.keep(k)] = in.keep(v)
 	}
 }
 
-func setGroupField(g *snapshot.VFPGroup, k, v string) {
-	switch strings.ToLower(k) {
-	case "friendly name":
-		g.FriendlyName = v
-	case "priority":
+func setGroupField(g *snapshot.VFPGroup, k, v string, in *vfpStrings) {
+	switch {
+	case lowerIs(k, "friendly name"):
+		g.FriendlyName = in.keep(v)
+	case lowerIs(k, "priority"):
 		g.Priority = num(v)
-	case "direction":
-		g.Direction = v
-	case "type":
-		g.Type = v
+	case lowerIs(k, "direction"):
+		g.Direction = in.keep(v)
+	case lowerIs(k, "type"):
+		g.Type = in.keep(v)
 	}
 }
 
-func setLayerField(l *snapshot.VFPLayer, k, v string) {
-	switch strings.ToLower(k) {
-	case "friendly name":
-		l.FriendlyName = v
-	case "priority":
+func setLayerField(l *snapshot.VFPLayer, k, v string, in *vfpStrings) {
+	switch {
+	case lowerIs(k, "friendly name"):
+		l.FriendlyName = in.keep(v)
+	case lowerIs(k, "priority"):
 		l.Priority = num(v)
-	case "flags":
-		l.Flags = v
+	case lowerIs(k, "flags"):
+		l.Flags = in.keep(v)
 	}
 }
 
 // parseVFPPortList reads /list-vmswitch-port: one block per port, starting
 // with "Port name".
-func parseVFPPortList(lines []string, source string) []*snapshot.VFPPort {
+func parseVFPPortList(lines []string, source string, in *vfpStrings) []*snapshot.VFPPort {
 	var out []*snapshot.VFPPort
 	var cur *snapshot.VFPPort
 	for _, raw := range lines {
 		t := strings.TrimSpace(raw)
 		k, v, ok := splitKV(t)
+		v = in.keep(v)
 		if !ok {
 			if cur != nil && strings.HasPrefix(t, "Port is ") {
 				enabled := strings.HasPrefix(t, "Port is Enabled")
@@ -248,7 +271,7 @@ func setIf(p *snapshot.VFPPort, set func(*snapshot.VFPPort)) {
 }
 
 // applyPortState reads /get-port-state ("Blocked : FALSE") into the port.
-func applyPortState(p *snapshot.VFPPort, lines []string) {
+func applyPortState(p *snapshot.VFPPort, lines []string, in *vfpStrings) {
 	for _, raw := range lines {
 		k, v, ok := splitKV(strings.TrimSpace(raw))
 		if !ok {
@@ -264,13 +287,13 @@ func applyPortState(p *snapshot.VFPPort, lines []string) {
 			if p.State == nil {
 				p.State = map[string]string{}
 			}
-			p.State[k] = v
+			p.State[in.keep(k)] = in.keep(v)
 		}
 	}
 }
 
 // applyPortCounters reads /get-port-counter ("Direction - OUT", then pairs).
-func applyPortCounters(p *snapshot.VFPPort, lines []string) {
+func applyPortCounters(p *snapshot.VFPPort, lines []string, in *vfpStrings) {
 	dir := ""
 	for _, raw := range lines {
 		t := strings.TrimSpace(raw)
@@ -286,25 +309,35 @@ func applyPortCounters(p *snapshot.VFPPort, lines []string) {
 			if p.Counters == nil {
 				p.Counters = map[string]int64{}
 			}
-			p.Counters[dir+k] = n
+			p.Counters[in.keep(dir+k)] = n
 		}
 	}
 }
 
 // applySegment routes one command's output to the port.
-func applySegment(p *snapshot.VFPPort, seg vfpSegment) {
-	text := strings.Join(seg.lines, "\n")
+func applySegment(p *snapshot.VFPPort, seg vfpSegment, in *vfpStrings) {
 	switch {
 	case seg.verb == "list-rule" || seg.verb == "get-rule-counter" || seg.verb == "list-layer" || seg.verb == "list-group" ||
-		seg.verb == "" && strings.Contains(text, "LAYER :"):
-		if layers := parseVFPRuleTree(seg.lines); len(layers) > 0 {
+		seg.verb == "" && linesContain(seg.lines, "LAYER :"):
+		if layers := parseVFPRuleTree(seg.lines, in); len(layers) > 0 {
 			p.Layers = layers
 		}
-	case seg.verb == "get-port-state" || seg.verb == "" && strings.Contains(text, "Blocked :"):
-		applyPortState(p, seg.lines)
+	case seg.verb == "get-port-state" || seg.verb == "" && linesContain(seg.lines, "Blocked :"):
+		applyPortState(p, seg.lines, in)
 	case seg.verb == "get-port-counter":
-		applyPortCounters(p, seg.lines)
+		applyPortCounters(p, seg.lines, in)
 	}
+}
+
+// linesContain tells whether the lines joined by newlines contain sub
+// (which holds no newline).
+func linesContain(lines []string, sub string) bool {
+	for _, l := range lines {
+		if strings.Contains(l, sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // ParseVFPDump reads vfpctrl text in the layouts the tools write:
@@ -314,8 +347,9 @@ func applySegment(p *snapshot.VFPPort, seg vfpSegment) {
 // single port's dump (port given by the caller). Ports are merged by name.
 func ParseVFPDump(text, source, portName string, into map[string]*snapshot.VFPPort) []*snapshot.VFPPort {
 	var order []*snapshot.VFPPort
+	in := newVFPStrings()
 	get := func(name string) *snapshot.VFPPort {
-		name = snapshot.NormalizeGUID(name)
+		name = in.keep(snapshot.NormalizeGUID(name))
 		if p, ok := into[name]; ok {
 			return p
 		}
@@ -324,37 +358,39 @@ func ParseVFPDump(text, source, portName string, into map[string]*snapshot.VFPPo
 		order = append(order, p)
 		return p
 	}
-	lines := strings.Split(strings.ReplaceAll(text, "\r", ""), "\n")
+	if strings.IndexByte(text, '\r') >= 0 {
+		text = strings.ReplaceAll(text, "\r", "")
+	}
+	lines := strings.Split(text, "\n")
 	// Sections per port: "Policy for port :" (dumpVfpPolicies) or
 	// "Get-port-counter for port: <guid>" (collectlogs ports.txt).
 	var cur *snapshot.VFPPort
 	if portName != "" {
 		cur = get(portName)
 	}
-	var section []string
-	flush := func() {
-		if len(section) == 0 {
+	// A section is lines[start:end], read when the next one starts.
+	start := 0
+	flush := func(end int) {
+		if start >= end {
 			return
 		}
-		segs := splitVFPCommands(section)
-		for _, seg := range segs {
+		for _, seg := range splitVFPCommands(lines[start:end]) {
 			if seg.verb == "list-vmswitch-port" || seg.verb == "" && cur == nil && containsPortName(seg.lines) {
-				for _, p := range parseVFPPortList(seg.lines, source) {
+				for _, p := range parseVFPPortList(seg.lines, source, in) {
 					merged := get(p.Name)
 					mergePort(merged, p)
 				}
 				continue
 			}
 			if cur != nil {
-				applySegment(cur, seg)
+				applySegment(cur, seg, in)
 			}
 		}
-		section = nil
 	}
 	for i := 0; i < len(lines); i++ {
 		t := strings.TrimSpace(lines[i])
 		if strings.HasPrefix(t, "Policy for port") {
-			flush()
+			flush(i)
 			name := strings.TrimSpace(t[strings.Index(t, ":")+1:])
 			for name == "" && i+1 < len(lines) {
 				i++
@@ -363,19 +399,19 @@ func ParseVFPDump(text, source, portName string, into map[string]*snapshot.VFPPo
 			if vfpGUID().MatchString(name) {
 				cur = get(name)
 			}
+			start = i + 1
 			continue
 		}
 		if rest, ok := strings.CutPrefix(t, "Get-port-counter for port:"); ok {
-			flush()
+			flush(i)
 			if name := strings.TrimSpace(rest); vfpGUID().MatchString(name) {
 				cur = get(name)
 			}
-			section = append(section, "") // counters follow
+			start = i + 1 // the counters follow
 			continue
 		}
-		section = append(section, lines[i])
 	}
-	flush()
+	flush(len(lines))
 	return order
 }
 
@@ -410,4 +446,81 @@ func mergePort(into, from *snapshot.VFPPort) {
 	if into.Enabled == nil {
 		into.Enabled = from.Enabled
 	}
+}
+
+// vfpStrings keeps what the model holds of a dump apart from the dump's
+// text, so that the text (megabytes for a port of a large cluster) is not
+// held alive by the substrings; the names, keys and values repeated in
+// every rule are one string each, and rules whose properties are equal
+// share one map (read-only, as the whole model).
+type vfpStrings struct {
+	seen map[string]string
+	maps map[string]map[string]string
+	key  []byte
+}
+
+func newVFPStrings() *vfpStrings {
+	return &vfpStrings{seen: map[string]string{}, maps: map[string]map[string]string{}}
+}
+
+// vfpInternMax bounds the table on any dump; past it strings are copied.
+const vfpInternMax = 1 << 16
+
+func (in *vfpStrings) keep(s string) string {
+	if k, ok := in.seen[s]; ok {
+		return k
+	}
+	k := strings.Clone(s)
+	if len(in.seen) < vfpInternMax {
+		in.seen[k] = k
+	}
+	return k
+}
+
+// shareMap returns the map equal to m seen first, or m.
+func (in *vfpStrings) shareMap(m map[string]string) map[string]string {
+	if len(m) == 0 || len(in.maps) >= vfpInternMax {
+		return m
+	}
+	keys := make([]string, 0, 8)
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	in.key = in.key[:0]
+	for _, k := range keys {
+		v := m[k]
+		in.key = binary.AppendUvarint(in.key, uint64(len(k)))
+		in.key = append(in.key, k...)
+		in.key = binary.AppendUvarint(in.key, uint64(len(v)))
+		in.key = append(in.key, v...)
+	}
+	if shared, ok := in.maps[string(in.key)]; ok {
+		return shared
+	}
+	in.maps[string(in.key)] = m
+	return m
+}
+
+// lowerIs tells whether strings.ToLower(s) == lower, without the copy for
+// ASCII s.
+func lowerIs(s, lower string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return strings.ToLower(s) == lower
+		}
+	}
+	if len(s) != len(lower) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
 }

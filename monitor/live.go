@@ -261,8 +261,9 @@ func (l *LiveSource) readVFP(ctx context.Context, dir string) (bundle.CollectorR
 	}
 	res.Files = append(res.Files, "vfp/ports.txt")
 	var first error
+	var text []byte // one buffer for every port: writeEntry keeps none of it
 	for _, port := range collectors.VFPPortNames(list) {
-		var text []byte
+		text = text[:0]
 		for _, q := range vfpPortQueries {
 			if ctx.Err() != nil {
 				return res, ctx.Err()
