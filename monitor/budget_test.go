@@ -72,6 +72,8 @@ func (m *memEvents) Create(_ context.Context, ev *corev1.Event) (*corev1.Event, 
 	return ev, nil
 }
 
+func (m *memEvents) List(context.Context, string, string) ([]corev1.Event, error) { return nil, nil }
+
 func (m *memEvents) Patch(context.Context, string, string, []byte) error {
 	m.mu.Lock()
 	m.patched++
@@ -144,7 +146,7 @@ func TestBudget(t *testing.T) {
 	src.VFPEvery = 10
 	mon := New(src, Options{})
 	resetPeak(t)
-	const n = 10 // one VFP round (the last), nine without
+	const n = 10  // one VFP round (the last), nine without
 	round(t, mon) // the first round (VFP too) warms what the others reuse
 	var vfpCPU, plainCPU time.Duration
 	for i := range n {

@@ -2,6 +2,8 @@ package monitor
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -10,6 +12,7 @@ import (
 
 	"golang.org/x/time/rate"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -25,14 +28,21 @@ const (
 // eventComponent is the Events' source and reporting controller.
 const eventComponent = "diag-monitor"
 
+// eventKeyAnnotation carries what an Event is about (the finding and its
+// transition, as a digest) so that a monitor that restarts finds the
+// Events it made and counts them up instead of making them again.
+const eventKeyAnnotation = "monitor.diag.wincni.github.io/event-key"
+
 // maxEventMessage keeps a message within what the API server stores.
 const maxEventMessage = 1024
 
 // Eventer reports findings as Events on the Node: one when a finding
 // appears, one when it resolves. The same transition of the same finding
 // within Dedup counts up the Event it already made (as the kubelet's
-// recorder does) instead of making another; every API call takes a token
-// of Limit, and what finds none is dropped and counted.
+// recorder does) instead of making another, across restarts of the
+// monitor too (the Events it made on the Node are listed once); every API
+// call takes a token of Limit, and what finds none is dropped and
+// counted.
 type Eventer struct {
 	Client    EventAPI
 	Node      string
@@ -41,9 +51,10 @@ type Eventer struct {
 	Limit     *rate.Limiter // nil: one every 10 s, bursts of 25
 	Now       func() time.Time
 
-	mu   sync.Mutex
-	last map[string]*sentEvent // by finding key and reason
-	seq  int                   // tells apart the names of Events made at one instant
+	mu     sync.Mutex
+	last   map[string]*sentEvent // by eventKey
+	seq    int                   // tells apart the names of Events made at one instant
+	listed bool                  // the Events made before a restart are in last
 }
 
 type sentEvent struct {
@@ -101,7 +112,8 @@ func (e *Eventer) Emit(ctx context.Context, reason string, f finding.Finding, re
 	if !e.Limit.AllowN(now, 1) {
 		return EventRateLimited, nil
 	}
-	key := findingKey(f) + "\x00" + reason
+	e.listMade(ctx, now)
+	key := eventKey(f, reason)
 	if s := e.last[key]; s != nil {
 		// The message is renewed: it names this moment's bundle.
 		patch, _ := json.Marshal(map[string]any{"count": s.count + 1, "lastTimestamp": metav1.NewTime(now), "message": eventMessage(reason, f, recorded)})
@@ -114,12 +126,47 @@ func (e *Eventer) Emit(ctx context.Context, reason string, f finding.Finding, re
 		delete(e.last, key)
 	}
 	ev := e.event(reason, f, recorded, now)
+	ev.Annotations = map[string]string{eventKeyAnnotation: key}
 	made, err := e.Client.Create(ctx, ev)
 	if err != nil {
 		return EventFailed, fmt.Errorf("create Event on node %s: %w", e.Node, err)
 	}
 	e.last[key] = &sentEvent{name: made.Name, count: 1, first: now, at: now}
 	return EventCreated, nil
+}
+
+// eventKey names one transition of one finding: a digest, short enough
+// for an annotation whatever the finding's subject.
+func eventKey(f finding.Finding, reason string) string {
+	sum := sha256.Sum256([]byte(findingKey(f) + "\x00" + reason))
+	return hex.EncodeToString(sum[:16])
+}
+
+// listMade reads, once, the Events this monitor's node has from diag
+// monitor within the window, so that a restarted monitor counts them up.
+// A listing that fails is tried again at the next transition, unless the
+// server refuses it (RBAC without list): the Events are then made anew.
+func (e *Eventer) listMade(ctx context.Context, now time.Time) {
+	if e.listed {
+		return
+	}
+	evs, err := e.Client.List(ctx, e.Namespace, e.Node)
+	if err != nil {
+		e.listed = apierrors.IsForbidden(err) || apierrors.IsMethodNotSupported(err) || apierrors.IsBadRequest(err)
+		return
+	}
+	e.listed = true
+	for _, ev := range evs {
+		key := ev.Annotations[eventKeyAnnotation]
+		at := ev.LastTimestamp.Time
+		if key == "" || ev.Source.Component != eventComponent || now.Sub(at) > e.Dedup {
+			continue
+		}
+		if s := e.last[key]; s != nil && !s.at.Before(at) {
+			continue // an older Event of the same transition
+		}
+		e.last[key] = &sentEvent{name: ev.Name, count: max(ev.Count, 1), first: ev.FirstTimestamp.Time, at: at}
+	}
 }
 
 // event builds the Event. Its involved object is the Node with the node's

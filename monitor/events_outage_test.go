@@ -31,6 +31,8 @@ func (f *flakyEvents) Create(_ context.Context, ev *corev1.Event) (*corev1.Event
 
 func (f *flakyEvents) Patch(context.Context, string, string, []byte) error { return nil }
 
+func (f *flakyEvents) List(context.Context, string, string) ([]corev1.Event, error) { return nil, nil }
+
 // An Event refused once while the API server was away for a moment: the
 // finding stays open, the API server answers again, and nothing else
 // changes on the node. The monitor must not stay unready, with

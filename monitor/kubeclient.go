@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -49,11 +50,17 @@ func restClientFor(cfg *rest.Config, gv schema.GroupVersion) (*rest.RESTClient, 
 }
 
 // EventAPI is what the Eventer needs of the API server: create an Event,
-// count one up.
+// count one up, and list the Events the monitor made on its Node (after a
+// restart, to count them up rather than make them again).
 type EventAPI interface {
 	Create(ctx context.Context, ev *corev1.Event) (*corev1.Event, error)
 	Patch(ctx context.Context, namespace, name string, mergePatch []byte) error
+	List(ctx context.Context, namespace, node string) ([]corev1.Event, error)
 }
+
+// maxEventPages bounds the listing of the monitor's Events on its Node:
+// its rate limit lets it make a few hundred within an Event's lifetime.
+const maxEventPages = 4
 
 // restEvents is EventAPI over the core/v1 REST client.
 type restEvents struct{ c *rest.RESTClient }
@@ -79,4 +86,25 @@ func (r restEvents) Create(ctx context.Context, ev *corev1.Event) (*corev1.Event
 
 func (r restEvents) Patch(ctx context.Context, namespace, name string, mergePatch []byte) error {
 	return r.c.Patch(types.MergePatchType).Namespace(namespace).Resource("events").Name(name).Body(mergePatch).Do(ctx).Error()
+}
+
+func (r restEvents) List(ctx context.Context, namespace, node string) ([]corev1.Event, error) {
+	sel := fields.Set{"involvedObject.kind": "Node", "involvedObject.name": node, "source": eventComponent}.AsSelector().String()
+	var out []corev1.Event
+	cont := ""
+	for range maxEventPages {
+		list := &corev1.EventList{}
+		req := r.c.Get().Namespace(namespace).Resource("events").Param("fieldSelector", sel).Param("limit", "500")
+		if cont != "" {
+			req = req.Param("continue", cont)
+		}
+		if err := req.Do(ctx).Into(list); err != nil {
+			return nil, err
+		}
+		out = append(out, list.Items...)
+		if cont = list.Continue; cont == "" {
+			break
+		}
+	}
+	return out, nil
 }

@@ -111,6 +111,12 @@ func TestRealAPIServer(t *testing.T) {
 		!strings.Contains(list.Items[0].Message, "Fix: restart flanneld") {
 		t.Errorf("Events on win-1: %+v, want one Warning counted to 2 with the fix", list.Items)
 	}
+	// A monitor that restarts finds its Events (listed by field selectors
+	// the real server indexes, with the manifest's RBAC) and counts up.
+	restarted := &Eventer{Client: api, Node: "win-1"}
+	if res, err := restarted.Emit(ctx, ReasonAppeared, f, ""); err != nil || res != EventAggregated {
+		t.Errorf("Emit after a restart: %v %v, want %v", res, err, EventAggregated)
+	}
 
 	// Nothing more than reading and Events.
 	for _, a := range []struct{ verb, resource, namespace string }{

@@ -645,29 +645,71 @@ func (w writerFunc) Write(b []byte) (int, error) { return w(b) }
 
 // listEvents answers a field selector of type= and reason=, a page of
 // two at a time (continue is the index of the next).
-func (f *Server) listEvents(w http.ResponseWriter, r *http.Request) {
+func (f *Server) listEvents(w http.ResponseWriter, r *http.Request) { f.listEventsIn(w, r, "") }
+
+// listEventsIn lists the Events of a namespace ("": all) matching a field
+// selector of type=, reason=, source=, involvedObject.kind= and
+// involvedObject.name= (any other field is refused, as the API server
+// refuses a field it does not index), limit= at a time (two without).
+func (f *Server) listEventsIn(w http.ResponseWriter, r *http.Request, ns string) {
 	want := map[string]string{}
 	for _, kv := range strings.Split(r.URL.Query().Get("fieldSelector"), ",") {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			want[k] = v
-		}
-	}
-	var match []map[string]any
-	for _, ev := range f.Events {
-		typ, _ := ev["type"].(string)
-		if typ == "" {
-			typ = "Warning"
-		}
-		if want["type"] != "" && want["type"] != typ || want["reason"] != "" && want["reason"] != ev["reason"] {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
 			continue
 		}
-		match = append(match, ev)
+		switch k {
+		case "type", "reason", "source", "involvedObject.kind", "involvedObject.name":
+			want[k] = v
+		default:
+			f.status(w, http.StatusBadRequest, `"`+k+`" is not a known field selector: only "type", "reason", "source", "involvedObject.kind", "involvedObject.name" here`)
+			return
+		}
+	}
+	field := func(ev map[string]any, k string) string {
+		switch k {
+		case "type":
+			if typ, _ := ev["type"].(string); typ != "" {
+				return typ
+			}
+			return "Warning"
+		case "source":
+			src, _ := ev["source"].(map[string]any)
+			c, _ := src["component"].(string)
+			return c
+		case "involvedObject.kind", "involvedObject.name":
+			obj, _ := ev["involvedObject"].(map[string]any)
+			v, _ := obj[strings.TrimPrefix(k, "involvedObject.")].(string)
+			return v
+		}
+		v, _ := ev[k].(string)
+		return v
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var match []map[string]any
+	for _, ev := range f.Events {
+		if meta, _ := ev["metadata"].(map[string]any); ns != "" && meta["namespace"] != ns {
+			continue
+		}
+		ok := true
+		for k, v := range want {
+			ok = ok && field(ev, k) == v
+		}
+		if ok {
+			match = append(match, ev)
+		}
+	}
+	page := 2
+	if n, err := strconv.Atoi(r.URL.Query().Get("limit")); err == nil && n > 0 {
+		page = n
 	}
 	start, _ := strconv.Atoi(r.URL.Query().Get("continue"))
-	end := min(start+2, len(match))
+	end := min(start+page, len(match))
 	next := ""
 	if end < len(match) {
 		next = strconv.Itoa(end)
 	}
+	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{"metadata": map[string]string{"continue": next}, "items": match[min(start, end):end]})
 }

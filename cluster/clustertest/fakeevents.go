@@ -21,7 +21,8 @@ type EventCalls struct {
 
 // ServeEvents makes the server take Events as an API server does (diag
 // monitor writes them on the Node): POST /api/v1/namespaces/NS/events
-// creates one, kept in Events (which the list of events serves), and PATCH
+// creates one, kept in Events (which the lists of events serve: GET
+// /api/v1/events and /api/v1/namespaces/NS/events), and PATCH
 // …/events/NAME merges a JSON merge patch into it. It replaces Srv with a
 // server that has the events routes in front of the others: call it before
 // the first request.
@@ -37,6 +38,9 @@ func (f *Server) ServeEvents() *EventCalls {
 				return
 			case len(p) == 6 && r.Method == http.MethodPatch:
 				f.patchEvent(w, r, p[3], p[5], calls)
+				return
+			case len(p) == 5 && r.Method == http.MethodGet:
+				f.listEventsIn(w, r, p[3])
 				return
 			}
 		}
