@@ -176,6 +176,15 @@ func runMonitor(ctx context.Context, e *env, o *monitorOptions, bundles []string
 			return usageErrorf("%v", kerr)
 		}
 	}
+	// A replay asked for its Events has nothing else to do with the API
+	// server: without it, what was asked cannot be done.
+	if o.replay && o.events && cfg == nil {
+		why := kerr
+		if why == nil {
+			why = errNoCredentials
+		}
+		return usageErrorf("--events with --replay: %v", why)
+	}
 	cluster.SilenceClientLogs()
 	if cfg != nil && o.events {
 		client, err := monitor.NewEventAPI(cfg)

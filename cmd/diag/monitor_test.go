@@ -36,6 +36,20 @@ func TestMonitorUsage(t *testing.T) {
 	}
 }
 
+// --events asked of a replay where there are no credentials: exit 2 with
+// one line saying so, not a replay that only logs it.
+func TestMonitorReplayEventsWithoutCredentials(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home)
+	t.Setenv("KUBECONFIG", "")
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	r := runDiag(t, nil, false, "monitor", "--replay", "--events", "--rounds", "1", "--listen", "127.0.0.1:0", seedBroken)
+	if r.code != exitUsage || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, "--events") {
+		t.Errorf("exit %d, stderr %q; want 2 and one line naming --events", r.code, r.stderr)
+	}
+}
+
 // A replay of the broken and the fixed seed, one round each: exit 0, the
 // log says what it serves, and the fail of the first round is recorded.
 func TestMonitorReplay(t *testing.T) {
