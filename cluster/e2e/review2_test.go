@@ -1,0 +1,335 @@
+//go:build unix
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wincni/diag/cluster"
+	"github.com/wincni/diag/cluster/clustertest/realcluster"
+)
+
+// More refusal kinds, permissions taken away mid-run and signals at other
+// phases, against the real API server. Each ends with no pod of diag's
+// left, diag's lines and cluster.json agreeing with each other and with
+// the audit log, and the exit status the help documents.
+func TestReview2(t *testing.T) {
+	cp := startPlane(t, realcluster.Options{})
+
+	t.Run("exec permission taken away mid-run: the run stops, every pod the server made is gone", func(t *testing.T) {
+		s := newScenario(t, cp, "rvexec")
+		ns := nodes("rx", 12, "linux", "")
+		if err := cp.AddNodes(ns...); err != nil {
+			t.Fatal(err)
+		}
+		user := "rv-exec-user"
+		s.twoRoles(user)
+		kc, err := cp.Kubeconfig(user)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(t.TempDir(), "out")
+		r := runDiagCtx(t, context.Background(), kc, func(*exec.Cmd) {
+			// After the access review (it passed), before the first exec.
+			if !s.waitPods(1, 30*time.Second) {
+				t.Error("no pod made")
+			}
+			if _, err := cp.Do(cp.Admin, http.MethodDelete, "/apis/rbac.authorization.k8s.io/v1/namespaces/rvexec/rolebindings/"+user+"-exec", "", nil); err != nil {
+				t.Error(err)
+			}
+		}, s.args(dir, "--nodes", names(ns), "--parallel", "6", "--node-timeout", "60s")...)
+		rep := readReport(t, dir)
+		t.Logf("exit %d:\n%s", r.code, r.stderr)
+		if r.code != 2 && r.code != 3 {
+			t.Errorf("exit %d", r.code)
+		}
+		s.noPodsLeft()
+		s.checkAudit(user, rep)
+		s.saidAsWritten(r, rep)
+	})
+
+	t.Run("ResourceQuota of 2 pods, 6 nodes: the server's words, no permission hint, no pod left", func(t *testing.T) {
+		s := newScenario(t, cp, "quota")
+		if _, err := cp.Do(cp.Admin, http.MethodPost, "/api/v1/namespaces/quota/resourcequotas", "application/json",
+			[]byte(`{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"two-pods"},"spec":{"hard":{"pods":"2"}}}`)); err != nil {
+			t.Fatal(err)
+		}
+		ns := append(nodes("qw", 3, "windows", "hang"), nodes("ql", 3, "linux", "hang")...)
+		if err := cp.AddNodes(ns...); err != nil {
+			t.Fatal(err)
+		}
+		s.quotaStatus("two-pods", 2)
+		r := s.collect("", "--nodes", names(ns), "--parallel", "6", "--node-timeout", "8s")
+		t.Logf("exit %d:\n%s", r.code, r.stderr)
+		if r.report == nil {
+			t.Fatalf("no cluster.json")
+		}
+		for _, n := range r.report.Nodes {
+			if strings.Contains(n.Reason, "permission denied") || strings.Contains(n.Reason, "--print-rbac") {
+				t.Errorf("%s: %s: %s", n.Name, n.Status, n.Reason)
+			}
+		}
+		if r.code != 3 && r.code != 2 {
+			t.Errorf("exit %d", r.code)
+		}
+		s.noPodsLeft()
+		s.checkAudit(s.user, r.report)
+		s.saidAsWritten(r, r.report)
+	})
+
+	t.Run("a namespace being terminated: exit 2, one line quoting the server, no pod", func(t *testing.T) {
+		s := newScenario(t, cp, "doomed")
+		ns := append(nodes("dm-win", 3, "windows", ""), nodes("dm-lin", 3, "linux", "")...)
+		if err := cp.AddNodes(ns...); err != nil {
+			t.Fatal(err)
+		}
+		// No namespace controller runs: the namespace stays Terminating.
+		if _, err := cp.Do(cp.Admin, http.MethodDelete, "/api/v1/namespaces/doomed", "", nil); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second)
+		r := s.collect("", "--nodes", names(ns), "--parallel", "1")
+		t.Logf("exit %d:\n%s", r.code, r.stderr)
+		if r.code != 2 || !strings.Contains(lastLine(r.stderr), "being terminated") || strings.Contains(lastLine(r.stderr), "permission denied") {
+			t.Errorf("exit %d (want 2 naming the terminating namespace): %s", r.code, lastLine(r.stderr))
+		}
+		creates := 0
+		for _, e := range s.audit(s.user) {
+			if e.Verb == "create" && e.Resource() == "pods" {
+				creates++
+			}
+		}
+		t.Logf("%d creates sent", creates)
+		s.noPodsLeft()
+		s.checkAudit(s.user, r.report)
+		s.saidAsWritten(r, r.report)
+	})
+
+	t.Run("a LimitRange no collector pod meets: exit 2 quoting it", func(t *testing.T) {
+		s := newScenario(t, cp, "limits")
+		if _, err := cp.Do(cp.Admin, http.MethodPost, "/api/v1/namespaces/limits/limitranges", "application/json",
+			[]byte(`{"apiVersion":"v1","kind":"LimitRange","metadata":{"name":"big"},"spec":{"limits":[{"type":"Container","min":{"memory":"2Gi"}}]}}`)); err != nil {
+			t.Fatal(err)
+		}
+		ns := append(nodes("lr-win", 2, "windows", ""), nodes("lr-lin", 2, "linux", "")...)
+		if err := cp.AddNodes(ns...); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second)
+		r := s.collect("", "--nodes", names(ns), "--parallel", "4")
+		t.Logf("exit %d:\n%s", r.code, r.stderr)
+		if r.code != 2 || !strings.Contains(lastLine(r.stderr), "minimum memory") {
+			t.Errorf("exit %d: %s", r.code, lastLine(r.stderr))
+		}
+		s.noPodsLeft()
+		s.checkAudit(s.user, r.report)
+		s.saidAsWritten(r, r.report)
+	})
+
+	t.Run("an admission webhook that is down: each node's reason quotes it, exit 3, no pod", func(t *testing.T) {
+		s := newScenario(t, cp, "hookdown")
+		hook := `{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingWebhookConfiguration","metadata":{"name":"down"},
+"webhooks":[{"name":"down.example.com","admissionReviewVersions":["v1"],"sideEffects":"None","failurePolicy":"Fail","timeoutSeconds":2,
+"clientConfig":{"url":"https://127.0.0.1:1/validate"},
+"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"hookdown"}},
+"rules":[{"apiGroups":[""],"apiVersions":["v1"],"operations":["CREATE"],"resources":["pods"]}]}]}`
+		if _, err := cp.Do(cp.Admin, http.MethodPost, "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations", "application/json", []byte(hook)); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			_, _ = cp.Do(cp.Admin, http.MethodDelete, "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/down", "", nil)
+		})
+		ns := append(nodes("wh-win", 2, "windows", ""), nodes("wh-lin", 2, "linux", "")...)
+		if err := cp.AddNodes(ns...); err != nil {
+			t.Fatal(err)
+		}
+		if err := cp.WaitRefused("hookdown", realcluster.ProbePod("linux", ""), "down.example.com"); err != nil {
+			t.Fatal(err)
+		}
+		r := s.collect("", "--nodes", names(ns), "--parallel", "4", "--node-timeout", "60s")
+		t.Logf("exit %d:\n%s", r.code, r.stderr)
+		if r.report == nil {
+			t.Fatal("no cluster.json")
+		}
+		for _, n := range r.report.Nodes {
+			if n.Status == cluster.StatusOK || !strings.Contains(n.Reason, "down.example.com") {
+				t.Errorf("%s: %s: %s", n.Name, n.Status, n.Reason)
+			}
+		}
+		if r.code == 1 || r.code == 0 {
+			t.Errorf("exit %d", r.code)
+		}
+		s.noPodsLeft()
+		s.checkAudit(s.user, r.report)
+		s.saidAsWritten(r, r.report)
+	})
+
+	t.Run("--parallel 1 and 64 over Windows and Linux nodes", func(t *testing.T) {
+		s := newScenario(t, cp, "par")
+		ns := append(nodes("pw", 3, "windows", ""), nodes("pl", 3, "linux", "")...)
+		if err := cp.AddNodes(ns...); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []string{"1", "64"} {
+			r := s.collect("", "--nodes", names(ns), "--parallel", p, "--node-timeout", "60s")
+			if r.report == nil || r.report.Count(cluster.StatusOK) != 6 || (r.code != 0 && r.code != 3) || strings.Contains(r.stderr, "collection is partial") {
+				t.Errorf("--parallel %s: exit %d:\n%s", p, r.code, r.stderr)
+			}
+			s.noPodsLeft()
+			s.checkAudit(s.user, r.report)
+		}
+	})
+
+	t.Run("Pending pods at --node-timeout beside collected nodes: exit 3, the Terminating ones named as the server has them", func(t *testing.T) {
+		s := newScenario(t, cp, "pend")
+		ns := []realcluster.NodeSpec{{Name: "pd-ok-w", OS: "windows"}, {Name: "pd-ok-l", OS: "linux"}, {Name: "pd-nk-w", OS: "windows", NoKubelet: true}, {Name: "pd-nk-l", OS: "linux", NoKubelet: true}}
+		if err := cp.AddNodes(ns...); err != nil {
+			t.Fatal(err)
+		}
+		r := s.collect("", "--nodes", names(ns), "--parallel", "4", "--node-timeout", "6s")
+		t.Logf("exit %d:\n%s", r.code, r.stderr)
+		if r.report == nil || r.code != 3 || r.report.Count(cluster.StatusOK) != 2 || r.report.Count(cluster.StatusTimeout) != 2 {
+			t.Fatalf("exit %d: %+v", r.code, r.report)
+		}
+		left := cp.PodsLeft()
+		if len(left) != 2 || len(r.report.Stuck()) != 2 {
+			t.Errorf("server: %v; cluster.json: %v", left, r.report.Stuck())
+		}
+		s.saidAsWritten(r, r.report)
+		s.checkAudit(s.user, r.report)
+		// Without --force: the same two named, exit 3, the --force hint.
+		c := runDiag(t, s.kubeconfig, "collect", "--cluster", "--cleanup", "--namespace", s.ns)
+		t.Logf("cleanup: exit %d:\n%s", c.code, c.stderr)
+		if c.code != 3 || strings.Count(c.stderr, "still Terminating") < 2 || strings.Contains(c.stderr, "deleted pod") {
+			t.Errorf("cleanup without --force: exit %d", c.code)
+		}
+		c = runDiag(t, s.kubeconfig, "collect", "--cluster", "--cleanup", "--force", "--namespace", s.ns)
+		if c.code != 0 {
+			t.Errorf("cleanup --force: exit %d:\n%s", c.code, c.stderr)
+		}
+		s.noPodsLeft()
+	})
+
+	t.Run("SIGKILL while pods run, one on a node without a kubelet: --cleanup removes one and names the other, --force the rest", func(t *testing.T) {
+		s := newScenario(t, cp, "killed")
+		ns := []realcluster.NodeSpec{{Name: "kl-nk", OS: "linux", NoKubelet: true}, {Name: "kl-hang", OS: "windows", Behave: "hang"}}
+		if err := cp.AddNodes(ns...); err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(t.TempDir(), "out")
+		runDiagCtx(t, context.Background(), s.kubeconfig, func(c *exec.Cmd) {
+			if !s.waitPods(2, 30*time.Second) {
+				t.Error("pods not made")
+			}
+			time.Sleep(time.Second)
+			_ = c.Process.Kill()
+		}, s.args(dir, "--nodes", names(ns), "--node-timeout", "60s")...)
+		c := runDiag(t, s.kubeconfig, "collect", "--cluster", "--cleanup", "--namespace", s.ns)
+		t.Logf("cleanup: exit %d:\n%s", c.code, c.stderr)
+		if c.code != 3 || strings.Count(c.stderr, "deleted pod") != 1 || strings.Count(c.stderr, "is still Terminating") != 1 || !strings.Contains(c.stderr, "1 of 2 pod(s) gone") {
+			t.Errorf("cleanup: exit %d", c.code)
+		}
+		c = runDiag(t, s.kubeconfig, "collect", "--cluster", "--cleanup", "--force", "--namespace", s.ns)
+		if c.code != 0 || !strings.Contains(c.stderr, "without its kubelet's confirmation") {
+			t.Errorf("cleanup --force: exit %d:\n%s", c.code, c.stderr)
+		}
+		s.noPodsLeft()
+	})
+}
+
+// quotaStatus gives a ResourceQuota the status its controller would (no
+// kube-controller-manager runs here): without it the quota admits all.
+func (s *scenario) quotaStatus(name string, pods int) {
+	s.t.Helper()
+	body := fmt.Sprintf(`{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":%q,"namespace":%q},"spec":{"hard":{"pods":"%d"}},"status":{"hard":{"pods":"%d"},"used":{"pods":"0"}}}`, name, s.ns, pods, pods)
+	if _, err := s.cp.Do(s.cp.Admin, http.MethodPut, "/api/v1/namespaces/"+s.ns+"/resourcequotas/"+name+"/status", "application/json", []byte(body)); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// twoRoles binds user to the collector's pod permissions in two roles,
+// pods and pods/exec, so that exec can be taken away alone.
+func (s *scenario) twoRoles(user string) {
+	s.t.Helper()
+	doc := fmt.Sprintf(`apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: %[1]s-%[2]s}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: diag-cluster-collector}
+subjects: [{kind: User, name: %[1]s, apiGroup: rbac.authorization.k8s.io}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: %[1]s-pods, namespace: %[2]s}
+rules:
+- {apiGroups: [""], resources: [pods], verbs: [create, list, watch, delete]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: %[1]s-exec, namespace: %[2]s}
+rules:
+- {apiGroups: [""], resources: [pods/exec], verbs: [create, get]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: %[1]s-pods, namespace: %[2]s}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: %[1]s-pods}
+subjects: [{kind: User, name: %[1]s, apiGroup: rbac.authorization.k8s.io}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: %[1]s-exec, namespace: %[2]s}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: %[1]s-exec}
+subjects: [{kind: User, name: %[1]s, apiGroup: rbac.authorization.k8s.io}]
+`, user, s.ns)
+	if err := s.cp.Apply(s.cp.Admin, doc); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// saidAsWritten: every node cluster.json says did not give a whole
+// bundle, and every pod it says was left, is said on stderr in the same
+// words, and the pods it says were left are those the server has.
+func (s *scenario) saidAsWritten(r result, rep *cluster.Report) {
+	s.t.Helper()
+	if rep == nil {
+		return
+	}
+	for _, n := range rep.Nodes {
+		if n.Status != cluster.StatusOK && !strings.Contains(r.stderr, n.Name+": "+n.Status+": "+n.Reason) {
+			s.t.Errorf("cluster.json's %s: %s: %s is not on stderr", n.Name, n.Status, n.Reason)
+		}
+		if n.PodLeft && !strings.Contains(r.stderr, "pod "+rep.Namespace+"/"+n.Pod+" left") {
+			s.t.Errorf("cluster.json's pod %s left is not on stderr", n.Pod)
+		}
+	}
+	pods, err := s.cp.Pods()
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	there := map[string]bool{}
+	for _, p := range pods {
+		if p.Metadata.Namespace == s.ns {
+			there[p.Metadata.Name] = true
+		}
+	}
+	for _, p := range rep.PodsLeft() {
+		name := strings.TrimPrefix(p, rep.Namespace+"/")
+		if !there[name] && !strings.Contains(p, "not answered") {
+			// A pod reported left the server does not have: said so in
+			// error (a Terminating one may go in the meantime: only a
+			// refused delete is checked).
+			for _, n := range rep.Nodes {
+				if n.Pod == name && strings.HasPrefix(n.PodLeftReason, "delete refused") {
+					s.t.Errorf("cluster.json says %s was left (%s), the server has no such pod", name, n.PodLeftReason)
+				}
+			}
+		}
+	}
+}
