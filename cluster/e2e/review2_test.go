@@ -6,9 +6,11 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -332,4 +334,58 @@ func (s *scenario) saidAsWritten(r result, rep *cluster.Report) {
 			}
 		}
 	}
+}
+
+// What the real API server showed wrong, each scenario failing until it
+// is fixed.
+func TestReview2Defects(t *testing.T) {
+	cp := startPlane(t, realcluster.Options{})
+
+	// A signal after a bundle arrived: the run stops and its pods go, then
+	// the analysis of what arrived meets the same cancelled context and
+	// diag exits 1, "a bug in diag".
+	t.Run("Ctrl-C or SIGTERM after a bundle arrived: not exit 1", func(t *testing.T) {
+		s := newScenario(t, cp, "sigafter")
+		running := []realcluster.NodeSpec{{Name: "sa-ok", OS: "windows"}, {Name: "sa-hang-1", OS: "linux", Behave: "hang"}, {Name: "sa-hang-2", OS: "windows", Behave: "hang"}}
+		waiting := []realcluster.NodeSpec{{Name: "sa-ok2", OS: "linux"}, {Name: "sa-nk", OS: "windows", NoKubelet: true}}
+		if err := cp.AddNodes(append(running, waiting...)...); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			phase string
+			ns    []realcluster.NodeSpec
+			sig   os.Signal
+			ready func(dir string) bool
+		}{
+			// Other nodes still collect.
+			{"while two nodes still collect", running, os.Interrupt, func(dir string) bool { return exists(filepath.Join(dir, "sa-ok.zip")) }},
+			{"while two nodes still collect", running, syscall.SIGTERM, func(dir string) bool { return exists(filepath.Join(dir, "sa-ok.zip")) }},
+			// diag waits for a pod whose node has no kubelet to go.
+			{"while diag waits for a Terminating pod", waiting, syscall.SIGTERM, s.sawWaiting},
+		} {
+			dir := filepath.Join(t.TempDir(), "out")
+			r := runDiagCtx(t, context.Background(), s.kubeconfig, func(cmd *exec.Cmd) {
+				deadline := time.Now().Add(60 * time.Second)
+				for !c.ready(dir) && time.Now().Before(deadline) {
+					time.Sleep(20 * time.Millisecond)
+				}
+				_ = cmd.Process.Signal(c.sig)
+			}, s.args(dir, "--nodes", names(c.ns), "--parallel", "4", "--node-timeout", "5s")...)
+			rep := readReport(t, dir)
+			if r.code != 3 {
+				t.Errorf("%v %s: exit %d (want 3: nodes without a bundle): %s", c.sig, c.phase, r.code, lastLine(r.stderr))
+			}
+			if rep == nil || rep.Count(cluster.StatusOK) != 1 {
+				t.Errorf("%v %s: cluster.json %+v", c.sig, c.phase, rep)
+			}
+			s.checkAudit(s.user, rep)
+			s.saidAsWritten(r, rep)
+			cp.ForceDeleteAll()
+		}
+	})
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
