@@ -383,6 +383,49 @@ func TestReview2Defects(t *testing.T) {
 			cp.ForceDeleteAll()
 		}
 	})
+
+	// Nodes waiting for their pod to run when another node's refusal stops
+	// the run are reported failed with that node's refusal (naming its
+	// pod) as their own, instead of cancelled: the run stopped.
+	t.Run("another node's exec refusal stops the run: nodes whose pods were starting are cancelled, not failed with its words", func(t *testing.T) {
+		s := newScenario(t, cp, "cancelwords")
+		ok := []realcluster.NodeSpec{{Name: "cw-ok", OS: "linux"}}
+		pending := []realcluster.NodeSpec{{Name: "cw-nk-1", OS: "linux", NoKubelet: true}, {Name: "cw-nk-2", OS: "windows", NoKubelet: true}}
+		ns := append(append([]realcluster.NodeSpec{}, pending...), ok...)
+		if err := cp.AddNodes(ns...); err != nil {
+			t.Fatal(err)
+		}
+		user := "cw-user"
+		s.twoRoles(user)
+		kc, err := cp.Kubeconfig(user)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(t.TempDir(), "out")
+		r := runDiagCtx(t, context.Background(), kc, func(*exec.Cmd) {
+			if !s.waitPods(3, 30*time.Second) {
+				t.Error("pods not made")
+			}
+			if _, err := cp.Do(cp.Admin, http.MethodDelete, "/apis/rbac.authorization.k8s.io/v1/namespaces/cancelwords/rolebindings/"+user+"-exec", "", nil); err != nil {
+				t.Error(err)
+			}
+		}, s.args(dir, "--nodes", names(ns), "--parallel", "3", "--node-timeout", "60s")...)
+		rep := readReport(t, dir)
+		if r.code != 2 || rep == nil || !strings.Contains(lastLine(r.stderr), "pods/exec") {
+			t.Fatalf("exit %d:\n%s", r.code, r.stderr)
+		}
+		for _, n := range rep.Nodes {
+			if n.Name == "cw-ok" {
+				continue
+			}
+			if n.Status != cluster.StatusCancelled || !strings.HasPrefix(n.Reason, "the run stopped: ") {
+				t.Errorf("%s (its pod never ran, no exec was sent for it): %s: %s", n.Name, n.Status, n.Reason)
+			}
+		}
+		s.checkAudit(user, rep)
+		s.saidAsWritten(r, rep)
+		cp.ForceDeleteAll()
+	})
 }
 
 func exists(path string) bool {
