@@ -244,6 +244,54 @@ func TestReview2(t *testing.T) {
 		}
 		s.noPodsLeft()
 	})
+
+	t.Run("a collector pod deleted by someone else mid-collection: the others collected, exit 3, nothing said left", func(t *testing.T) {
+		s := newScenario(t, cp, "gone")
+		ns := []realcluster.NodeSpec{{Name: "gn-hang", OS: "windows", Behave: "hang"}, {Name: "gn-ok", OS: "linux"}}
+		if err := cp.AddNodes(ns...); err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(t.TempDir(), "out")
+		r := runDiagCtx(t, context.Background(), s.kubeconfig, func(*exec.Cmd) {
+			deadline := time.Now().Add(30 * time.Second)
+			for time.Now().Before(deadline) {
+				pods, _ := cp.Pods()
+				for _, p := range pods {
+					if p.Metadata.Namespace == s.ns && strings.HasPrefix(p.Metadata.Name, "diag-gn-hang-") && p.Status.Phase == "Running" {
+						time.Sleep(time.Second) // the exec runs
+						if _, err := cp.Do(cp.Admin, http.MethodDelete, "/api/v1/namespaces/gone/pods/"+p.Metadata.Name, "", nil); err != nil {
+							t.Error(err)
+						}
+						return
+					}
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			t.Error("the hanging node's pod never ran")
+		}, s.args(dir, "--nodes", names(ns), "--node-timeout", "10s")...)
+		rep := readReport(t, dir)
+		t.Logf("exit %d:\n%s", r.code, r.stderr)
+		if r.code != 3 || rep == nil || rep.Count(cluster.StatusOK) != 1 || len(rep.PodsLeft()) != 0 {
+			t.Errorf("exit %d: %+v", r.code, rep)
+		}
+		// Its delete meets 404 (someone else deleted it): gone all the same.
+		s.noPodsLeft()
+		s.saidAsWritten(r, rep)
+	})
+
+	t.Run("credentials the server does not accept: exit 2, one line, no pod", func(t *testing.T) {
+		s := newScenario(t, cp, "badcred")
+		kc := filepath.Join(t.TempDir(), "kubeconfig")
+		conf := fmt.Sprintf("apiVersion: v1\nkind: Config\nclusters:\n- name: t\n  cluster: {server: %q, insecure-skip-tls-verify: true}\nusers:\n- name: u\n  user: {token: not-a-token}\ncontexts:\n- name: t\n  context: {cluster: t, user: u}\ncurrent-context: t\n", cp.Server)
+		if err := os.WriteFile(kc, []byte(conf), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r := runDiag(t, kc, s.args(t.TempDir(), "--nodes", "any")...)
+		if r.code != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 || !strings.Contains(r.stderr, "credentials") {
+			t.Errorf("exit %d:\n%s", r.code, r.stderr)
+		}
+		s.noPodsLeft()
+	})
 }
 
 // quotaStatus gives a ResourceQuota the status its controller would (no
