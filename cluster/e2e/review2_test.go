@@ -474,6 +474,40 @@ func TestReview2Defects(t *testing.T) {
 		s.saidAsWritten(r, rep)
 		cp.ForceDeleteAll()
 	})
+
+	// A Ctrl-C while --cleanup --force waits for a deleted pod to go
+	// turns into exit 2 and "pod ... not deleted: delete pods interrupted",
+	// as if the server had refused the delete: the pod was deleted and is
+	// Terminating, and the message names neither that nor what removes it.
+	t.Run("Ctrl-C while --cleanup --force waits for a pod whose node has no kubelet: exit 3, the pod named Terminating", func(t *testing.T) {
+		s := newScenario(t, cp, "cleanint")
+		ns := []realcluster.NodeSpec{{Name: "ci-nk", OS: "linux", NoKubelet: true}}
+		if err := cp.AddNodes(ns...); err != nil {
+			t.Fatal(err)
+		}
+		runDiagCtx(t, context.Background(), s.kubeconfig, func(c *exec.Cmd) {
+			if !s.waitPods(1, 30*time.Second) {
+				t.Error("pod not made")
+			}
+			_ = c.Process.Kill()
+		}, s.args(filepath.Join(t.TempDir(), "out"), "--nodes", names(ns), "--node-timeout", "60s")...)
+		r := runDiagCtx(t, context.Background(), s.kubeconfig, func(c *exec.Cmd) {
+			time.Sleep(3 * time.Second)
+			_ = c.Process.Signal(os.Interrupt)
+		}, "collect", "--cluster", "--cleanup", "--force", "--namespace", s.ns)
+		t.Logf("cleanup --force, Ctrl-C: exit %d:\n%s", r.code, r.stderr)
+		left := cp.PodsLeft()
+		if len(left) != 1 || !strings.Contains(left[0], "Terminating") {
+			t.Fatalf("on the server: %v", left)
+		}
+		// The pod was deleted and is Terminating: exit 3 (a pod could not be
+		// removed), named Terminating with the command that removes it;
+		// not exit 2 (bad usage, a refusal) nor "not deleted" as if refused.
+		if r.code != 3 || !strings.Contains(r.stderr, "Terminating") || strings.Contains(r.stderr, "not deleted") {
+			t.Errorf("exit %d:\n%s", r.code, r.stderr)
+		}
+		cp.ForceDeleteAll()
+	})
 }
 
 func exists(path string) bool {
