@@ -508,6 +508,37 @@ func TestReview2Defects(t *testing.T) {
 		}
 		cp.ForceDeleteAll()
 	})
+
+	// The docs give exit 2 "when every OS was refused". With Windows pods
+	// refused by a policy and the Linux nodes' pods never starting (no
+	// kubelet), no bundle arrives, and the Windows refusal is returned
+	// for the whole run: exit 2, its words as the last line, though Linux
+	// was never refused (its nodes timed out: exit 3).
+	t.Run("Windows refused by a policy, Linux pods never start: exit 3, not the Windows refusal's exit 2", func(t *testing.T) {
+		s := newScenario(t, cp, "halfref")
+		if err := cp.Apply(cp.Admin, vap("no-hostprocess-halfref", "halfref", "!has(object.spec.securityContext) || !has(object.spec.securityContext.windowsOptions) || !has(object.spec.securityContext.windowsOptions.hostProcess) || !object.spec.securityContext.windowsOptions.hostProcess",
+			"HostProcess pods are not allowed in this cluster (policy no-hostprocess-halfref)")); err != nil {
+			t.Fatal(err)
+		}
+		ns := []realcluster.NodeSpec{{Name: "hr-win-1", OS: "windows"}, {Name: "hr-win-2", OS: "windows"}, {Name: "hr-lin-1", OS: "linux", NoKubelet: true}, {Name: "hr-lin-2", OS: "linux", NoKubelet: true}}
+		if err := cp.AddNodes(ns...); err != nil {
+			t.Fatal(err)
+		}
+		if err := cp.WaitRefused("halfref", realcluster.ProbePod("windows", ""), "no-hostprocess-halfref"); err != nil {
+			t.Fatal(err)
+		}
+		r := s.collect("", "--nodes", names(ns), "--parallel", "4", "--node-timeout", "4s")
+		t.Logf("exit %d:\n%s", r.code, r.stderr)
+		if r.report == nil || r.report.Count(cluster.StatusTimeout) != 2 || r.report.Count(cluster.StatusFailed) != 2 {
+			t.Fatalf("cluster.json: %+v", r.report)
+		}
+		if r.code != 3 {
+			t.Errorf("exit %d (Linux was not refused: its nodes gave no bundle, exit 3): %s", r.code, lastLine(r.stderr))
+		}
+		s.checkAudit(s.user, r.report)
+		s.saidAsWritten(r, r.report)
+		cp.ForceDeleteAll()
+	})
 }
 
 func exists(path string) bool {
