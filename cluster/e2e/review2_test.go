@@ -292,6 +292,50 @@ func TestReview2(t *testing.T) {
 		}
 		s.noPodsLeft()
 	})
+
+	t.Run("creates given up in flight on nodes without a kubelet: every pod the server keeps Terminating is named in cluster.json", func(t *testing.T) {
+		s := newScenario(t, cp, "inflight")
+		ns := append(nodes("if-w", 3, "windows", ""), nodes("if-l", 3, "linux", "")...)
+		for i := range ns {
+			ns[i].NoKubelet = true
+		}
+		if err := cp.AddNodes(ns...); err != nil {
+			t.Fatal(err)
+		}
+		for _, to := range []string{"3ms", "15ms", "40ms"} {
+			r := s.collect("", "--nodes", names(ns), "--parallel", "6", "--node-timeout", to)
+			if r.report == nil {
+				t.Fatalf("%s: exit %d: %s", to, r.code, r.stderr)
+			}
+			server := map[string]bool{}
+			for _, l := range cp.PodsLeft() {
+				if strings.HasPrefix(l, s.ns+"/") {
+					server[strings.Fields(strings.TrimPrefix(l, s.ns+"/"))[0]] = true
+				}
+			}
+			said := map[string]bool{}
+			for _, p := range r.report.PodsLeft() {
+				said[strings.TrimPrefix(p, s.ns+"/")] = true
+			}
+			for p := range server {
+				if !said[p] {
+					t.Errorf("%s: pod %s is on the server, cluster.json does not name it left", to, p)
+				}
+			}
+			for p := range said {
+				if !server[p] {
+					t.Errorf("%s: cluster.json names pod %s left, the server has no such pod", to, p)
+				}
+			}
+			if r.code != 3 {
+				t.Errorf("%s: exit %d: %s", to, r.code, lastLine(r.stderr))
+			}
+			t.Logf("%s: exit %d, %d pods made, %d left Terminating", to, r.code, len(podCreates(s.audit(s.user))), len(server))
+			s.checkAudit(s.user, r.report)
+			s.saidAsWritten(r, r.report)
+			cp.ForceDeleteAll()
+		}
+	})
 }
 
 // quotaStatus gives a ResourceQuota the status its controller would (no
