@@ -623,6 +623,33 @@ func TestReview2Defects(t *testing.T) {
 		}
 		cp.ForceDeleteAll()
 	})
+
+	// A namespace being deleted refuses every pod alike, as a missing one
+	// does (which stops the run at its first answer): it is taken for a
+	// refusal of the pod spec, tried twice per OS, every node listed as
+	// failed.
+	t.Run("a namespace being terminated stops the run at the first refusal, as a missing namespace does", func(t *testing.T) {
+		s := newScenario(t, cp, "doomed2")
+		ns := append(nodes("d2-win", 3, "windows", ""), nodes("d2-lin", 3, "linux", "")...)
+		if err := cp.AddNodes(ns...); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cp.Do(cp.Admin, http.MethodDelete, "/api/v1/namespaces/doomed2", "", nil); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second)
+		r := s.collect("", "--nodes", names(ns), "--parallel", "1")
+		creates := 0
+		for _, e := range s.audit(s.user) {
+			if e.Verb == "create" && e.Resource() == "pods" {
+				creates++
+			}
+		}
+		if r.code != 2 || creates != 1 || !strings.Contains(lastLine(r.stderr), "being terminated") {
+			t.Errorf("exit %d, %d pod creations sent (want 2 and 1):\n%s", r.code, creates, r.stderr)
+		}
+		s.noPodsLeft()
+	})
 }
 
 func exists(path string) bool {
