@@ -336,6 +336,52 @@ func TestReview2(t *testing.T) {
 			cp.ForceDeleteAll()
 		}
 	})
+
+	t.Run("--cleanup in one namespace leaves another's pods; Ctrl-C during its wait names the pod Terminating, exit 3", func(t *testing.T) {
+		a := newScenario(t, cp, "cla")
+		b := newScenario(t, cp, "clb")
+		na := []realcluster.NodeSpec{{Name: "cla-nk", OS: "linux", NoKubelet: true}, {Name: "cla-hang", OS: "windows", Behave: "hang"}}
+		nb := []realcluster.NodeSpec{{Name: "clb-hang", OS: "linux", Behave: "hang"}}
+		if err := cp.AddNodes(append(na, nb...)...); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			s  *scenario
+			ns []realcluster.NodeSpec
+		}{{a, na}, {b, nb}} {
+			runDiagCtx(t, context.Background(), c.s.kubeconfig, func(cmd *exec.Cmd) {
+				if !c.s.waitPods(len(c.ns), 30*time.Second) {
+					t.Error("pods not made")
+				}
+				time.Sleep(500 * time.Millisecond)
+				_ = cmd.Process.Kill()
+			}, c.s.args(filepath.Join(t.TempDir(), "out"), "--nodes", names(c.ns), "--node-timeout", "60s")...)
+		}
+		r := runDiagCtx(t, context.Background(), a.kubeconfig, func(cmd *exec.Cmd) {
+			time.Sleep(4 * time.Second)
+			_ = cmd.Process.Signal(os.Interrupt)
+		}, "collect", "--cluster", "--cleanup", "--namespace", "cla")
+		t.Logf("cleanup, Ctrl-C: exit %d:\n%s", r.code, r.stderr)
+		if r.code != 3 || !strings.Contains(r.stderr, "deleted pod cla/diag-cla-hang-") || !strings.Contains(r.stderr, "is still Terminating") {
+			t.Errorf("exit %d", r.code)
+		}
+		for _, e := range cp.Audit(agent) {
+			if e.ObjectRef.Namespace == "clb" && e.Verb == "delete" {
+				t.Errorf("cleanup of cla deleted %s in clb", e.ObjectRef.Name)
+			}
+		}
+		pods, _ := cp.Pods()
+		inB := 0
+		for _, p := range pods {
+			if p.Metadata.Namespace == "clb" && p.Metadata.DeletionTimestamp == nil {
+				inB++
+			}
+		}
+		if inB != 1 {
+			t.Errorf("clb's pod: %d there", inB)
+		}
+		cp.ForceDeleteAll()
+	})
 }
 
 // quotaStatus gives a ResourceQuota the status its controller would (no
