@@ -636,7 +636,7 @@ func TestReview2Defects(t *testing.T) {
 	// node's kubelet did not confirm the delete (--force removes it
 	// without)", "0 of 2 pod(s) gone", exit 3 - the watch's refusal is
 	// dropped and the first list taken for the end state.
-	t.Run("--cleanup by a user who may list and delete pods but not watch them who may list and delete pods but not watch them", func(t *testing.T) {
+	t.Run("--cleanup by a user who may list and delete pods but not watch them: a true report of what went", func(t *testing.T) {
 		s := newScenario(t, cp, "nowatch")
 		ns := nodes("nw", 2, "linux", "hang")
 		if err := cp.AddNodes(ns...); err != nil {
