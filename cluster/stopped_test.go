@@ -9,6 +9,30 @@ import (
 	"github.com/wincni/diag/cluster/clustertest"
 )
 
+func TestStartingNodesCancelledByAnothersRefusal(t *testing.T) {
+	f := newFake(t, clustertest.Node{Name: "ok", OS: "linux", Behave: clustertest.OK},
+		clustertest.Node{Name: "pending-1", OS: "linux", Behave: clustertest.NeverStarts},
+		clustertest.Node{Name: "pending-2", OS: "windows", Behave: clustertest.NeverStarts})
+	f.Forbidden["create pods/exec"] = true
+	rep, err := Collect(context.Background(), apiFor(t, f), nil, chooseAll(t, f), options(t, 20*time.Second, 3))
+	if !StopsRun(err) || !strings.Contains(err.Error(), "pods/exec") {
+		t.Fatalf("%v", err)
+	}
+	got := byName(rep)
+	if n := got["ok"]; n.Status != StatusFailed || !strings.Contains(n.Reason, "pods/exec") {
+		t.Errorf("ok: %s: %s", n.Status, n.Reason)
+	}
+	for _, name := range []string{"pending-1", "pending-2"} {
+		n := got[name]
+		if n.Status != StatusCancelled || !strings.HasPrefix(n.Reason, "the run stopped: ") {
+			t.Errorf("%s (its pod never ran): %s: %s", name, n.Status, n.Reason)
+		}
+	}
+	if live := f.Live(); len(live) > 0 {
+		t.Errorf("pods left: %v", live)
+	}
+}
+
 func TestNamespaceTerminatingStopsTheRun(t *testing.T) {
 	f := newFake(t, clustertest.Node{Name: "w1", OS: "windows"}, clustertest.Node{Name: "w2", OS: "windows"},
 		clustertest.Node{Name: "l1", OS: "linux"}, clustertest.Node{Name: "l2", OS: "linux"})

@@ -216,7 +216,9 @@ func (w *PodWatch) watch(ctx context.Context, rv string) (string, error) {
 }
 
 // Wait calls cond with the pods known, at once and after each change,
-// until it says done, ctx ends or the watch fails for good.
+// until it says done, ctx ends or the watch fails for good. When ctx ends
+// the error is an InterruptedError: it names what ended ctx (another
+// node's refusal, Ctrl-C) without being it.
 func (w *PodWatch) Wait(ctx context.Context, cond func(pods map[string]PodState) (bool, error)) error {
 	for {
 		w.mu.Lock()
@@ -233,7 +235,7 @@ func (w *PodWatch) Wait(ctx context.Context, cond func(pods map[string]PodState)
 		}
 		select {
 		case <-ctx.Done():
-			return context.Cause(ctx)
+			return interrupted(ctx, "wait for the pods", nil)
 		case <-ch:
 		}
 	}
