@@ -157,7 +157,7 @@ func Collect(ctx context.Context, api *API, target *Target, choices []Choice, o 
 	if target != nil {
 		rep.Context, rep.Server = target.Context, target.Server
 	}
-	r := &runner{api: api, o: o, spec: PodSpec{Namespace: o.Namespace, Image: o.Image, Run: rep.Run, Deadline: o.NodeTimeout + 2*time.Minute}, refused: map[string]error{}, strikes: map[string]map[string]int{}}
+	r := &runner{api: api, o: o, spec: PodSpec{Namespace: o.Namespace, Image: o.Image, Run: rep.Run, Deadline: o.NodeTimeout + 2*time.Minute}, refused: map[string]error{}, strikes: map[string]map[string]int{}, refusedNodes: map[string]bool{}}
 	// An answer every node would get alike stops the run at the first.
 	runCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
@@ -220,12 +220,11 @@ func Collect(ctx context.Context, api *API, target *Target, choices []Choice, o 
 	if cause := context.Cause(runCtx); cause != nil && StopsRun(cause) {
 		return rep, cause
 	}
-	// Every node refused for its OS's pod spec, and none gave a bundle:
-	// the refusal is the answer.
-	if len(rep.Bundles("")) == 0 {
-		if err := r.firstRefusal(); err != nil {
-			return rep, err
-		}
+	// Every node refused for its OS's pod spec: the refusal is the
+	// answer. Else the nodes' results are (some refused, others without a
+	// bundle for their own reasons).
+	if err := r.everyNodeRefused(rep); err != nil {
+		return rep, err
 	}
 	return rep, nil
 }
@@ -242,10 +241,12 @@ type runner struct {
 	// refused holds, by OS, the refusal of that OS's pod spec (admission,
 	// validation) that two nodes met: that OS's nodes not yet started are
 	// not tried. strikes counts each refusal's words by OS; first is the
-	// first refusal of any pod spec.
-	refused map[string]error
-	strikes map[string]map[string]int
-	first   error
+	// first refusal of any pod spec; refusedNodes the nodes that ended on
+	// one.
+	refused      map[string]error
+	strikes      map[string]map[string]int
+	first        error
+	refusedNodes map[string]bool
 	// unsure: a create of this run had no answer (the run or the node's
 	// time ended first), so its pod may appear after the fact.
 	unsure time.Time
@@ -264,6 +265,7 @@ func (r *runner) halt(os, node string, err error) {
 		msg = strings.ReplaceAll(msg, node, "<node>")
 		r.mu.Lock()
 		defer r.mu.Unlock()
+		r.refusedNodes[node] = true
 		if r.first == nil {
 			r.first = err
 		}
@@ -277,16 +279,31 @@ func (r *runner) halt(os, node string, err error) {
 	}
 }
 
+// mark records a node not tried because its OS's pod spec was refused.
+func (r *runner) mark(node string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.refusedNodes[node] = true
+}
+
 func (r *runner) refusedFor(os string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.refused[os]
 }
 
-// firstRefusal is the first refusal of a pod spec, if any.
-func (r *runner) firstRefusal() error {
+// everyNodeRefused is the first refusal of a pod spec when every node
+// tried ended on such a refusal (its own, or its OS's that kept it from
+// being tried): every OS was refused, and that is the run's answer. A
+// node that ended otherwise (its pod never started, Ctrl-C) makes it nil.
+func (r *runner) everyNodeRefused(rep *Report) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	for _, n := range rep.Nodes {
+		if n.Status != StatusSkipped && !r.refusedNodes[n.Name] {
+			return nil
+		}
+	}
 	return r.first
 }
 
@@ -300,6 +317,7 @@ func (r *runner) node(ctx context.Context, c Choice) (res NodeResult) {
 	defer func() { res.Seconds = r.o.Now().Sub(start).Seconds() }()
 
 	if err := r.refusedFor(c.Node.OS); err != nil {
+		r.mark(c.Node.Name)
 		res.Pod = ""
 		res.Status, res.Reason = StatusFailed, oneLine("not tried: two other "+c.Node.OS+" nodes' collector pods were refused alike: "+err.Error())
 		return res
@@ -315,10 +333,12 @@ func (r *runner) node(ctx context.Context, c Choice) (res NodeResult) {
 	if IsAlreadyExists(cerr) {
 		cerr = nil
 	}
+	// The API's errors name the request ("create pods: ..."): no more
+	// words before them.
 	if cerr != nil && Definite(cerr) {
 		r.halt(c.Node.OS, c.Node.Name, cerr)
 		res.Pod = ""
-		return r.ended(nctx, res, fmt.Errorf("create the collector pod: %w", cerr))
+		return r.ended(nctx, res, cerr)
 	}
 	// Made, or perhaps made (no answer): it is deleted whatever happens
 	// next, even after Ctrl-C; the sweep at the end waits until it is gone
@@ -335,7 +355,7 @@ func (r *runner) node(ctx context.Context, c Choice) (res NodeResult) {
 		r.mu.Lock()
 		r.unsure = time.Now()
 		r.mu.Unlock()
-		return r.ended(nctx, res, fmt.Errorf("create the collector pod: %w", cerr))
+		return r.ended(nctx, res, cerr)
 	}
 	if err := r.waitRunning(nctx, res.Pod, say); err != nil {
 		r.halt(c.Node.OS, c.Node.Name, err)

@@ -49,3 +49,23 @@ func TestNamespaceTerminatingStopsTheRun(t *testing.T) {
 		t.Errorf("%+v", rep.Nodes)
 	}
 }
+
+func TestOneOSRefusedIsNotTheRunsAnswer(t *testing.T) {
+	f := newFake(t, clustertest.Node{Name: "w1", OS: "windows"}, clustertest.Node{Name: "w2", OS: "windows"},
+		clustertest.Node{Name: "l1", OS: "linux", Behave: clustertest.NeverStarts}, clustertest.Node{Name: "l2", OS: "linux", Behave: clustertest.NeverStarts})
+	f.RefuseOS["windows"] = `pods "x" is forbidden: ValidatingAdmissionPolicy 'no-hp' with binding 'no-hp' denied request: no HostProcess`
+	rep, err := Collect(context.Background(), apiFor(t, f), nil, chooseAll(t, f), options(t, time.Second, 4))
+	if err != nil || rep.Count(StatusFailed) != 2 || rep.Count(StatusTimeout) != 2 {
+		t.Errorf("%v %+v", err, rep.Nodes)
+	}
+}
+
+func TestCreateFailureSaidOnce(t *testing.T) {
+	f := newFake(t, clustertest.Node{Name: "w1", OS: "windows"})
+	choices := chooseAll(t, f)
+	f.FailCreates.Store(100)
+	rep, _ := Collect(context.Background(), apiFor(t, f), nil, choices, options(t, 5*time.Second, 1))
+	if r := rep.Nodes[0].Reason; !strings.HasPrefix(r, "create pods: 503") || strings.Count(r, "create") != 1 {
+		t.Errorf("%q", r)
+	}
+}
