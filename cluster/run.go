@@ -391,6 +391,7 @@ func (r *runner) node(ctx context.Context, c Choice) (res NodeResult) {
 const (
 	reasonTerminating  = "Terminating"
 	reasonDeleteFailed = "delete "
+	reasonUnknown      = "unknown"
 )
 
 // deleteFailed words a delete that did not go through: refused by the
@@ -409,6 +410,18 @@ func (r *Report) Unanswered() []string {
 	var out []string
 	for _, n := range r.Nodes {
 		if n.PodLeft && strings.HasPrefix(n.PodLeftReason, reasonDeleteFailed+"not answered") {
+			out = append(out, n.Pod)
+		}
+	}
+	return out
+}
+
+// Unknown are the pods whose delete was sent but could not be followed
+// (neither watch nor list answered): they may be gone or not.
+func (r *Report) Unknown() []string {
+	var out []string
+	for _, n := range r.Nodes {
+		if n.PodLeft && strings.HasPrefix(n.PodLeftReason, reasonUnknown) {
 			out = append(out, n.Pod)
 		}
 	}
@@ -448,6 +461,7 @@ func (r *runner) sweep(ctx context.Context, rep *Report) {
 	settle := r.unsure.Add(2 * time.Second) // a create given up may land this late
 	r.mu.Unlock()
 	asked := map[string]bool{}
+	var unknown error // the pods could be followed neither by watch nor by list
 	for {
 		pods := r.watch.Pods()
 		for name, st := range pods {
@@ -475,10 +489,19 @@ func (r *runner) sweep(ctx context.Context, rep *Report) {
 		if left > 0 || wait <= 0 {
 			wait = time.Second
 		}
+		// The watch may have failed for good mid-run (watch permission
+		// taken away): the pods are then listed once a second, never
+		// waited for in a spin, and a list that fails too leaves their
+		// state unknown, said so rather than guessed.
 		wctx, wcancel := context.WithTimeout(dctx, wait)
-		_ = r.watch.Wait(wctx, func(now map[string]PodState) (bool, error) { return len(now) != len(pods), nil })
+		err := r.watch.WaitOrPoll(wctx, func(now map[string]PodState) (bool, error) { return len(now) != len(pods), nil })
+		ended := wctx.Err() != nil
 		wcancel()
 		if dctx.Err() != nil {
+			break
+		}
+		if err != nil && !ended {
+			unknown = err
 			break
 		}
 	}
@@ -488,6 +511,10 @@ func (r *runner) sweep(ctx context.Context, rep *Report) {
 			continue
 		}
 		n.Pod, n.PodLeft = name, true
+		if unknown != nil {
+			n.PodLeftReason = oneLine(fmt.Sprintf("%s: its delete was sent, but diag could not follow it (%v); diag collect --cluster --cleanup --namespace %s removes it if it is still there", reasonUnknown, unknown, r.o.Namespace))
+			continue
+		}
 		if st.Deleting {
 			n.PodLeftReason = fmt.Sprintf("%s: deleted, but node %s's kubelet did not confirm within %s (it may be down); diag collect --cluster --cleanup --force removes it", reasonTerminating, orNode(st.Node, n.Name), r.o.DeleteWait)
 		} else {

@@ -69,3 +69,33 @@ func TestCreateFailureSaidOnce(t *testing.T) {
 		t.Errorf("%q", r)
 	}
 }
+
+func TestSweepAfterTheWatchFails(t *testing.T) {
+	f := newFake(t, clustertest.Node{Name: "w1", OS: "windows"})
+	// Taken away once the pod runs (the node no longer waits on the
+	// watch), and the exec goes on once the client met the refusal.
+	f.OnExec = func(string) {
+		f.RefuseWatch.Store(true)
+		for end := time.Now().Add(5 * time.Second); f.RefusedWatches.Load() == 0 && time.Now().Before(end); {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	o := options(t, 10*time.Second, 1)
+	o.DeleteWait = 30 * time.Second
+	start := time.Now()
+	rep, err := Collect(context.Background(), apiFor(t, f), nil, chooseAll(t, f), o)
+	took := time.Since(start)
+	if err != nil || rep.Nodes[0].Status != StatusOK || f.RefusedWatches.Load() == 0 {
+		t.Fatalf("%v %+v", err, rep.Nodes)
+	}
+	if left := rep.PodsLeft(); len(left) > 0 || len(f.Live()) > 0 {
+		t.Errorf("reported left %v, on the server %v", left, f.Live())
+	}
+	// Ended once the pod was seen gone, not at DeleteWait.
+	if took >= o.DeleteWait {
+		t.Errorf("the run took %v", took)
+	}
+	if n := f.PodLists.Load(); n > 10 {
+		t.Errorf("%d lists", n)
+	}
+}

@@ -262,7 +262,10 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 		if n := len(rep.Unanswered()); n > 0 {
 			fmt.Fprintf(e.stderr, "cluster: %d pod(s) may still be there: the API server did not answer their delete; diag collect --cluster --cleanup --namespace %s removes them once it answers; each ends itself at its activeDeadlineSeconds\n", n, rep.Namespace)
 		}
-		if left := len(rep.PodsLeft()) - len(rep.Stuck()) - len(rep.Unanswered()); left > 0 {
+		if n := len(rep.Unknown()); n > 0 {
+			fmt.Fprintf(e.stderr, "cluster: %d pod(s) may still be there: their delete was sent, but diag could not follow them; diag collect --cluster --cleanup --namespace %s removes them if they are; each ends itself at its activeDeadlineSeconds\n", n, rep.Namespace)
+		}
+		if left := len(rep.PodsLeft()) - len(rep.Stuck()) - len(rep.Unanswered()) - len(rep.Unknown()); left > 0 {
 			fmt.Fprintf(e.stderr, "cluster: %d pod(s) could not be deleted (refused): diag collect --cluster --cleanup --namespace %s removes them, run by someone with the right to; each ends itself at its activeDeadlineSeconds\n", left, rep.Namespace)
 		}
 	}
