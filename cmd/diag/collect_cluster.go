@@ -273,6 +273,12 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 		return clusterError(err)
 	}
 	bundles := rep.Bundles(dir)
+	// Ctrl-C or SIGTERM: the pods are deleted and cluster.json written;
+	// what arrived is not analyzed (the user asked diag to stop), and the
+	// exit status is that of nodes without a bundle, as before any arrived.
+	if ctx.Err() != nil {
+		return interruptedRun(ctx, len(bundles), todo+skippedWanted, dir)
+	}
 	if len(bundles) == 0 {
 		return &exitError{code: exitFindings, err: fmt.Errorf("no bundle arrived from the %d node(s) tried (%s says why for each)", todo, filepath.Join(dir, "cluster.json"))}
 	}
@@ -280,6 +286,9 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 	ao := defaultAnalyzeOptions()
 	ao.output, ao.outputFile, ao.force = o.report, o.reportFile, co.force
 	aerr := runAnalyze(ctx, e, g, &ao, bundles)
+	if aerr != nil && ctx.Err() != nil {
+		return &exitError{code: exitFindings, err: fmt.Errorf("interrupted: %w; the bundles are in %s (diag analyze %s analyzes them)", aerr, dir, filepath.Join(dir, "*.zip"))}
+	}
 	if aerr == nil && len(bundles) < todo+skippedWanted {
 		return &exitError{code: exitFindings, err: fmt.Errorf("the collection is partial: %d of %d node(s) gave a bundle (%s)", len(bundles), todo+skippedWanted, filepath.Join(dir, "cluster.json"))}
 	}
@@ -335,6 +344,18 @@ func countStill(rep *cluster.CleanupReport) int {
 // the access review was awaited); nothing is left to clean.
 func interruptedEarly(ctx context.Context) error {
 	return &exitError{code: exitFindings, err: fmt.Errorf("interrupted before any pod was made (%v)", context.Cause(ctx))}
+}
+
+// interruptedRun: Ctrl-C or SIGTERM stopped the run (its pods deleted,
+// cluster.json written); it says how far the run came and how to analyze
+// what arrived. Exit 3, as for nodes without a bundle.
+func interruptedRun(ctx context.Context, bundles, wanted int, dir string) error {
+	report := filepath.Join(dir, "cluster.json")
+	if bundles == 0 {
+		return &exitError{code: exitFindings, err: fmt.Errorf("interrupted (%v): no bundle arrived from the %d node(s) (%s says how far each came)", context.Cause(ctx), wanted, report)}
+	}
+	return &exitError{code: exitFindings, err: fmt.Errorf("interrupted (%v): %d of %d node(s) gave a bundle, in %s (%s says how far the others came); not analyzed: diag analyze %s analyzes them",
+		context.Cause(ctx), bundles, wanted, dir, report, filepath.Join(dir, "*.zip"))}
 }
 
 // clusterError: RBAC, admission, validation and credentials are the
