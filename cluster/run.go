@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -814,19 +813,37 @@ func (t *tailWriter) last() string {
 }
 
 // CleanupReport is what diag collect --cluster --cleanup did, by pod name.
+// Each pod found is in one of Deleted, Forced, Terminating, Refused,
+// Unsure or Unknown.
 type CleanupReport struct {
 	Found       []string
-	Deleted     []string         // gone
-	Forced      []string         // removed without their kubelet's confirmation (--force)
-	Terminating []string         // deleted, but their kubelet did not confirm within the wait
-	Refused     map[string]error // the API server refused to delete them
+	Deleted     []string // gone
+	Forced      []string // gone, removed without their kubelet's confirmation (--force)
+	Terminating []string // deleted, still there at the end: their kubelet did not confirm
+	// Refused: the API server refused to delete them (RBAC, an admission
+	// webhook): someone with the right removes them.
+	Refused map[string]error
+	// Unsure: the delete's outcome is unknown (no answer, a server
+	// failure, Ctrl-C before it was sent) and the pod is still there.
+	Unsure map[string]error
+	// Unknown: deleted, but neither the watch nor a list could tell
+	// whether they went (UnknownWhy).
+	Unknown    []string
+	UnknownWhy error
+	// Waited is how long the wait for the kubelets' confirmation lasted
+	// at most; Interrupted what ended it early (Ctrl-C), nil if nothing.
+	Waited      time.Duration
+	Interrupted error
 }
 
 // Cleanup deletes the pods earlier runs left (a killed diag): every pod in
 // the namespace with the managed-by label, and waits, at most wait, until
 // they are gone. With force, those that stay Terminating (a node whose
-// kubelet does not answer) are removed without its confirmation. The
-// error is the first refusal, when any delete was refused.
+// kubelet does not answer) are removed without its confirmation. The pods
+// are followed by a watch, or by a list once a second when the watch is
+// refused. Ctrl-C (ctx) ends the wait: nothing more is sent, and the pods
+// still there are said as they are. The error is the first refusal, when
+// any delete was refused.
 func Cleanup(ctx context.Context, api *API, namespace string, force bool, wait time.Duration) (*CleanupReport, error) {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -834,26 +851,37 @@ func Cleanup(ctx context.Context, api *API, namespace string, force bool, wait t
 	if err != nil {
 		return nil, err
 	}
-	rep := &CleanupReport{Refused: map[string]error{}}
+	rep := &CleanupReport{Refused: map[string]error{}, Unsure: map[string]error{}, Waited: wait}
 	var first error
 	pods := watch.Pods()
 	for name := range pods {
 		rep.Found = append(rep.Found, name)
 	}
 	sort.Strings(rep.Found)
-	for _, name := range rep.Found {
-		del := api.DeletePod
-		if force && pods[name].Deleting {
-			// Already Terminating: an earlier delete was not confirmed.
-			del = api.ForceDeletePod
-			rep.Forced = append(rep.Forced, name)
+	forced := map[string]bool{}
+	del := func(name string, force bool) {
+		d := api.DeletePod
+		if force {
+			d = api.ForceDeletePod
 		}
-		if err := del(ctx, namespace, name); err != nil {
+		err := d(ctx, namespace, name)
+		switch {
+		case err == nil:
+			delete(rep.Unsure, name)
+			forced[name] = forced[name] || force
+		case Definite(err):
 			rep.Refused[name] = err
 			if first == nil {
 				first = err
 			}
+		default:
+			// No answer, a server failure or Ctrl-C: not a refusal.
+			rep.Unsure[name] = err
 		}
+	}
+	for _, name := range rep.Found {
+		// Already Terminating: an earlier delete was not confirmed.
+		del(name, force && pods[name].Deleting)
 	}
 	pending := func(now map[string]PodState) []string {
 		var out []string
@@ -864,33 +892,46 @@ func Cleanup(ctx context.Context, api *API, namespace string, force bool, wait t
 		}
 		return out
 	}
-	tctx, tcancel := context.WithTimeout(ctx, wait)
-	_ = watch.Wait(tctx, func(now map[string]PodState) (bool, error) { return len(pending(now)) == 0, nil })
-	tcancel()
-	stuck := pending(watch.Pods())
-	if force {
-		for _, name := range stuck {
-			if slices.Contains(rep.Forced, name) {
-				continue
-			}
-			if err := api.ForceDeletePod(ctx, namespace, name); err != nil {
-				rep.Refused[name] = err
-				if first == nil {
-					first = err
-				}
-				continue
-			}
-			rep.Forced = append(rep.Forced, name)
+	gone := func(now map[string]PodState) (bool, error) { return len(pending(now)) == 0, nil }
+	// waitGone waits at most d; a list that fails after a refused watch
+	// leaves the pods' state unknown.
+	waitGone := func(d time.Duration) {
+		tctx, tcancel := context.WithTimeout(ctx, d)
+		defer tcancel()
+		if err := watch.WaitOrPoll(tctx, gone); err != nil && tctx.Err() == nil {
+			rep.UnknownWhy = err
 		}
-		fctx, fcancel := context.WithTimeout(ctx, 10*time.Second)
-		_ = watch.Wait(fctx, func(now map[string]PodState) (bool, error) { return len(pending(now)) == 0, nil })
-		fcancel()
-		stuck = pending(watch.Pods())
 	}
-	rep.Terminating = stuck
+	waitGone(wait)
+	if force && ctx.Err() == nil && rep.UnknownWhy == nil {
+		for _, name := range pending(watch.Pods()) {
+			if !forced[name] {
+				del(name, true)
+			}
+		}
+		waitGone(10 * time.Second)
+	}
+	if ctx.Err() != nil {
+		rep.Interrupted = context.Cause(ctx)
+	}
+	now := watch.Pods()
 	for _, name := range rep.Found {
-		if rep.Refused[name] == nil && !slices.Contains(stuck, name) && !slices.Contains(rep.Forced, name) {
+		st, there := now[name]
+		switch {
+		case rep.Refused[name] != nil:
+		case !there && forced[name]:
+			rep.Forced = append(rep.Forced, name)
+		case !there:
 			rep.Deleted = append(rep.Deleted, name)
+			delete(rep.Unsure, name)
+		case rep.UnknownWhy != nil:
+			rep.Unknown = append(rep.Unknown, name)
+			delete(rep.Unsure, name)
+		case rep.Unsure[name] != nil && !st.Deleting:
+			// Still there, its delete not known to have been done.
+		default:
+			delete(rep.Unsure, name)
+			rep.Terminating = append(rep.Terminating, name)
 		}
 	}
 	return rep, first

@@ -9,6 +9,9 @@ import (
 	"github.com/wincni/diag/cluster/clustertest"
 )
 
+// Another node's refusal that stops the run (its exec refused by RBAC) is
+// not the answer of the nodes whose pods were still starting: they are
+// cancelled because the run stopped, not failed with its words.
 func TestStartingNodesCancelledByAnothersRefusal(t *testing.T) {
 	f := newFake(t, clustertest.Node{Name: "ok", OS: "linux", Behave: clustertest.OK},
 		clustertest.Node{Name: "pending-1", OS: "linux", Behave: clustertest.NeverStarts},
@@ -33,6 +36,8 @@ func TestStartingNodesCancelledByAnothersRefusal(t *testing.T) {
 	}
 }
 
+// A namespace being deleted refuses every pod alike (NamespaceLifecycle,
+// 403), as a missing one does: the run stops at the first answer.
 func TestNamespaceTerminatingStopsTheRun(t *testing.T) {
 	f := newFake(t, clustertest.Node{Name: "w1", OS: "windows"}, clustertest.Node{Name: "w2", OS: "windows"},
 		clustertest.Node{Name: "l1", OS: "linux"}, clustertest.Node{Name: "l2", OS: "linux"})
@@ -50,6 +55,9 @@ func TestNamespaceTerminatingStopsTheRun(t *testing.T) {
 	}
 }
 
+// One OS refused, the other's nodes without a bundle for their own
+// reasons (pods that never start): no bundle arrived, yet not every OS
+// was refused, so the refusal is no answer for the run.
 func TestOneOSRefusedIsNotTheRunsAnswer(t *testing.T) {
 	f := newFake(t, clustertest.Node{Name: "w1", OS: "windows"}, clustertest.Node{Name: "w2", OS: "windows"},
 		clustertest.Node{Name: "l1", OS: "linux", Behave: clustertest.NeverStarts}, clustertest.Node{Name: "l2", OS: "linux", Behave: clustertest.NeverStarts})
@@ -60,6 +68,8 @@ func TestOneOSRefusedIsNotTheRunsAnswer(t *testing.T) {
 	}
 }
 
+// The errors of the API name their request once: no "create the collector
+// pod: create pods: 503".
 func TestCreateFailureSaidOnce(t *testing.T) {
 	f := newFake(t, clustertest.Node{Name: "w1", OS: "windows"})
 	choices := chooseAll(t, f)
@@ -70,6 +80,59 @@ func TestCreateFailureSaidOnce(t *testing.T) {
 	}
 }
 
+// --cleanup by a user who may list and delete pods but not watch them:
+// the pods are listed again until they go, and the report is what the
+// server has, not the first list.
+func TestCleanupWithoutWatch(t *testing.T) {
+	f := newFake(t, clustertest.Node{Name: "w1", OS: "windows"}, clustertest.Node{Name: "w2", OS: "windows", Behave: clustertest.Stuck})
+	api := apiFor(t, f)
+	for _, n := range []Node{{Name: "w1", OS: "windows"}, {Name: "w2", OS: "windows"}} {
+		m, _ := PodSpec{Namespace: "diag", Image: "x", Run: "old1", Deadline: time.Minute}.Manifest(n)
+		if err := api.CreatePod(context.Background(), "diag", m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Forbidden["watch pods"] = true
+	cr, err := Cleanup(context.Background(), api, "diag", false, 2*time.Second)
+	if err != nil || len(cr.Deleted) != 1 || !strings.HasPrefix(cr.Deleted[0], "diag-w1-") || len(cr.Terminating) != 1 || !strings.HasPrefix(cr.Terminating[0], "diag-w2-") {
+		t.Errorf("%+v %v", cr, err)
+	}
+	// Listed once a second while it waited, not in a spin.
+	if n := f.PodLists.Load(); n < 2 || n > 6 {
+		t.Errorf("%d lists in a 2 s wait", n)
+	}
+	f.Forbidden["list pods"] = true
+	cr, err = Cleanup(context.Background(), api, "diag", false, time.Second)
+	if cr != nil || !IsForbidden(err) {
+		t.Errorf("list refused: %+v %v", cr, err)
+	}
+}
+
+// Ctrl-C while --cleanup --force waits for a pod whose kubelet does not
+// confirm: nothing more is sent, and the pod is said Terminating (it was
+// deleted), not refused.
+func TestCleanupInterrupted(t *testing.T) {
+	f := newFake(t, clustertest.Node{Name: "w1", OS: "windows", Behave: clustertest.Stuck})
+	api := apiFor(t, f)
+	m, _ := PodSpec{Namespace: "diag", Image: "x", Run: "old1", Deadline: time.Minute}.Manifest(Node{Name: "w1", OS: "windows"})
+	if err := api.CreatePod(context.Background(), "diag", m); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	cr, err := Cleanup(ctx, api, "diag", true, 10*time.Second)
+	if err != nil || len(cr.Refused) != 0 || len(cr.Unsure) != 0 || len(cr.Terminating) != 1 || cr.Interrupted == nil {
+		t.Errorf("%+v %v", cr, err)
+	}
+	if live := f.Live(); len(live) != 1 {
+		t.Errorf("the force delete was sent after Ctrl-C: %v", live)
+	}
+}
+
+// The run's pod watch fails for good mid-run (the watch permission taken
+// away): the wait for the deleted pods lists them once a second instead,
+// sees them go and ends, where it spun on the last state seen until
+// DeleteWait and then named pods left that were gone.
 func TestSweepAfterTheWatchFails(t *testing.T) {
 	f := newFake(t, clustertest.Node{Name: "w1", OS: "windows"})
 	// Taken away once the pod runs (the node no longer waits on the

@@ -299,7 +299,8 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 }
 
 // runClusterCleanup deletes the pods killed runs left and says, for each,
-// what became of it.
+// what became of it: exit 2 when a delete was refused, 3 when a pod may
+// still be there (Terminating, its delete unanswered, its state unknown).
 func runClusterCleanup(ctx context.Context, e *env, api *cluster.API, namespace string, force bool) error {
 	rep, err := cluster.Cleanup(ctx, api, namespace, force, 30*time.Second)
 	if rep == nil {
@@ -311,33 +312,35 @@ func runClusterCleanup(ctx context.Context, e *env, api *cluster.API, namespace 
 	for _, n := range rep.Forced {
 		fmt.Fprintf(e.stderr, "removed pod %s/%s without its kubelet's confirmation (--force)\n", namespace, n)
 	}
+	why := fmt.Sprintf("its node's kubelet did not confirm the delete within %s", rep.Waited)
+	if rep.Interrupted != nil {
+		why = fmt.Sprintf("the wait was interrupted (%v) before its node's kubelet confirmed the delete", rep.Interrupted)
+	}
 	for _, n := range rep.Terminating {
-		fmt.Fprintf(e.stderr, "pod %s/%s is still Terminating: its node's kubelet did not confirm the delete (--force removes it without)\n", namespace, n)
+		fmt.Fprintf(e.stderr, "pod %s/%s is still Terminating: %s; diag collect --cluster --cleanup --force --namespace %s removes it without that confirmation\n", namespace, n, why, namespace)
+	}
+	for _, n := range rep.Unknown {
+		fmt.Fprintf(e.stderr, "pod %s/%s was deleted, but whether it went is unknown: %v\n", namespace, n, rep.UnknownWhy)
 	}
 	for _, n := range rep.Found {
+		if uerr := rep.Unsure[n]; uerr != nil {
+			fmt.Fprintf(e.stderr, "pod %s/%s may still be there: its delete did not go through (%v); diag collect --cluster --cleanup --namespace %s deletes it once the API server answers\n", namespace, n, uerr, namespace)
+		}
 		if rerr := rep.Refused[n]; rerr != nil {
 			fmt.Fprintf(e.stderr, "pod %s/%s not deleted: %v\n", namespace, n, rerr)
 		}
 	}
-	fmt.Fprintf(e.stderr, "cleanup: %d of %d pod(s) gone in namespace %s\n", len(rep.Deleted)+len(rep.Forced)-countStill(rep), len(rep.Found), namespace)
+	fmt.Fprintf(e.stderr, "cleanup: %d of %d pod(s) gone in namespace %s\n", len(rep.Deleted)+len(rep.Forced), len(rep.Found), namespace)
+	left := len(rep.Terminating) + len(rep.Unknown) + len(rep.Unsure)
 	switch {
 	case err != nil:
 		return &exitError{code: exitUsage, err: fmt.Errorf("%d pod(s) not deleted: %w", len(rep.Refused), err)}
-	case len(rep.Terminating) > 0:
-		return &exitError{code: exitFindings, err: fmt.Errorf("%d pod(s) still Terminating in namespace %s", len(rep.Terminating), namespace)}
+	case left > 0 && rep.Interrupted != nil:
+		return &exitError{code: exitFindings, err: fmt.Errorf("interrupted (%v): %d pod(s) may still be there in namespace %s (above: each, and the command that removes it)", rep.Interrupted, left, namespace)}
+	case left > 0:
+		return &exitError{code: exitFindings, err: fmt.Errorf("%d pod(s) may still be there in namespace %s (above: each, and the command that removes it)", left, namespace)}
 	}
 	return nil
-}
-
-// countStill: forced pods that did not go either.
-func countStill(rep *cluster.CleanupReport) int {
-	n := 0
-	for _, f := range rep.Forced {
-		if slices.Contains(rep.Terminating, f) {
-			n++
-		}
-	}
-	return n
 }
 
 // interruptedEarly: Ctrl-C came before any pod was made (the node list or

@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/rest"
+
+	"github.com/wincni/diag/cluster"
 	"github.com/wincni/diag/cluster/clustertest"
 )
 
@@ -62,6 +65,28 @@ func TestCollectClusterInterruptedAfterABundle(t *testing.T) {
 	}
 	if live := f.Live(); len(live) > 0 {
 		t.Errorf("pods left: %v", live)
+	}
+}
+
+// Ctrl-C while --cleanup --force waits for a pod whose kubelet does not
+// confirm its delete: the pod is named Terminating with the command that
+// removes it, exit 3; not "not deleted" and exit 2 as if refused.
+func TestCleanupInterruptedSaysTerminating(t *testing.T) {
+	f := clustertest.NewServer(t, frameBundle, clustertest.Node{Name: "w1", OS: "windows", Behave: clustertest.Stuck})
+	api, err := cluster.NewAPI(&rest.Config{Host: f.Srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := cluster.PodSpec{Namespace: "diag", Image: testImage, Run: "old1", Deadline: time.Minute}.Manifest(cluster.Node{Name: "w1", OS: "windows"})
+	if err := api.CreatePod(context.Background(), "diag", m); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	time.AfterFunc(500*time.Millisecond, func() { cancel(errors.New("interrupt signal received")) })
+	r := runDiagCtx(ctx, "collect", "--cluster", "--cleanup", "--force", "--kubeconfig", fakeKubeconfig(t, f.Srv.URL))
+	if r.code != 3 || !strings.Contains(r.stderr, "is still Terminating: the wait was interrupted") || !strings.Contains(r.stderr, "diag collect --cluster --cleanup --force --namespace diag removes it") ||
+		strings.Contains(r.stderr, "not deleted") || !strings.Contains(lastLineOf(r.stderr), "interrupted") {
+		t.Errorf("exit %d:\n%s", r.code, r.stderr)
 	}
 }
 
