@@ -303,6 +303,10 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 // still be there (Terminating, its delete unanswered, its state unknown).
 func runClusterCleanup(ctx context.Context, e *env, api *cluster.API, namespace string, force bool) error {
 	rep, err := cluster.Cleanup(ctx, api, namespace, force, 30*time.Second)
+	if rep == nil && ctx.Err() != nil {
+		// Ctrl-C while the pods were listed: nothing was deleted.
+		return &exitError{code: exitFindings, err: fmt.Errorf("interrupted before any pod was deleted (%v): the pods of namespace %s are as they were", context.Cause(ctx), namespace)}
+	}
 	if rep == nil {
 		return clusterError(err)
 	}

@@ -94,3 +94,17 @@ func lastLineOf(s string) string {
 	s = strings.TrimSpace(s)
 	return s[strings.LastIndex(s, "\n")+1:]
 }
+
+// Ctrl-C while --cleanup lists the pods (a server that keeps answering
+// 503): nothing was deleted, said so, exit 3; not 1.
+func TestCleanupInterruptedBeforeTheList(t *testing.T) {
+	f := clustertest.NewServer(t, frameBundle, clustertest.Node{Name: "w1", OS: "windows"})
+	f.Unavail.Store(1000)
+	f.RetryAfter = "10"
+	ctx, cancel := context.WithCancelCause(context.Background())
+	time.AfterFunc(300*time.Millisecond, func() { cancel(errors.New("interrupt signal received")) })
+	r := runDiagCtx(ctx, "collect", "--cluster", "--cleanup", "--kubeconfig", fakeKubeconfig(t, f.Srv.URL))
+	if r.code != 3 || !strings.Contains(lastLineOf(r.stderr), "interrupted before any pod was deleted") {
+		t.Errorf("exit %d:\n%s", r.code, r.stderr)
+	}
+}
