@@ -61,6 +61,8 @@ func (e *APIError) Error() string {
 		return fmt.Sprintf("Pod Security admission refused to %s: %s (the namespace must admit privileged and HostProcess pods: pod-security.kubernetes.io/enforce=privileged, as diag collect --cluster --print-rbac sets)", what, e.Message)
 	case e.Code == http.StatusForbidden && e.missingServiceAccount():
 		return fmt.Sprintf("the API server refused to %s: %s (diag collect --cluster --print-rbac | kubectl apply -f - makes the service account)", what, e.Message)
+	case e.Code == http.StatusForbidden && e.namespaceTerminating():
+		return fmt.Sprintf("the API server refused to %s: %s (the namespace is being deleted; once it is gone, diag collect --cluster --print-rbac --namespace NS | kubectl apply -f - makes it again)", what, e.Message)
 	case e.Code == http.StatusForbidden && e.rbac():
 		return fmt.Sprintf("permission denied to %s: %s (diag collect --cluster --print-rbac prints the RBAC it needs)", what, e.Message)
 	case e.Code == http.StatusForbidden:
@@ -94,6 +96,12 @@ func (e *APIError) missingServiceAccount() bool {
 	return strings.Contains(e.Message, "error looking up service account")
 }
 
+// namespaceTerminating: the NamespaceLifecycle admission plugin refuses
+// anything new in a namespace being deleted, whatever the pod.
+func (e *APIError) namespaceTerminating() bool {
+	return strings.Contains(e.Message, "because it is being terminated")
+}
+
 // Scope is how far an answer reaches: the node it was about, every node
 // whose collector pod has the same spec (one per OS), or the whole run.
 type Scope int
@@ -105,7 +113,8 @@ const (
 )
 
 // RefusalScope says which nodes an error answers for. Credentials, RBAC,
-// a missing namespace or service account answer for the run; admission
+// a missing namespace or one being deleted, a missing service account
+// answer for the run; admission
 // (Pod Security, policies, webhooks) and validation judge the pod spec,
 // which differs only by OS; anything else is the node's own.
 func RefusalScope(err error) Scope {
@@ -116,7 +125,7 @@ func RefusalScope(err error) Scope {
 	switch {
 	case ae.Code == http.StatusUnauthorized:
 		return ScopeRun
-	case ae.Code == http.StatusForbidden && (ae.rbac() || ae.missingServiceAccount()):
+	case ae.Code == http.StatusForbidden && (ae.rbac() || ae.missingServiceAccount() || ae.namespaceTerminating()):
 		return ScopeRun
 	case ae.Code == http.StatusForbidden:
 		return ScopeOS

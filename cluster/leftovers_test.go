@@ -63,6 +63,7 @@ func TestRefusalScope(t *testing.T) {
 		{422, "create", "pods", `Pod "p" is invalid: spec.securityContext.windowsOptions.hostProcess: Forbidden: hostProcess containers are disallowed by cluster policy`, ScopeOS, "--allow-privileged", ""},
 		{422, "create", "pods", `Pod "p" is invalid: spec.containers[0].image: Required value`, ScopeOS, "invalid", ""},
 		{404, "create", "pods", `namespaces "nope" not found`, ScopeRun, "makes the namespace", ""},
+		{403, "create", "pods", `pods "p" is forbidden: unable to create new content in namespace doomed because it is being terminated`, ScopeRun, "being deleted", "permission denied"},
 		{401, "list", "nodes", `Unauthorized`, ScopeRun, "credentials", ""},
 		{404, "get", "pods", `pods "p" not found`, ScopeNode, "", ""},
 		{500, "create", "pods", `etcdserver: request timed out`, ScopeNode, "", ""},

@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -157,7 +156,7 @@ func Collect(ctx context.Context, api *API, target *Target, choices []Choice, o 
 	if target != nil {
 		rep.Context, rep.Server = target.Context, target.Server
 	}
-	r := &runner{api: api, o: o, spec: PodSpec{Namespace: o.Namespace, Image: o.Image, Run: rep.Run, Deadline: o.NodeTimeout + 2*time.Minute}, refused: map[string]error{}, strikes: map[string]map[string]int{}}
+	r := &runner{api: api, o: o, spec: PodSpec{Namespace: o.Namespace, Image: o.Image, Run: rep.Run, Deadline: o.NodeTimeout + 2*time.Minute}, refused: map[string]error{}, strikes: map[string]map[string]int{}, refusedNodes: map[string]bool{}}
 	// An answer every node would get alike stops the run at the first.
 	runCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
@@ -220,12 +219,11 @@ func Collect(ctx context.Context, api *API, target *Target, choices []Choice, o 
 	if cause := context.Cause(runCtx); cause != nil && StopsRun(cause) {
 		return rep, cause
 	}
-	// Every node refused for its OS's pod spec, and none gave a bundle:
-	// the refusal is the answer.
-	if len(rep.Bundles("")) == 0 {
-		if err := r.firstRefusal(); err != nil {
-			return rep, err
-		}
+	// Every node refused for its OS's pod spec: the refusal is the
+	// answer. Else the nodes' results are (some refused, others without a
+	// bundle for their own reasons).
+	if err := r.everyNodeRefused(rep); err != nil {
+		return rep, err
 	}
 	return rep, nil
 }
@@ -242,10 +240,12 @@ type runner struct {
 	// refused holds, by OS, the refusal of that OS's pod spec (admission,
 	// validation) that two nodes met: that OS's nodes not yet started are
 	// not tried. strikes counts each refusal's words by OS; first is the
-	// first refusal of any pod spec.
-	refused map[string]error
-	strikes map[string]map[string]int
-	first   error
+	// first refusal of any pod spec; refusedNodes the nodes that ended on
+	// one.
+	refused      map[string]error
+	strikes      map[string]map[string]int
+	first        error
+	refusedNodes map[string]bool
 	// unsure: a create of this run had no answer (the run or the node's
 	// time ended first), so its pod may appear after the fact.
 	unsure time.Time
@@ -264,6 +264,7 @@ func (r *runner) halt(os, node string, err error) {
 		msg = strings.ReplaceAll(msg, node, "<node>")
 		r.mu.Lock()
 		defer r.mu.Unlock()
+		r.refusedNodes[node] = true
 		if r.first == nil {
 			r.first = err
 		}
@@ -277,16 +278,31 @@ func (r *runner) halt(os, node string, err error) {
 	}
 }
 
+// mark records a node not tried because its OS's pod spec was refused.
+func (r *runner) mark(node string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.refusedNodes[node] = true
+}
+
 func (r *runner) refusedFor(os string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.refused[os]
 }
 
-// firstRefusal is the first refusal of a pod spec, if any.
-func (r *runner) firstRefusal() error {
+// everyNodeRefused is the first refusal of a pod spec when every node
+// tried ended on such a refusal (its own, or its OS's that kept it from
+// being tried): every OS was refused, and that is the run's answer. A
+// node that ended otherwise (its pod never started, Ctrl-C) makes it nil.
+func (r *runner) everyNodeRefused(rep *Report) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	for _, n := range rep.Nodes {
+		if n.Status != StatusSkipped && !r.refusedNodes[n.Name] {
+			return nil
+		}
+	}
 	return r.first
 }
 
@@ -300,6 +316,7 @@ func (r *runner) node(ctx context.Context, c Choice) (res NodeResult) {
 	defer func() { res.Seconds = r.o.Now().Sub(start).Seconds() }()
 
 	if err := r.refusedFor(c.Node.OS); err != nil {
+		r.mark(c.Node.Name)
 		res.Pod = ""
 		res.Status, res.Reason = StatusFailed, oneLine("not tried: two other "+c.Node.OS+" nodes' collector pods were refused alike: "+err.Error())
 		return res
@@ -315,10 +332,12 @@ func (r *runner) node(ctx context.Context, c Choice) (res NodeResult) {
 	if IsAlreadyExists(cerr) {
 		cerr = nil
 	}
+	// The API's errors name the request ("create pods: ..."): no more
+	// words before them.
 	if cerr != nil && Definite(cerr) {
 		r.halt(c.Node.OS, c.Node.Name, cerr)
 		res.Pod = ""
-		return r.ended(nctx, res, fmt.Errorf("create the collector pod: %w", cerr))
+		return r.ended(nctx, res, cerr)
 	}
 	// Made, or perhaps made (no answer): it is deleted whatever happens
 	// next, even after Ctrl-C; the sweep at the end waits until it is gone
@@ -335,7 +354,7 @@ func (r *runner) node(ctx context.Context, c Choice) (res NodeResult) {
 		r.mu.Lock()
 		r.unsure = time.Now()
 		r.mu.Unlock()
-		return r.ended(nctx, res, fmt.Errorf("create the collector pod: %w", cerr))
+		return r.ended(nctx, res, cerr)
 	}
 	if err := r.waitRunning(nctx, res.Pod, say); err != nil {
 		r.halt(c.Node.OS, c.Node.Name, err)
@@ -371,6 +390,7 @@ func (r *runner) node(ctx context.Context, c Choice) (res NodeResult) {
 const (
 	reasonTerminating  = "Terminating"
 	reasonDeleteFailed = "delete "
+	reasonUnknown      = "unknown"
 )
 
 // deleteFailed words a delete that did not go through: refused by the
@@ -389,6 +409,18 @@ func (r *Report) Unanswered() []string {
 	var out []string
 	for _, n := range r.Nodes {
 		if n.PodLeft && strings.HasPrefix(n.PodLeftReason, reasonDeleteFailed+"not answered") {
+			out = append(out, n.Pod)
+		}
+	}
+	return out
+}
+
+// Unknown are the pods whose delete was sent but could not be followed
+// (neither watch nor list answered): they may be gone or not.
+func (r *Report) Unknown() []string {
+	var out []string
+	for _, n := range r.Nodes {
+		if n.PodLeft && strings.HasPrefix(n.PodLeftReason, reasonUnknown) {
 			out = append(out, n.Pod)
 		}
 	}
@@ -428,6 +460,7 @@ func (r *runner) sweep(ctx context.Context, rep *Report) {
 	settle := r.unsure.Add(2 * time.Second) // a create given up may land this late
 	r.mu.Unlock()
 	asked := map[string]bool{}
+	var unknown error // the pods could be followed neither by watch nor by list
 	for {
 		pods := r.watch.Pods()
 		for name, st := range pods {
@@ -455,10 +488,19 @@ func (r *runner) sweep(ctx context.Context, rep *Report) {
 		if left > 0 || wait <= 0 {
 			wait = time.Second
 		}
+		// The watch may have failed for good mid-run (watch permission
+		// taken away): the pods are then listed once a second, never
+		// waited for in a spin, and a list that fails too leaves their
+		// state unknown, said so rather than guessed.
 		wctx, wcancel := context.WithTimeout(dctx, wait)
-		_ = r.watch.Wait(wctx, func(now map[string]PodState) (bool, error) { return len(now) != len(pods), nil })
+		err := r.watch.WaitOrPoll(wctx, func(now map[string]PodState) (bool, error) { return len(now) != len(pods), nil })
+		ended := wctx.Err() != nil
 		wcancel()
 		if dctx.Err() != nil {
+			break
+		}
+		if err != nil && !ended {
+			unknown = err
 			break
 		}
 	}
@@ -468,6 +510,10 @@ func (r *runner) sweep(ctx context.Context, rep *Report) {
 			continue
 		}
 		n.Pod, n.PodLeft = name, true
+		if unknown != nil {
+			n.PodLeftReason = oneLine(fmt.Sprintf("%s: its delete was sent, but diag could not follow it (%v); diag collect --cluster --cleanup --namespace %s removes it if it is still there", reasonUnknown, unknown, r.o.Namespace))
+			continue
+		}
 		if st.Deleting {
 			n.PodLeftReason = fmt.Sprintf("%s: deleted, but node %s's kubelet did not confirm within %s (it may be down); diag collect --cluster --cleanup --force removes it", reasonTerminating, orNode(st.Node, n.Name), r.o.DeleteWait)
 		} else {
@@ -767,19 +813,37 @@ func (t *tailWriter) last() string {
 }
 
 // CleanupReport is what diag collect --cluster --cleanup did, by pod name.
+// Each pod found is in one of Deleted, Forced, Terminating, Refused,
+// Unsure or Unknown.
 type CleanupReport struct {
 	Found       []string
-	Deleted     []string         // gone
-	Forced      []string         // removed without their kubelet's confirmation (--force)
-	Terminating []string         // deleted, but their kubelet did not confirm within the wait
-	Refused     map[string]error // the API server refused to delete them
+	Deleted     []string // gone
+	Forced      []string // gone, removed without their kubelet's confirmation (--force)
+	Terminating []string // deleted, still there at the end: their kubelet did not confirm
+	// Refused: the API server refused to delete them (RBAC, an admission
+	// webhook): someone with the right removes them.
+	Refused map[string]error
+	// Unsure: the delete's outcome is unknown (no answer, a server
+	// failure, Ctrl-C before it was sent) and the pod is still there.
+	Unsure map[string]error
+	// Unknown: deleted, but neither the watch nor a list could tell
+	// whether they went (UnknownWhy).
+	Unknown    []string
+	UnknownWhy error
+	// Waited is how long the wait for the kubelets' confirmation lasted
+	// at most; Interrupted what ended it early (Ctrl-C), nil if nothing.
+	Waited      time.Duration
+	Interrupted error
 }
 
 // Cleanup deletes the pods earlier runs left (a killed diag): every pod in
 // the namespace with the managed-by label, and waits, at most wait, until
 // they are gone. With force, those that stay Terminating (a node whose
-// kubelet does not answer) are removed without its confirmation. The
-// error is the first refusal, when any delete was refused.
+// kubelet does not answer) are removed without its confirmation. The pods
+// are followed by a watch, or by a list once a second when the watch is
+// refused. Ctrl-C (ctx) ends the wait: nothing more is sent, and the pods
+// still there are said as they are. The error is the first refusal, when
+// any delete was refused.
 func Cleanup(ctx context.Context, api *API, namespace string, force bool, wait time.Duration) (*CleanupReport, error) {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -787,26 +851,37 @@ func Cleanup(ctx context.Context, api *API, namespace string, force bool, wait t
 	if err != nil {
 		return nil, err
 	}
-	rep := &CleanupReport{Refused: map[string]error{}}
+	rep := &CleanupReport{Refused: map[string]error{}, Unsure: map[string]error{}, Waited: wait}
 	var first error
 	pods := watch.Pods()
 	for name := range pods {
 		rep.Found = append(rep.Found, name)
 	}
 	sort.Strings(rep.Found)
-	for _, name := range rep.Found {
-		del := api.DeletePod
-		if force && pods[name].Deleting {
-			// Already Terminating: an earlier delete was not confirmed.
-			del = api.ForceDeletePod
-			rep.Forced = append(rep.Forced, name)
+	forced := map[string]bool{}
+	del := func(name string, force bool) {
+		d := api.DeletePod
+		if force {
+			d = api.ForceDeletePod
 		}
-		if err := del(ctx, namespace, name); err != nil {
+		err := d(ctx, namespace, name)
+		switch {
+		case err == nil:
+			delete(rep.Unsure, name)
+			forced[name] = forced[name] || force
+		case Definite(err):
 			rep.Refused[name] = err
 			if first == nil {
 				first = err
 			}
+		default:
+			// No answer, a server failure or Ctrl-C: not a refusal.
+			rep.Unsure[name] = err
 		}
+	}
+	for _, name := range rep.Found {
+		// Already Terminating: an earlier delete was not confirmed.
+		del(name, force && pods[name].Deleting)
 	}
 	pending := func(now map[string]PodState) []string {
 		var out []string
@@ -817,33 +892,46 @@ func Cleanup(ctx context.Context, api *API, namespace string, force bool, wait t
 		}
 		return out
 	}
-	tctx, tcancel := context.WithTimeout(ctx, wait)
-	_ = watch.Wait(tctx, func(now map[string]PodState) (bool, error) { return len(pending(now)) == 0, nil })
-	tcancel()
-	stuck := pending(watch.Pods())
-	if force {
-		for _, name := range stuck {
-			if slices.Contains(rep.Forced, name) {
-				continue
-			}
-			if err := api.ForceDeletePod(ctx, namespace, name); err != nil {
-				rep.Refused[name] = err
-				if first == nil {
-					first = err
-				}
-				continue
-			}
-			rep.Forced = append(rep.Forced, name)
+	gone := func(now map[string]PodState) (bool, error) { return len(pending(now)) == 0, nil }
+	// waitGone waits at most d; a list that fails after a refused watch
+	// leaves the pods' state unknown.
+	waitGone := func(d time.Duration) {
+		tctx, tcancel := context.WithTimeout(ctx, d)
+		defer tcancel()
+		if err := watch.WaitOrPoll(tctx, gone); err != nil && tctx.Err() == nil {
+			rep.UnknownWhy = err
 		}
-		fctx, fcancel := context.WithTimeout(ctx, 10*time.Second)
-		_ = watch.Wait(fctx, func(now map[string]PodState) (bool, error) { return len(pending(now)) == 0, nil })
-		fcancel()
-		stuck = pending(watch.Pods())
 	}
-	rep.Terminating = stuck
+	waitGone(wait)
+	if force && ctx.Err() == nil && rep.UnknownWhy == nil {
+		for _, name := range pending(watch.Pods()) {
+			if !forced[name] {
+				del(name, true)
+			}
+		}
+		waitGone(10 * time.Second)
+	}
+	if ctx.Err() != nil {
+		rep.Interrupted = context.Cause(ctx)
+	}
+	now := watch.Pods()
 	for _, name := range rep.Found {
-		if rep.Refused[name] == nil && !slices.Contains(stuck, name) && !slices.Contains(rep.Forced, name) {
+		st, there := now[name]
+		switch {
+		case rep.Refused[name] != nil:
+		case !there && forced[name]:
+			rep.Forced = append(rep.Forced, name)
+		case !there:
 			rep.Deleted = append(rep.Deleted, name)
+			delete(rep.Unsure, name)
+		case rep.UnknownWhy != nil:
+			rep.Unknown = append(rep.Unknown, name)
+			delete(rep.Unsure, name)
+		case rep.Unsure[name] != nil && !st.Deleting:
+			// Still there, its delete not known to have been done.
+		default:
+			delete(rep.Unsure, name)
+			rep.Terminating = append(rep.Terminating, name)
 		}
 	}
 	return rep, first

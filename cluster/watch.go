@@ -216,7 +216,9 @@ func (w *PodWatch) watch(ctx context.Context, rv string) (string, error) {
 }
 
 // Wait calls cond with the pods known, at once and after each change,
-// until it says done, ctx ends or the watch fails for good.
+// until it says done, ctx ends or the watch fails for good. When ctx ends
+// the error is an InterruptedError: it names what ended ctx (another
+// node's refusal, Ctrl-C) without being it.
 func (w *PodWatch) Wait(ctx context.Context, cond func(pods map[string]PodState) (bool, error)) error {
 	for {
 		w.mu.Lock()
@@ -233,10 +235,52 @@ func (w *PodWatch) Wait(ctx context.Context, cond func(pods map[string]PodState)
 		}
 		select {
 		case <-ctx.Done():
-			return context.Cause(ctx)
+			return interrupted(ctx, "wait for the pods", nil)
 		case <-ch:
 		}
 	}
+}
+
+// pollEvery is how often the pods are listed once their watch has failed
+// for good.
+var pollEvery = time.Second
+
+// WaitOrPoll is Wait for those who only wait for pods to go (the
+// deletes are sent): once the watch has failed for good (watch refused,
+// or taken away mid-run) it lists the pods every pollEvery instead, until
+// cond is met or ctx ends. Its error, other than ctx's end, is the list's:
+// what is there is then unknown.
+func (w *PodWatch) WaitOrPoll(ctx context.Context, cond func(pods map[string]PodState) (bool, error)) error {
+	err := w.Wait(ctx, cond)
+	if err == nil || ctx.Err() != nil || w.Failed() == nil {
+		return err
+	}
+	for {
+		if _, err := w.list(ctx); err != nil {
+			if ctx.Err() != nil {
+				return interrupted(ctx, "wait for the pods", nil)
+			}
+			return err
+		}
+		w.mu.Lock()
+		done, err := cond(w.pods)
+		w.mu.Unlock()
+		if done || err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return interrupted(ctx, "wait for the pods", nil)
+		case <-time.After(pollEvery):
+		}
+	}
+}
+
+// Failed is why the watch ended for good, nil while it follows.
+func (w *PodWatch) Failed() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
 }
 
 // Pods is a copy of the pods known now.

@@ -107,6 +107,16 @@ type Server struct {
 	NoWebSocket bool
 	// Commands are the commands exec'd, by pod.
 	Commands map[string][]string
+	// RefuseWatch: from now on watches of pods are refused (403, as RBAC
+	// refuses a user without watch) and those open end, as when the
+	// permission is taken away mid-run; RefusedWatches counts the
+	// refusals sent, PodLists the lists of pods answered.
+	RefuseWatch    atomic.Bool
+	RefusedWatches atomic.Int32
+	PodLists       atomic.Int32
+	// OnExec, when set before the run, is called as an exec into a pod
+	// starts, before its stream.
+	OnExec func(pod string)
 }
 
 // NewServer starts the fake API server with the nodes; frame makes the
@@ -297,6 +307,7 @@ func (f *Server) listPods(w http.ResponseWriter, r *http.Request) {
 		f.status(w, http.StatusForbidden, `pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "diag"`)
 		return
 	}
+	f.PodLists.Add(1)
 	f.mu.Lock()
 	snap := f.snapshot(q.Get("labelSelector"))
 	f.version++
@@ -317,7 +328,8 @@ func (f *Server) listPods(w http.ResponseWriter, r *http.Request) {
 // ADDED, MODIFIED and DELETED events, until the client goes or the
 // server's time for a watch ends.
 func (f *Server) watchPods(w http.ResponseWriter, r *http.Request) {
-	if f.Forbidden["watch pods"] {
+	if f.Forbidden["watch pods"] || f.RefuseWatch.Load() {
+		f.RefusedWatches.Add(1)
 		f.status(w, http.StatusForbidden, `pods is forbidden: User "alice" cannot watch resource "pods" in API group "" in the namespace "diag"`)
 		return
 	}
@@ -361,7 +373,7 @@ func (f *Server) watchPods(w http.ResponseWriter, r *http.Request) {
 			return
 		case <-time.After(5 * time.Millisecond):
 		}
-		if f.Gone.Load() {
+		if f.Gone.Load() || f.RefuseWatch.Load() {
 			return
 		}
 	}
@@ -420,6 +432,9 @@ func (f *Server) exec(w http.ResponseWriter, r *http.Request, name string) {
 	f.mu.Lock()
 	f.Commands[name] = cmd
 	f.mu.Unlock()
+	if f.OnExec != nil {
+		f.OnExec(name)
+	}
 	if !strings.Contains(strings.Join(cmd, " "), "collect --stream") {
 		f.t.Errorf("exec %v: not diag collect --stream", cmd)
 	}

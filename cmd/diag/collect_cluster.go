@@ -262,7 +262,10 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 		if n := len(rep.Unanswered()); n > 0 {
 			fmt.Fprintf(e.stderr, "cluster: %d pod(s) may still be there: the API server did not answer their delete; diag collect --cluster --cleanup --namespace %s removes them once it answers; each ends itself at its activeDeadlineSeconds\n", n, rep.Namespace)
 		}
-		if left := len(rep.PodsLeft()) - len(rep.Stuck()) - len(rep.Unanswered()); left > 0 {
+		if n := len(rep.Unknown()); n > 0 {
+			fmt.Fprintf(e.stderr, "cluster: %d pod(s) may still be there: their delete was sent, but diag could not follow them; diag collect --cluster --cleanup --namespace %s removes them if they are; each ends itself at its activeDeadlineSeconds\n", n, rep.Namespace)
+		}
+		if left := len(rep.PodsLeft()) - len(rep.Stuck()) - len(rep.Unanswered()) - len(rep.Unknown()); left > 0 {
 			fmt.Fprintf(e.stderr, "cluster: %d pod(s) could not be deleted (refused): diag collect --cluster --cleanup --namespace %s removes them, run by someone with the right to; each ends itself at its activeDeadlineSeconds\n", left, rep.Namespace)
 		}
 	}
@@ -270,6 +273,12 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 		return clusterError(err)
 	}
 	bundles := rep.Bundles(dir)
+	// Ctrl-C or SIGTERM: the pods are deleted and cluster.json written;
+	// what arrived is not analyzed (the user asked diag to stop), and the
+	// exit status is that of nodes without a bundle, as before any arrived.
+	if ctx.Err() != nil {
+		return interruptedRun(ctx, len(bundles), todo+skippedWanted, dir)
+	}
 	if len(bundles) == 0 {
 		return &exitError{code: exitFindings, err: fmt.Errorf("no bundle arrived from the %d node(s) tried (%s says why for each)", todo, filepath.Join(dir, "cluster.json"))}
 	}
@@ -277,6 +286,9 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 	ao := defaultAnalyzeOptions()
 	ao.output, ao.outputFile, ao.force = o.report, o.reportFile, co.force
 	aerr := runAnalyze(ctx, e, g, &ao, bundles)
+	if aerr != nil && ctx.Err() != nil {
+		return &exitError{code: exitFindings, err: fmt.Errorf("interrupted: %w; the bundles are in %s (diag analyze %s analyzes them)", aerr, dir, filepath.Join(dir, "*.zip"))}
+	}
 	if aerr == nil && len(bundles) < todo+skippedWanted {
 		return &exitError{code: exitFindings, err: fmt.Errorf("the collection is partial: %d of %d node(s) gave a bundle (%s)", len(bundles), todo+skippedWanted, filepath.Join(dir, "cluster.json"))}
 	}
@@ -287,9 +299,14 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 }
 
 // runClusterCleanup deletes the pods killed runs left and says, for each,
-// what became of it.
+// what became of it: exit 2 when a delete was refused, 3 when a pod may
+// still be there (Terminating, its delete unanswered, its state unknown).
 func runClusterCleanup(ctx context.Context, e *env, api *cluster.API, namespace string, force bool) error {
 	rep, err := cluster.Cleanup(ctx, api, namespace, force, 30*time.Second)
+	if rep == nil && ctx.Err() != nil {
+		// Ctrl-C while the pods were listed: nothing was deleted.
+		return &exitError{code: exitFindings, err: fmt.Errorf("interrupted before any pod was deleted (%v): the pods of namespace %s are as they were", context.Cause(ctx), namespace)}
+	}
 	if rep == nil {
 		return clusterError(err)
 	}
@@ -299,39 +316,53 @@ func runClusterCleanup(ctx context.Context, e *env, api *cluster.API, namespace 
 	for _, n := range rep.Forced {
 		fmt.Fprintf(e.stderr, "removed pod %s/%s without its kubelet's confirmation (--force)\n", namespace, n)
 	}
+	why := fmt.Sprintf("its node's kubelet did not confirm the delete within %s", rep.Waited)
+	if rep.Interrupted != nil {
+		why = fmt.Sprintf("the wait was interrupted (%v) before its node's kubelet confirmed the delete", rep.Interrupted)
+	}
 	for _, n := range rep.Terminating {
-		fmt.Fprintf(e.stderr, "pod %s/%s is still Terminating: its node's kubelet did not confirm the delete (--force removes it without)\n", namespace, n)
+		fmt.Fprintf(e.stderr, "pod %s/%s is still Terminating: %s; diag collect --cluster --cleanup --force --namespace %s removes it without that confirmation\n", namespace, n, why, namespace)
+	}
+	for _, n := range rep.Unknown {
+		fmt.Fprintf(e.stderr, "pod %s/%s was deleted, but whether it went is unknown: %v\n", namespace, n, rep.UnknownWhy)
 	}
 	for _, n := range rep.Found {
+		if uerr := rep.Unsure[n]; uerr != nil {
+			fmt.Fprintf(e.stderr, "pod %s/%s may still be there: its delete did not go through (%v); diag collect --cluster --cleanup --namespace %s deletes it once the API server answers\n", namespace, n, uerr, namespace)
+		}
 		if rerr := rep.Refused[n]; rerr != nil {
 			fmt.Fprintf(e.stderr, "pod %s/%s not deleted: %v\n", namespace, n, rerr)
 		}
 	}
-	fmt.Fprintf(e.stderr, "cleanup: %d of %d pod(s) gone in namespace %s\n", len(rep.Deleted)+len(rep.Forced)-countStill(rep), len(rep.Found), namespace)
+	fmt.Fprintf(e.stderr, "cleanup: %d of %d pod(s) gone in namespace %s\n", len(rep.Deleted)+len(rep.Forced), len(rep.Found), namespace)
+	left := len(rep.Terminating) + len(rep.Unknown) + len(rep.Unsure)
 	switch {
 	case err != nil:
 		return &exitError{code: exitUsage, err: fmt.Errorf("%d pod(s) not deleted: %w", len(rep.Refused), err)}
-	case len(rep.Terminating) > 0:
-		return &exitError{code: exitFindings, err: fmt.Errorf("%d pod(s) still Terminating in namespace %s", len(rep.Terminating), namespace)}
+	case left > 0 && rep.Interrupted != nil:
+		return &exitError{code: exitFindings, err: fmt.Errorf("interrupted (%v): %d pod(s) may still be there in namespace %s (above: each, and the command that removes it)", rep.Interrupted, left, namespace)}
+	case left > 0:
+		return &exitError{code: exitFindings, err: fmt.Errorf("%d pod(s) may still be there in namespace %s (above: each, and the command that removes it)", left, namespace)}
 	}
 	return nil
-}
-
-// countStill: forced pods that did not go either.
-func countStill(rep *cluster.CleanupReport) int {
-	n := 0
-	for _, f := range rep.Forced {
-		if slices.Contains(rep.Terminating, f) {
-			n++
-		}
-	}
-	return n
 }
 
 // interruptedEarly: Ctrl-C came before any pod was made (the node list or
 // the access review was awaited); nothing is left to clean.
 func interruptedEarly(ctx context.Context) error {
 	return &exitError{code: exitFindings, err: fmt.Errorf("interrupted before any pod was made (%v)", context.Cause(ctx))}
+}
+
+// interruptedRun: Ctrl-C or SIGTERM stopped the run (its pods deleted,
+// cluster.json written); it says how far the run came and how to analyze
+// what arrived. Exit 3, as for nodes without a bundle.
+func interruptedRun(ctx context.Context, bundles, wanted int, dir string) error {
+	report := filepath.Join(dir, "cluster.json")
+	if bundles == 0 {
+		return &exitError{code: exitFindings, err: fmt.Errorf("interrupted (%v): no bundle arrived from the %d node(s) (%s says how far each came)", context.Cause(ctx), wanted, report)}
+	}
+	return &exitError{code: exitFindings, err: fmt.Errorf("interrupted (%v): %d of %d node(s) gave a bundle, in %s (%s says how far the others came); not analyzed: diag analyze %s analyzes them",
+		context.Cause(ctx), bundles, wanted, dir, report, filepath.Join(dir, "*.zip"))}
 }
 
 // clusterError: RBAC, admission, validation and credentials are the
