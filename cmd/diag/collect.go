@@ -81,8 +81,9 @@ left, and with --force also removes those left Terminating, without their kubele
 ` + collectorList() + exitStatusCommon + `
   3  the bundle is partial: some collectors failed or timed out (see manifest.json in the bundle);
      with --cluster: findings at fail, some nodes (or none) gave a bundle (cluster.json says
-     why), or a pod could not be removed; 2 also when the API server refused what every node
-     (or every node of each OS) needs: permission, credentials, namespace, Pod Security`,
+     why), a pod could not be removed, or the run was interrupted (what arrived is kept, not
+     analyzed); 2 also when the API server refused what every node (or every node of each OS)
+     needs: permission, credentials, namespace, Pod Security`,
 		Example: `  diag collect
   diag collect --output-file C:\temp\win-1.zip --timeout 5m
   diag collect --capture 30s            # also capture VXLAN traffic while you retry the failing request
