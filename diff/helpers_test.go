@@ -5,54 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/wincni/diag/bundle"
-	"github.com/wincni/diag/formats"
-	"github.com/wincni/diag/snapshot"
 )
 
 const (
 	seedBroken = "../testdata/bundles/seed-broken"
 	seedFixed  = "../testdata/bundles/seed-fixed"
 )
-
-func load(t testing.TB, path string) *snapshot.Snapshot {
-	t.Helper()
-	b, err := bundle.Open(path, bundle.DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	s, err := formats.Load(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-// copyBundle copies a bundle directory into a temporary one to edit.
-func copyBundle(t testing.TB, src string) string {
-	t.Helper()
-	dst := t.TempDir()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
 
 // editJSON rewrites a JSON array file of a bundle through edit.
 func editJSON(t testing.TB, dir, name string, edit func([]map[string]any) []map[string]any) {

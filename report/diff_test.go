@@ -13,24 +13,15 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/wincni/diag/bundle"
 	"github.com/wincni/diag/diff"
 	"github.com/wincni/diag/finding"
-	"github.com/wincni/diag/formats"
+	"github.com/wincni/diag/formats/formatstest"
 	"github.com/wincni/diag/snapshot"
 )
 
 func loadSnap(t *testing.T, dir string) *snapshot.Snapshot {
 	t.Helper()
-	b, err := bundle.Open(dir, bundle.DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	s, err := formats.Load(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := formatstest.Load(t, dir)
 	s.Source = filepath.Base(dir) // stable across machines
 	return s
 }
