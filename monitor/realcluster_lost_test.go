@@ -3,7 +3,6 @@
 package monitor
 
 import (
-	"context"
 	"io"
 	"net"
 	"net/url"
@@ -88,17 +87,7 @@ func TestRealAPIServerLostAfterSync(t *testing.T) {
 	cfg.Host = "https://" + proxy.ln.Addr().String()
 	cfg.TLSClientConfig.ServerName = "127.0.0.1"
 
-	k, err := NewKubeWatch(cfg, "win-1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	k.Start(ctx)
-	waitUntil(t, 60*time.Second, "the watches synced", func() (bool, string) {
-		err := k.Err()
-		return err == nil, errString(err)
-	})
+	k := startSyncedWatch(t, cfg)
 
 	proxy.cut()
 	// More than a round at the default interval.
