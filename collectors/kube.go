@@ -16,6 +16,8 @@ import (
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/wincni/diag/hostexec"
 )
 
 // KubeCollector reads this node's Kubernetes context: every Node, every
@@ -193,7 +195,7 @@ func (k *restKube) Get(ctx context.Context, path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", path, errNotFound)
 	}
 	if resp.StatusCode != http.StatusOK {
-		if line := firstLine(string(body)); line != "" {
+		if line := hostexec.FirstLine(string(body)); line != "" {
 			return nil, fmt.Errorf("%s: %s", resp.Status, line)
 		}
 		return nil, fmt.Errorf("%s (no reason given)", resp.Status)
