@@ -306,7 +306,7 @@ func runRule(r *Rule, s *snapshot.Snapshot, node string, res *Result) {
 		res.Skipped = append(res.Skipped, finding.Skipped{ID: r.ID, Node: node, Input: s.Source, Reason: skip})
 		return
 	}
-	issues, err := safeCheck(r, s)
+	issues, err := safeCall(func() ([]Issue, error) { return r.Check(s) })
 	var skip skipError
 	if !errors.As(err, &skip) {
 		cov.Ran = append(cov.Ran, r.ID)
@@ -358,6 +358,8 @@ func (res *Result) record(r *Rule, node, input, sendAlong string, issues []Issue
 	}
 }
 
+// safeCall turns a panicking check (a node's rule or a cluster rule) into
+// an error, so the other rules run.
 func safeCall(check func() ([]Issue, error)) (issues []Issue, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -365,11 +367,6 @@ func safeCall(check func() ([]Issue, error)) (issues []Issue, err error) {
 		}
 	}()
 	return check()
-}
-
-// safeCheck turns a panicking rule into an error, so the other rules run.
-func safeCheck(r *Rule, s *snapshot.Snapshot) ([]Issue, error) {
-	return safeCall(func() ([]Issue, error) { return r.Check(s) })
 }
 
 // appliesTo decides, in one place, whether r runs on s. notFor names why it

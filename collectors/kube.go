@@ -49,7 +49,7 @@ var kubeQueries = []kubeQuery{
 
 func collectKube(ctx context.Context, e *Env, out *Output) error {
 	if e.Kube == nil && e.KubeErr != nil {
-		return Skip("Kubernetes context not collected: " + e.KubeErr.Error())
+		return Skip("Kubernetes context not collected: %v", e.KubeErr)
 	}
 	if e.Kube == nil {
 		return Skip("no kubeconfig and not in a pod: Kubernetes context not collected (--kubeconfig)")
@@ -81,7 +81,7 @@ func collectKube(ctx context.Context, e *Env, out *Output) error {
 		}
 	}
 	if unreachable == len(queries) {
-		return Skip("API server unreachable: " + first.Error())
+		return Skip("API server unreachable: %v", first)
 	}
 	if len(out.Files()) == 0 && first != nil {
 		return first
