@@ -30,7 +30,7 @@ type Entry struct {
 	Guards   []string `json:"guards,omitempty"`
 	// Unchecked marks a mode of the failure catalog no bundle can reveal.
 	Unchecked bool `json:"unchecked,omitempty"`
-	// File is where the rule is declared (analyzers/overlay.go).
+	// File is where the rule is declared (analyzers/ovl.go).
 	File string `json:"file,omitempty"`
 }
 
