@@ -5,7 +5,6 @@ import (
 	"net/netip"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/wincni/diag/finding"
@@ -49,25 +48,6 @@ func init() {
 			"such endpoints are a warning: they may be Docker containers",
 			"skipped without CNI configuration and HNS endpoints",
 			guardLinux,
-		},
-	})
-	register(&Rule{
-		ID: "OVL-04", Title: "VXLAN UDP port is not 4789", Severity: finding.Fail,
-		Checks:  "flannel's net-conf.json Backend.Port is unset or 4789 when the backend is vxlan; a Linux node's VXLAN device sends to 4789 when the cluster has Windows nodes; an HNS overlay network with a VxlanPort other than 4789 is reported (warn) since every peer must match it.",
-		Why:     "Windows flannel only supports UDP 4789; Linux flannel defaults to 8472, and a cluster-wide 8472 leaves Windows nodes unable to exchange VXLAN with Linux ones (flannel on Windows refuses to start: \"Port [8472] is not supported on Windows\").",
-		Fix:     "Set \"Port\": 4789 in the Backend section of flannel's net-conf.json cluster-wide and restart flanneld on every node.",
-		Sources: []string{"flannel Documentation/backends.md (vxlan Port: on Windows must be 4789)", "https://github.com/poseidon/typhoon/pull/1561"},
-		Check:   checkVXLANPort,
-		Upstream: []string{
-			"flannel pkg/backend/vxlan/vxlan_windows.go (Port must be 4789 on Windows)",
-			"flannel Documentation/backends.md (vxlan Port: Linux default is the kernel's 8472)",
-			"microsoft/hcsshim hcn/hcnglobals.go (VxlanPortVersion: a custom VXLAN port since HNS 10.3)",
-		},
-		Guards: []string{
-			"an unset Backend.Port is fine (4789 on Windows)",
-			"a Linux-only cluster may use any port: flannel's port and Linux VXLAN devices are judged only when Windows nodes may be in the cluster",
-			"an HNS VxlanPort other than 4789 is a warning: it works when every peer uses it",
-			"skipped without net-conf.json, HNS networks and Linux VXLAN devices",
 		},
 	})
 }
@@ -184,45 +164,166 @@ func checkNATNetworkPods(s *snapshot.Snapshot) ([]Issue, error) {
 	return issues, nil
 }
 
-func checkVXLANPort(s *snapshot.Snapshot) ([]Issue, error) {
-	if s.Flannel == nil && len(s.Networks) == 0 && s.Linux == nil {
-		return nil, Skip("no %s, no HNS networks and no Linux VXLAN devices", snapshot.InputFiles[snapshot.InputFlannelConfig])
-	}
-	// A Linux-only cluster may use any port; only Windows peers need 4789.
-	linuxOnly := s.Linux != nil && len(s.KubeNodes) > 0 && !hasWindowsNode(s)
-	var issues []Issue
-	if f := s.Flannel; f != nil && strings.EqualFold(f.BackendType, "vxlan") && f.Port != 0 && f.Port != 4789 && !linuxOnly {
-		issues = append(issues, Issue{Summary: fmt.Sprintf("flannel's VXLAN port is %d: Windows nodes only speak UDP 4789, so Linux and Windows nodes cannot reach each other's pods", f.Port),
-			Evidence: []finding.Evidence{{File: f.File, Field: "Backend.Port", Value: strconv.Itoa(f.Port), Expected: "4789 (or unset on Windows)"}}})
-	}
-	for _, n := range overlayNetworks(s) {
-		if n.VxlanPort != 0 && n.VxlanPort != 4789 {
-			issues = append(issues, Issue{Severity: finding.Warn,
-				Summary:     fmt.Sprintf("network %s encapsulates to UDP %d, not 4789: every peer, Linux ones included, must use the same port", n.Name, n.VxlanPort),
-				Evidence:    []finding.Evidence{{File: networkFile(n), Object: networkObject(n), Field: "VxlanPort", Value: strconv.Itoa(n.VxlanPort), Expected: "4789, or the port all nodes use"}},
-				Remediation: "Keep the custom port only if every node uses it (OVN hybrid overlay: hybridOverlayVXLANPort); otherwise recreate the network without VxlanPort.",
-				Subjects:    []string{"network:" + n.Name}})
-		}
-	}
-	if s.Linux != nil && hasWindowsNode(s) {
-		for _, l := range s.Linux.Links {
-			if l.VXLAN != nil && l.VXLAN.Port != 0 && l.VXLAN.Port != 4789 {
-				issues = append(issues, Issue{Summary: fmt.Sprintf("VXLAN device %s sends to UDP %d while the cluster has Windows nodes, which only receive on 4789", l.Name, l.VXLAN.Port),
-					Evidence: []finding.Evidence{{File: s.Inputs[snapshot.InputLinux], Object: "link " + l.Name, Field: "linkinfo.info_data.port", Value: strconv.FormatInt(l.VXLAN.Port, 10), Expected: "4789"}}})
-			}
-		}
-	}
-	return issues, nil
-}
-
-func hasWindowsNode(s *snapshot.Snapshot) bool {
-	return slices.ContainsFunc(s.KubeNodes, (*snapshot.KubeNode).IsWindows)
-}
-
 // needCNIConfigOrEndpoints skips a rule that can read either input.
 func needCNIConfigOrEndpoints(s *snapshot.Snapshot) error {
 	if !s.Has(snapshot.InputCNIConfig) && !s.Has(snapshot.InputHNSEndpoints) {
 		return Skip("no %s and no %s", snapshot.InputFiles[snapshot.InputCNIConfig], snapshot.InputFiles[snapshot.InputHNSEndpoints])
 	}
 	return nil
+}
+
+func init() {
+	register(&Rule{
+		ID: "NAT-03", Title: "Pod endpoint without OutBoundNAT", Severity: finding.Fail,
+		Needs:   []snapshot.Input{snapshot.InputHNSEndpoints},
+		Checks:  "When some local pod endpoints of a network have an OutBoundNAT policy, all of them do.",
+		Why:     "A pod created without OutBoundNAT (a CNI race, often the first pods after a large image pull) reaches nothing outside the cluster while its neighbours work; deleting the pod fixes it.",
+		Fix:     "Delete the affected pods so the CNI recreates their endpoints; upgrade the CNI plugin if it recurs (Calico fixed a race that skipped the policy).",
+		Sources: []string{"https://github.com/projectcalico/calico/issues/12862", "https://github.com/projectcalico/cni-plugin/pull/1069", "https://github.com/rancher/rke2/issues/2362"},
+		Check:   checkMissingOutboundNAT,
+		Upstream: []string{
+			"containernetworking/plugins pkg/hns/netconf_windows.go (ApplyOutboundNatPolicy; ApplyLoopbackDSR adds an OutBoundNAT with Destinations, not SNAT)",
+			"Calico cni-plugin/internal/pkg/utils/winpol/windows_policy.go CalculateEndpointPolicies (drops OutBoundNAT when the pool has natOutgoing false)",
+		},
+		Guards: []string{
+			"compared per network: a network where no pod has OutBoundNAT (Calico natOutgoing false) is not flagged",
+			"an OutBoundNAT with Destinations (loopback DSR) is not counted as the SNAT policy",
+			guardPodLocal,
+			"endpoints whose policies the input hid are not judged",
+			guardLinux,
+		},
+	})
+}
+
+func checkMissingOutboundNAT(s *snapshot.Snapshot) ([]Issue, error) {
+	type group struct{ with, without []*snapshot.Endpoint }
+	byNet := map[string]*group{}
+	var order []string
+	for _, e := range localPods(s) {
+		if !e.Knows("Policies") {
+			continue
+		}
+		g := byNet[e.NetworkName]
+		if g == nil {
+			g = &group{}
+			byNet[e.NetworkName] = g
+			order = append(order, e.NetworkName)
+		}
+		if e.OutboundNAT != nil && len(e.OutboundNAT.Destinations) == 0 {
+			g.with = append(g.with, e)
+		} else {
+			g.without = append(g.without, e)
+		}
+	}
+	var issues []Issue
+	for _, name := range order {
+		g := byNet[name]
+		if len(g.with) == 0 || len(g.without) == 0 {
+			continue
+		}
+		var ips []string
+		var ev []finding.Evidence
+		for _, e := range g.without {
+			ips = append(ips, e.IP.String())
+			if len(ev) < 20 {
+				ev = append(ev, finding.Evidence{File: epFile(e), Object: "endpoint " + e.ID, Field: "Policies", Value: policyTypes(e), Expected: "an OutBoundNAT policy like " + g.with[0].IP.String() + "'s"})
+			}
+		}
+		issues = append(issues, Issue{Summary: fmt.Sprintf("%d of %d pod endpoints on network %s have no OutBoundNAT and cannot reach outside the cluster: %s",
+			len(g.without), len(g.with)+len(g.without), name, strings.Join(firstN(ips, 5), ", ")), Evidence: ev, Subjects: []string{"network:" + name}})
+	}
+	return issues, nil
+}
+
+func init() {
+	register(&Rule{
+		ID: "NAT-01", Title: "OutBoundNAT exceptions miss the cluster or service CIDR", Severity: finding.Fail,
+		Needs:   []snapshot.Input{snapshot.InputHNSEndpoints},
+		Checks:  "Each local pod endpoint's OutBoundNAT ExceptionList covers the cluster (pod) CIDR and the service CIDR (fail), and none is as broad as a /8 or more (warn: destinations in it are not SNATed and their replies cannot reach pods).",
+		Why:     "Too narrow: pod-to-pod and pod-to-service traffic is SNATed to the node IP, breaking policy and source IPs. Too broad: hosts in the range cannot answer pods.",
+		Fix:     "Set the CNI's ExceptionList to the cluster CIDR, the service CIDR and the node subnet(s), then recreate the pods (exceptions are applied at creation).",
+		Sources: []string{"kubernetes.io Windows debugging tips (ExceptionList)", "https://github.com/Azure/AKS/issues/1367", "https://github.com/Azure/AKS/issues/1859"},
+		Check:   checkOutboundNAT,
+		Upstream: []string{
+			"containernetworking/plugins pkg/hns/netconf_windows.go ApplyOutboundNatPolicy (OutBoundNAT ExceptionList)",
+			"microsoft/windows-container-networking cni/cni.go GetNetworkInfo (endpoint policies from AdditionalArgs)",
+			"Calico cni-plugin/internal/pkg/utils/winpol/windows_policy.go CalculateEndpointPolicies (IP pool CIDRs appended to the exceptions)",
+			"sig-windows-tools hostprocess/flannel/flanneld/start.ps1 (exceptions: service and pod CIDR)",
+		},
+		Guards: []string{
+			"skipped when neither the cluster nor the service CIDR is known",
+			guardPodLocal,
+			"endpoints without OutBoundNAT (NAT-03's) or whose policies the input hid are not judged",
+			"a wider exception covers a narrower CIDR; a bare address counts as a /32",
+			"exceptions as broad as a /8 are a warning only",
+			guardLinux,
+		},
+	})
+}
+
+func checkOutboundNAT(s *snapshot.Snapshot) ([]Issue, error) {
+	cluster, service := s.Facts.ClusterCIDR.Prefix(), s.Facts.ServiceCIDR.Prefix()
+	if !cluster.IsValid() && !service.IsValid() {
+		return nil, Skip("neither the cluster CIDR nor the service CIDR is known (kube-proxy --cluster-cidr, endpoint ROUTE policies)")
+	}
+	var missing, broad []string
+	var ev []finding.Evidence
+	for _, e := range localPods(s) {
+		if e.OutboundNAT == nil || !e.Knows("Policies") {
+			continue
+		}
+		var exc []netip.Prefix
+		for _, x := range e.OutboundNAT.Exceptions {
+			if p, err := netip.ParsePrefix(strings.TrimSpace(x)); err == nil {
+				exc = append(exc, p.Masked())
+			} else if a, err := netip.ParseAddr(strings.TrimSpace(x)); err == nil {
+				exc = append(exc, netip.PrefixFrom(a, a.BitLen()))
+			}
+		}
+		covers := func(want netip.Prefix) bool {
+			return slices.ContainsFunc(exc, func(p netip.Prefix) bool { return p.Bits() <= want.Bits() && p.Contains(want.Addr()) })
+		}
+		var lacks []string
+		for _, want := range []struct {
+			name string
+			p    netip.Prefix
+			fact snapshot.Fact
+		}{{"cluster CIDR", cluster, s.Facts.ClusterCIDR}, {"service CIDR", service, s.Facts.ServiceCIDR}} {
+			if want.p.IsValid() && !covers(want.p) {
+				lacks = append(lacks, want.name+" "+want.p.String())
+			}
+		}
+		if len(lacks) > 0 {
+			missing = append(missing, fmt.Sprintf("%s (%s)", e.IP, strings.Join(lacks, ", ")))
+			if len(ev) < 20 {
+				ev = append(ev, finding.Evidence{File: epFile(e), Object: "endpoint " + e.ID, Field: "Policies[OutBoundNAT].ExceptionList",
+					Value: strings.Join(e.OutboundNAT.Exceptions, ", "), Expected: "to include " + strings.Join(lacks, " and ")})
+			}
+		}
+		for _, p := range exc {
+			if p.Addr().Is4() && p.Bits() <= 8 {
+				broad = append(broad, fmt.Sprintf("%s on %s", p, e.IP))
+			}
+		}
+	}
+	var issues []Issue
+	if len(missing) > 0 {
+		ev = append(ev, finding.Evidence{File: s.Facts.ClusterCIDR.Source, Field: "cluster CIDR", Value: s.Facts.ClusterCIDR.Value},
+			finding.Evidence{File: s.Facts.ServiceCIDR.Source, Field: "service CIDR", Value: s.Facts.ServiceCIDR.Value})
+		issues = append(issues, Issue{Summary: fmt.Sprintf("%d pod endpoint(s) SNAT traffic that must not be: %s", len(missing), strings.Join(firstN(missing, 5), "; ")), Evidence: ev})
+	}
+	if len(broad) > 0 {
+		issues = append(issues, Issue{Severity: finding.Warn,
+			Summary:  fmt.Sprintf("OutBoundNAT exceptions as broad as a /8: %s — hosts in those ranges are reached without SNAT and cannot answer pods", strings.Join(firstN(broad, 5), "; ")),
+			Evidence: []finding.Evidence{{Field: "Policies[OutBoundNAT].ExceptionList", Value: strings.Join(firstN(broad, 20), "; "), Expected: "cluster CIDR, service CIDR, node subnet"}}})
+	}
+	return issues, nil
+}
+
+func policyTypes(e *snapshot.Endpoint) string {
+	var out []string
+	for _, p := range e.Policies {
+		out = append(out, p.Type)
+	}
+	return orNone(out)
 }
