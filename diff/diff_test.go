@@ -37,7 +37,7 @@ func TestIdenticalInputsHaveNoChanges(t *testing.T) {
 // with a new ID, and of the endpoints only the remote ones are back (the
 // pods' vNICs are not recreated until the pods are).
 func recreateCalico(t *testing.T, dir, newID string) {
-	editJSON(t, dir, "hns/v1/networks.json", func(ns []map[string]any) []map[string]any {
+	formatstest.EditJSON(t, dir, "hns/v1/networks.json", func(ns []map[string]any) []map[string]any {
 		for _, n := range ns {
 			if n["Name"] == "Calico" {
 				n["ID"] = newID
@@ -45,7 +45,7 @@ func recreateCalico(t *testing.T, dir, newID string) {
 		}
 		return ns
 	})
-	editJSON(t, dir, "hns/v1/endpoints.json", func(es []map[string]any) []map[string]any {
+	formatstest.EditJSON(t, dir, "hns/v1/endpoints.json", func(es []map[string]any) []map[string]any {
 		var kept []map[string]any
 		for _, e := range es {
 			if e["IsRemoteEndpoint"] != true {
@@ -78,7 +78,7 @@ func TestHNSRestartIsOneRecreatedNetwork(t *testing.T) {
 
 func TestLostRemoteSubnetRoutes(t *testing.T) {
 	after := formatstest.CopyBundle(t, healthy)
-	editJSON(t, after, "hns/v1/networks.json", func(ns []map[string]any) []map[string]any {
+	formatstest.EditJSON(t, after, "hns/v1/networks.json", func(ns []map[string]any) []map[string]any {
 		for _, n := range ns {
 			if n["Name"] == "Calico" {
 				n["Policies"] = []any{map[string]any{"Type": "HostRoute"}}
@@ -93,7 +93,7 @@ func TestLostRemoteSubnetRoutes(t *testing.T) {
 	}
 	// And back, with the peer moved to another VTEP.
 	moved := formatstest.CopyBundle(t, healthy)
-	editJSON(t, moved, "hns/v1/networks.json", func(ns []map[string]any) []map[string]any {
+	formatstest.EditJSON(t, moved, "hns/v1/networks.json", func(ns []map[string]any) []map[string]any {
 		for _, n := range ns {
 			for _, p := range asMaps(n["Policies"]) {
 				if p["Type"] == "RemoteSubnetRoute" {
@@ -122,7 +122,7 @@ func asMaps(v any) []map[string]any {
 
 func TestNetworkFieldsLoadBalancersConfigAndOS(t *testing.T) {
 	after := formatstest.CopyBundle(t, healthy)
-	editJSON(t, after, "hns/v1/networks.json", func(ns []map[string]any) []map[string]any {
+	formatstest.EditJSON(t, after, "hns/v1/networks.json", func(ns []map[string]any) []map[string]any {
 		for _, n := range ns {
 			if n["Name"] == "Calico" {
 				n["DrMacAddress"] = "00-15-5D-00-00-01"
@@ -133,7 +133,7 @@ func TestNetworkFieldsLoadBalancersConfigAndOS(t *testing.T) {
 		}
 		return ns
 	})
-	editJSON(t, after, "hns/v1/policylists.json", func(ls []map[string]any) []map[string]any {
+	formatstest.EditJSON(t, after, "hns/v1/policylists.json", func(ls []map[string]any) []map[string]any {
 		for _, p := range asMaps(ls[0]["Policies"]) {
 			p["SourceVIP"] = "100.244.206.70"
 		}

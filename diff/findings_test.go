@@ -19,7 +19,7 @@ func ids(fs []finding.Finding) []string {
 // the way back resolves it.
 func TestFindingNewAndResolved(t *testing.T) {
 	broken := formatstest.CopyBundle(t, healthy)
-	editJSON(t, broken, "hns/v1/networks.json", func(ns []map[string]any) []map[string]any {
+	formatstest.EditJSON(t, broken, "hns/v1/networks.json", func(ns []map[string]any) []map[string]any {
 		for _, n := range ns {
 			if n["Name"] == "Calico" {
 				n["ManagementIP"] = "10.0.2.15"

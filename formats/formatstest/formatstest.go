@@ -6,6 +6,7 @@
 package formatstest
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,4 +62,26 @@ func CopyBundle(t testing.TB, src string, leave ...string) string {
 		t.Fatal(err)
 	}
 	return dst
+}
+
+// EditJSON rewrites a JSON array file of a bundle directory (a copy:
+// CopyBundle) through edit.
+func EditJSON(t testing.TB, dir, name string, edit func([]map[string]any) []map[string]any) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(name))
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var objs []map[string]any
+	if err := json.Unmarshal(data, &objs); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	out, err := json.MarshalIndent(edit(objs), "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
