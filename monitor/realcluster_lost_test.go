@@ -6,15 +6,11 @@ import (
 	"io"
 	"net"
 	"net/url"
-	"os/exec"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"k8s.io/client-go/rest"
-
-	"github.com/wincni/diag/cluster/clustertest/realcluster"
 )
 
 // tcpProxy forwards a loopback port to the API server until cut: then it
@@ -69,15 +65,7 @@ func (p *tcpProxy) cut() {
 // diag_monitor_source_up{kubernetes} and /readyz must say so (they take
 // KubeWatch.Err) instead of reading as answering.
 func TestRealAPIServerLostAfterSync(t *testing.T) {
-	realcluster.Binaries(t) // skips without the control plane
-	standin := filepath.Join(t.TempDir(), "standin")
-	if out, err := exec.Command("go", "build", "-o", standin, "../cluster/clustertest/realcluster/standin").CombinedOutput(); err != nil {
-		t.Fatalf("build the stand-in: %v\n%s", err, out)
-	}
-	cp := realcluster.Start(t, standin, realcluster.Options{})
-	if err := cp.AddNodes(realcluster.NodeSpec{Name: "win-1", OS: "windows", NoKubelet: true}); err != nil {
-		t.Fatal(err)
-	}
+	cp := startWithWindowsNode(t)
 	server, err := url.Parse(cp.Server)
 	if err != nil {
 		t.Fatal(err)

@@ -31,15 +31,7 @@ const monitorSA = "system:serviceaccount:diag:diag-monitor"
 // beyond reading and Events is allowed. make test-monitor runs it with
 // the control plane make test-cluster builds; without it, it skips.
 func TestRealAPIServer(t *testing.T) {
-	realcluster.Binaries(t) // skips without the control plane
-	standin := filepath.Join(t.TempDir(), "standin")
-	if out, err := exec.Command("go", "build", "-o", standin, "../cluster/clustertest/realcluster/standin").CombinedOutput(); err != nil {
-		t.Fatalf("build the stand-in: %v\n%s", err, out)
-	}
-	cp := realcluster.Start(t, standin, realcluster.Options{})
-	if err := cp.AddNodes(realcluster.NodeSpec{Name: "win-1", OS: "windows", NoKubelet: true}); err != nil {
-		t.Fatal(err)
-	}
+	cp := startWithWindowsNode(t)
 	if err := cp.Apply(cp.Admin, rbacOf(t, "../deploy/monitor.yaml")); err != nil {
 		t.Fatal(err)
 	}
@@ -140,6 +132,22 @@ func errString(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// startWithWindowsNode starts the control plane (it skips the test
+// without one) with one Windows node, win-1, that runs no kubelet.
+func startWithWindowsNode(t *testing.T) *realcluster.ControlPlane {
+	t.Helper()
+	realcluster.Binaries(t) // skips without the control plane
+	standin := filepath.Join(t.TempDir(), "standin")
+	if out, err := exec.Command("go", "build", "-o", standin, "../cluster/clustertest/realcluster/standin").CombinedOutput(); err != nil {
+		t.Fatalf("build the stand-in: %v\n%s", err, out)
+	}
+	cp := realcluster.Start(t, standin, realcluster.Options{})
+	if err := cp.AddNodes(realcluster.NodeSpec{Name: "win-1", OS: "windows", NoKubelet: true}); err != nil {
+		t.Fatal(err)
+	}
+	return cp
 }
 
 // startSyncedWatch starts the watches of node win-1 with cfg, stopped when
