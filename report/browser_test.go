@@ -155,12 +155,7 @@ func openReport(t *testing.T, browser, page string, width, wantBroken, wantFindi
 		// Drawn red: the style applies, not only the class.
 		brokenFill = mustRun(t, ctx, chromedp.Evaluate[string](`getComputedStyle(document.querySelector('svg [data-broken="vtep"] text')).fill`))
 	}
-	shot := mustRun(t, ctx, chromedp.FullScreenshot(100))
-	out := filepath.Join(t.ArtifactDir(), strings.TrimSuffix(filepath.Base(page), ".html")+fmt.Sprintf("-%dpx.png", width))
-	if err := os.WriteFile(out, shot, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot: %s", out)
+	screenshot(t, ctx, strings.TrimSuffix(filepath.Base(page), ".html")+fmt.Sprintf("-%dpx.png", width))
 
 	mu.Lock()
 	defer mu.Unlock()
@@ -191,6 +186,18 @@ func openReport(t *testing.T, browser, page string, width, wantBroken, wantFindi
 	if filtersHidden || !strings.Contains(shown, fmt.Sprintf("%d of %d shown", wantFindings, wantFindings)) {
 		t.Errorf("filters did not start: hidden=%v shown=%q", filtersHidden, shown)
 	}
+}
+
+// screenshot writes the whole page, as drawn, to name in the test's
+// artifact directory (make test: test-output/).
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	shot := mustRun(t, ctx, chromedp.FullScreenshot(100))
+	out := filepath.Join(t.ArtifactDir(), name)
+	if err := os.WriteFile(out, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", out)
 }
 
 func mustRun[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
@@ -258,12 +265,7 @@ func TestDiffHTMLInBrowser(t *testing.T) {
 			text := mustRun(t, ctx, chromedp.Evaluate[string](`document.body.innerText`))
 			pageWidth := mustRun(t, ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
 			windowWidth := mustRun(t, ctx, chromedp.Evaluate[int](`window.innerWidth`))
-			shot := mustRun(t, ctx, chromedp.FullScreenshot(100))
-			out := filepath.Join(t.ArtifactDir(), fmt.Sprintf("diff-seed-fix-%dpx.png", width))
-			if err := os.WriteFile(out, shot, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("screenshot: %s", out)
+			screenshot(t, ctx, fmt.Sprintf("diff-seed-fix-%dpx.png", width))
 			mu.Lock()
 			defer mu.Unlock()
 			if len(problems) > 0 {
