@@ -31,19 +31,8 @@ func etlDropReport(t *testing.T) *CaptureReport {
 	return NewCaptureReport(Tool{Name: "diag", Version: "test"}, nil, a.Finish("win-1"))
 }
 
-func compileCaptureSchema(t *testing.T) *jsonschema.Schema {
-	t.Helper()
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	s, err := c.Compile("../docs/capture.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 func TestCaptureJSONValidatesWithETL(t *testing.T) {
-	schema := compileCaptureSchema(t)
+	schema := compileSchema(t, "../docs/capture.schema.json")
 	check := func(name string, rep *CaptureReport) map[string]any {
 		var buf bytes.Buffer
 		if err := WriteCaptureJSON(&buf, rep); err != nil {

@@ -75,19 +75,8 @@ func TestDiffGolden(t *testing.T) {
 	}
 }
 
-func compileDiffSchema(t *testing.T) *jsonschema.Schema {
-	t.Helper()
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	s, err := c.Compile("../docs/diff.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 func TestDiffJSONValidatesAgainstSchema(t *testing.T) {
-	schema := compileDiffSchema(t)
+	schema := compileSchema(t, "../docs/diff.schema.json")
 	for _, c := range diffCases {
 		doc := renderDiff(t, buildDiff(t, c.old, c.new), "json")
 		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
