@@ -11,9 +11,6 @@ import (
 	"github.com/wincni/diag/snapshot"
 )
 
-// DocsBase is where each rule's documentation lives (docs/rules.md).
-const DocsBase = "https://github.com/wincni/diag/blob/main/docs/rules.md#"
-
 // Rule is one check of the catalog.
 type Rule struct {
 	ID       string
@@ -323,7 +320,7 @@ func runClusterRule(r *Rule, snaps []*snapshot.Snapshot, res *Result) {
 // (the check failed or panicked: a bug in diag, reported with what to send
 // along) or its findings.
 func (res *Result) record(r *Rule, node, input, sendAlong string, issues []Issue, err error) {
-	docs := DocsBase + strings.ToLower(r.ID)
+	docs := catalog.DocsURL(r.ID)
 	var skip skipError
 	switch {
 	case errors.As(err, &skip):

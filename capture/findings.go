@@ -9,11 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wincni/diag/catalog"
 	"github.com/wincni/diag/finding"
 )
-
-// DocsBase is where the rules are documented.
-const DocsBase = "https://github.com/wincni/diag/blob/main/docs/rules.md#"
 
 // Report is the outcome of analyzing captures.
 type Report struct {
@@ -59,7 +57,7 @@ func (a *Analyzer) Finish(node string) *Report {
 			is.evidence = []finding.Evidence{}
 		}
 		r.Findings = append(r.Findings, finding.Finding{ID: id, Title: rule.Title, Severity: sev, Node: node,
-			Summary: is.summary, Evidence: is.evidence, Subjects: is.subjects, Remediation: rule.Fix, DocsURL: DocsBase + strings.ToLower(id)})
+			Summary: is.summary, Evidence: is.evidence, Subjects: is.subjects, Remediation: rule.Fix, DocsURL: catalog.DocsURL(id)})
 	}
 	skip := func(id, reason string) {
 		r.Skipped = append(r.Skipped, finding.Skipped{ID: id, Node: node, Reason: reason})

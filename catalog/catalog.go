@@ -11,6 +11,13 @@ import (
 	"github.com/wincni/diag/finding"
 )
 
+// DocsBase is where every rule's documentation lives: docs/rules.md, an
+// anchor a rule.
+const DocsBase = "https://github.com/wincni/diag/blob/main/docs/rules.md#"
+
+// DocsURL is the address of the documentation of rule id.
+func DocsURL(id string) string { return DocsBase + strings.ToLower(id) }
+
 // Entry is one rule as diag documents it. The JSON keys are those of
 // diag rules -o json.
 type Entry struct {

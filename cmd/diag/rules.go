@@ -10,7 +10,6 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 	"github.com/spf13/cobra"
 
-	"github.com/wincni/diag/analyzers"
 	"github.com/wincni/diag/catalog"
 )
 
@@ -220,7 +219,7 @@ func explainRule(e *env, r ruleDoc) error {
 	for _, s := range r.Sources {
 		fmt.Fprintf(&b, "  %s\n", s)
 	}
-	fmt.Fprintf(&b, "\nDOCS\n  %s%s\n", analyzers.DocsBase, strings.ToLower(r.ID))
+	fmt.Fprintf(&b, "\nDOCS\n  %s\n", catalog.DocsURL(r.ID))
 	_, err := fmt.Fprint(e.stdout, b.String())
 	return err
 }
