@@ -320,38 +320,25 @@ func runClusterRule(r *Rule, snaps []*snapshot.Snapshot, res *Result) {
 // (the check failed or panicked: a bug in diag, reported with what to send
 // along) or its findings.
 func (res *Result) record(r *Rule, node, input, sendAlong string, issues []Issue, err error) {
-	docs := catalog.DocsURL(r.ID)
+	entry := catalog.Entry{ID: r.ID, Title: r.Title, Severity: r.Severity, Fix: r.Fix}
 	var skip skipError
 	switch {
 	case errors.As(err, &skip):
 		res.Skipped = append(res.Skipped, finding.Skipped{ID: r.ID, Node: node, Input: input, Reason: skip.reason})
 		return
 	case err != nil:
-		res.Findings = append(res.Findings, finding.Finding{
-			ID: r.ID, Title: r.Title, Severity: finding.Error, Node: node, Input: input,
+		res.Findings = append(res.Findings, entry.Complete(finding.Finding{
+			Severity: finding.Error, Node: node, Input: input,
 			Summary:     fmt.Sprintf("rule %s could not complete: %v", r.ID, err),
-			Evidence:    []finding.Evidence{},
 			Remediation: "This is a bug in diag: please report it " + sendAlong + ".",
-			DocsURL:     docs,
-		})
+		}))
 		return
 	}
 	for _, is := range issues {
-		f := finding.Finding{
-			ID: r.ID, Title: r.Title, Severity: is.Severity, Node: node, Input: input,
+		res.Findings = append(res.Findings, entry.Complete(finding.Finding{
+			Severity: is.Severity, Node: node, Input: input,
 			Summary: is.Summary, Evidence: is.Evidence, Subjects: is.Subjects, Remediation: is.Remediation,
-			DocsURL: docs,
-		}
-		if f.Severity == finding.Skip {
-			f.Severity = r.Severity
-		}
-		if f.Remediation == "" {
-			f.Remediation = r.Fix
-		}
-		if f.Evidence == nil {
-			f.Evidence = []finding.Evidence{}
-		}
-		res.Findings = append(res.Findings, f)
+		}))
 	}
 }
 

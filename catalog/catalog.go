@@ -18,6 +18,24 @@ const DocsBase = "https://github.com/wincni/diag/blob/main/docs/rules.md#"
 // DocsURL is the address of the documentation of rule id.
 func DocsURL(id string) string { return DocsBase + strings.ToLower(id) }
 
+// Complete fills in what a finding of rule e takes from the rule: its ID
+// and title, its severity where the check gave none (Skip, the zero value),
+// its fix where the check gave no remediation, and the address of its
+// documentation. Evidence is never nil: JSON reports write [], not null.
+func (e Entry) Complete(f finding.Finding) finding.Finding {
+	f.ID, f.Title, f.DocsURL = e.ID, e.Title, DocsURL(e.ID)
+	if f.Severity == finding.Skip {
+		f.Severity = e.Severity
+	}
+	if f.Remediation == "" {
+		f.Remediation = e.Fix
+	}
+	if f.Evidence == nil {
+		f.Evidence = []finding.Evidence{}
+	}
+	return f
+}
+
 // Entry is one rule as diag documents it. The JSON keys are those of
 // diag rules -o json.
 type Entry struct {
