@@ -159,9 +159,7 @@ func runAnalyze(ctx context.Context, e *env, g *globalOptions, o *analyzeOptions
 	now := e.now().UTC()
 	rep := report.Build(report.Tool{Name: "diag", Version: toolVersion()}, &now, snaps, res)
 
-	if err := streamOutput(e.reportOut(o.output), o.outputFile, func(w io.Writer) error {
-		return report.Render(w, rep, format, report.TableOptions{Color: e.useColor(g.color, o.outputFile != ""), Width: e.width(), ShowSkipped: o.showSkip})
-	}); err != nil {
+	if err := o.write(e, g, rep, format, report.TableOptions{ShowSkipped: o.showSkip}); err != nil {
 		return err
 	}
 	if len(unread) > 0 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/signal"
@@ -148,9 +147,7 @@ func runCaptureDecode(ctx context.Context, e *env, g *globalOptions, o *captureD
 	}
 	now := e.now().UTC()
 	rep := report.NewCaptureReport(report.Tool{Name: "diag", Version: toolVersion()}, &now, a.Finish(node))
-	if err := streamOutput(e.reportOut(o.output), o.outputFile, func(w io.Writer) error {
-		return report.Render(w, rep, format, report.TableOptions{Color: e.useColor(g.color, o.outputFile != ""), Width: e.width()})
-	}); err != nil {
+	if err := o.write(e, g, rep, format, report.TableOptions{}); err != nil {
 		return err
 	}
 	for _, f := range rep.Findings {

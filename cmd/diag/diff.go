@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -117,9 +116,7 @@ func runDiff(ctx context.Context, e *env, g *globalOptions, o *diffOptions, oldP
 	}
 	rep := report.BuildDiff(report.Tool{Name: "diag", Version: toolVersion()}, &now, old, cur, diff.Compare(old, cur), diff.SplitFindings(of, nf))
 
-	if err := streamOutput(e.reportOut(o.output), o.outputFile, func(w io.Writer) error {
-		return report.Render(w, rep, format, report.TableOptions{Color: e.useColor(g.color, o.outputFile != ""), Width: e.width()})
-	}); err != nil {
+	if err := o.write(e, g, rep, format, report.TableOptions{}); err != nil {
 		return err
 	}
 	if rep.Changed() {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io"
+
 	"github.com/spf13/cobra"
 
 	"github.com/wincni/diag/finding"
@@ -40,6 +42,15 @@ func (r *reportFlags) check() (report.Format, error) {
 		return format, usageErrorf("--output %v", err)
 	}
 	return format, refuseExisting("--output-file", r.outputFile, r.force)
+}
+
+// write renders d in format to the file the flags name, or standard
+// output, in colour where that is a terminal that wants it.
+func (r *reportFlags) write(e *env, g *globalOptions, d report.Document, format report.Format, opts report.TableOptions) error {
+	opts.Color, opts.Width = e.useColor(g.color, r.outputFile != ""), e.width()
+	return streamOutput(e.reportOut(r.output), r.outputFile, func(w io.Writer) error {
+		return report.Render(w, d, format, opts)
+	})
 }
 
 // checkJudged is check and --fail-on read, for the commands that judge.
