@@ -87,3 +87,10 @@ func kubernetesEvidence(s *snapshot.Snapshot) string {
 	}
 	return ""
 }
+
+// cniIsPodNetwork: a readable CNI configuration for a pod network, not one
+// that attaches containers to the Windows NAT network (containerd's
+// 0-containerd-nat.json, which a plain containerd host has too).
+func cniIsPodNetwork(c *snapshot.CNIConfig) bool {
+	return c.Invalid == "" && len(c.Plugins) > 0 && !c.IsNAT()
+}

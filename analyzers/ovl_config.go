@@ -246,3 +246,15 @@ func checkKubeProxyNetwork(s *snapshot.Snapshot) ([]Issue, error) {
 	}
 	return issues, nil
 }
+
+// hnsFlagNonPersistent is the network flag flannel sets (EnableNonPersistent):
+// the network is gone after a reboot until the agent recreates it.
+const hnsFlagNonPersistent = 8
+
+// orWhat is s, or what when s is empty.
+func orWhat(s, what string) string {
+	if s == "" {
+		return what
+	}
+	return s
+}

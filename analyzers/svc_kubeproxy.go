@@ -9,10 +9,6 @@ import (
 	"github.com/wincni/diag/snapshot"
 )
 
-// hnsFlagNonPersistent is the network flag flannel sets (EnableNonPersistent):
-// the network is gone after a reboot until the agent recreates it.
-const hnsFlagNonPersistent = 8
-
 func init() {
 	register(&Rule{
 		ID: "SVC-01", Title: "Source VIP missing, invalid or colliding", Severity: finding.Fail,
@@ -41,21 +37,6 @@ func init() {
 // comparison; whether it ignores case is not visible, so case is not judged.
 func kubeProxyNetworkMatches(want, name string) bool {
 	return strings.EqualFold(want, name)
-}
-
-// cniIsPodNetwork: a readable CNI configuration for a pod network, not one
-// that attaches containers to the Windows NAT network (containerd's
-// 0-containerd-nat.json, which a plain containerd host has too).
-func cniIsPodNetwork(c *snapshot.CNIConfig) bool {
-	return c.Invalid == "" && len(c.Plugins) > 0 && !c.IsNAT()
-}
-
-// orWhat is s, or what when s is empty.
-func orWhat(s, what string) string {
-	if s == "" {
-		return what
-	}
-	return s
 }
 
 func checkSourceVIP(s *snapshot.Snapshot) ([]Issue, error) {
