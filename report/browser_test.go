@@ -77,7 +77,12 @@ func TestHTMLReportInBrowser(t *testing.T) {
 	}
 }
 
-func openReport(t *testing.T, browser, page string, width, wantBroken, wantFindings int) {
+// newBrowser starts a headless Chromium width pixels wide that may fetch
+// nothing on its own (no background networking, updates or sync), with a
+// profile and scratch space of the test's, ended with the test; its pages
+// time out after a minute.
+func newBrowser(t *testing.T, browser string, width int) context.Context {
+	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(browser),
 		chromedp.NoSandbox, chromedp.DisableGPU, chromedp.Headless,
@@ -92,11 +97,16 @@ func openReport(t *testing.T, browser, page string, width, wantBroken, wantFindi
 		chromedp.WindowSize(width, 900),
 	)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
+	t.Cleanup(cancelAlloc)
 	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
+	t.Cleanup(cancel)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
-	defer cancelTimeout()
+	t.Cleanup(cancelTimeout)
+	return ctx
+}
+
+func openReport(t *testing.T, browser, page string, width, wantBroken, wantFindings int) {
+	ctx := newBrowser(t, browser, width)
 
 	var mu sync.Mutex
 	var requests, problems []string
@@ -221,20 +231,7 @@ func TestDiffHTMLInBrowser(t *testing.T) {
 	}
 	for _, width := range []int{1400, 700, 390} {
 		t.Run(fmt.Sprint(width), func(t *testing.T) {
-			opts := append(chromedp.DefaultExecAllocatorOptions[:],
-				chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.Headless,
-				chromedp.Flag("disable-background-networking", true),
-				chromedp.UserDataDir(filepath.Join(t.TempDir(), "profile")),
-				// Chromium makes scratch directories (org.chromium.Chromium.*) in
-				// TMPDIR and leaves them when it is stopped: keep them in the test's.
-				chromedp.Env("TMPDIR="+t.TempDir()),
-				chromedp.WindowSize(width, 900))
-			actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-			defer cancelAlloc()
-			ctx, cancel := chromedp.NewContext(actx)
-			defer cancel()
-			ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
-			defer cancelTimeout()
+			ctx := newBrowser(t, browser, width)
 			var mu sync.Mutex
 			var problems []string
 			err := chromedp.Listen(ctx, func(ev any) {
