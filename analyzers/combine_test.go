@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/wincni/diag/formats/formatstest"
 	"github.com/wincni/diag/snapshot"
 )
 
@@ -27,7 +28,7 @@ func TestCombineAfterDropMatchesRun(t *testing.T) {
 	load := func() []*snapshot.Snapshot {
 		var out []*snapshot.Snapshot
 		for _, d := range dirs {
-			out = append(out, loadScenario(t, d))
+			out = append(out, formatstest.Load(t, d))
 		}
 		return out
 	}

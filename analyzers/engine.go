@@ -11,9 +11,6 @@ import (
 	"github.com/wincni/diag/snapshot"
 )
 
-// DocsBase is where each rule's documentation lives (docs/rules.md).
-const DocsBase = "https://github.com/wincni/diag/blob/main/docs/rules.md#"
-
 // Rule is one check of the catalog.
 type Rule struct {
 	ID       string
@@ -306,7 +303,7 @@ func runRule(r *Rule, s *snapshot.Snapshot, node string, res *Result) {
 		res.Skipped = append(res.Skipped, finding.Skipped{ID: r.ID, Node: node, Input: s.Source, Reason: skip})
 		return
 	}
-	issues, err := safeCheck(r, s)
+	issues, err := safeCall(func() ([]Issue, error) { return r.Check(s) })
 	var skip skipError
 	if !errors.As(err, &skip) {
 		cov.Ran = append(cov.Ran, r.ID)
@@ -323,41 +320,30 @@ func runClusterRule(r *Rule, snaps []*snapshot.Snapshot, res *Result) {
 // (the check failed or panicked: a bug in diag, reported with what to send
 // along) or its findings.
 func (res *Result) record(r *Rule, node, input, sendAlong string, issues []Issue, err error) {
-	docs := DocsBase + strings.ToLower(r.ID)
+	entry := catalog.Entry{ID: r.ID, Title: r.Title, Severity: r.Severity, Fix: r.Fix}
 	var skip skipError
 	switch {
 	case errors.As(err, &skip):
 		res.Skipped = append(res.Skipped, finding.Skipped{ID: r.ID, Node: node, Input: input, Reason: skip.reason})
 		return
 	case err != nil:
-		res.Findings = append(res.Findings, finding.Finding{
-			ID: r.ID, Title: r.Title, Severity: finding.Error, Node: node, Input: input,
+		res.Findings = append(res.Findings, entry.Complete(finding.Finding{
+			Severity: finding.Error, Node: node, Input: input,
 			Summary:     fmt.Sprintf("rule %s could not complete: %v", r.ID, err),
-			Evidence:    []finding.Evidence{},
 			Remediation: "This is a bug in diag: please report it " + sendAlong + ".",
-			DocsURL:     docs,
-		})
+		}))
 		return
 	}
 	for _, is := range issues {
-		f := finding.Finding{
-			ID: r.ID, Title: r.Title, Severity: is.Severity, Node: node, Input: input,
+		res.Findings = append(res.Findings, entry.Complete(finding.Finding{
+			Severity: is.Severity, Node: node, Input: input,
 			Summary: is.Summary, Evidence: is.Evidence, Subjects: is.Subjects, Remediation: is.Remediation,
-			DocsURL: docs,
-		}
-		if f.Severity == finding.Skip {
-			f.Severity = r.Severity
-		}
-		if f.Remediation == "" {
-			f.Remediation = r.Fix
-		}
-		if f.Evidence == nil {
-			f.Evidence = []finding.Evidence{}
-		}
-		res.Findings = append(res.Findings, f)
+		}))
 	}
 }
 
+// safeCall turns a panicking check (a node's rule or a cluster rule) into
+// an error, so the other rules run.
 func safeCall(check func() ([]Issue, error)) (issues []Issue, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -365,11 +351,6 @@ func safeCall(check func() ([]Issue, error)) (issues []Issue, err error) {
 		}
 	}()
 	return check()
-}
-
-// safeCheck turns a panicking rule into an error, so the other rules run.
-func safeCheck(r *Rule, s *snapshot.Snapshot) ([]Issue, error) {
-	return safeCall(func() ([]Issue, error) { return r.Check(s) })
 }
 
 // appliesTo decides, in one place, whether r runs on s. notFor names why it

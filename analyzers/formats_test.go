@@ -1,47 +1,17 @@
 package analyzers
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/wincni/diag/formats/formatstest"
 	"github.com/wincni/diag/snapshot"
 )
-
-// copyTree copies a bundle directory, leaving out the top-level folders named.
-func copyTree(t *testing.T, src string, leave ...string) string {
-	t.Helper()
-	dst := t.TempDir()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		for _, l := range leave {
-			if rel == l || strings.HasPrefix(rel, l+string(filepath.Separator)) {
-				return nil
-			}
-		}
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o700)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), data, 0o600)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
 
 type outcome struct{ id, severity, summary, remediation string }
 
 func outcomes(t *testing.T, dir string) []outcome {
-	res := Run([]*snapshot.Snapshot{loadScenario(t, dir)}, Selection{})
+	res := Run([]*snapshot.Snapshot{formatstest.Load(t, dir)}, Selection{})
 	var out []outcome
 	for _, f := range res.Findings {
 		out = append(out, outcome{f.ID, f.Severity.String(), f.Summary, f.Remediation})
@@ -52,7 +22,7 @@ func outcomes(t *testing.T, dir string) []outcome {
 // The same node as a collectlogs.ps1 folder and as a diag bundle (holding
 // the same data: no Kubernetes context) gives the same findings.
 func TestCollectlogsMatchesBundle(t *testing.T) {
-	bundleDir := copyTree(t, "../testdata/bundles/seed-broken", "k8s", "config")
+	bundleDir := formatstest.CopyBundle(t, "../testdata/bundles/seed-broken", "k8s", "config")
 	fromBundle := outcomes(t, bundleDir)
 	fromCollectlogs := outcomes(t, "../testdata/collectlogs/seed-broken")
 	if len(fromBundle) == 0 {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/wincni/diag/finding"
+	"github.com/wincni/diag/formats/formatstest"
 	"github.com/wincni/diag/snapshot"
 )
 
@@ -28,7 +29,7 @@ const healthy = "testdata/scenarios/calico-healthy"
 
 // §2.1: a NAT network has VFP disabled; only pod networks need it.
 func TestGuardNATNetworkWithoutVFP(t *testing.T) {
-	s := loadScenario(t, healthy)
+	s := formatstest.Load(t, healthy)
 	found := false
 	for _, n := range s.Networks {
 		if strings.EqualFold(n.Type, snapshot.TypeNAT) {
@@ -47,7 +48,7 @@ func TestGuardNATNetworkWithoutVFP(t *testing.T) {
 
 // §2.2: endpoint State 3 (AttachedSharing) is healthy.
 func TestGuardEndpointState3(t *testing.T) {
-	s := loadScenario(t, healthy)
+	s := formatstest.Load(t, healthy)
 	found := false
 	for _, e := range s.Endpoints {
 		found = found || (!e.IsRemote && e.State == 3)
@@ -66,7 +67,7 @@ func TestGuardIsAppliedFalse(t *testing.T) {
 	if err != nil || !strings.Contains(strings.ReplaceAll(string(raw), " ", ""), `"IsApplied":false`) {
 		t.Fatalf("fixture lost its IsApplied: false policy lists (%v)", err)
 	}
-	s := loadScenario(t, healthy)
+	s := formatstest.Load(t, healthy)
 	if fs := findingsFor(Run([]*snapshot.Snapshot{s}, Selection{}), "SVC-03"); len(fs) > 0 {
 		t.Errorf("SVC-03 on IsApplied false: %v", summaries(fs))
 	}
@@ -75,7 +76,7 @@ func TestGuardIsAppliedFalse(t *testing.T) {
 // §2.4: a Service VIP's (or node IP's) remote endpoint carries this node's
 // own address as PA; OVL-08 must not report it.
 func TestGuardServiceVIPRemoteEndpointWithOwnPA(t *testing.T) {
-	s := loadScenario(t, healthy)
+	s := formatstest.Load(t, healthy)
 	n := s.CNINetwork()
 	if n == nil || !s.Facts.ServiceCIDR.Prefix().IsValid() {
 		t.Fatal("fixture lost its network or service CIDR")
@@ -91,7 +92,7 @@ func TestGuardServiceVIPRemoteEndpointWithOwnPA(t *testing.T) {
 // §2.5: one load balancer row per service port, and host-level load
 // balancers without a VIP, are not duplicates.
 func TestGuardLoadBalancerRowsPerPort(t *testing.T) {
-	s := loadScenario(t, healthy)
+	s := formatstest.Load(t, healthy)
 	ref := snapshot.Ref{File: "hns/v2/loadbalancers.json"}
 	s.LoadBalancers = append(s.LoadBalancers,
 		&snapshot.LoadBalancer{ID: "G5-A", FrontendVIPs: []string{"10.104.0.5"}, PortMappings: []snapshot.PortMapping{{Protocol: 6, ExternalPort: 80}}, Ref: ref},
@@ -106,7 +107,7 @@ func TestGuardLoadBalancerRowsPerPort(t *testing.T) {
 
 // §2.6: a localized VFP extension name is still the VFP extension (by ID).
 func TestGuardLocalizedExtensionName(t *testing.T) {
-	s := loadScenario(t, healthy)
+	s := formatstest.Load(t, healthy)
 	renamed := false
 	for _, n := range s.Networks {
 		for i, e := range n.Extensions {
@@ -130,7 +131,7 @@ func TestGuardLocalizedExtensionName(t *testing.T) {
 // §2.7: remote endpoints carry synthetic MACs (02-11-<ip>, 00-11-22-33-44-55);
 // no rule may treat them as a VTEP or DR MAC mismatch.
 func TestGuardSyntheticRemoteMACs(t *testing.T) {
-	s := loadScenario(t, healthy)
+	s := formatstest.Load(t, healthy)
 	n := s.CNINetwork()
 	peer := n.RemoteSubnetRoutes[0]
 	s.Endpoints = append(s.Endpoints,
@@ -148,7 +149,7 @@ func TestGuardSyntheticRemoteMACs(t *testing.T) {
 // right SourceVIP even for a pod address (the missing route is OVL-02's
 // finding, not a wrong SourceVIP).
 func TestSourceVIPFollowsKubeProxy(t *testing.T) {
-	s := loadScenario(t, healthy)
+	s := formatstest.Load(t, healthy)
 	n := s.CNINetwork()
 	if len(n.RemoteSubnetRoutes) == 0 || len(s.LoadBalancers) == 0 {
 		t.Fatal("fixture has no route or load balancer")
@@ -161,7 +162,7 @@ func TestSourceVIPFollowsKubeProxy(t *testing.T) {
 		t.Errorf("SVC-02 without routes: %v", summaries(fs))
 	}
 	// With the routes back, the same SourceVIP on pod backends is wrong.
-	s = loadScenario(t, healthy)
+	s = formatstest.Load(t, healthy)
 	for _, lb := range s.LoadBalancers {
 		lb.SourceVIP = s.CNINetwork().ManagementIP.String()
 	}

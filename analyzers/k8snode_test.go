@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/wincni/diag/finding"
+	"github.com/wincni/diag/formats/formatstest"
 	"github.com/wincni/diag/snapshot"
 )
 
@@ -48,7 +49,7 @@ func k8sHas(fs []finding.Finding, sev finding.Severity, words ...string) bool {
 }
 
 func TestOVL09NATOnlyHost(t *testing.T) {
-	s := loadScenario(t, natHost)
+	s := formatstest.Load(t, natHost)
 	fs, _ := k8sRun(t, s, "OVL-09")
 	if !k8sHas(fs, finding.Info, "not a Kubernetes overlay node", "only NAT networks (nat)") {
 		t.Errorf("plain containerd host: %v", summaries(fs))
@@ -56,7 +57,7 @@ func TestOVL09NATOnlyHost(t *testing.T) {
 	k8sAtMost(t, fs, finding.Info)
 
 	// The same HNS state on a host that runs kube-proxy: the pod network is missing.
-	s = loadScenario(t, natHost)
+	s = formatstest.Load(t, natHost)
 	s.KubeProxy = &snapshot.KubeProxyConfig{Source: "config/kube-proxy/cmdline.txt", NetworkName: "flannel.4096"}
 	fs, _ = k8sRun(t, s, "OVL-09")
 	if !k8sHas(fs, finding.Fail, "no Overlay or L2Bridge network", "kube-proxy") {
@@ -64,7 +65,7 @@ func TestOVL09NATOnlyHost(t *testing.T) {
 	}
 
 	// No networks at all and nothing Kubernetes: info, not fail.
-	s = loadScenario(t, natHost)
+	s = formatstest.Load(t, natHost)
 	s.Networks = nil
 	fs, _ = k8sRun(t, s, "OVL-09")
 	if !k8sHas(fs, finding.Info, "no networks at all") {
@@ -76,7 +77,7 @@ func TestOVL09NATOnlyHost(t *testing.T) {
 // A network record cut before its Type line (snapshot.TypeUnknown) is not NAT.
 func TestOVL09UnknownTypeIsNotNAT(t *testing.T) {
 	for _, k8s := range []bool{false, true} {
-		s := loadScenario(t, natHost)
+		s := formatstest.Load(t, natHost)
 		for _, n := range s.Networks {
 			n.Type = snapshot.TypeUnknown
 		}
@@ -96,7 +97,7 @@ func TestOVL09UnknownTypeIsNotNAT(t *testing.T) {
 
 func TestDNS02OnlyPods(t *testing.T) {
 	// A ctr container on the NAT network with the host's suffix: not a pod.
-	s := loadScenario(t, natHost)
+	s := formatstest.Load(t, natHost)
 	if len(s.Endpoints) != 1 || s.Endpoints[0].DNSSuffixes[0] != "internal.example.com" {
 		t.Fatalf("fixture lost its container endpoint: %+v", s.Endpoints)
 	}
@@ -109,7 +110,7 @@ func TestDNS02OnlyPods(t *testing.T) {
 		t.Errorf("container on nat of a Kubernetes node: %v (skipped %v)", summaries(fs), skipped)
 	}
 	// A network whose type is not shown: a pod only with Kubernetes evidence.
-	s = loadScenario(t, natHost)
+	s = formatstest.Load(t, natHost)
 	s.Networks[0].Type = snapshot.TypeUnknown
 	if fs, skipped := k8sRun(t, s, "DNS-02"); len(fs) > 0 || !skipped {
 		t.Errorf("unknown-type network, no Kubernetes: %v (skipped %v)", summaries(fs), skipped)
@@ -120,7 +121,7 @@ func TestDNS02OnlyPods(t *testing.T) {
 	}
 	// Docker makes Overlay (swarm) and L2Bridge networks too: a container
 	// there is a pod's only on a CNI plugin's network or a Kubernetes node.
-	s = loadScenario(t, natHost)
+	s = formatstest.Load(t, natHost)
 	s.Networks[0].Type = snapshot.TypeL2Bridge
 	if fs, _ := k8sRun(t, s, "DNS-02"); len(fs) > 0 {
 		t.Errorf("Docker l2bridge container judged as a pod: %v", summaries(fs))
@@ -130,7 +131,7 @@ func TestDNS02OnlyPods(t *testing.T) {
 		t.Errorf("endpoint on flannel's cbr0: %v", summaries(fs))
 	}
 	// Networks not in the input: the endpoint's network name decides.
-	s = loadScenario(t, natHost)
+	s = formatstest.Load(t, natHost)
 	s.Networks = nil
 	if fs, skipped := k8sRun(t, s, "DNS-02"); len(fs) > 0 || !skipped {
 		t.Errorf("endpoint on \"nat\" without networks: %v (skipped %v)", summaries(fs), skipped)
@@ -142,7 +143,7 @@ func TestDNS02OnlyPods(t *testing.T) {
 }
 
 func TestNAT05PlainContainerdHost(t *testing.T) {
-	s := loadScenario(t, natHost)
+	s := formatstest.Load(t, natHost)
 	if len(s.CNIConfigs) != 1 || !s.CNIConfigs[0].IsNAT() {
 		t.Fatal("fixture lost 0-containerd-nat.json")
 	}
@@ -157,7 +158,7 @@ func TestNAT05PlainContainerdHost(t *testing.T) {
 
 // NAT-05's endpoint check counts only networks shown as NAT.
 func TestNAT05UnknownTypeIsNotNAT(t *testing.T) {
-	s := loadScenario(t, "testdata/scenarios/flannel-vxlan-default-healthy")
+	s := formatstest.Load(t, "testdata/scenarios/flannel-vxlan-default-healthy")
 	nat := &snapshot.Network{ID: "AAAAAAAA-0000-4000-8000-000000000001", Name: "nat", Type: snapshot.TypeUnknown, Refs: []snapshot.Ref{{File: "hns/v2/networks.json", Index: 1}}}
 	s.Networks = append(s.Networks, nat)
 	s.Facts.ClusterCIDR = snapshot.Fact{Value: "10.244.0.0/16", Source: "test"}
@@ -195,7 +196,7 @@ func TestFlannelNetworkName(t *testing.T) {
 // Without HNS networks in the input the CNI file is compared with the name
 // net-conf.json gives, as a warning (nothing shows what exists).
 func TestFLN01WithoutHNS(t *testing.T) {
-	s := loadScenario(t, "testdata/scenarios/fln01-cni-name-differs")
+	s := formatstest.Load(t, "testdata/scenarios/fln01-cni-name-differs")
 	s.Networks = nil
 	delete(s.Inputs, snapshot.InputHNSNetworks)
 	fs, _ := k8sRun(t, s, "FLN-01")
@@ -210,7 +211,7 @@ func TestFLN01WithoutHNS(t *testing.T) {
 // them to no fail and no warn from every rule.)
 func TestHealthyFlannelFixturesNames(t *testing.T) {
 	for _, dir := range []string{"flannel-vxlan-default-healthy", "flannel-vxlan-custom-name-healthy", "flannel-hostgw-default-healthy", "nat-only-container-host"} {
-		s := loadScenario(t, "testdata/scenarios/"+dir)
+		s := formatstest.Load(t, "testdata/scenarios/"+dir)
 		for _, id := range []string{"FLN-01", "FLN-02", "OVL-09", "DNS-02", "NAT-05"} {
 			fs, _ := k8sRun(t, s, id)
 			k8sAtMost(t, fs, finding.Info)
@@ -221,7 +222,7 @@ func TestHealthyFlannelFixturesNames(t *testing.T) {
 // collectlogs.ps1 is the Kubernetes-on-Windows collector: its output with
 // only the NAT network is a node whose pod network is missing.
 func TestOVL09CollectlogsIsKubernetes(t *testing.T) {
-	s := loadScenario(t, natHost)
+	s := formatstest.Load(t, natHost)
 	s.Format = snapshot.FormatCollectlogs
 	fs, _ := k8sRun(t, s, "OVL-09")
 	if !k8sHas(fs, finding.Fail, "no Overlay or L2Bridge network") {

@@ -7,9 +7,8 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/wincni/diag/bundle"
 	"github.com/wincni/diag/finding"
-	"github.com/wincni/diag/formats"
+	"github.com/wincni/diag/formats/formatstest"
 	"github.com/wincni/diag/gen"
 	"github.com/wincni/diag/snapshot"
 )
@@ -28,26 +27,12 @@ func writeClusterNodeVFP(tb testing.TB, dir string, nodes, index, vfpPorts int) 
 	return d
 }
 
-func loadDir(tb testing.TB, dir string) *snapshot.Snapshot {
-	tb.Helper()
-	b, err := bundle.Open(dir, bundle.DefaultLimits)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer b.Close()
-	s, err := formats.Load(b)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return s
-}
-
 // The generated node is healthy: at scale, the rules must stay silent.
 func TestGeneratedClusterNodeIsHealthy(t *testing.T) {
 	dir := t.TempDir()
 	var snaps []*snapshot.Snapshot
 	for i := range 3 {
-		snaps = append(snaps, loadDir(t, writeClusterNodeVFP(t, dir, 40, i, 5)))
+		snaps = append(snaps, formatstest.Load(t, writeClusterNodeVFP(t, dir, 40, i, 5)))
 	}
 	s := snaps[0]
 	if len(s.Networks) != 1 || len(s.Networks[0].RemoteSubnetRoutes) != 39 || len(s.LoadBalancers) != 201 || len(s.KubeNodes) != 40 || len(s.VFPPorts) != 5 || s.VFPPorts[0].EndpointID == "" {
@@ -91,14 +76,14 @@ func scaleNodes() int {
 func BenchmarkScaleDecode(b *testing.B) {
 	dir := writeClusterNode(b, b.TempDir(), scaleNodes(), 1)
 	for b.Loop() {
-		loadDir(b, dir)
+		formatstest.Load(b, dir)
 	}
 }
 
 func BenchmarkScaleAnalyze(b *testing.B) {
 	dir := writeClusterNode(b, b.TempDir(), scaleNodes(), 1)
 	for b.Loop() {
-		s := loadDir(b, dir)
+		s := formatstest.Load(b, dir)
 		if res := Run([]*snapshot.Snapshot{s}, Selection{}); len(res.Findings) != 0 {
 			b.Fatalf("healthy node: %v", summaries(res.Findings))
 		}
@@ -112,7 +97,7 @@ func BenchmarkScaleCluster(b *testing.B) {
 	dir := b.TempDir()
 	var all []*snapshot.Snapshot
 	for i := range 50 {
-		all = append(all, loadDir(b, writeClusterNode(b, dir, n, i)))
+		all = append(all, formatstest.Load(b, writeClusterNode(b, dir, n, i)))
 	}
 	runtime.GC()
 	for _, k := range []int{10, 25, 50} {

@@ -7,9 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wincni/diag/bundle"
 	"github.com/wincni/diag/finding"
-	"github.com/wincni/diag/formats"
+	"github.com/wincni/diag/formats/formatstest"
 	"github.com/wincni/diag/snapshot"
 )
 
@@ -50,20 +49,6 @@ func readExpectations(t *testing.T, path string) []expectation {
 		out = append(out, e)
 	}
 	return out
-}
-
-func loadScenario(t *testing.T, dir string) *snapshot.Snapshot {
-	t.Helper()
-	b, err := bundle.Open(dir, bundle.DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	s, err := formats.Load(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }
 
 func checkExpectations(t *testing.T, res Result, exps []expectation, coverage map[string]map[string]bool) {
@@ -142,7 +127,7 @@ func TestScenarios(t *testing.T) {
 	dirs, _ := filepath.Glob("testdata/scenarios/*")
 	for _, dir := range dirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			s := loadScenario(t, dir)
+			s := formatstest.Load(t, dir)
 			res := Run([]*snapshot.Snapshot{s}, Selection{})
 			checkExpectations(t, res, readExpectations(t, filepath.Join(dir, "expect")), coverage)
 		})
@@ -152,7 +137,7 @@ func TestScenarios(t *testing.T) {
 		t.Run("cluster/"+filepath.Base(dir), func(t *testing.T) {
 			var snaps []*snapshot.Snapshot
 			for _, b := range clusterBundles(t, dir) {
-				snaps = append(snaps, loadScenario(t, b))
+				snaps = append(snaps, formatstest.Load(t, b))
 			}
 			res := Run(snaps, Selection{})
 			checkExpectations(t, res, readExpectations(t, filepath.Join(dir, "expect")), coverage)
@@ -167,7 +152,7 @@ func TestScenarios(t *testing.T) {
 
 // The seed case, end to end through the bundle directories of testdata/.
 func TestSeedBundles(t *testing.T) {
-	broken := Run([]*snapshot.Snapshot{loadScenario(t, "../testdata/bundles/seed-broken")}, Selection{})
+	broken := Run([]*snapshot.Snapshot{formatstest.Load(t, "../testdata/bundles/seed-broken")}, Selection{})
 	if len(broken.Findings) != 1 {
 		t.Fatalf("seed-broken: %v", summaries(broken.Findings))
 	}
@@ -180,7 +165,7 @@ func TestSeedBundles(t *testing.T) {
 	if f.ID != "OVL-01" || f.Severity != finding.Fail || f.Node != "winw1" || !strings.Contains(f.Remediation, `VXLAN_ADAPTER = "Ethernet 2"`) {
 		t.Errorf("finding: %+v", f)
 	}
-	fixed := Run([]*snapshot.Snapshot{loadScenario(t, "../testdata/bundles/seed-fixed")}, Selection{})
+	fixed := Run([]*snapshot.Snapshot{formatstest.Load(t, "../testdata/bundles/seed-fixed")}, Selection{})
 	// The overlay is fixed. What remains is the Vagrant topology's own
 	// limit: the overlay adapter has no default gateway, so pods reach the
 	// overlay but not the internet (sig-windows-dev-tools#276). Every rule
@@ -234,7 +219,7 @@ func TestHealthyNodes(t *testing.T) {
 	}
 	for _, dir := range dirs {
 		dir = filepath.Base(dir)
-		res := Run([]*snapshot.Snapshot{loadScenario(t, filepath.Join("testdata", "scenarios", dir))}, Selection{})
+		res := Run([]*snapshot.Snapshot{formatstest.Load(t, filepath.Join("testdata", "scenarios", dir))}, Selection{})
 		for _, f := range res.Findings {
 			if f.Severity >= finding.Warn {
 				t.Errorf("%s: %s %s: %s", dir, f.Severity, f.ID, f.Summary)

@@ -129,11 +129,12 @@ func TestAllowedParsing(t *testing.T) {
 }
 
 // windowsHomes are the packages that may hold Windows-only files: the
-// collectors and live capture (they read the node), and two shims that
+// collectors and live capture (they read the node), the runner of the
+// node's tools (a job object ends what a tool leaves), and two shims that
 // exist for Windows alone and are a few dozen lines each (a file only its
 // owner reads: an ACL; the console: VT processing and code pages).
 // Everything else builds and is tested on Linux.
-var windowsHomes = []string{"capture", "collectors", "console", "ownerfile"}
+var windowsHomes = []string{"capture", "collectors", "console", "hostexec", "ownerfile"}
 
 func TestWindowsOnlyFilesStayHome(t *testing.T) {
 	root, err := filepath.Abs("..")

@@ -58,11 +58,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 		t.Errorf("output directory holds %d files, want the zip and its sidecar only", len(entries))
 	}
 
-	b, err := Open(out, DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := openTest(t, out)
 	if b.Manifest == nil || b.Manifest.Node != "win-1" || len(b.Manifest.Files) != 2 {
 		t.Fatalf("manifest = %+v", b.Manifest)
 	}
@@ -108,11 +104,7 @@ func TestAbortedEntryLeavesNothing(t *testing.T) {
 	if _, err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	b, err := Open(out, DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := openTest(t, out)
 	if b.Has("half.txt") || len(b.Manifest.Files) != 0 {
 		t.Errorf("aborted entry was kept: %v", b.Names())
 	}
@@ -152,11 +144,7 @@ func TestVerifyFindsTamperedEntry(t *testing.T) {
 	if err := os.WriteFile(out, buf.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	b, err := Open(out, DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := openTest(t, out)
 	problems, err := Verify(b)
 	if err != nil {
 		t.Fatal(err)
@@ -395,4 +383,16 @@ func TestManifestTimesRoundTrip(t *testing.T) {
 	if !b.Manifest.Started.Equal(now) {
 		t.Errorf("started = %v", b.Manifest.Started)
 	}
+}
+
+// openTest opens the bundle at path with the default limits, closed when
+// the test ends; an error fails the test.
+func openTest(t *testing.T, path string) *Bundle {
+	t.Helper()
+	b, err := Open(path, DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
 }

@@ -34,11 +34,7 @@ func checkKept(t *testing.T, err error, out string) {
 	if ke.Kept != want || (ke.Path != out && ke.Path != out+".sha256") {
 		t.Errorf("kept %s for %s, want %s", ke.Kept, ke.Path, want)
 	}
-	b, err := Open(ke.Kept, DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := openTest(t, ke.Kept)
 	if problems, err := Verify(b); err != nil || len(problems) > 0 || !b.Has("host/os.json") {
 		t.Errorf("kept bundle: %v %v", problems, err)
 	}

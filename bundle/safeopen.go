@@ -14,26 +14,18 @@ import (
 // openRegular opens a regular file for reading; anything else is refused
 // without blocking.
 func openRegular(p string) (*os.File, os.FileInfo, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|oNonblock, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, nil, errNotRegular(fi)
-	}
-	return f, fi, nil
+	return regularOnly(os.OpenFile(p, os.O_RDONLY|oNonblock, 0))
 }
 
 // openInRoot opens name beneath root (an os.Root: no path, symbolic link or
 // ".." leads out of it) as a regular file, without blocking.
 func openInRoot(root *os.Root, name string) (*os.File, os.FileInfo, error) {
-	f, err := root.OpenFile(name, os.O_RDONLY|oNonblock, 0)
+	return regularOnly(root.OpenFile(name, os.O_RDONLY|oNonblock, 0))
+}
+
+// regularOnly checks what an open returned: the file is kept open only if
+// it is a regular one.
+func regularOnly(f *os.File, err error) (*os.File, os.FileInfo, error) {
 	if err != nil {
 		return nil, nil, err
 	}

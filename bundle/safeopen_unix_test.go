@@ -71,11 +71,7 @@ func TestSymlinkedRootIsFollowed(t *testing.T) {
 	if err := os.Symlink(real, link); err != nil {
 		t.Skip(err)
 	}
-	b, err := Open(link, DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := openTest(t, link)
 	if !b.Has("hns/v2/networks.json") || b.Path() != link {
 		t.Errorf("through the link: %v (path %s)", b.Names(), b.Path())
 	}
@@ -90,11 +86,7 @@ func TestEntrySwappedForLinkStaysInside(t *testing.T) {
 	os.WriteFile(entry, []byte("{}"), 0o600)
 	secret := filepath.Join(dir, "secret")
 	os.WriteFile(secret, []byte("outside"), 0o600)
-	b, err := Open(root, DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := openTest(t, root)
 	os.Remove(entry)
 	os.Symlink(secret, entry)
 	data, err := b.ReadFile("host/os.json")

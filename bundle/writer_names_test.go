@@ -26,11 +26,7 @@ func TestWriterFoldedAndDeviceNames(t *testing.T) {
 	if _, err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	b, err := Open(out, DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := openTest(t, out)
 	if problems, err := Verify(b); err != nil || len(problems) > 0 {
 		t.Errorf("verify: %v %v", problems, err)
 	}

@@ -98,18 +98,8 @@ func TestInnerFirstFragment(t *testing.T) {
 
 // IPv6 extension headers are followed to the transport header.
 func TestInnerIPv6ExtensionHeaders(t *testing.T) {
-	const s6, d6 = "fd00:10:244:1::5", "fd00:10:244:2::7"
 	build := func(corrupt bool) []byte {
-		n := &layers.IPv6{Version: 6, HopLimit: 64, NextHeader: layers.IPProtocolIPv6HopByHop, SrcIP: ip(s6), DstIP: ip(d6)}
-		hbh := &layers.IPv6HopByHop{}
-		hbh.NextHeader = layers.IPProtocolIPv6Destination
-		hbh.Options = []*layers.IPv6HopByHopOption{{OptionType: 1, OptionLength: 4, OptionData: []byte{0, 0, 0, 0}}}
-		dst := &layers.IPv6Destination{}
-		dst.NextHeader = layers.IPProtocolTCP
-		dst.Options = []*layers.IPv6DestinationOption{{OptionType: 1, OptionLength: 4, OptionData: []byte{0, 0, 0, 0}}}
-		tcp := tcpSeg{sport: 41000, dport: 443, flags: "S", seq: 5}.layer()
-		tcp.SetNetworkLayerForChecksum(n)
-		b := ser(&layers.Ethernet{SrcMAC: macA, DstMAC: macB, EthernetType: layers.EthernetTypeIPv6}, n, hbh, dst, tcp, gopacket.Payload(fill(20)))
+		b := innerTCPv6ExtHeaders(41000)
 		if corrupt {
 			b[len(b)-1] ^= 0x5a
 		}

@@ -5,5 +5,5 @@
 // with the number of packets. It also captures live (AF_PACKET, pktmon).
 //
 // Imports: bundle, capture/etl (pktmon's ETL files), catalog, finding,
-// snapshot.
+// hostexec (pktmon run), snapshot.
 package capture

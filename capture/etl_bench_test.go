@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/wincni/diag/capture/etl"
@@ -27,42 +28,19 @@ var (
 // benchPcapng writes the benchmark capture's packets as pcapng, the
 // format etl2pcapng gives, beside it.
 func benchPcapng(b *testing.B) string {
-	pcapPath := benchCapture(b)
 	benchPcapngOnce.Do(func() {
-		in, err := os.Open(pcapPath)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer in.Close()
-		r, err := pcapgo.NewReader(bufio.NewReaderSize(in, 1<<20))
-		if err != nil {
-			b.Fatal(err)
-		}
-		benchPcapngPath = filepath.Join(filepath.Dir(pcapPath), "bench.pcapng")
-		out, err := os.Create(benchPcapngPath)
-		if err != nil {
-			b.Fatal(err)
-		}
-		w, err := newNgWriter(out, "eth0", LinkTypeEthernet, 0, "diag bench")
-		if err != nil {
-			b.Fatal(err)
-		}
-		for {
-			data, ci, err := r.ReadPacketData()
-			if err == io.EOF {
-				break
-			}
+		benchPcapngPath = rewriteBenchCapture(b, "bench.pcapng", func(out io.Writer, next func() ([]byte, gopacket.CaptureInfo, bool)) error {
+			w, err := newNgWriter(out, "eth0", LinkTypeEthernet, 0, "diag bench")
 			if err != nil {
-				b.Fatal(err)
+				return err
 			}
-			if err := w.WritePacket(ci.Timestamp, data, ci.Length); err != nil {
-				b.Fatal(err)
+			for data, ci, ok := next(); ok; data, ci, ok = next() {
+				if err := w.WritePacket(ci.Timestamp, data, ci.Length); err != nil {
+					return err
+				}
 			}
-		}
-		if err := w.Flush(); err != nil {
-			b.Fatal(err)
-		}
-		out.Close()
+			return w.Flush()
+		})
 	})
 	return benchPcapngPath
 }
@@ -70,92 +48,84 @@ func benchPcapng(b *testing.B) string {
 // BenchmarkAnalyzePcapng is BenchmarkAnalyze's analysis of the packets
 // read from pcapng, what the ETL decode is held against.
 func BenchmarkAnalyzePcapng(b *testing.B) {
-	path := benchPcapng(b)
-	b.ReportAllocs()
-	for b.Loop() {
-		a := NewAnalyzer(Options{ExpectedVNI: 4096})
-		if err := a.ReadFile(path); err != nil {
-			b.Fatal(err)
-		}
-		if r := a.Finish("x"); r.VXLANPackets != benchPackets {
-			b.Fatal(r.VXLANPackets)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchPackets), "ns/packet")
-	if st, err := os.Stat(path); err == nil {
-		b.ReportMetric(float64(st.Size())/1e6, "MB-file")
-	}
+	benchAnalyze(b, benchPcapng(b), func(r *Report) bool { return r.VXLANPackets == benchPackets })
 }
 
 // benchETL writes the benchmark capture's packets again as a pktmon ETL
 // file (compressed buffers, two processors whose buffers interleave),
 // beside it so that TestMain removes both.
 func benchETL(b *testing.B) string {
-	pcapPath := benchCapture(b)
 	benchETLOnce.Do(func() {
-		in, err := os.Open(pcapPath)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer in.Close()
-		r, err := pcapgo.NewReader(bufio.NewReaderSize(in, 1<<20))
-		if err != nil {
-			b.Fatal(err)
-		}
-		benchETLPath = filepath.Join(filepath.Dir(pcapPath), "bench.etl")
-		out, err := os.Create(benchETLPath)
-		if err != nil {
-			b.Fatal(err)
-		}
-		bw := bufio.NewWriterSize(out, 1<<20)
-		var w *etltest.Writer
-		for i := 0; ; i++ {
-			data, ci, err := r.ReadPacketData()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			if w == nil {
-				if w, err = etltest.NewWriter(bw, etltest.Options{Start: ci.Timestamp, Compress: true, BufferSize: 1 << 20}); err != nil {
-					b.Fatal(err)
+		benchETLPath = rewriteBenchCapture(b, "bench.etl", func(out io.Writer, next func() ([]byte, gopacket.CaptureInfo, bool)) error {
+			var w *etltest.Writer
+			for i := 0; ; i++ {
+				data, ci, ok := next()
+				if !ok {
+					break
 				}
-				w.Component(etltest.Component{ID: 7, Type: 2, Name: "netvsc.sys", Description: "Microsoft Hyper-V Network Adapter"})
+				if w == nil {
+					var err error
+					if w, err = etltest.NewWriter(out, etltest.Options{Start: ci.Timestamp, Compress: true, BufferSize: 1 << 20}); err != nil {
+						return err
+					}
+					w.Component(etltest.Component{ID: 7, Type: 2, Name: "netvsc.sys", Description: "Microsoft Hyper-V Network Adapter"})
+				}
+				w.Packet(etltest.Packet{At: ci.Timestamp.Sub(w.Start()), Processor: (i / 64) % 2, GroupID: uint64(i + 1), Number: 1, Appearance: 1,
+					Direction: 3, Type: 1, Component: 7, OriginalSize: ci.Length, Data: data})
 			}
-			w.Packet(etltest.Packet{At: ci.Timestamp.Sub(w.Start()), Processor: (i / 64) % 2, GroupID: uint64(i + 1), Number: 1, Appearance: 1,
-				Direction: 3, Type: 1, Component: 7, OriginalSize: ci.Length, Data: data})
-		}
-		if err := w.Close(); err != nil {
-			b.Fatal(err)
-		}
-		if err := bw.Flush(); err != nil {
-			b.Fatal(err)
-		}
-		out.Close()
+			return w.Close()
+		})
 	})
 	return benchETLPath
+}
+
+// rewriteBenchCapture writes the benchmark capture's packets again, as
+// write puts them (next gives them in order, false at the end), into the
+// file name beside it so that TestMain removes both.
+func rewriteBenchCapture(b *testing.B, name string, write func(out io.Writer, next func() ([]byte, gopacket.CaptureInfo, bool)) error) string {
+	pcapPath := benchCapture(b)
+	in, err := os.Open(pcapPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer in.Close()
+	r, err := pcapgo.NewReader(bufio.NewReaderSize(in, 1<<20))
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(filepath.Dir(pcapPath), name)
+	out, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer out.Close()
+	bw := bufio.NewWriterSize(out, 1<<20)
+	next := func() ([]byte, gopacket.CaptureInfo, bool) {
+		data, ci, err := r.ReadPacketData()
+		if err == io.EOF {
+			return nil, ci, false
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		return data, ci, true
+	}
+	if err := write(bw, next); err != nil {
+		b.Fatal(err)
+	}
+	if err := bw.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	return path
 }
 
 // BenchmarkAnalyzeETL is BenchmarkAnalyze's analysis of the same packets
 // read from a pktmon ETL file: buffers inflated, events put back in time
 // order, the ETL summary (components, paths, drops) kept besides.
 func BenchmarkAnalyzeETL(b *testing.B) {
-	path := benchETL(b)
-	b.ReportAllocs()
-	for b.Loop() {
-		a := NewAnalyzer(Options{ExpectedVNI: 4096})
-		if err := a.ReadFile(path); err != nil {
-			b.Fatal(err)
-		}
-		if r := a.Finish("x"); r.VXLANPackets != benchPackets || r.ETL[0].PacketEvents != benchPackets || len(r.Notes) > 0 && r.ETL[0].Packets != benchPackets {
-			b.Fatal(r.VXLANPackets, r.Notes)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchPackets), "ns/packet")
-	if st, err := os.Stat(path); err == nil {
-		b.ReportMetric(float64(st.Size())/1e6, "MB-file")
-	}
+	benchAnalyze(b, benchETL(b), func(r *Report) bool {
+		return r.VXLANPackets == benchPackets && r.ETL[0].PacketEvents == benchPackets && (len(r.Notes) == 0 || r.ETL[0].Packets == benchPackets)
+	})
 }
 
 // BenchmarkReadETL is the ETL reader alone (BenchmarkRawRead's

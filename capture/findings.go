@@ -12,9 +12,6 @@ import (
 	"github.com/wincni/diag/finding"
 )
 
-// DocsBase is where the rules are documented.
-const DocsBase = "https://github.com/wincni/diag/blob/main/docs/rules.md#"
-
 // Report is the outcome of analyzing captures.
 type Report struct {
 	Result
@@ -50,16 +47,8 @@ func (a *Analyzer) Finish(node string) *Report {
 	sort.SliceStable(r.Flows, func(i, j int) bool { return r.Flows[i].Packets > r.Flows[j].Packets })
 
 	add := func(id string, is issue) {
-		rule := ruleByID(id)
-		sev := rule.Severity
-		if is.severity != 0 {
-			sev = is.severity
-		}
-		if is.evidence == nil {
-			is.evidence = []finding.Evidence{}
-		}
-		r.Findings = append(r.Findings, finding.Finding{ID: id, Title: rule.Title, Severity: sev, Node: node,
-			Summary: is.summary, Evidence: is.evidence, Subjects: is.subjects, Remediation: rule.Fix, DocsURL: DocsBase + strings.ToLower(id)})
+		r.Findings = append(r.Findings, ruleByID(id).Complete(finding.Finding{Severity: is.severity, Node: node,
+			Summary: is.summary, Evidence: is.evidence, Subjects: is.subjects}))
 	}
 	skip := func(id, reason string) {
 		r.Skipped = append(r.Skipped, finding.Skipped{ID: id, Node: node, Reason: reason})

@@ -145,7 +145,7 @@ func geneve(vni uint32, frame []byte) []byte {
 }
 
 // onesSum is RFC 1071's checksum over b with an initial sum.
-func onesSum(b []byte, sum uint32) uint16 { return naiveChecksum(b, sum) }
+func onesSum(b []byte, sum uint32) uint16 { return gen.OnesComplement(b, sum) }
 
 // refixTCPv4 recomputes the TCP checksum of an IPv4 packet at ipOff
 // (header length from the packet) over its total length.

@@ -5,13 +5,15 @@ package capture
 import (
 	"context"
 	"io"
+
+	"github.com/wincni/diag/hostexec"
 )
 
 // liveCapture drives pktmon.
 func liveCapture(ctx context.Context, opts LiveOptions, out io.Writer) (LiveStats, error) {
 	r := opts.Runner
 	if r == nil {
-		r = ExecRunner{}
+		r = hostexec.Exec{Combined: true}
 	}
 	return pktmonCapture(ctx, r, opts, out)
 }

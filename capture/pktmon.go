@@ -6,29 +6,16 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wincni/diag/hostexec"
 )
 
-// Runner runs a command with an argument list (never a shell string) and
-// returns its combined output.
-type Runner interface {
-	Run(ctx context.Context, name string, args ...string) ([]byte, error)
-}
-
-// ExecRunner runs commands with os/exec.
-type ExecRunner struct{}
-
-// Run runs name with args.
-func (ExecRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, name, args...)
-	// Something pktmon leaves holding the pipe must not keep us waiting.
-	cmd.WaitDelay = 2 * time.Second
-	return cmd.CombinedOutput()
-}
+// Runner runs the node's tools (pktmon).
+type Runner = hostexec.Runner
 
 // pktmonCommandTimeout bounds each pktmon command that only sets up or
 // asks (filter list, add, remove, start): a pktmon stuck on its driver
@@ -186,7 +173,7 @@ func pktmonError(args []string, out []byte, err error, cctx context.Context, tim
 	if errors.Is(cctx.Err(), context.DeadlineExceeded) {
 		return &toolHung{cmd: cmd, timeout: timeout}
 	}
-	if line := firstLine(out); line != "" {
+	if line := hostexec.FirstLine(string(out)); line != "" {
 		return fmt.Errorf("%s: %w: %s", cmd, err, line)
 	}
 	return fmt.Errorf("%s: %w", cmd, err)
@@ -240,12 +227,4 @@ func hasPktmonFilters(out string) bool {
 		}
 	}
 	return rows > 0
-}
-
-func firstLine(b []byte) string {
-	s := strings.TrimSpace(string(b))
-	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
-		s = s[:i]
-	}
-	return s
 }

@@ -7,8 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wincni/diag/bundle"
-	"github.com/wincni/diag/formats"
+	"github.com/wincni/diag/formats/formatstest"
 	"github.com/wincni/diag/gen"
 	"github.com/wincni/diag/snapshot"
 )
@@ -24,15 +23,7 @@ const (
 func seedContext(t testing.TB) *Context {
 	var snaps []*snapshot.Snapshot
 	for _, name := range []string{"seed-fixed", "seed-linux-controlplane"} {
-		b, err := bundle.Open(filepath.Join("..", "testdata", "bundles", name), bundle.DefaultLimits)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := formats.Load(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		snaps = append(snaps, s)
+		snaps = append(snaps, formatstest.Load(t, filepath.Join("..", "testdata", "bundles", name)))
 	}
 	return ContextFromSnapshots(snaps...)
 }

@@ -53,7 +53,7 @@ func corpus() []corpusFile {
 		{data: udpFrame(vtepB, vtepA, 4789, 50000, append(vxlanHdr(0x08, 4096, 0), synAck...))},
 	}
 
-	hbh := innerTCPv6ExtHeaders()
+	hbh := innerTCPv6ExtHeaders(41001)
 	zero6 := innerUDP(s6, d6, 5000, 53, 0, fill(30))
 	binary.BigEndian.PutUint16(zero6[14+40+6:], 0)
 	ipv6 := []pkt{
@@ -325,7 +325,9 @@ func innerARP() []byte {
 			Operation: layers.ARPRequest, SourceHwAddress: macA, SourceProtAddress: ip(podA), DstHwAddress: make([]byte, 6), DstProtAddress: ip(podB)})
 }
 
-func innerTCPv6ExtHeaders() []byte {
+// innerTCPv6ExtHeaders is an inner IPv6 TCP SYN from sport behind a
+// hop-by-hop and a destination options header.
+func innerTCPv6ExtHeaders(sport uint16) []byte {
 	n := &layers.IPv6{Version: 6, HopLimit: 64, NextHeader: layers.IPProtocolIPv6HopByHop, SrcIP: ip(s6), DstIP: ip(d6)}
 	hbh := &layers.IPv6HopByHop{}
 	hbh.NextHeader = layers.IPProtocolIPv6Destination
@@ -333,7 +335,7 @@ func innerTCPv6ExtHeaders() []byte {
 	dst := &layers.IPv6Destination{}
 	dst.NextHeader = layers.IPProtocolTCP
 	dst.Options = []*layers.IPv6DestinationOption{{OptionType: 1, OptionLength: 4, OptionData: []byte{0, 0, 0, 0}}}
-	tcp := tcpSeg{sport: 41001, dport: 443, flags: "S", seq: 5}.layer()
+	tcp := tcpSeg{sport: sport, dport: 443, flags: "S", seq: 5}.layer()
 	tcp.SetNetworkLayerForChecksum(n)
 	return ser(&layers.Ethernet{SrcMAC: macA, DstMAC: macB, EthernetType: layers.EthernetTypeIPv6}, n, hbh, dst, tcp, gopacket.Payload(fill(20)))
 }

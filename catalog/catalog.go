@@ -11,6 +11,31 @@ import (
 	"github.com/wincni/diag/finding"
 )
 
+// DocsBase is where every rule's documentation lives: docs/rules.md, an
+// anchor a rule.
+const DocsBase = "https://github.com/wincni/diag/blob/main/docs/rules.md#"
+
+// DocsURL is the address of the documentation of rule id.
+func DocsURL(id string) string { return DocsBase + strings.ToLower(id) }
+
+// Complete fills in what a finding of rule e takes from the rule: its ID
+// and title, its severity where the check gave none (Skip, the zero value),
+// its fix where the check gave no remediation, and the address of its
+// documentation. Evidence is never nil: JSON reports write [], not null.
+func (e Entry) Complete(f finding.Finding) finding.Finding {
+	f.ID, f.Title, f.DocsURL = e.ID, e.Title, DocsURL(e.ID)
+	if f.Severity == finding.Skip {
+		f.Severity = e.Severity
+	}
+	if f.Remediation == "" {
+		f.Remediation = e.Fix
+	}
+	if f.Evidence == nil {
+		f.Evidence = []finding.Evidence{}
+	}
+	return f
+}
+
 // Entry is one rule as diag documents it. The JSON keys are those of
 // diag rules -o json.
 type Entry struct {
@@ -30,7 +55,7 @@ type Entry struct {
 	Guards   []string `json:"guards,omitempty"`
 	// Unchecked marks a mode of the failure catalog no bundle can reveal.
 	Unchecked bool `json:"unchecked,omitempty"`
-	// File is where the rule is declared (analyzers/overlay.go).
+	// File is where the rule is declared (analyzers/ovl.go).
 	File string `json:"file,omitempty"`
 }
 

@@ -30,3 +30,18 @@ func TestDeclare(t *testing.T) {
 	}()
 	Declare(Entry{ID: "TST-01"}, 0)
 }
+
+// A finding takes from its rule what its check did not say, and keeps what
+// it did.
+func TestComplete(t *testing.T) {
+	e := Entry{ID: "OVL-02", Title: "Missing route", Severity: finding.Fail, Fix: "restart flanneld"}
+	f := e.Complete(finding.Finding{Summary: "no route"})
+	if f.ID != "OVL-02" || f.Title != "Missing route" || f.Severity != finding.Fail || f.Remediation != "restart flanneld" ||
+		f.Evidence == nil || f.DocsURL != DocsBase+"ovl-02" {
+		t.Errorf("defaults: %+v", f)
+	}
+	f = e.Complete(finding.Finding{Severity: finding.Warn, Remediation: "wait", Evidence: []finding.Evidence{{Field: "x"}}})
+	if f.Severity != finding.Warn || f.Remediation != "wait" || len(f.Evidence) != 1 {
+		t.Errorf("the check's own: %+v", f)
+	}
+}

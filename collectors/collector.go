@@ -2,6 +2,7 @@ package collectors
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"time"
 )
@@ -37,11 +38,12 @@ type Env struct {
 	MaxLogBytes int64
 }
 
-// ErrSkipped marks a collector that found nothing to do here (no
+// skipError marks a collector that found nothing to do here (no
 // kubeconfig, API server unreachable): recorded as skipped, not failed.
 type skipError struct{ reason string }
 
 func (e skipError) Error() string { return e.reason }
 
-// Skip returns an error that records the collector as skipped.
-func Skip(reason string) error { return skipError{reason} }
+// Skip returns an error that records the collector as skipped, the reason
+// formatted as fmt.Sprintf does (as analyzers.Skip for a rule).
+func Skip(format string, args ...any) error { return skipError{fmt.Sprintf(format, args...)} }

@@ -1,63 +1,20 @@
 package collectors
 
 import (
-	"os"
 	"slices"
 	"strings"
 	"testing"
 
-	"sigs.k8s.io/yaml"
+	"github.com/wincni/diag/deploy/deploytest"
 )
-
-type manifestDoc struct {
-	Kind  string `json:"kind"`
-	Rules []struct {
-		APIGroups []string `json:"apiGroups"`
-		Resources []string `json:"resources"`
-		Verbs     []string `json:"verbs"`
-	} `json:"rules"`
-	Spec struct {
-		Template struct {
-			Spec struct {
-				HostNetwork     bool `json:"hostNetwork"`
-				SecurityContext struct {
-					WindowsOptions struct {
-						HostProcess   bool   `json:"hostProcess"`
-						RunAsUserName string `json:"runAsUserName"`
-					} `json:"windowsOptions"`
-				} `json:"securityContext"`
-				NodeSelector map[string]string `json:"nodeSelector"`
-				Containers   []struct {
-					Env []struct {
-						Name      string `json:"name"`
-						ValueFrom struct {
-							FieldRef struct {
-								FieldPath string `json:"fieldPath"`
-							} `json:"fieldRef"`
-						} `json:"valueFrom"`
-					} `json:"env"`
-					Command []string `json:"command"`
-				} `json:"containers"`
-			} `json:"spec"`
-		} `json:"template"`
-	} `json:"spec"`
-}
 
 // The HostProcess manifest runs diag collect as SYSTEM on the host network
 // of every Windows node, tells it its node name, and its read-only RBAC
 // allows every list the Kubernetes collector reads, and nothing that
 // writes.
 func TestDeployManifest(t *testing.T) {
-	data, err := os.ReadFile("../deploy/hostprocess-daemonset.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var role, ds *manifestDoc
-	for _, part := range strings.Split(string(data), "\n---\n") {
-		var d manifestDoc
-		if err := yaml.Unmarshal([]byte(part), &d); err != nil {
-			t.Fatalf("deploy manifest: %v", err)
-		}
+	var role, ds *deploytest.Doc
+	for _, d := range deploytest.Read(t, "../deploy/hostprocess-daemonset.yaml") {
 		switch d.Kind {
 		case "ClusterRole":
 			role = &d

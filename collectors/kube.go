@@ -16,6 +16,8 @@ import (
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/wincni/diag/hostexec"
 )
 
 // KubeCollector reads this node's Kubernetes context: every Node, every
@@ -47,7 +49,7 @@ var kubeQueries = []kubeQuery{
 
 func collectKube(ctx context.Context, e *Env, out *Output) error {
 	if e.Kube == nil && e.KubeErr != nil {
-		return Skip("Kubernetes context not collected: " + e.KubeErr.Error())
+		return Skip("Kubernetes context not collected: %v", e.KubeErr)
 	}
 	if e.Kube == nil {
 		return Skip("no kubeconfig and not in a pod: Kubernetes context not collected (--kubeconfig)")
@@ -79,7 +81,7 @@ func collectKube(ctx context.Context, e *Env, out *Output) error {
 		}
 	}
 	if unreachable == len(queries) {
-		return Skip("API server unreachable: " + first.Error())
+		return Skip("API server unreachable: %v", first)
 	}
 	if len(out.Files()) == 0 && first != nil {
 		return first
@@ -193,7 +195,7 @@ func (k *restKube) Get(ctx context.Context, path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", path, errNotFound)
 	}
 	if resp.StatusCode != http.StatusOK {
-		if line := firstLine(string(body)); line != "" {
+		if line := hostexec.FirstLine(string(body)); line != "" {
 			return nil, fmt.Errorf("%s: %s", resp.Status, line)
 		}
 		return nil, fmt.Errorf("%s (no reason given)", resp.Status)

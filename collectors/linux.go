@@ -143,7 +143,7 @@ func configCollector(dir string, patterns ...string) func(context.Context, *Env,
 			return err
 		}
 		if n == 0 {
-			return Skip("none of " + strings.Join(patterns, ", ") + " exists")
+			return Skip("none of %s exists", strings.Join(patterns, ", "))
 		}
 		return nil
 	}

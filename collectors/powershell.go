@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/wincni/diag/collectors/redact"
+	"github.com/wincni/diag/hostexec"
 )
 
 // PowerShell scripts the Windows collectors run. They are constants: no
@@ -126,7 +127,7 @@ func psCollector(file, script string) func(context.Context, *Env, *Output) error
 			return err
 		}
 		if !isJSON(data) {
-			if first := firstLine(string(data)); first != "" {
+			if first := hostexec.FirstLine(string(data)); first != "" {
 				return fmt.Errorf("powershell printed no JSON for %s: %s", file, first)
 			}
 			return fmt.Errorf("powershell printed nothing for %s (no output, no error: is powershell.exe the real one?)", file)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf16"
+
+	"github.com/wincni/diag/hostexec"
 )
 
 // psUTF16LE is s as PowerShell writes it to a console in Unicode, with the
@@ -79,18 +81,6 @@ func TestPSNotJSONLineIsClean(t *testing.T) {
 	}
 }
 
-func TestFirstLineClean(t *testing.T) {
-	for in, want := range map[string]string{
-		"\ufeffAccess is denied.\r\nAt line:1": "Access is denied.",
-		"\ufeff\x00a\x00b\x1b[31m":             "ab [31m",
-		strings.Repeat("é", 300):               strings.Repeat("é", 200) + "...",
-	} {
-		if got := firstLine(in); got != want {
-			t.Errorf("firstLine(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func FuzzPSText(f *testing.F) {
 	for _, in := range psCases {
 		f.Add(in)
@@ -101,7 +91,7 @@ func FuzzPSText(f *testing.F) {
 		if strings.HasPrefix(string(got), "\ufeff") || strings.TrimLeft(string(got), " \t\r\n") != string(got) {
 			t.Errorf("psText(%q) = %q: starts with a BOM or blank", in, got)
 		}
-		if l := firstLine(string(got)); strings.ContainsAny(l, "\x00\ufeff\r\n") {
+		if l := hostexec.FirstLine(string(got)); strings.ContainsAny(l, "\x00\ufeff\r\n") {
 			t.Errorf("firstLine: %q", l)
 		}
 	})

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wincni/diag/formats/formatstest"
 )
 
 const healthy = "../analyzers/testdata/scenarios/calico-healthy"
@@ -24,7 +26,7 @@ func find(r Result, kind string, a Action) []Change {
 
 func TestIdenticalInputsHaveNoChanges(t *testing.T) {
 	for _, p := range []string{healthy, seedBroken, "../testdata/collectlogs/seed-broken"} {
-		r := Compare(load(t, p), load(t, copyBundle(t, p)))
+		r := Compare(formatstest.Load(t, p), formatstest.Load(t, formatstest.CopyBundle(t, p)))
 		if len(r.Changes) != 0 || len(r.Notes) != 0 || r.Changes == nil || r.Notes == nil {
 			t.Errorf("%s against itself: %+v", p, r)
 		}
@@ -35,7 +37,7 @@ func TestIdenticalInputsHaveNoChanges(t *testing.T) {
 // with a new ID, and of the endpoints only the remote ones are back (the
 // pods' vNICs are not recreated until the pods are).
 func recreateCalico(t *testing.T, dir, newID string) {
-	editJSON(t, dir, "hns/v1/networks.json", func(ns []map[string]any) []map[string]any {
+	formatstest.EditJSON(t, dir, "hns/v1/networks.json", func(ns []map[string]any) []map[string]any {
 		for _, n := range ns {
 			if n["Name"] == "Calico" {
 				n["ID"] = newID
@@ -43,7 +45,7 @@ func recreateCalico(t *testing.T, dir, newID string) {
 		}
 		return ns
 	})
-	editJSON(t, dir, "hns/v1/endpoints.json", func(es []map[string]any) []map[string]any {
+	formatstest.EditJSON(t, dir, "hns/v1/endpoints.json", func(es []map[string]any) []map[string]any {
 		var kept []map[string]any
 		for _, e := range es {
 			if e["IsRemoteEndpoint"] != true {
@@ -57,10 +59,10 @@ func recreateCalico(t *testing.T, dir, newID string) {
 }
 
 func TestHNSRestartIsOneRecreatedNetwork(t *testing.T) {
-	after := copyBundle(t, healthy)
+	after := formatstest.CopyBundle(t, healthy)
 	const newID = "0F1E2D3C-4B5A-4978-8695-A4B3C2D1E0F9"
 	recreateCalico(t, after, newID)
-	r := Compare(load(t, healthy), load(t, after))
+	r := Compare(formatstest.Load(t, healthy), formatstest.Load(t, after))
 	rec := find(r, KindNetwork, Recreated)
 	if len(rec) != 1 || rec[0].Name != "Calico" || rec[0].Old != calicoID || rec[0].New != newID {
 		t.Fatalf("recreated: %+v\nall: %+v", rec, r.Changes)
@@ -75,8 +77,8 @@ func TestHNSRestartIsOneRecreatedNetwork(t *testing.T) {
 }
 
 func TestLostRemoteSubnetRoutes(t *testing.T) {
-	after := copyBundle(t, healthy)
-	editJSON(t, after, "hns/v1/networks.json", func(ns []map[string]any) []map[string]any {
+	after := formatstest.CopyBundle(t, healthy)
+	formatstest.EditJSON(t, after, "hns/v1/networks.json", func(ns []map[string]any) []map[string]any {
 		for _, n := range ns {
 			if n["Name"] == "Calico" {
 				n["Policies"] = []any{map[string]any{"Type": "HostRoute"}}
@@ -84,14 +86,14 @@ func TestLostRemoteSubnetRoutes(t *testing.T) {
 		}
 		return ns
 	})
-	r := Compare(load(t, healthy), load(t, after))
+	r := Compare(formatstest.Load(t, healthy), formatstest.Load(t, after))
 	lost := find(r, KindRemoteSubnetRoute, Removed)
 	if len(lost) != 1 || lost[0].Name != "100.244.49.64/26" || lost[0].Parent != "network Calico" || !strings.Contains(lost[0].Detail, "10.20.30.10") {
 		t.Errorf("lost routes: %+v", r.Changes)
 	}
 	// And back, with the peer moved to another VTEP.
-	moved := copyBundle(t, healthy)
-	editJSON(t, moved, "hns/v1/networks.json", func(ns []map[string]any) []map[string]any {
+	moved := formatstest.CopyBundle(t, healthy)
+	formatstest.EditJSON(t, moved, "hns/v1/networks.json", func(ns []map[string]any) []map[string]any {
 		for _, n := range ns {
 			for _, p := range asMaps(n["Policies"]) {
 				if p["Type"] == "RemoteSubnetRoute" {
@@ -101,7 +103,7 @@ func TestLostRemoteSubnetRoutes(t *testing.T) {
 		}
 		return ns
 	})
-	r = Compare(load(t, healthy), load(t, moved))
+	r = Compare(formatstest.Load(t, healthy), formatstest.Load(t, moved))
 	if ch := find(r, KindRemoteSubnetRoute, Changed); len(ch) != 1 || ch[0].Field != "ProviderAddress" || ch[0].Old != "10.20.30.10" || ch[0].New != "10.20.30.12" {
 		t.Errorf("moved route: %+v", r.Changes)
 	}
@@ -119,8 +121,8 @@ func asMaps(v any) []map[string]any {
 }
 
 func TestNetworkFieldsLoadBalancersConfigAndOS(t *testing.T) {
-	after := copyBundle(t, healthy)
-	editJSON(t, after, "hns/v1/networks.json", func(ns []map[string]any) []map[string]any {
+	after := formatstest.CopyBundle(t, healthy)
+	formatstest.EditJSON(t, after, "hns/v1/networks.json", func(ns []map[string]any) []map[string]any {
 		for _, n := range ns {
 			if n["Name"] == "Calico" {
 				n["DrMacAddress"] = "00-15-5D-00-00-01"
@@ -131,7 +133,7 @@ func TestNetworkFieldsLoadBalancersConfigAndOS(t *testing.T) {
 		}
 		return ns
 	})
-	editJSON(t, after, "hns/v1/policylists.json", func(ls []map[string]any) []map[string]any {
+	formatstest.EditJSON(t, after, "hns/v1/policylists.json", func(ls []map[string]any) []map[string]any {
 		for _, p := range asMaps(ls[0]["Policies"]) {
 			p["SourceVIP"] = "100.244.206.70"
 		}
@@ -140,7 +142,7 @@ func TestNetworkFieldsLoadBalancersConfigAndOS(t *testing.T) {
 	})
 	write(t, after, "config/kube-proxy/cmdline.txt", `C:\k\kube-proxy.exe --v=4 --proxy-mode=kernelspace --hostname-override=winw1 --kubeconfig=C:\k\config --network-name=Calico --source-vip=100.244.206.70 --feature-gates=WinOverlay=true --enable-dsr=true --cluster-cidr=100.244.0.0/16`)
 	write(t, after, "host/os.json", `{"Hostname":"winw1","ProductName":"Windows Server 2019 Datacenter","CurrentBuild":17763,"UBR":2183,"Hotfixes":[{"HotFixID":"KB5005030"},{"HotFixID":"KB5006672"}]}`)
-	r := Compare(load(t, healthy), load(t, after))
+	r := Compare(formatstest.Load(t, healthy), formatstest.Load(t, after))
 	got := map[string]Change{}
 	for _, c := range r.Changes {
 		got[c.Kind+" "+string(c.Change)+" "+c.Field+" "+c.Name] = c
@@ -175,10 +177,10 @@ func write(t *testing.T, dir, name, text string) {
 
 // An input one side lacks is one note, not every object removed.
 func TestMissingInputIsANote(t *testing.T) {
-	before := copyBundle(t, healthy)
+	before := formatstest.CopyBundle(t, healthy)
 	os.Remove(filepath.Join(before, "hns", "v1", "policylists.json"))
 	os.RemoveAll(filepath.Join(before, "vfp"))
-	r := Compare(load(t, before), load(t, healthy))
+	r := Compare(formatstest.Load(t, before), formatstest.Load(t, healthy))
 	if len(r.Changes) != 0 {
 		t.Errorf("changes: %+v", r.Changes)
 	}
@@ -189,7 +191,7 @@ func TestMissingInputIsANote(t *testing.T) {
 	if strings.Join(r.Notes, "\n") != strings.Join(want, "\n") {
 		t.Errorf("notes:\n%s", strings.Join(r.Notes, "\n"))
 	}
-	if r := Compare(load(t, healthy), load(t, before)); len(r.Notes) != 2 || !strings.HasPrefix(r.Notes[0], "NEW has no HNS load balancers") {
+	if r := Compare(formatstest.Load(t, healthy), formatstest.Load(t, before)); len(r.Notes) != 2 || !strings.HasPrefix(r.Notes[0], "NEW has no HNS load balancers") {
 		t.Errorf("notes the other way: %v", r.Notes)
 	}
 }
@@ -198,7 +200,7 @@ func TestMissingInputIsANote(t *testing.T) {
 // node, so the HNS objects agree; only what the formats show differently
 // may differ (host routes' on-link next hops, an adapter ipconfig omits).
 func TestCollectlogsAgainstBundle(t *testing.T) {
-	r := Compare(load(t, "../testdata/collectlogs/seed-broken"), load(t, seedBroken))
+	r := Compare(formatstest.Load(t, "../testdata/collectlogs/seed-broken"), formatstest.Load(t, seedBroken))
 	for _, c := range r.Changes {
 		switch c.Kind {
 		case KindNetwork, KindEndpoint, KindRemoteSubnetRoute, KindLoadBalancer, KindVFPRule, KindVFPPort, KindVFPLayer:
@@ -211,7 +213,7 @@ func TestCollectlogsAgainstBundle(t *testing.T) {
 }
 
 func TestSeedFixKeepsTheNetworkAsRecreated(t *testing.T) {
-	r := Compare(load(t, seedBroken), load(t, seedFixed))
+	r := Compare(formatstest.Load(t, seedBroken), formatstest.Load(t, seedFixed))
 	rec := find(r, KindNetwork, Recreated)
 	if len(rec) != 1 || rec[0].Name != "Calico" {
 		t.Fatalf("recreated: %+v", r.Changes)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/wincni/diag/finding"
+	"github.com/wincni/diag/formats/formatstest"
 )
 
 func ids(fs []finding.Finding) []string {
@@ -17,8 +18,8 @@ func ids(fs []finding.Finding) []string {
 // The ManagementIP moved to the NAT adapter's 10.0.2.15 makes OVL-01 new;
 // the way back resolves it.
 func TestFindingNewAndResolved(t *testing.T) {
-	broken := copyBundle(t, healthy)
-	editJSON(t, broken, "hns/v1/networks.json", func(ns []map[string]any) []map[string]any {
+	broken := formatstest.CopyBundle(t, healthy)
+	formatstest.EditJSON(t, broken, "hns/v1/networks.json", func(ns []map[string]any) []map[string]any {
 		for _, n := range ns {
 			if n["Name"] == "Calico" {
 				n["ManagementIP"] = "10.0.2.15"
@@ -26,23 +27,23 @@ func TestFindingNewAndResolved(t *testing.T) {
 		}
 		return ns
 	})
-	f := Analyze(load(t, healthy), load(t, broken))
+	f := Analyze(formatstest.Load(t, healthy), formatstest.Load(t, broken))
 	if !contains(ids(f.New), "OVL-01") || len(f.Resolved) != 0 || len(f.Persisting) != 0 {
 		t.Errorf("healthy → broken: new %v resolved %v persisting %v", ids(f.New), ids(f.Resolved), ids(f.Persisting))
 	}
-	f = Analyze(load(t, broken), load(t, healthy))
+	f = Analyze(formatstest.Load(t, broken), formatstest.Load(t, healthy))
 	if !contains(ids(f.Resolved), "OVL-01") || len(f.New) != 0 || len(f.Persisting) != 0 {
 		t.Errorf("broken → healthy: new %v resolved %v persisting %v", ids(f.New), ids(f.Resolved), ids(f.Persisting))
 	}
 	// Still broken after an HNS restart: every GUID changed, the problem
 	// did not.
-	restarted := copyBundle(t, broken)
+	restarted := formatstest.CopyBundle(t, broken)
 	recreateCalico(t, restarted, "0F1E2D3C-4B5A-4978-8695-A4B3C2D1E0F9")
-	f = Analyze(load(t, broken), load(t, restarted))
+	f = Analyze(formatstest.Load(t, broken), formatstest.Load(t, restarted))
 	if !contains(ids(f.Persisting), "OVL-01") || contains(ids(f.New), "OVL-01") || contains(ids(f.Resolved), "OVL-01") {
 		t.Errorf("restarted: new %v resolved %v persisting %v", ids(f.New), ids(f.Resolved), ids(f.Persisting))
 	}
-	same := Analyze(load(t, broken), load(t, copyBundle(t, broken)))
+	same := Analyze(formatstest.Load(t, broken), formatstest.Load(t, formatstest.CopyBundle(t, broken)))
 	if same.New == nil || same.Resolved == nil || len(same.New)+len(same.Resolved) != 0 || len(same.Persisting) == 0 {
 		t.Errorf("identical: %+v", same)
 	}

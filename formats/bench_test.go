@@ -4,30 +4,16 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/wincni/diag/bundle"
 	"github.com/wincni/diag/gen"
 	"github.com/wincni/diag/snapshot"
 )
-
-func loadBusy(tb testing.TB, dir string) *snapshot.Snapshot {
-	b, err := bundle.Open(dir, bundle.DefaultLimits)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer b.Close()
-	s, err := Load(b)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return s
-}
 
 func TestBusyNodeCollectlogs(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "busy")
 	if err := gen.WriteCollectlogs(dir, gen.DefaultBusyNode); err != nil {
 		t.Fatal(err)
 	}
-	s := loadBusy(t, dir)
+	s := loadPath(t, dir)
 	rules := 0
 	for _, p := range s.VFPPorts {
 		rules += p.RuleCount()
@@ -57,6 +43,6 @@ func BenchmarkLoadBusyCollectlogs(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		loadBusy(b, dir)
+		loadPath(b, dir)
 	}
 }

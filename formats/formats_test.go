@@ -4,11 +4,12 @@ import (
 	"archive/zip"
 	"bytes"
 	"encoding/json"
-	"github.com/wincni/diag/golden"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wincni/diag/golden"
 
 	"github.com/wincni/diag/bundle"
 	"github.com/wincni/diag/snapshot"
@@ -33,7 +34,14 @@ var formatInputs = []string{
 
 func loadInput(t *testing.T, rel string) *snapshot.Snapshot {
 	t.Helper()
-	b, err := bundle.Open(filepath.Join("..", "testdata", filepath.FromSlash(rel)), bundle.DefaultLimits)
+	return loadPath(t, filepath.Join("..", "testdata", filepath.FromSlash(rel)))
+}
+
+// loadPath reads the input at path as diag analyze does, with the default
+// limits; an error fails the test.
+func loadPath(t testing.TB, path string) *snapshot.Snapshot {
+	t.Helper()
+	b, err := bundle.Open(path, bundle.DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,14 +97,7 @@ func TestAKSWrapperZip(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "akswin000000-20261122-050012_logs.zip")
 	os.WriteFile(p, buf.Bytes(), 0o600)
 
-	b, err := bundle.Open(p, bundle.DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fromZip, err := Load(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fromZip := loadPath(t, p)
 	fromDir := loadInput(t, "collectlogs/flannel-2024")
 	if fromZip.Format != snapshot.FormatCollectlogs || fromZip.SourceKind != "zip" {
 		t.Errorf("format %q kind %q", fromZip.Format, fromZip.SourceKind)

@@ -301,21 +301,33 @@ func (p *fastParser) object(depth int) (any, error) {
 			return nil, err
 		}
 		m[k] = v
-		p.space()
-		if p.i >= len(p.b) {
-			return nil, errFastSyntax
+		more, err := p.more('}')
+		if err != nil {
+			return nil, err
 		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-			p.space()
-		case '}':
-			p.i++
+		if !more {
 			return m, nil
-		default:
-			return nil, errFastSyntax
 		}
 	}
+}
+
+// more reads what follows an object's member or an array's element: a
+// comma and the space after it (more to come), or closing (the end).
+func (p *fastParser) more(closing byte) (bool, error) {
+	p.space()
+	if p.i >= len(p.b) {
+		return false, errFastSyntax
+	}
+	switch p.b[p.i] {
+	case ',':
+		p.i++
+		p.space()
+		return true, nil
+	case closing:
+		p.i++
+		return false, nil
+	}
+	return false, errFastSyntax
 }
 
 func (p *fastParser) array(depth int) (any, error) {
@@ -330,24 +342,17 @@ func (p *fastParser) array(depth int) (any, error) {
 		return a, nil
 	}
 	for {
-		p.space()
 		v, err := p.value(depth)
 		if err != nil {
 			return nil, err
 		}
 		a = append(a, v)
-		p.space()
-		if p.i >= len(p.b) {
-			return nil, errFastSyntax
+		more, err := p.more(']')
+		if err != nil {
+			return nil, err
 		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-		case ']':
-			p.i++
+		if !more {
 			return a, nil
-		default:
-			return nil, errFastSyntax
 		}
 	}
 }

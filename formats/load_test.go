@@ -14,16 +14,7 @@ import (
 
 func loadSeed(t *testing.T, name string) *snapshot.Snapshot {
 	t.Helper()
-	b, err := bundle.Open(filepath.Join("..", "testdata", "bundles", name), bundle.DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	s, err := Load(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return loadPath(t, filepath.Join("..", "testdata", "bundles", name))
 }
 
 func TestLoadSeedBroken(t *testing.T) {

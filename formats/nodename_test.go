@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wincni/diag/bundle"
 	"github.com/wincni/diag/snapshot"
 )
 
@@ -37,16 +36,7 @@ func TestNodeNameFromHostnameOverride(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		b, err := bundle.Open(dir, bundle.DefaultLimits)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer b.Close()
-		s, err := Load(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
+		return loadPath(t, dir)
 	}
 	s := load("ip-10-0-1-5.ec2.internal", false)
 	if s.NodeName() != "ip-10-0-1-5.ec2.internal" || !strings.Contains(s.Facts.Name.Source, "--hostname-override") || s.SelfKubeNode() == nil {

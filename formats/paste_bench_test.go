@@ -20,7 +20,7 @@ func pasteBench(b *testing.B, nodes int) string {
 func benchLoadFile(b *testing.B, path string, want int) {
 	b.ReportAllocs()
 	for b.Loop() {
-		if s := loadBusy(b, path); len(s.Endpoints) != want {
+		if s := loadPath(b, path); len(s.Endpoints) != want {
 			b.Fatalf("%d endpoints, want %d", len(s.Endpoints), want)
 		}
 	}

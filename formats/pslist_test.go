@@ -13,15 +13,7 @@ import (
 
 func loadText(t *testing.T, name string) *snapshot.Snapshot {
 	t.Helper()
-	b, err := bundle.Open(filepath.Join("..", "testdata", "text", name), bundle.DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := Load(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return loadPath(t, filepath.Join("..", "testdata", "text", name))
 }
 
 func TestFormatListNetwork(t *testing.T) {
@@ -104,14 +96,7 @@ func TestFormatListUTF16AndProse(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "ticket.txt")
 	os.WriteFile(p, utf16LE(doc), 0o600)
-	b, err := bundle.Open(p, bundle.DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := Load(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := loadPath(t, p)
 	if len(s.Networks) != 1 || s.Networks[0].ManagementIP != netip.MustParseAddr("10.0.2.15") {
 		t.Errorf("networks: %+v", s.Networks)
 	}

@@ -267,7 +267,7 @@ func fixInnerChecksums(ip []byte) {
 	ihl := int(ip[0]&0x0f) * 4
 	total := int(binary.BigEndian.Uint16(ip[2:]))
 	ip[10], ip[11] = 0, 0
-	binary.BigEndian.PutUint16(ip[10:], onesComplement(ip[:ihl], 0))
+	binary.BigEndian.PutUint16(ip[10:], OnesComplement(ip[:ihl], 0))
 	seg := ip[ihl:total]
 	seg[16], seg[17] = 0, 0
 	var pseudo uint32
@@ -275,10 +275,13 @@ func fixInnerChecksums(ip []byte) {
 		pseudo += uint32(binary.BigEndian.Uint16(ip[i:]))
 	}
 	pseudo += 6 + uint32(len(seg))
-	binary.BigEndian.PutUint16(seg[16:], onesComplement(seg, pseudo))
+	binary.BigEndian.PutUint16(seg[16:], OnesComplement(seg, pseudo))
 }
 
-func onesComplement(b []byte, sum uint32) uint16 {
+// OnesComplement is the Internet checksum of b (RFC 1071 as written:
+// 16-bit big-endian words, carries folded), sum the partial sum of what
+// precedes it (a pseudo-header).
+func OnesComplement(b []byte, sum uint32) uint16 {
 	for len(b) >= 2 {
 		sum += uint32(binary.BigEndian.Uint16(b))
 		b = b[2:]

@@ -31,3 +31,20 @@ func TestCheck(t *testing.T) {
 		t.Errorf("reports %q", r.errs)
 	}
 }
+
+func TestCommands(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "doc.md")
+	doc := "intro\n```\nnot this\n```\n<!-- m -->\ntext\n```sh\ndiag collect   # a comment\n\n# only a comment\ndiag analyze x.zip\n```\n"
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := Commands(t, path, "<!-- m -->")
+	if strings.Join(got, "|") != "diag collect|diag analyze x.zip" {
+		t.Errorf("got %q", got)
+	}
+	r := &recorder{TB: t}
+	Commands(r, path, "<!-- other -->")
+	if len(r.errs) != 1 || !strings.Contains(r.errs[0], "no complete block") {
+		t.Errorf("a missing marker: %q", r.errs)
+	}
+}

@@ -9,78 +9,10 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"sigs.k8s.io/yaml"
 
+	"github.com/wincni/diag/deploy/deploytest"
 	"github.com/wincni/diag/gen"
 )
-
-type deployDoc struct {
-	Kind     string `json:"kind"`
-	Metadata struct {
-		Name      string `json:"name"`
-		Namespace string `json:"namespace"`
-	} `json:"metadata"`
-	Rules []struct {
-		APIGroups []string `json:"apiGroups"`
-		Resources []string `json:"resources"`
-		Verbs     []string `json:"verbs"`
-	} `json:"rules"`
-	Spec struct {
-		Template struct {
-			Spec struct {
-				HostNetwork     bool `json:"hostNetwork"`
-				SecurityContext struct {
-					WindowsOptions struct {
-						HostProcess   bool   `json:"hostProcess"`
-						RunAsUserName string `json:"runAsUserName"`
-					} `json:"windowsOptions"`
-				} `json:"securityContext"`
-				NodeSelector map[string]string `json:"nodeSelector"`
-				Containers   []struct {
-					Command []string `json:"command"`
-					Args    []string `json:"args"`
-					Env     []struct {
-						Name      string `json:"name"`
-						ValueFrom struct {
-							FieldRef struct {
-								FieldPath string `json:"fieldPath"`
-							} `json:"fieldRef"`
-						} `json:"valueFrom"`
-					} `json:"env"`
-					LivenessProbe, ReadinessProbe struct {
-						HTTPGet struct {
-							Path string `json:"path"`
-							Port int    `json:"port"`
-						} `json:"httpGet"`
-					}
-				} `json:"containers"`
-			} `json:"spec"`
-		} `json:"template"`
-		Groups []struct {
-			Rules []struct {
-				Alert string `json:"alert"`
-				Expr  string `json:"expr"`
-			} `json:"rules"`
-		} `json:"groups"`
-	} `json:"spec"`
-}
-
-func readDocs(t *testing.T, path string) []deployDoc {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var docs []deployDoc
-	for _, part := range strings.Split(string(data), "\n---\n") {
-		var d deployDoc
-		if err := yaml.Unmarshal([]byte(part), &d); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		docs = append(docs, d)
-	}
-	return docs
-}
 
 // deploy/monitor.yaml: read verbs on what the rules need, create and patch
 // on Events in the default namespace, nothing else; a HostProcess pod as
@@ -89,8 +21,8 @@ func readDocs(t *testing.T, path string) []deployDoc {
 func TestDeployMonitorManifest(t *testing.T) {
 	read := map[string]bool{"get": true, "list": true, "watch": true}
 	granted := map[string][]string{} // "group/resource" → verbs
-	var daemonsets []deployDoc
-	for _, d := range readDocs(t, "../deploy/monitor.yaml") {
+	var daemonsets []deploytest.Doc
+	for _, d := range deploytest.Read(t, "../deploy/monitor.yaml") {
 		switch d.Kind {
 		case "ClusterRole", "Role":
 			for _, r := range d.Rules {
@@ -200,7 +132,7 @@ func exported(t *testing.T) map[string]bool {
 func TestDeployMetricNames(t *testing.T) {
 	names := exported(t)
 	var alerts int
-	for _, d := range readDocs(t, "../deploy/prometheus-rules.yaml") {
+	for _, d := range deploytest.Read(t, "../deploy/prometheus-rules.yaml") {
 		for _, g := range d.Spec.Groups {
 			for _, r := range g.Rules {
 				alerts++

@@ -122,19 +122,27 @@ func waitSynced(t *testing.T, k *KubeWatch, want func() bool) {
 	}
 }
 
-// The watches list once, take changes from the watch, and the round's
-// bundle gets the lists formats reads, without the fields no rule reads.
-func TestKubeWatch(t *testing.T) {
-	ws := &watchServer{}
+// startWatch starts the watches of node win-1 against ws, both stopped
+// when the test ends.
+func startWatch(t *testing.T, ws *watchServer) *KubeWatch {
+	t.Helper()
 	srv := httptest.NewServer(ws)
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 	k, err := NewKubeWatch(&rest.Config{Host: srv.URL}, "win-1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	t.Cleanup(cancel)
 	k.Start(ctx)
+	return k
+}
+
+// The watches list once, take changes from the watch, and the round's
+// bundle gets the lists formats reads, without the fields no rule reads.
+func TestKubeWatch(t *testing.T) {
+	ws := &watchServer{}
+	k := startWatch(t, ws)
 	waitSynced(t, k, func() bool {
 		return k.Err() == nil && len(k.informers[0].informer.GetStore().List()) == 2
 	})
@@ -172,15 +180,7 @@ func TestKubeWatch(t *testing.T) {
 // A list the service account may not make: the error says so, the other
 // kinds are still written, and the rules that need the missing one skip.
 func TestKubeWatchForbidden(t *testing.T) {
-	srv := httptest.NewServer(&watchServer{forbid: "services"})
-	defer srv.Close()
-	k, err := NewKubeWatch(&rest.Config{Host: srv.URL}, "win-1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	k.Start(ctx)
+	k := startWatch(t, &watchServer{forbid: "services"})
 	waitSynced(t, k, func() bool {
 		err := k.Err()
 		return err != nil && strings.Contains(err.Error(), "forbidden") && k.informers[0].informer.HasSynced()

@@ -3,19 +3,14 @@
 package monitor
 
 import (
-	"context"
 	"io"
 	"net"
 	"net/url"
-	"os/exec"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"k8s.io/client-go/rest"
-
-	"github.com/wincni/diag/cluster/clustertest/realcluster"
 )
 
 // tcpProxy forwards a loopback port to the API server until cut: then it
@@ -70,15 +65,7 @@ func (p *tcpProxy) cut() {
 // diag_monitor_source_up{kubernetes} and /readyz must say so (they take
 // KubeWatch.Err) instead of reading as answering.
 func TestRealAPIServerLostAfterSync(t *testing.T) {
-	realcluster.Binaries(t) // skips without the control plane
-	standin := filepath.Join(t.TempDir(), "standin")
-	if out, err := exec.Command("go", "build", "-o", standin, "../cluster/clustertest/realcluster/standin").CombinedOutput(); err != nil {
-		t.Fatalf("build the stand-in: %v\n%s", err, out)
-	}
-	cp := realcluster.Start(t, standin, realcluster.Options{})
-	if err := cp.AddNodes(realcluster.NodeSpec{Name: "win-1", OS: "windows", NoKubelet: true}); err != nil {
-		t.Fatal(err)
-	}
+	cp := startWithWindowsNode(t)
 	server, err := url.Parse(cp.Server)
 	if err != nil {
 		t.Fatal(err)
@@ -88,17 +75,7 @@ func TestRealAPIServerLostAfterSync(t *testing.T) {
 	cfg.Host = "https://" + proxy.ln.Addr().String()
 	cfg.TLSClientConfig.ServerName = "127.0.0.1"
 
-	k, err := NewKubeWatch(cfg, "win-1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	k.Start(ctx)
-	waitUntil(t, 60*time.Second, "the watches synced", func() (bool, string) {
-		err := k.Err()
-		return err == nil, errString(err)
-	})
+	k := startSyncedWatch(t, cfg)
 
 	proxy.cut()
 	// More than a round at the default interval.

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
@@ -30,15 +31,7 @@ const monitorSA = "system:serviceaccount:diag:diag-monitor"
 // beyond reading and Events is allowed. make test-monitor runs it with
 // the control plane make test-cluster builds; without it, it skips.
 func TestRealAPIServer(t *testing.T) {
-	realcluster.Binaries(t) // skips without the control plane
-	standin := filepath.Join(t.TempDir(), "standin")
-	if out, err := exec.Command("go", "build", "-o", standin, "../cluster/clustertest/realcluster/standin").CombinedOutput(); err != nil {
-		t.Fatalf("build the stand-in: %v\n%s", err, out)
-	}
-	cp := realcluster.Start(t, standin, realcluster.Options{})
-	if err := cp.AddNodes(realcluster.NodeSpec{Name: "win-1", OS: "windows", NoKubelet: true}); err != nil {
-		t.Fatal(err)
-	}
+	cp := startWithWindowsNode(t)
 	if err := cp.Apply(cp.Admin, rbacOf(t, "../deploy/monitor.yaml")); err != nil {
 		t.Fatal(err)
 	}
@@ -52,17 +45,7 @@ func TestRealAPIServer(t *testing.T) {
 	}
 
 	// The watches, as the service account.
-	k, err := NewKubeWatch(cfg, "win-1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	k.Start(ctx)
-	waitUntil(t, 60*time.Second, "the watches synced", func() (bool, string) {
-		err := k.Err()
-		return err == nil, errString(err)
-	})
+	k := startSyncedWatch(t, cfg)
 	// No controller makes the namespace's default service account here.
 	if err := cp.Apply(cp.Admin, "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: default, namespace: default}\n"); err != nil {
 		t.Fatal(err)
@@ -71,7 +54,7 @@ func TestRealAPIServer(t *testing.T) {
 	if _, err := cp.Do(cp.Admin, http.MethodPost, "/api/v1/namespaces/default/pods", "application/json", []byte(pod)); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, 30*time.Second, "the pod seen by the watch", func() (bool, string) {
+	waitFor(t, 30*time.Second, "the pod seen by the watch", func() (bool, string) {
 		lists, err := k.Lists()
 		if err != nil {
 			return false, err.Error()
@@ -87,7 +70,7 @@ func TestRealAPIServer(t *testing.T) {
 	ev := &Eventer{Client: api, Node: "win-1"}
 	f := finding.Finding{ID: "OVL-02", Severity: finding.Fail, Summary: "no RemoteSubnetRoute on network flannel.4096 for node linux-1", Remediation: "restart flanneld", Subjects: []string{"node:linux-1"}}
 	for i, want := range []EventResult{EventCreated, EventAggregated} {
-		res, err := ev.Emit(ctx, ReasonAppeared, f, "")
+		res, err := ev.Emit(t.Context(), ReasonAppeared, f, "")
 		if err != nil || res != want {
 			t.Fatalf("Emit %d: %v %v, want %v", i+1, res, err, want)
 		}
@@ -157,17 +140,36 @@ func errString(err error) string {
 	return err.Error()
 }
 
-func waitUntil(t *testing.T, limit time.Duration, what string, cond func() (bool, string)) {
+// startWithWindowsNode starts the control plane (it skips the test
+// without one) with one Windows node, win-1, that runs no kubelet.
+func startWithWindowsNode(t *testing.T) *realcluster.ControlPlane {
 	t.Helper()
-	deadline := time.Now().Add(limit)
-	for {
-		ok, state := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not after %s (last: %s)", what, limit, state)
-		}
-		time.Sleep(100 * time.Millisecond)
+	realcluster.Binaries(t) // skips without the control plane
+	standin := filepath.Join(t.TempDir(), "standin")
+	if out, err := exec.Command("go", "build", "-o", standin, "../cluster/clustertest/realcluster/standin").CombinedOutput(); err != nil {
+		t.Fatalf("build the stand-in: %v\n%s", err, out)
 	}
+	cp := realcluster.Start(t, standin, realcluster.Options{})
+	if err := cp.AddNodes(realcluster.NodeSpec{Name: "win-1", OS: "windows", NoKubelet: true}); err != nil {
+		t.Fatal(err)
+	}
+	return cp
+}
+
+// startSyncedWatch starts the watches of node win-1 with cfg, stopped when
+// the test ends, and waits until they have synced.
+func startSyncedWatch(t *testing.T, cfg *rest.Config) *KubeWatch {
+	t.Helper()
+	k, err := NewKubeWatch(cfg, "win-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	k.Start(ctx)
+	waitFor(t, 60*time.Second, "the watches synced", func() (bool, string) {
+		err := k.Err()
+		return err == nil, errString(err)
+	})
+	return k
 }

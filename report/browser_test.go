@@ -77,7 +77,12 @@ func TestHTMLReportInBrowser(t *testing.T) {
 	}
 }
 
-func openReport(t *testing.T, browser, page string, width, wantBroken, wantFindings int) {
+// newBrowser starts a headless Chromium width pixels wide that may fetch
+// nothing on its own (no background networking, updates or sync), with a
+// profile and scratch space of the test's, ended with the test; its pages
+// time out after a minute.
+func newBrowser(t *testing.T, browser string, width int) context.Context {
+	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(browser),
 		chromedp.NoSandbox, chromedp.DisableGPU, chromedp.Headless,
@@ -92,11 +97,16 @@ func openReport(t *testing.T, browser, page string, width, wantBroken, wantFindi
 		chromedp.WindowSize(width, 900),
 	)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
+	t.Cleanup(cancelAlloc)
 	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
+	t.Cleanup(cancel)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
-	defer cancelTimeout()
+	t.Cleanup(cancelTimeout)
+	return ctx
+}
+
+func openReport(t *testing.T, browser, page string, width, wantBroken, wantFindings int) {
+	ctx := newBrowser(t, browser, width)
 
 	var mu sync.Mutex
 	var requests, problems []string
@@ -155,12 +165,7 @@ func openReport(t *testing.T, browser, page string, width, wantBroken, wantFindi
 		// Drawn red: the style applies, not only the class.
 		brokenFill = mustRun(t, ctx, chromedp.Evaluate[string](`getComputedStyle(document.querySelector('svg [data-broken="vtep"] text')).fill`))
 	}
-	shot := mustRun(t, ctx, chromedp.FullScreenshot(100))
-	out := filepath.Join(t.ArtifactDir(), strings.TrimSuffix(filepath.Base(page), ".html")+fmt.Sprintf("-%dpx.png", width))
-	if err := os.WriteFile(out, shot, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot: %s", out)
+	screenshot(t, ctx, strings.TrimSuffix(filepath.Base(page), ".html")+fmt.Sprintf("-%dpx.png", width))
 
 	mu.Lock()
 	defer mu.Unlock()
@@ -193,6 +198,18 @@ func openReport(t *testing.T, browser, page string, width, wantBroken, wantFindi
 	}
 }
 
+// screenshot writes the whole page, as drawn, to name in the test's
+// artifact directory (make test: test-output/).
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	shot := mustRun(t, ctx, chromedp.FullScreenshot(100))
+	out := filepath.Join(t.ArtifactDir(), name)
+	if err := os.WriteFile(out, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", out)
+}
+
 func mustRun[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
 	t.Helper()
 	v, err := chromedp.Run(ctx, a)
@@ -214,20 +231,7 @@ func TestDiffHTMLInBrowser(t *testing.T) {
 	}
 	for _, width := range []int{1400, 700, 390} {
 		t.Run(fmt.Sprint(width), func(t *testing.T) {
-			opts := append(chromedp.DefaultExecAllocatorOptions[:],
-				chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.Headless,
-				chromedp.Flag("disable-background-networking", true),
-				chromedp.UserDataDir(filepath.Join(t.TempDir(), "profile")),
-				// Chromium makes scratch directories (org.chromium.Chromium.*) in
-				// TMPDIR and leaves them when it is stopped: keep them in the test's.
-				chromedp.Env("TMPDIR="+t.TempDir()),
-				chromedp.WindowSize(width, 900))
-			actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-			defer cancelAlloc()
-			ctx, cancel := chromedp.NewContext(actx)
-			defer cancel()
-			ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
-			defer cancelTimeout()
+			ctx := newBrowser(t, browser, width)
 			var mu sync.Mutex
 			var problems []string
 			err := chromedp.Listen(ctx, func(ev any) {
@@ -258,12 +262,7 @@ func TestDiffHTMLInBrowser(t *testing.T) {
 			text := mustRun(t, ctx, chromedp.Evaluate[string](`document.body.innerText`))
 			pageWidth := mustRun(t, ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
 			windowWidth := mustRun(t, ctx, chromedp.Evaluate[int](`window.innerWidth`))
-			shot := mustRun(t, ctx, chromedp.FullScreenshot(100))
-			out := filepath.Join(t.ArtifactDir(), fmt.Sprintf("diff-seed-fix-%dpx.png", width))
-			if err := os.WriteFile(out, shot, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("screenshot: %s", out)
+			screenshot(t, ctx, fmt.Sprintf("diff-seed-fix-%dpx.png", width))
 			mu.Lock()
 			defer mu.Unlock()
 			if len(problems) > 0 {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -17,21 +16,11 @@ import (
 // etlDropReport decodes a small ETL file with a VFP drop.
 func etlDropReport(t *testing.T) *CaptureReport {
 	t.Helper()
-	var b bytes.Buffer
-	w, err := etltest.NewWriter(&b, etltest.Options{Compress: true})
+	data, err := etltest.VFPDrop()
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.ValueMap("DropReason", map[uint32]string{12: "VFP Rule Drop"})
-	w.Component(etltest.Component{ID: 4, Type: 5, Name: "vmswitch.sys", Description: "Container NIC 5e1d", VSwitch: "cbr0"})
-	frame := make([]byte, 60)
-	copy(frame[12:], []byte{0x08, 0x00, 0x45, 0, 0, 46, 0, 0, 0, 0, 64, 17, 0, 0, 10, 244, 1, 5, 10, 244, 2, 7})
-	w.Packet(etltest.Packet{GroupID: 1, Type: 1, Component: 4, Direction: 5, Data: frame})
-	w.Packet(etltest.Packet{At: time.Millisecond, GroupID: 1, Type: 1, Component: 4, Direction: 6, Dropped: true, DropReason: 12, DropLocation: 0xE0006005, Data: frame})
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	src, err := capture.NewSource(&b, "PktMon.etl")
+	src, err := capture.NewSource(bytes.NewReader(data), "PktMon.etl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,19 +31,8 @@ func etlDropReport(t *testing.T) *CaptureReport {
 	return NewCaptureReport(Tool{Name: "diag", Version: "test"}, nil, a.Finish("win-1"))
 }
 
-func compileCaptureSchema(t *testing.T) *jsonschema.Schema {
-	t.Helper()
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	s, err := c.Compile("../docs/capture.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 func TestCaptureJSONValidatesWithETL(t *testing.T) {
-	schema := compileCaptureSchema(t)
+	schema := compileSchema(t, "../docs/capture.schema.json")
 	check := func(name string, rep *CaptureReport) map[string]any {
 		var buf bytes.Buffer
 		if err := WriteCaptureJSON(&buf, rep); err != nil {

@@ -13,24 +13,15 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/wincni/diag/bundle"
 	"github.com/wincni/diag/diff"
 	"github.com/wincni/diag/finding"
-	"github.com/wincni/diag/formats"
+	"github.com/wincni/diag/formats/formatstest"
 	"github.com/wincni/diag/snapshot"
 )
 
 func loadSnap(t *testing.T, dir string) *snapshot.Snapshot {
 	t.Helper()
-	b, err := bundle.Open(dir, bundle.DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	s, err := formats.Load(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := formatstest.Load(t, dir)
 	s.Source = filepath.Base(dir) // stable across machines
 	return s
 }
@@ -84,19 +75,8 @@ func TestDiffGolden(t *testing.T) {
 	}
 }
 
-func compileDiffSchema(t *testing.T) *jsonschema.Schema {
-	t.Helper()
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	s, err := c.Compile("../docs/diff.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 func TestDiffJSONValidatesAgainstSchema(t *testing.T) {
-	schema := compileDiffSchema(t)
+	schema := compileSchema(t, "../docs/diff.schema.json")
 	for _, c := range diffCases {
 		doc := renderDiff(t, buildDiff(t, c.old, c.new), "json")
 		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))

@@ -19,6 +19,11 @@ var htmlSource string
 //go:embed evidence.tmpl
 var evidenceSource string
 
+// page.tmpl defines the frame and stylesheet every HTML page shares.
+//
+//go:embed page.tmpl
+var pageSource string
+
 var htmlFuncs = template.FuncMap{
 	"f":     f,
 	"about": ruleAbout,
@@ -37,9 +42,11 @@ var htmlFuncs = template.FuncMap{
 	},
 }
 
-// parseHTML parses a page template with the shared evidence table.
+// parseHTML parses a page template with the shared frame, stylesheet and
+// evidence table.
 func parseHTML(name, source string) *template.Template {
-	return template.Must(template.Must(template.New(name).Funcs(htmlFuncs).Parse(source)).Parse(evidenceSource))
+	t := template.Must(template.New(name).Funcs(htmlFuncs).Parse(source))
+	return template.Must(template.Must(t.Parse(evidenceSource)).Parse(pageSource))
 }
 
 // Parsed on first use, not at every start of diag.

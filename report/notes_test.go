@@ -29,7 +29,7 @@ func TestSameNodeNoteInEveryFormat(t *testing.T) {
 		}
 	}
 	doc := render(t, r, "json")
-	validate(t, compileSchema(t), "same node twice", doc)
+	validate(t, compileSchema(t, "../docs/report.schema.json"), "same node twice", doc)
 	var got struct {
 		Notes    []string `json:"notes"`
 		Findings []struct{ ID, Node, Input string }

@@ -13,6 +13,7 @@ import (
 	"github.com/wincni/diag/bundle"
 	"github.com/wincni/diag/finding"
 	"github.com/wincni/diag/formats"
+	"github.com/wincni/diag/formats/formatstest"
 	"github.com/wincni/diag/snapshot"
 )
 
@@ -26,15 +27,7 @@ func buildReport(t testing.TB, names ...string) *Report {
 		if strings.Contains(name, "/") {
 			dir = filepath.FromSlash(name)
 		}
-		b, err := bundle.Open(dir, bundle.DefaultLimits)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := formats.Load(b)
-		b.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := formatstest.Load(t, dir)
 		s.Source = filepath.Base(name) // stable across machines
 		snaps = append(snaps, s)
 	}

@@ -12,11 +12,12 @@ import (
 	"github.com/wincni/diag/finding"
 )
 
-func compileSchema(t *testing.T) *jsonschema.Schema {
+// compileSchema compiles the JSON schema at path, formats asserted.
+func compileSchema(t *testing.T, path string) *jsonschema.Schema {
 	t.Helper()
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()
-	s, err := c.Compile("../docs/report.schema.json")
+	s, err := c.Compile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +38,7 @@ func validate(t *testing.T, schema *jsonschema.Schema, name string, doc []byte) 
 // Every JSON report validates against the schema in the repository: the
 // golden ones, and one with every severity, a skip and a failed collector.
 func TestReportsValidateAgainstSchema(t *testing.T) {
-	schema := compileSchema(t)
+	schema := compileSchema(t, "../docs/report.schema.json")
 	for _, c := range goldenCases {
 		validate(t, schema, c.name, render(t, buildReport(t, c.inputs...), "json"))
 	}
@@ -55,7 +56,7 @@ func TestReportsValidateAgainstSchema(t *testing.T) {
 // The schema must be able to fail: a report that breaks the contract is
 // rejected.
 func TestSchemaRejectsBrokenContract(t *testing.T) {
-	schema := compileSchema(t)
+	schema := compileSchema(t, "../docs/report.schema.json")
 	var doc map[string]any
 	json.Unmarshal(render(t, buildReport(t, "seed-broken"), "json"), &doc)
 	f := doc["findings"].([]any)[0].(map[string]any)

@@ -21,15 +21,12 @@ import (
 )
 
 type analyzeOptions struct {
-	output     string
-	outputFile string
-	force      bool
-	failOn     string
-	rules      []string
-	skipRules  []string
-	maxPart    string
-	showSkip   bool
-	capture    capture.Limits // of the captures inside bundles
+	reportFlags
+	rules     []string
+	skipRules []string
+	maxPart   string
+	showSkip  bool
+	capture   capture.Limits // of the captures inside bundles
 }
 
 func newAnalyzeCommand(e *env, g *globalOptions) *cobra.Command {
@@ -65,38 +62,25 @@ finding reaches --fail-on but a rule crashed, the exit status is 1.`,
 		RunE: func(c *cobra.Command, args []string) error { return runAnalyze(c.Context(), e, g, o, args) },
 	}
 	f := c.Flags()
-	f.StringVarP(&o.output, "output", "o", defaults.output, "report format: table, markdown, json or html")
-	foldCase(f, "output")
-	f.StringVar(&o.outputFile, "output-file", "", "write the report to this file instead of standard output")
-	f.BoolVar(&o.force, "force", false, "replace --output-file if it exists")
-	f.StringVar(&o.failOn, "fail-on", defaults.failOn, "exit 3 when a finding is at or above this severity: fail, warn, info, or never")
+	addReportFlags(c, &o.reportFlags, true)
 	f.StringSliceVar(&o.rules, "rules", nil, "run only these rules (IDs or families, e.g. OVL-01,SVC)")
 	f.StringSliceVar(&o.skipRules, "skip-rules", nil, "do not run these rules (IDs or families)")
 	f.BoolVar(&o.showSkip, "show-skipped", false, "list every rule skipped for want of its inputs, with the input it needs (table output; other formats always have them)")
 	addCaptureLimitFlags(f, &o.capture)
 	f.StringVar(&o.maxPart, "max-part-size", defaults.maxPart, "the largest part of an input read whole (console text, a JSON value up to a 16th of it); larger parts are skipped with a note")
-	c.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(report.FormatNames(), cobra.ShellCompDirectiveNoFileComp))
-	c.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"fail", "warn", "info", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 
 // defaultAnalyzeOptions are analyze's flags as a user who gives none has
 // them (collect --cluster analyzes with them too).
 func defaultAnalyzeOptions() analyzeOptions {
-	return analyzeOptions{output: "table", failOn: "fail", maxPart: "64MiB", capture: capture.Limits{
+	return analyzeOptions{reportFlags: reportFlags{output: "table", failOn: "fail"}, maxPart: "64MiB", capture: capture.Limits{
 		MaxPacketSize: capture.DefaultMaxPacketSize, MaxInterfaces: capture.DefaultMaxInterfaces, MaxFlows: capture.DefaultMaxFlows, MaxTunnels: capture.DefaultMaxTunnels,
 	}}
 }
 
 func runAnalyze(ctx context.Context, e *env, g *globalOptions, o *analyzeOptions, paths []string) error {
-	format, err := report.ParseFormat(o.output)
-	if err != nil {
-		return usageErrorf("--output %v", err)
-	}
-	if err := refuseExisting("--output-file", o.outputFile, o.force); err != nil {
-		return err
-	}
-	failOn, err := parseFailOn(o.failOn)
+	format, failOn, err := o.checkJudged()
 	if err != nil {
 		return err
 	}
@@ -175,9 +159,7 @@ func runAnalyze(ctx context.Context, e *env, g *globalOptions, o *analyzeOptions
 	now := e.now().UTC()
 	rep := report.Build(report.Tool{Name: "diag", Version: toolVersion()}, &now, snaps, res)
 
-	if err := streamOutput(e.reportOut(o.output), o.outputFile, func(w io.Writer) error {
-		return report.Render(w, rep, format, report.TableOptions{Color: e.useColor(g.color, o.outputFile != ""), Width: e.width(), ShowSkipped: o.showSkip})
-	}); err != nil {
+	if err := o.write(e, g, rep, format, report.TableOptions{ShowSkipped: o.showSkip}); err != nil {
 		return err
 	}
 	if len(unread) > 0 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/signal"
@@ -41,15 +40,12 @@ and findings; convert turns a pktmon ETL file into pcapng on any OS.` + exitStat
 }
 
 type captureDecodeOptions struct {
-	ports      []uint
-	vni        uint32
-	mtu        int
-	bundles    []string
-	output     string
-	outputFile string
-	force      bool
-	failOn     string
-	limits     capture.Limits
+	ports   []uint
+	vni     uint32
+	mtu     int
+	bundles []string
+	reportFlags
+	limits capture.Limits
 }
 
 func newCaptureDecodeCommand(e *env, g *globalOptions) *cobra.Command {
@@ -94,24 +90,13 @@ addresses (CAP-04) and their DR MACs (CAP-07), the pod subnets (CAP-01).` + exit
 	f.IntVar(&o.mtu, "mtu", 0, "the underlay MTU, for packets too large (CAP-05); default: the bundle's")
 	validValues(f, "mtu", "an MTU in bytes, 576 to 65535 (1500 on most underlays, 1450 inside VXLAN)")
 	f.StringSliceVar(&o.bundles, "bundle", nil, "bundle(s) of the nodes, to judge the capture against")
-	f.StringVarP(&o.output, "output", "o", "table", "report format: table, markdown, json or html")
-	foldCase(f, "output")
-	f.StringVar(&o.outputFile, "output-file", "", "write the report to this file instead of standard output")
-	f.BoolVar(&o.force, "force", false, "replace --output-file if it exists")
-	f.StringVar(&o.failOn, "fail-on", "fail", "exit 3 when a finding is at or above this severity: fail, warn, info, or never")
+	addReportFlags(c, &o.reportFlags, true)
 	addCaptureLimitFlags(f, &o.limits)
 	return c
 }
 
 func runCaptureDecode(ctx context.Context, e *env, g *globalOptions, o *captureDecodeOptions, files []string) error {
-	format, err := report.ParseFormat(o.output)
-	if err != nil {
-		return usageErrorf("--output %v", err)
-	}
-	if err := refuseExisting("--output-file", o.outputFile, o.force); err != nil {
-		return err
-	}
-	failOn, err := parseFailOn(o.failOn)
+	format, failOn, err := o.checkJudged()
 	if err != nil {
 		return err
 	}
@@ -162,9 +147,7 @@ func runCaptureDecode(ctx context.Context, e *env, g *globalOptions, o *captureD
 	}
 	now := e.now().UTC()
 	rep := report.NewCaptureReport(report.Tool{Name: "diag", Version: toolVersion()}, &now, a.Finish(node))
-	if err := streamOutput(e.reportOut(o.output), o.outputFile, func(w io.Writer) error {
-		return report.Render(w, rep, format, report.TableOptions{Color: e.useColor(g.color, o.outputFile != ""), Width: e.width()})
-	}); err != nil {
+	if err := o.write(e, g, rep, format, report.TableOptions{}); err != nil {
 		return err
 	}
 	for _, f := range rep.Findings {

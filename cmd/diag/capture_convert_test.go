@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/wincni/diag/capture"
 	"github.com/wincni/diag/capture/etl/etltest"
@@ -17,21 +16,11 @@ import (
 // container's vSwitch port, then dropped by VFP.
 func writeETL(t *testing.T, path string) {
 	t.Helper()
-	var b bytes.Buffer
-	w, err := etltest.NewWriter(&b, etltest.Options{Compress: true})
+	data, err := etltest.VFPDrop()
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.ValueMap("DropReason", map[uint32]string{12: "VFP Rule Drop"})
-	w.Component(etltest.Component{ID: 4, Type: 5, Name: "vmswitch.sys", Description: "Container NIC 5e1d", VSwitch: "cbr0"})
-	frame := make([]byte, 60)
-	copy(frame[12:], []byte{0x08, 0x00, 0x45})
-	w.Packet(etltest.Packet{GroupID: 1, Type: 1, Component: 4, Direction: 5, Data: frame})
-	w.Packet(etltest.Packet{At: time.Millisecond, GroupID: 1, Type: 1, Component: 4, Direction: 6, Dropped: true, DropReason: 12, DropLocation: 0xE0006005, Data: frame})
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

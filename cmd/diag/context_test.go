@@ -22,7 +22,7 @@ func TestCommandsStopWithTheirContext(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || out.Len() != 0 {
 		t.Errorf("analyze: %v, wrote %d bytes", err, out.Len())
 	}
-	err = runDiff(ctx, e, g, &diffOptions{output: "table", maxPart: "64MiB"}, seedBroken, seedFixed)
+	err = runDiff(ctx, e, g, &diffOptions{reportFlags: reportFlags{output: "table"}, maxPart: "64MiB"}, seedBroken, seedFixed)
 	if !errors.Is(err, context.Canceled) || out.Len() != 0 {
 		t.Errorf("diff: %v, wrote %d bytes", err, out.Len())
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -17,11 +16,9 @@ import (
 )
 
 type diffOptions struct {
-	output     string
-	outputFile string
-	force      bool
-	anyNodes   bool
-	maxPart    string
+	reportFlags
+	anyNodes bool
+	maxPart  string
 }
 
 func newDiffCommand(e *env, g *globalOptions) *cobra.Command {
@@ -60,22 +57,15 @@ Two inputs of different nodes are refused unless --any-nodes.` + exitStatusCommo
 		RunE: func(c *cobra.Command, args []string) error { return runDiff(c.Context(), e, g, o, args[0], args[1]) },
 	}
 	f := c.Flags()
-	f.StringVarP(&o.output, "output", "o", "table", "report format: table, markdown, json or html")
-	foldCase(f, "output")
-	f.StringVar(&o.outputFile, "output-file", "", "write the report to this file instead of standard output")
-	f.BoolVar(&o.force, "force", false, "replace --output-file if it exists")
+	addReportFlags(c, &o.reportFlags, false)
 	f.BoolVar(&o.anyNodes, "any-nodes", false, "compare inputs of different nodes")
 	f.StringVar(&o.maxPart, "max-part-size", "64MiB", "the largest part of an input read whole (as analyze)")
-	c.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(report.FormatNames(), cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 
 func runDiff(ctx context.Context, e *env, g *globalOptions, o *diffOptions, oldPath, newPath string) error {
-	format, err := report.ParseFormat(o.output)
+	format, err := o.check()
 	if err != nil {
-		return usageErrorf("--output %v", err)
-	}
-	if err := refuseExisting("--output-file", o.outputFile, o.force); err != nil {
 		return err
 	}
 	if oldPath == "-" && newPath == "-" {
@@ -126,9 +116,7 @@ func runDiff(ctx context.Context, e *env, g *globalOptions, o *diffOptions, oldP
 	}
 	rep := report.BuildDiff(report.Tool{Name: "diag", Version: toolVersion()}, &now, old, cur, diff.Compare(old, cur), diff.SplitFindings(of, nf))
 
-	if err := streamOutput(e.reportOut(o.output), o.outputFile, func(w io.Writer) error {
-		return report.Render(w, rep, format, report.TableOptions{Color: e.useColor(g.color, o.outputFile != ""), Width: e.width()})
-	}); err != nil {
+	if err := o.write(e, g, rep, format, report.TableOptions{}); err != nil {
 		return err
 	}
 	if rep.Changed() {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wincni/diag/formats/formatstest"
 )
 
 const calicoHealthy = "../../analyzers/testdata/scenarios/calico-healthy"
@@ -52,22 +54,6 @@ func ruleIDs(fs []struct{ ID string }) string {
 	return strings.Join(ids, ",")
 }
 
-// editBundleJSON rewrites a JSON array file of a copied bundle in place.
-func editBundleJSON(t *testing.T, dir, name string, edit func([]map[string]any) []map[string]any) {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(name))
-	data, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var objs []map[string]any
-	if err := json.Unmarshal(data, &objs); err != nil {
-		t.Fatal(err)
-	}
-	out, _ := json.Marshal(edit(objs))
-	writeFile(t, p, out)
-}
-
 func TestDiffIdenticalExits0WithEmptyArrays(t *testing.T) {
 	r := runDiag(t, nil, false, "diff", "-o", "json", seedBroken, copyTree(t, seedBroken))
 	if r.code != 0 || r.stderr != "" {
@@ -91,7 +77,7 @@ func TestDiffIdenticalExits0WithEmptyArrays(t *testing.T) {
 func TestDiffHNSRestart(t *testing.T) {
 	after := copyTree(t, calicoHealthy)
 	const newID = "0F1E2D3C-4B5A-4978-8695-A4B3C2D1E0F9"
-	editBundleJSON(t, after, "hns/v1/networks.json", func(ns []map[string]any) []map[string]any {
+	formatstest.EditJSON(t, after, "hns/v1/networks.json", func(ns []map[string]any) []map[string]any {
 		for _, n := range ns {
 			if n["Name"] == "Calico" {
 				n["ID"] = newID
@@ -99,7 +85,7 @@ func TestDiffHNSRestart(t *testing.T) {
 		}
 		return ns
 	})
-	editBundleJSON(t, after, "hns/v1/endpoints.json", func(es []map[string]any) []map[string]any {
+	formatstest.EditJSON(t, after, "hns/v1/endpoints.json", func(es []map[string]any) []map[string]any {
 		var kept []map[string]any // the remote endpoints come back; the pods' do not
 		for _, e := range es {
 			if e["IsRemoteEndpoint"] == true {
@@ -134,7 +120,7 @@ func TestDiffHNSRestart(t *testing.T) {
 
 func TestDiffLostRemoteSubnetRoutes(t *testing.T) {
 	after := copyTree(t, calicoHealthy)
-	editBundleJSON(t, after, "hns/v1/networks.json", func(ns []map[string]any) []map[string]any {
+	formatstest.EditJSON(t, after, "hns/v1/networks.json", func(ns []map[string]any) []map[string]any {
 		for _, n := range ns {
 			n["Policies"] = []any{map[string]any{"Type": "HostRoute"}}
 		}
@@ -150,7 +136,7 @@ func TestDiffLostRemoteSubnetRoutes(t *testing.T) {
 // it is resolved.
 func TestDiffFindingsNewResolvedPersisting(t *testing.T) {
 	broken := copyTree(t, calicoHealthy)
-	editBundleJSON(t, broken, "hns/v1/networks.json", func(ns []map[string]any) []map[string]any {
+	formatstest.EditJSON(t, broken, "hns/v1/networks.json", func(ns []map[string]any) []map[string]any {
 		for _, n := range ns {
 			if n["Name"] == "Calico" {
 				n["ManagementIP"] = "10.0.2.15"

@@ -1,19 +1,20 @@
 package main
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/wincni/diag/golden"
 )
 
 // The README's walkthrough (collect, verify, analyze, HTML, JSON, anonymize)
 // works as written: each line of the block after the readme-test marker
 // runs in order in an empty directory.
 func TestREADMEWalkthrough(t *testing.T) {
-	lines := readmeBlock(t, "../../README.md", "<!-- readme-test: walkthrough -->")
+	lines := golden.Commands(t, "../../README.md", "<!-- readme-test: walkthrough -->")
 	if len(lines) < 5 {
 		t.Fatalf("the walkthrough has %d commands: %q", len(lines), lines)
 	}
@@ -38,38 +39,6 @@ func TestREADMEWalkthrough(t *testing.T) {
 			t.Errorf("the walkthrough did not write %s: %v", f, err)
 		}
 	}
-}
-
-// readmeBlock returns the commands of the fenced block after marker,
-// without their comments.
-func readmeBlock(t *testing.T, path, marker string) []string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []string
-	state := 0 // 0 before the marker, 1 before the fence, 2 inside
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case state == 0 && strings.TrimSpace(line) == marker:
-			state = 1
-		case state == 1 && strings.HasPrefix(line, "```"):
-			state = 2
-		case state == 2 && strings.HasPrefix(line, "```"):
-			return out
-		case state == 2:
-			cmd, _, _ := strings.Cut(line, "#")
-			if cmd = strings.TrimSpace(cmd); cmd != "" {
-				out = append(out, cmd)
-			}
-		}
-	}
-	t.Fatalf("%s: no complete block after %s", path, marker)
-	return nil
 }
 
 // The README's exit status table has every code the commands use, 3

@@ -10,7 +10,6 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 	"github.com/spf13/cobra"
 
-	"github.com/wincni/diag/analyzers"
 	"github.com/wincni/diag/catalog"
 )
 
@@ -146,8 +145,10 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-func listRules(e *env, rules []ruleDoc) error {
-	t := tablewriter.NewTable(e.stdout,
+// rulesTable is an ASCII table as wide as the terminal, its headers as
+// written, its cells wrapped.
+func rulesTable(e *env) *tablewriter.Table {
+	return tablewriter.NewTable(e.stdout,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithHeaderAlignment(tw.AlignLeft),
@@ -155,6 +156,10 @@ func listRules(e *env, rules []ruleDoc) error {
 		tablewriter.WithRowAutoWrap(tw.WrapNormal),
 		tablewriter.WithMaxWidth(e.width()),
 	)
+}
+
+func listRules(e *env, rules []ruleDoc) error {
+	t := rulesTable(e)
 	t.Header("ID", "SEVERITY", "TITLE", "NEEDS")
 	for _, r := range rules {
 		if err := t.Append(r.ID, r.Severity, r.Title, r.Needs); err != nil {
@@ -168,14 +173,7 @@ func listRules(e *env, rules []ruleDoc) error {
 		return nil // a family: the catalog's unchecked modes belong to the full list
 	}
 	fmt.Fprintf(e.stdout, "\nNot checked: these modes of the catalog show in data no bundle holds.\n")
-	u := tablewriter.NewTable(e.stdout,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignment(tw.AlignLeft),
-		tablewriter.WithRowAutoWrap(tw.WrapNormal),
-		tablewriter.WithMaxWidth(e.width()),
-	)
+	u := rulesTable(e)
 	u.Header("ID", "TITLE", "WOULD NEED")
 	for _, r := range uncheckedRules() {
 		if err := u.Append(r.ID, r.Title, r.Needs); err != nil {
@@ -221,7 +219,7 @@ func explainRule(e *env, r ruleDoc) error {
 	for _, s := range r.Sources {
 		fmt.Fprintf(&b, "  %s\n", s)
 	}
-	fmt.Fprintf(&b, "\nDOCS\n  %s%s\n", analyzers.DocsBase, strings.ToLower(r.ID))
+	fmt.Fprintf(&b, "\nDOCS\n  %s\n", catalog.DocsURL(r.ID))
 	_, err := fmt.Fprint(e.stdout, b.String())
 	return err
 }

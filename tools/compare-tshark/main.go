@@ -587,28 +587,11 @@ func stoppedAt(ff frameFields, ls []layer, t int, ports map[string]bool) string 
 // with their VNIs and VTEP pairs, its inner flow and whether an inner
 // checksum is bad (partial: bad only by a partial checksum).
 func (res *tsharkResult) count(fg *figures, ff frameFields, ls []layer) (bad, partial bool) {
-	if has(ls, "geneve") {
-		fg.geneve++
-	}
-	var vx []int // positions of the VXLAN layers
-	for i, l := range ls {
-		if l.name == "vxlan" {
-			vx = append(vx, i)
-		}
-	}
+	vx := countTunnels(fg, ff, ls)
 	if len(vx) == 0 {
 		return false, false
 	}
 	bad, partial = res.inner(ff, ls)
-	fg.vxlan++
-	for k, p := range vx {
-		if v := ff.get("vxlan.vni", k); v != "" {
-			fg.vnis[v] = true
-		}
-		if c := carrier(ls[:p]); c >= 0 {
-			fg.pairs[pairOf(ff, ls[c])] = true
-		}
-	}
 	if key := flowKey(ff, ls, len(vx), fg == res.adj); key != "" {
 		fg.flows[key] = true
 	}
@@ -622,6 +605,13 @@ func (res *tsharkResult) count(fg *figures, ff frameFields, ls []layer) (bad, pa
 // diag sees its first fragment: the tunnel layers' packets, VNIs and VTEP
 // pairs; its flow and checksum verdict are left to compare's bounds.
 func (res *tsharkResult) countFragment(fg *figures, ff frameFields, ls []layer) {
+	countTunnels(fg, ff, ls)
+}
+
+// countTunnels adds a frame's tunnel layers to fg: a Geneve packet when it
+// has a Geneve layer and, when it has VXLAN layers, a VXLAN packet with
+// their VNIs and VTEP pairs. It returns the positions of the VXLAN layers.
+func countTunnels(fg *figures, ff frameFields, ls []layer) []int {
 	if has(ls, "geneve") {
 		fg.geneve++
 	}
@@ -632,7 +622,7 @@ func (res *tsharkResult) countFragment(fg *figures, ff frameFields, ls []layer) 
 		}
 	}
 	if len(vx) == 0 {
-		return
+		return nil
 	}
 	fg.vxlan++
 	for k, p := range vx {
@@ -643,6 +633,7 @@ func (res *tsharkResult) countFragment(fg *figures, ff frameFields, ls []layer) 
 			fg.pairs[pairOf(ff, ls[c])] = true
 		}
 	}
+	return vx
 }
 
 // isBigTCP: an outer IP length of 0 (IPv6), or one tshark presumes from

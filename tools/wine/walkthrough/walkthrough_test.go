@@ -6,7 +6,6 @@
 package walkthrough
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -18,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/wincni/diag/bundle"
+	"github.com/wincni/diag/golden"
 	"github.com/wincni/diag/tools/wine/standin/standintest"
 )
 
@@ -59,37 +59,6 @@ func wine(t *testing.T, wine64, exe, dir string, env []string, args ...string) r
 		t.Fatalf("wine64 %s: %v", strings.Join(args, " "), err)
 	}
 	return result{code, out.String(), errb.String()}
-}
-
-// readmeBlock is the commands of the README's fenced block after marker.
-func readmeBlock(t *testing.T, marker string) [][]string {
-	t.Helper()
-	f, err := os.Open(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out [][]string
-	state := 0
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case state == 0 && strings.TrimSpace(line) == marker:
-			state = 1
-		case state == 1 && strings.HasPrefix(line, "```"):
-			state = 2
-		case state == 2 && strings.HasPrefix(line, "```"):
-			return out
-		case state == 2:
-			cmd, _, _ := strings.Cut(line, "#")
-			if f := strings.Fields(cmd); len(f) > 0 {
-				out = append(out, f)
-			}
-		}
-	}
-	t.Fatalf("README.md: no complete block after %s", marker)
-	return nil
 }
 
 func TestWalkthroughUnderWine(t *testing.T) {
@@ -157,12 +126,12 @@ func TestWalkthroughUnderWine(t *testing.T) {
 	env := []string{"WINEPATH=" + winPath(tools), "DIAG_STANDIN_RULES=" + winPath(rulesPath), "NODE_NAME=readme-node"}
 
 	work := t.TempDir()
-	for _, args := range readmeBlock(t, "<!-- readme-test: walkthrough -->") {
+	for _, line := range golden.Commands(t, filepath.Join(root, "README.md"), "<!-- readme-test: walkthrough -->") {
+		args := strings.Fields(line)
 		if args[0] != "diag" {
 			t.Fatalf("a walkthrough line that is not a diag command: %q", args)
 		}
 		r := wine(t, wine64, exe, work, env, args[1:]...)
-		line := strings.Join(args, " ")
 		// 3 is an outcome: findings (analyze), a partial bundle (collect).
 		if r.code != 0 && !(r.code == 3 && (args[1] == "analyze" || args[1] == "collect")) || strings.Contains(line, "--fail-on never") && r.code != 0 {
 			t.Fatalf("%s: exit %d\n%s%s", line, r.code, r.stdout, r.stderr)

@@ -1,6 +1,6 @@
 //go:build !unix && !windows
 
-package collectors
+package hostexec
 
 import "os/exec"
 

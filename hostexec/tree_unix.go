@@ -1,6 +1,6 @@
 //go:build unix
 
-package collectors
+package hostexec
 
 import (
 	"os/exec"

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wincni/diag/formats/formatstest"
 	"github.com/wincni/diag/snapshot"
 )
 
@@ -51,7 +52,7 @@ func findRule(res Result, id string) ([]string, string, bool) {
 // wrong, SVC-02 must not name a second cause: it is skipped, and says why.
 func TestSourceVIPDefersToOVL01(t *testing.T) {
 	for _, dir := range []string{"svc02-ovl01-guessed-node-ip", "svc02-ovl01-hns-only"} {
-		res := Run([]*snapshot.Snapshot{loadScenario(t, filepath.Join("testdata", "scenarios", dir))}, Selection{})
+		res := Run([]*snapshot.Snapshot{formatstest.Load(t, filepath.Join("testdata", "scenarios", dir))}, Selection{})
 		sums, reason, skipped := findRule(res, "SVC-02")
 		if !skipped || len(sums) > 0 {
 			t.Fatalf("%s: SVC-02 findings %v, skipped %v", dir, sums, skipped)
@@ -68,7 +69,7 @@ func TestSourceVIPDefersToOVL01(t *testing.T) {
 // (by the service CIDR) and without the service CIDR too (host MAC and this
 // node's address as ProviderAddress); a deleted pod's endpoint still is not.
 func TestServiceVIPEndpointsWithoutServices(t *testing.T) {
-	s := loadScenario(t, filepath.Join("testdata", "scenarios", "svc06-deleted-service-vip"))
+	s := formatstest.Load(t, filepath.Join("testdata", "scenarios", "svc06-deleted-service-vip"))
 	s.Services = nil
 	delete(s.Inputs, snapshot.InputKubeServices)
 	check := func(what string) {
@@ -96,7 +97,7 @@ func TestServiceVIPEndpointsWithoutServices(t *testing.T) {
 // Without kube-proxy's flags the source VIP is an address of the pod subnet:
 // such a SourceVIP is not stale, one outside it and off the node is.
 func TestStaleSourceVIPWithoutKubeProxy(t *testing.T) {
-	s := loadScenario(t, filepath.Join("testdata", "scenarios", "kubeproxy-overlay-healthy"))
+	s := formatstest.Load(t, filepath.Join("testdata", "scenarios", "kubeproxy-overlay-healthy"))
 	s.KubeProxy, s.Facts.SourceVIP = nil, snapshot.Fact{}
 	if issues, err := checkSourceVIPs(s); err != nil || len(issues) != 0 {
 		t.Fatalf("healthy node without kube-proxy flags: %+v %v", issues, err)

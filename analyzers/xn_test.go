@@ -7,6 +7,7 @@ import (
 
 	"github.com/wincni/diag/bundle"
 	"github.com/wincni/diag/finding"
+	"github.com/wincni/diag/formats/formatstest"
 	"github.com/wincni/diag/snapshot"
 )
 
@@ -60,7 +61,7 @@ func withManifest(s *snapshot.Snapshot, node string, started string) *snapshot.S
 // finding (winw1 against itself was two XN-01 fails), one note, and the
 // per-node findings name the bundle they come from.
 func TestSameNodeTwoBundlesIsNotTwoNodes(t *testing.T) {
-	fixed, broken := loadScenario(t, seedFixedDir), loadScenario(t, seedBrokenDir)
+	fixed, broken := formatstest.Load(t, seedFixedDir), formatstest.Load(t, seedBrokenDir)
 	res := Run([]*snapshot.Snapshot{fixed, broken}, Selection{})
 	if xn := crossFindings(res); len(xn) != 0 {
 		t.Errorf("cross-node findings on one node's two bundles: %v", summaries(xn))
@@ -88,7 +89,7 @@ func TestSameNodeTwoBundlesIsNotTwoNodes(t *testing.T) {
 
 // One bundle per node: nothing changes (no note, plain node names).
 func TestOneBundlePerNodeHasNoNote(t *testing.T) {
-	res := Run([]*snapshot.Snapshot{loadScenario(t, seedBrokenDir), loadScenario(t, seedLinuxCPDir)}, Selection{})
+	res := Run([]*snapshot.Snapshot{formatstest.Load(t, seedBrokenDir), formatstest.Load(t, seedLinuxCPDir)}, Selection{})
 	if len(res.Notes) != 0 {
 		t.Errorf("notes: %q", res.Notes)
 	}
@@ -117,8 +118,8 @@ func TestTwoNodesSharingAVTEPStillFire(t *testing.T) {
 		{"one host name, both Kubernetes Nodes", "winw1", "winw2", "", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			a := withManifest(loadScenario(t, seedBrokenDir), c.nameA, "")
-			b := withManifest(loadScenario(t, seedBrokenDir), c.nameB, "")
+			a := withManifest(formatstest.Load(t, seedBrokenDir), c.nameA, "")
+			b := withManifest(formatstest.Load(t, seedBrokenDir), c.nameB, "")
 			if c.hostB != "" {
 				b.OS.Hostname = c.hostB
 			}
@@ -140,17 +141,17 @@ func TestTwoNodesSharingAVTEPStillFire(t *testing.T) {
 // The same host name with a node name on one side only (a collectlogs
 // folder named by its file, a bundle named by its manifest) is one node.
 func TestSameHostNameIsOneNode(t *testing.T) {
-	a := withManifest(loadScenario(t, seedBrokenDir), "win-node-1", "")
-	b := loadScenario(t, seedFixedDir)
+	a := withManifest(formatstest.Load(t, seedBrokenDir), "win-node-1", "")
+	b := formatstest.Load(t, seedFixedDir)
 	b.Manifest, b.Facts.Name = nil, snapshot.Fact{Value: "WINW1", Source: "host/os.json Hostname"}
-	res := Run([]*snapshot.Snapshot{a, b, loadScenario(t, seedLinuxCPDir)}, Selection{})
+	res := Run([]*snapshot.Snapshot{a, b, formatstest.Load(t, seedLinuxCPDir)}, Selection{})
 	if len(res.Notes) != 1 || !strings.HasPrefix(res.Notes[0], "win-node-1: 2 bundles of the same node") {
 		t.Errorf("notes: %q", res.Notes)
 	}
 	// The same for one bundle named by its host name and one overridden,
 	// when no list of Kubernetes Nodes says they are two.
-	a = withManifest(loadScenario(t, seedBrokenDir), "winw1", "")
-	b = withManifest(loadScenario(t, seedFixedDir), "winw1-renamed", "")
+	a = withManifest(formatstest.Load(t, seedBrokenDir), "winw1", "")
+	b = withManifest(formatstest.Load(t, seedFixedDir), "winw1-renamed", "")
 	if !sameNode(a, b) {
 		t.Error("one host name, one override: not one node")
 	}
@@ -162,7 +163,7 @@ func TestSameHostNameIsOneNode(t *testing.T) {
 func TestLatestBundleByCollectionTime(t *testing.T) {
 	var snaps []*snapshot.Snapshot
 	for _, b := range clusterBundles(t, sameNodeCluster) {
-		snaps = append(snaps, loadScenario(t, b))
+		snaps = append(snaps, formatstest.Load(t, b))
 	}
 	res := Run(snaps, Selection{})
 	if xn := findingsOf(res, "XN-01"); len(xn) != 0 {
@@ -200,11 +201,11 @@ func TestLatestBundleByCollectionTime(t *testing.T) {
 
 // A node is never compared with itself, even given twice as the same path.
 func TestSameBundleTwice(t *testing.T) {
-	res := Run([]*snapshot.Snapshot{loadScenario(t, seedBrokenDir), loadScenario(t, seedBrokenDir)}, Selection{})
+	res := Run([]*snapshot.Snapshot{formatstest.Load(t, seedBrokenDir), formatstest.Load(t, seedBrokenDir)}, Selection{})
 	if xn := crossFindings(res); len(xn) != 0 {
 		t.Errorf("cross-node findings: %v", summaries(xn))
 	}
-	labels := NodeLabels([]*snapshot.Snapshot{loadScenario(t, seedBrokenDir), loadScenario(t, seedBrokenDir)})
+	labels := NodeLabels([]*snapshot.Snapshot{formatstest.Load(t, seedBrokenDir), formatstest.Load(t, seedBrokenDir)})
 	if labels[0] != "winw1 (bundle 1 of 2)" || labels[1] != "winw1 (bundle 2 of 2)" {
 		t.Errorf("labels: %q", labels)
 	}
@@ -214,8 +215,8 @@ func TestSameBundleTwice(t *testing.T) {
 // the shared host name, but kube-proxy runs as different Nodes on each
 // (--hostname-override): two nodes, and XN-01 fires.
 func TestClonesNamedByKubeProxyAreTwoNodes(t *testing.T) {
-	a := withManifest(loadScenario(t, seedBrokenDir), "", "")
-	b := withManifest(loadScenario(t, seedBrokenDir), "", "")
+	a := withManifest(formatstest.Load(t, seedBrokenDir), "", "")
+	b := withManifest(formatstest.Load(t, seedBrokenDir), "", "")
 	for i, s := range []*snapshot.Snapshot{a, b} {
 		s.OS.Hostname = "WIN-TEMPLATE"
 		s.Facts.Name = snapshot.Fact{Value: "WIN-TEMPLATE", Source: "host/os.json hostname"}
