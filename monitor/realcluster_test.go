@@ -97,7 +97,7 @@ func TestRealAPIServer(t *testing.T) {
 	// A monitor that restarts finds its Events (listed by field selectors
 	// the real server indexes, with the manifest's RBAC) and counts up.
 	restarted := &Eventer{Client: api, Node: "win-1"}
-	if res, err := restarted.Emit(ctx, ReasonAppeared, f, ""); err != nil || res != EventAggregated {
+	if res, err := restarted.Emit(t.Context(), ReasonAppeared, f, ""); err != nil || res != EventAggregated {
 		t.Errorf("Emit after a restart: %v %v, want %v", res, err, EventAggregated)
 	}
 
