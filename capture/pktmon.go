@@ -173,11 +173,27 @@ func pktmonError(args []string, out []byte, err error, cctx context.Context, tim
 	if errors.Is(cctx.Err(), context.DeadlineExceeded) {
 		return &toolHung{cmd: cmd, timeout: timeout}
 	}
-	if line := hostexec.FirstLine(string(out)); line != "" {
-		return fmt.Errorf("%s: %w: %s", cmd, err, line)
-	}
-	return fmt.Errorf("%s: %w", cmd, err)
+	return &toolFailed{cmd: cmd, err: err, line: hostexec.FirstLine(string(out))}
 }
+
+// toolFailed is a pktmon command that failed on the node (a parameter the
+// node's pktmon refuses, its driver not loaded, pktmon missing): the
+// node's tool, not diag, so the command line exits 2 with what it printed.
+type toolFailed struct {
+	cmd  string
+	err  error
+	line string // the first line it printed, if any
+}
+
+func (e *toolFailed) Error() string {
+	if e.line != "" {
+		return fmt.Sprintf("%s: %v: %s", e.cmd, e.err, e.line)
+	}
+	return fmt.Sprintf("%s: %v", e.cmd, e.err)
+}
+
+func (e *toolFailed) Unwrap() error  { return e.err }
+func (e *toolFailed) BadInput() bool { return true }
 
 // toolHung is a pktmon command that did not answer in time and was ended:
 // the node's pktmon is stuck or busy (its driver), not diag's doing.

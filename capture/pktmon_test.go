@@ -148,6 +148,20 @@ func TestPktmonAccessDenied(t *testing.T) {
 	}
 }
 
+// Any other failure of pktmon is the node's tool failing, not diag: the
+// command line exits 2 (BadInput) with the line pktmon printed.
+func TestPktmonFailsOnTheNode(t *testing.T) {
+	r := &fakeRunner{answers: map[string]string{"pktmon filter list": "The parameter is incorrect.\r\n"}, fail: map[string]bool{"pktmon filter list": true}}
+	_, err := pktmonCapture(context.Background(), r, LiveOptions{Duration: time.Millisecond, VXLANPorts: []uint16{4789}}, &bytes.Buffer{})
+	var bad interface{ BadInput() bool }
+	if !errors.As(err, &bad) || !bad.BadInput() || !strings.Contains(err.Error(), "pktmon filter list") || !strings.Contains(err.Error(), "The parameter is incorrect.") {
+		t.Errorf("err = %v, want the node's pktmon failing (BadInput) with its line", err)
+	}
+	if errors.Is(err, os.ErrPermission) {
+		t.Errorf("err = %v taken for a refusal", err)
+	}
+}
+
 // A pktmon command that hangs is ended: a 10 ms capture does not wait for
 // it for ever; stop and etl2pcap, which run after an interruption too,
 // are bounded as well.

@@ -55,6 +55,14 @@ func TestCaptureStartPktmon(t *testing.T) {
 	if _, err := os.Stat(out2); err == nil {
 		t.Errorf("%s written after access denied", out2)
 	}
+
+	// Any other failure is the node's pktmon, said in one line: exit 2, not 1.
+	standintest.Install(t, []standintest.Rule{{Tool: "pktmon", Stdout: "Der Parameter ist falsch.\r\n", Exit: 87}})
+	out3 := filepath.Join(t.TempDir(), "refused.pcapng")
+	r = runDiag(t, nil, false, "capture", "start", "--duration", "100ms", "--output-file", out3)
+	if r.code != 2 || !strings.Contains(r.stderr, "Der Parameter ist falsch.") || strings.Count(strings.TrimSpace(r.stderr), "\n") > 1 {
+		t.Errorf("pktmon failing: exit %d stderr %q, want 2 and one line with what it printed", r.code, r.stderr)
+	}
 }
 
 func countPackets(t *testing.T, path string) int {
