@@ -2,6 +2,7 @@ package anonymize
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"net/netip"
 	"regexp"
@@ -217,5 +218,58 @@ func TestReview27AddrsInRealShapes(t *testing.T) {
 	}
 	if n := len(an.Mapping().Addresses); n < 12 {
 		t.Errorf("map lists %d addresses, want at least 12", n)
+	}
+}
+
+// TestReview27PrefixOverKeptRange: a CIDR whose network address lies in a
+// range kept whole (HNS's 192.168.255.0/30, the Vagrant NAT 10.0.2.0/24)
+// but which is wider than that range is a customer's subnet: it must map
+// like any other, and contain the mapped form of the hosts it contained.
+// Seen: 192.168.255.0/24 is left as it was while 192.168.255.37 moves out
+// of it, so the copy says a host is outside its own subnet.
+func TestReview27PrefixOverKeptRange(t *testing.T) {
+	for _, k := range testKeys(t, 20) {
+		an := New(k)
+		for _, c := range []struct{ prefix, host string }{
+			{"192.168.255.0/24", "192.168.255.37"},
+			{"192.168.254.0/23", "192.168.255.37"},
+			{"10.0.2.0/23", "10.0.3.7"},
+		} {
+			p, h := netip.MustParsePrefix(c.prefix), netip.MustParseAddr(c.host)
+			mp, mh := an.Prefix(p), an.Addr(h)
+			if !mp.Contains(mh) {
+				t.Errorf("key %x: %s -> %s, but its host %s -> %s is outside it", k, p, mp, h, mh)
+			}
+		}
+		if t.Failed() {
+			return
+		}
+	}
+}
+
+// TestReview27NoKeyLeavesACIDR: a CIDR narrower than its range (the
+// service range 10.96.0.0/12, a cluster CIDR 10.244.0.0/16, a VNet
+// 172.20.0.0/14) is an address of the customer's too; no key may leave it
+// as it was. Seen: about one key in sixteen leaves --service-cluster-ip-range=10.96.0.0/12
+// in the clear, while --write-map lists 10.96.0.0 as mapped to another
+// address.
+func TestReview27NoKeyLeavesACIDR(t *testing.T) {
+	var left []string
+	for _, k := range testKeys(t, 200) {
+		an := New(k)
+		for _, in := range []string{
+			"--service-cluster-ip-range=10.96.0.0/12",
+			"--cluster-cidr=10.244.0.0/16",
+			`"AddressPrefix": "172.20.0.0/14"`,
+			"ClusterCIDR : 100.96.0.0/11",
+			"fd00:10:96::/108",
+		} {
+			if out := an.String(in); out == in {
+				left = append(left, fmt.Sprintf("key %x: %q", k, in))
+			}
+		}
+	}
+	if len(left) > 0 {
+		t.Errorf("%d CIDRs left as they were over 200 keys, e.g.\n%s", len(left), strings.Join(left[:min(5, len(left))], "\n"))
 	}
 }
