@@ -1,0 +1,142 @@
+package collectors
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf16"
+)
+
+// A review27 case is one file of testdata/review27: the secrets planted in
+// it (none may be left) and the look-alikes around them (each must stay).
+type review27Case struct {
+	file          string
+	secrets, keep []string
+}
+
+// review27Encodings are the ways Windows and Linux write the same text:
+// UTF-8 with LF and CRLF, with a byte order mark, UTF-16LE with and
+// without one (PowerShell's redirections, cmd /u), UTF-16BE with one.
+func review27Encodings(text string) map[string][]byte {
+	crlf := strings.ReplaceAll(text, "\n", "\r\n")
+	u16 := func(s string, be bool) []byte {
+		var b []byte
+		for _, u := range utf16.Encode([]rune(s)) {
+			if be {
+				b = append(b, byte(u>>8), byte(u))
+			} else {
+				b = append(b, byte(u), byte(u>>8))
+			}
+		}
+		return b
+	}
+	return map[string][]byte{
+		"utf-8":           []byte(text),
+		"utf-8 crlf":      []byte(crlf),
+		"utf-8 bom":       append([]byte("\ufeff"), crlf...),
+		"utf-16le bom":    append([]byte{0xFF, 0xFE}, u16(crlf, false)...),
+		"utf-16le no bom": u16(crlf, false),
+		"utf-16be bom":    append([]byte{0xFE, 0xFF}, u16(crlf, true)...),
+	}
+}
+
+// checkReview27 redacts every case in every encoding as diag collect and
+// diag bundle redact do (RedactText) and reports each secret left, each
+// look-alike lost and each file refused.
+func checkReview27(t *testing.T, cases []review27Case) {
+	t.Helper()
+	for _, c := range cases {
+		data, err := os.ReadFile(filepath.Join("testdata", "review27", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(data)
+		for _, s := range c.secrets {
+			if !strings.Contains(text, s) {
+				t.Fatalf("%s: the fixture lacks its planted %q", c.file, s)
+			}
+		}
+		for _, k := range c.keep {
+			if !strings.Contains(text, k) {
+				t.Fatalf("%s: the fixture lacks its look-alike %q", c.file, k)
+			}
+		}
+		for enc, in := range review27Encodings(text) {
+			out, _, err := RedactText(in)
+			if errors.Is(err, ErrBinary) {
+				t.Errorf("%s (%s): refused as binary: a text file left out", c.file, enc)
+				continue
+			}
+			if err != nil {
+				t.Fatalf("%s (%s): %v", c.file, enc, err)
+			}
+			out = bytes.ReplaceAll(out, []byte("\r\n"), []byte("\n"))
+			for _, s := range c.secrets {
+				if bytes.Contains(out, []byte(s)) {
+					t.Errorf("%s (%s): secret %q left", c.file, enc, s)
+				}
+			}
+			for _, k := range c.keep {
+				if !bytes.Contains(out, []byte(k)) {
+					t.Errorf("%s (%s): look-alike %q lost", c.file, enc, k)
+				}
+			}
+		}
+	}
+}
+
+// TestReview27RedactsEveryClass: new planted secrets of every class the
+// redactor promises (secret-taking flags in process lists, PowerShell
+// setting a secret, key value configuration, Name/Value tables, reg
+// query, unattend.xml, URLs with a password, JSON/YAML/INI/XML keys,
+// provider tokens, key blocks, kubeconfig) go in every encoding, and the
+// look-alikes beside them stay.
+func TestReview27RedactsEveryClass(t *testing.T) {
+	checkReview27(t, []review27Case{
+		{"agent.ini",
+			[]string{"Pine3Lattice", "Moss5Anvil"},
+			[]string{"token_ttl = 3600", "password_min_length = 12", "port = 8443"}},
+		{"app-settings.json",
+			[]string{"Fig3~Leaf.Rope_8", "Kz1Yx2Wv3Ut4Sr5Qp6On7Ml8Kj9Ih0Gf1Ed2Cb3Az4Yx5Wv6Ut7Sr8Qp9On0Ml1Kj2Ih3Gf4Ed5Cb6=="},
+			[]string{"\"b77a5c561934e089\"", "\"tokenExpirySeconds\": 3600", "\"passwordLength\": 16", "A1B2C3D4E5F60718293A4B5C6D7E8F9012345678", "sha256:fcde2b2edba56bf408601fb721fe9b5c338d10ee429ea04fae5511b68fbf8fb9", "6f9619ff-8b86-d011-b42d-00c04fc964ff"}},
+		{"autounattend.xml",
+			[]string{"UABhAHMAcwB3ADAAcgBkADEAMgAzAEEAZABtAGkAbgBpAHMAdAByAGEAdABvAHIAUABhAHMAcwB3AG8AcgBkAA==", "Thistle8Harp", "Juniper4Wand", "Quartz5Violin"},
+			[]string{"publicKeyToken=\"31bf3856ad364e35\"", "<PlainText>false</PlainText>", "<Name>kops</Name>"}},
+		{"certs.txt",
+			[]string{"MHcCAQEEIFZhbmlsbGFQbGFudDl0cmVlRm94R2xvdmUyMDI2S2V5RGF0YaAKBggq"},
+			[]string{"MIIBszCCAVmgAwIBAgIUQm9ndXNDZXJ0aWZpY2F0ZUZvclRlc3QwCgYIKoZIzj0E"}},
+		{"deploy.yaml",
+			[]string{"Harvest7Moon", "Crimson5Owl", "Falcon8Reef", "Nimbus4Cedar", "LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCk1JSUV2UUlCQURBTkJna3Foa2lHOXcwQkFRRUZBQVNDQktjd2dnU2pBZ0VBQW9JQkFRQzcKLS0tLS1FTkQgUFJJVkFURSBLRVktLS0tLQo="},
+			[]string{"value: \"3\"", "name: web-creds", "kind: Secret"}},
+		{"env.txt",
+			[]string{"Xk2Lm9Np4Qr7St1Uv6Wx3Yz8Ab5Cd0Ef2Gh7Ij4Kl9Mn6Op1Qr3St8Uv5Wx0Yz2Ab7Cd4Ef9Gh==", "Saffron2Quill", "7c1d2e3f-4a5b-6c7d-8e9f-0a1b2c3d4e5f", "ghp_R2d2C3poBb8Yoda9Luke0Leia1Han2Chewie"},
+			[]string{"NUMBER_OF_PROCESSORS           2", "C:\\ProgramData"}},
+		{"fluent-bit.conf",
+			[]string{"violet canyon river", "dGhpc2lzbm90YXJlYWxrZXlidXRsb29rc2xpa2VvbmUxMjM0NTY3ODkwYWJjZGVm==", "Cobalt88Fern"},
+			[]string{"Port            9880", "4f3e2d1c-0b9a-8877-6655-443322110011", "HTTP_User       shipper"}},
+		{"kubeconfig",
+			[]string{"LS0tLS1CRUdJTiBFQyBQUklWQVRFIEtFWS0tLS0t", "k8sTokenQx7Wz3Vn5Bm9"},
+			[]string{"LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1J", "server: https://10.1.0.4:6443"}},
+		{"procs.txt",
+			[]string{"Vq4nTw8zLp", "Harbor9Lamp", "Plk0rnJx77", "Wsx3Edc4Rfv", "Qm8~Zr2.Tx5_Lp9-Kd3", "Fj3kL9mQ2w", "Yellow7Kite"},
+			[]string{"--port=10250", "--max-pods=30", "4120"}},
+		{"services.log",
+			[]string{"Topaz7Crane", "Indigo3Shell", "Amber9Lynx", "glpat-Xy7Zq8Wr9Vs0Tu1Pn2Mo", "Rk3%2BmN8pQ2sT5vW7xY9zA1bC3dE5fG7hI9jK1lM3nO5%3D", "Pq1Rs2Tu3Vw4Xy5Za6Bc7De8Fg9Hi0Jk1Lm2No3Pq4Rs5Tu6Vw7Xy8Za9Bc0De1Fg2Hi3Jk4Lm5No6Pq7==", "AKIAZ7Q4XK2M9PLR3TSW", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzqK8Lm4Np2", "xoxb-918273645012-564738291034-QwErTyUiOpAsDfGhJkLzXcVb", "Zq9Xw8Ev7Rt6Yu5Io4Pa3Sd2", "eyJhbGciOiJSUzI1NiIsImtpZCI6Ik1ZeVBwIn0.eyJpc3MiOiJrdWJlcm5ldGVzL3NlcnZpY2VhY2NvdW50Iiwic3ViIjoic3lzdGVtOnNhOmRlZmF1bHQ6YnVpbGRlciJ9.Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5d2FsZG9mcmVk", "github_pat_11ABCDEFG0123456789_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789aBcDeFgHiJkLmNoPqRsTu"},
+			[]string{"sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", "tokens=4096", "3A1F9C0E7B2D4F6A8C0E2B4D6F8A0C2E4B6D8F0A", "10.1.4.30:5672", "corpstore.blob.core.windows.net/logs/a.zip"}},
+		{"setdump.txt",
+			[]string{"npm_Qx8Wc7Ve6Rb5Tn4Ym3Ul2Ik1Oj0Ph9Ag8Sf", "Opal4~River.Stone_7"},
+			[]string{"PROCESSOR_ARCHITECTURE=AMD64", "ALLUSERSPROFILE=C:\\ProgramData"}},
+		{"transcript.txt",
+			[]string{"Gr33nTeaPot!", "Zb7Yx6Wv5Ut4", "Mq2Ns4Pt6Rv8", "Fo9~Gp8.Hq7_Ir6-Js5", "Bluebird42Sky", "Ochre5Maple"},
+			[]string{"PasswordLastSet", "PasswordRequired", "-LocalPort 10250"}},
+		{"web.config",
+			[]string{"Hy6Gt5Fr4De3Sw2Aq1Zx0Cv9Bn8Mm7Lk6Jh5Gf4Ds3Aa2Qw1Er0Ty9Ui8Op7As6Df5Gh4Jk3Ll2Zx1Cv==", "Tangerine9Slate", "Copper1Whale", "Velvet2Comet"},
+			[]string{"publicKeyToken=\"b03f5f7f11d50a3a\"", "<add key=\"Timeout\" value=\"30\" />"}},
+		{"winlogon.txt",
+			[]string{"Marble Stair 71", "Pebble3Drum", "Lantern6Opal"},
+			[]string{"PasswordExpiryWarning    REG_DWORD    0x5", "DefaultUserName    REG_SZ    kadmin"}},
+	})
+}
