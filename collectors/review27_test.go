@@ -140,3 +140,15 @@ func TestReview27RedactsEveryClass(t *testing.T) {
 			[]string{"PasswordExpiryWarning    REG_DWORD    0x5", "DefaultUserName    REG_SZ    kadmin"}},
 	})
 }
+
+// TestReview27JSONPairsOverLines: kubectl get pods -o json prints a
+// container's env and args one item a line. A secret named by its
+// neighbour must go there as it goes on one line
+// ({"name":"DB_PASSWORD","value":"…"} and ["--password", "…"] are
+// redacted). Seen: SQL_PASSWORD's and STRIPE_API_KEY's values and the
+// value after "--db-password" left in every encoding.
+func TestReview27JSONPairsOverLines(t *testing.T) {
+	checkReview27(t, []review27Case{{"pod-env.json",
+		[]string{"Orchid5Basalt", "Maple9Cinder", "Lotus2Drift"},
+		[]string{`"value": "on"`, `"--log-level",`, `"info"`, `"0.0.0.0:8080",`, "sha256:4355a46b19d348dc2f57c046f8ef63d4538ebb936000f3c9ee954a27460dd865"}}})
+}
