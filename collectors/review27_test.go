@@ -152,3 +152,13 @@ func TestReview27JSONPairsOverLines(t *testing.T) {
 		[]string{"Orchid5Basalt", "Maple9Cinder", "Lotus2Drift"},
 		[]string{`"value": "on"`, `"--log-level",`, `"info"`, `"0.0.0.0:8080",`, "sha256:4355a46b19d348dc2f57c046f8ef63d4538ebb936000f3c9ee954a27460dd865"}}})
 }
+
+// TestReview27XMLValueAttributes: an XML element naming a secret holds it
+// in a value attribute (<password value="…"/>), and .NET settings hold it
+// in <value> after <setting name="…Secret">, on one line as well as over
+// several. Seen: all three left.
+func TestReview27XMLValueAttributes(t *testing.T) {
+	checkReview27(t, []review27Case{{"app.exe.config",
+		[]string{"Heron4Quarry", "Bramble2Cove", "Dune7Sparrow", "Gull8Meadow"},
+		[]string{`<port value="3128"/>`, "<value>30</value>", `publicKeyToken="30ad4fe6b2a6aeed"`}}})
+}
