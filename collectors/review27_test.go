@@ -162,3 +162,14 @@ func TestReview27XMLValueAttributes(t *testing.T) {
 		[]string{"Heron4Quarry", "Bramble2Cove", "Dune7Sparrow", "Gull8Meadow"},
 		[]string{`<port value="3128"/>`, "<value>30</value>", `publicKeyToken="30ad4fe6b2a6aeed"`}}})
 }
+
+// TestReview27SetItemPropertyPositional: Set-ItemProperty takes Path, Name
+// and Value by position; a secret set that way must go as -Value's does.
+// Seen: DefaultPassword's value left after a backtick-escaped path and
+// after -Name with a positional value; and "-Value x; Restart-Computer"
+// loses its semicolon (the next command is glued to the placeholder).
+func TestReview27SetItemPropertyPositional(t *testing.T) {
+	checkReview27(t, []review27Case{{"autologon-transcript.txt",
+		[]string{"Saffron8Kettle", "Ivory3Lagoon", "Russet6Pylon"},
+		[]string{"Winlogon AutoAdminLogon 1", "; Restart-Computer -Force", "Select-Object AutoAdminLogon, DefaultUserName"}}})
+}
