@@ -173,3 +173,12 @@ func TestReview27SetItemPropertyPositional(t *testing.T) {
 		[]string{"Saffron8Kettle", "Ivory3Lagoon", "Russet6Pylon"},
 		[]string{"Winlogon AutoAdminLogon 1", "; Restart-Computer -Force", "Select-Object AutoAdminLogon, DefaultUserName"}}})
 }
+
+// TestReview27SlackAppToken: Slack's app-level tokens (xapp-1-…, socket
+// mode) are a Slack token shape as xoxb- is; gitleaks' slack-app-token
+// rule finds it. Seen: left where no secret word stands before it.
+func TestReview27SlackAppToken(t *testing.T) {
+	checkReview27(t, []review27Case{{"slack-bot.log",
+		[]string{"xapp-1-A04KQ7ZP2MN-5120384761029-8f3e2a1b7c6d5e4f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f"},
+		[]string{"wss://wss-primary.slack.com/link"}}})
+}
