@@ -182,3 +182,13 @@ func TestReview27SlackAppToken(t *testing.T) {
 		[]string{"xapp-1-A04KQ7ZP2MN-5120384761029-8f3e2a1b7c6d5e4f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f"},
 		[]string{"wss://wss-primary.slack.com/link"}}})
 }
+
+// TestReview27MaskedPlaceholders: "Password : ********" is what a tool
+// prints instead of a password: no secret, and the support engineer reads
+// it as "a password was set". It must stay. Seen: every one replaced by
+// REDACTED (and counted as a password removed).
+func TestReview27MaskedPlaceholders(t *testing.T) {
+	checkReview27(t, []review27Case{{"masked.txt",
+		nil,
+		[]string{"Password : ********", "Password: ******** (masked)", "password=**** (set)"}}})
+}
