@@ -228,3 +228,38 @@ func TestReview27PlantedEndToEnd(t *testing.T) {
 		})
 	}
 }
+
+// TestReview27PodSecretsInBundleZip: a bundle's k8s/pods.json is kubectl
+// get pods -o json, one env item and one argument a line. Seen: after
+// diag bundle redact and diag bundle anonymize, SQL_PASSWORD's and
+// STRIPE_API_KEY's values and the value after "--admin-password" are
+// left in the copy meant for a public ticket.
+func TestReview27PodSecretsInBundleZip(t *testing.T) {
+	bdir := copyTree(t, seedBroken)
+	pods, err := os.ReadFile("testdata/review27/bundle-pods/k8s/pods.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(bdir, "k8s", "pods.json"), pods)
+	in := zipTree(t, bdir)
+	dir := t.TempDir()
+	for _, cmd := range []string{"redact", "anonymize"} {
+		out := filepath.Join(dir, cmd+".zip")
+		args := []string{"bundle", cmd, in, "--output-file", out}
+		if cmd == "anonymize" {
+			args = append(args, "--key-file", anonymizeKey(t, dir))
+		}
+		if r := runDiag(t, nil, false, args...); r.code != 0 {
+			t.Fatalf("%s: exit %d: %s", cmd, r.code, r.stderr)
+		}
+		data := string(readZip(t, out)["k8s/pods.json"])
+		if !strings.Contains(data, `"FEATURE_FLAG"`) || !strings.Contains(data, `"value": "on"`) {
+			t.Errorf("%s: k8s/pods.json lost what is no secret:\n%s", cmd, data)
+		}
+		for _, s := range []string{"Orchid5Basalt", "Maple9Cinder", "Lotus2Drift"} {
+			if strings.Contains(data, s) {
+				t.Errorf("%s: k8s/pods.json: %q left", cmd, s)
+			}
+		}
+	}
+}
