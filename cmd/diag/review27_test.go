@@ -263,3 +263,51 @@ func TestReview27PodSecretsInBundleZip(t *testing.T) {
 		}
 	}
 }
+
+// anonymizeFolder anonymizes a collectlogs folder made of flannel-2024 and
+// the files of testdata/review27/<extra>, and returns the output's text
+// (every entry, names included), its stderr and its manifest's kept names.
+func anonymizeFolder(t *testing.T, extra string) (text, stderr, kept string) {
+	t.Helper()
+	in := copyTree(t, "../../testdata/collectlogs/flannel-2024")
+	src := filepath.Join("testdata", "review27", extra)
+	ents, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		data, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(in, e.Name()), data)
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "a.zip")
+	r := runDiag(t, nil, false, "bundle", "anonymize", in, "--output-file", out, "--key-file", anonymizeKey(t, dir))
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var b strings.Builder
+	for name, data := range readZip(t, out) {
+		b.WriteString(name + "\n" + string(data) + "\n")
+	}
+	return b.String(), r.stderr, readManifest(t, out).Options["anonymize.names-kept-in-text"]
+}
+
+// TestReview27KubeletNodeName: the kubelet states the node's name
+// (--hostname-override, KubeletConfiguration's nodeName, its log's
+// node="..."); in a collectlogs folder it may differ from ipconfig's Host
+// Name. It must be replaced, or named as kept in the summary and the
+// manifest. Seen: akswin000007 left in all three files, and neither the
+// summary nor the manifest names it.
+func TestReview27KubeletNodeName(t *testing.T) {
+	text, stderr, kept := anonymizeFolder(t, "kubelet-node")
+	if strings.Contains(strings.ToLower(text), "akswin000007") && !(strings.Contains(stderr, "akswin000007") && strings.Contains(kept, "akswin000007")) {
+		for _, l := range strings.Split(text, "\n") {
+			if strings.Contains(strings.ToLower(l), "akswin000007") {
+				t.Errorf("node name left, and not named as kept: %s", l)
+			}
+		}
+	}
+}
