@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -309,5 +310,20 @@ func TestReview27KubeletNodeName(t *testing.T) {
 				t.Errorf("node name left, and not named as kept: %s", l)
 			}
 		}
+	}
+}
+
+// TestReview27ComputerInfoCaption: Get-ComputerInfo states the host name
+// in CsName, CsDNSHostName and CsCaption; a short one (n1) is replaced
+// where a field states it. Seen: CsName and CsDNSHostName replaced, while
+// "CsCaption : N1" is left beside them.
+func TestReview27ComputerInfoCaption(t *testing.T) {
+	text, stderr, kept := anonymizeFolder(t, "computerinfo")
+	if !strings.Contains(stderr, "n1 (host") || !strings.Contains(kept, "n1 (host") {
+		t.Errorf("n1 not named as kept: %s / %s", stderr, kept)
+	}
+	field := regexp.MustCompile(`(?im)^\s*(Cs[A-Za-z]*|LogonServer)\s*:\s*\\*n1\s*$`)
+	for _, m := range field.FindAllString(text, -1) {
+		t.Errorf("a field stating the host name keeps it: %q", strings.TrimSpace(m))
 	}
 }
