@@ -192,3 +192,13 @@ func TestReview27MaskedPlaceholders(t *testing.T) {
 		nil,
 		[]string{"Password : ********", "Password: ******** (masked)", "password=**** (set)"}}})
 }
+
+// TestReview27ARMParameterSecrets: an ARM parameters file (how AKS-engine,
+// CAPZ and Windows node templates are deployed) holds each secret under
+// a key naming it, in an object: "adminPassword": { "value": "…" }. Seen:
+// all three values left.
+func TestReview27ARMParameterSecrets(t *testing.T) {
+	checkReview27(t, []review27Case{{"azuredeploy.parameters.json",
+		[]string{"Slate4Otter!Q", "Brook7~Heath.Flint_2", "Cedar1Gorge#"},
+		[]string{`"adminUsername": { "value": "azureuser" }`, `"vmSize": { "value": "Standard_D4s_v3" }`, `"kubernetesVersion": { "value": "1.30.4" }`}}})
+}
