@@ -202,3 +202,12 @@ func TestReview27ARMParameterSecrets(t *testing.T) {
 		[]string{"Slate4Otter!Q", "Brook7~Heath.Flint_2", "Cedar1Gorge#"},
 		[]string{`"adminUsername": { "value": "azureuser" }`, `"vmSize": { "value": "Standard_D4s_v3" }`, `"kubernetesVersion": { "value": "1.30.4" }`}}})
 }
+
+// TestReview27XMLCDATAAndPrefixes: an XML element naming a secret holds
+// it in CDATA, or carries a namespace prefix (<cfg:Password>); both are
+// the element's text as much as <Password>x</Password> is. Seen: both left.
+func TestReview27XMLCDATAAndPrefixes(t *testing.T) {
+	checkReview27(t, []review27Case{{"agent.xml",
+		[]string{"Willow3Brine", "Hazel6Quill"},
+		[]string{"<cfg:RetryCount>5</cfg:RetryCount>", "<Thumbprint>3A1F9C0E7B2D4F6A8C0E2B4D6F8A0C2E4B6D8F0A</Thumbprint>", "https://ingest.corp.example:8443"}}})
+}
