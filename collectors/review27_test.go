@@ -211,3 +211,19 @@ func TestReview27XMLCDATAAndPrefixes(t *testing.T) {
 		[]string{"Willow3Brine", "Hazel6Quill"},
 		[]string{"<cfg:RetryCount>5</cfg:RetryCount>", "<Thumbprint>3A1F9C0E7B2D4F6A8C0E2B4D6F8A0C2E4B6D8F0A</Thumbprint>", "https://ingest.corp.example:8443"}}})
 }
+
+// TestReview27PowerShellNameValueObjects: PowerShell writes a Name/Value
+// (Key/Value) pair of the environment as JSON one property a line
+// (Get-ChildItem env: | ConvertTo-Json) and as a hashtable's string in
+// logs (@{Name=…; Value=…}). The name says the value is a secret, as the
+// table form's does (which is redacted). Seen: every value left.
+func TestReview27PowerShellNameValueObjects(t *testing.T) {
+	checkReview27(t, []review27Case{
+		{"env-convertto-json.json",
+			[]string{"Spruce2Falcon", "Quill9Harbor"},
+			[]string{`"Value":  "C:\\ProgramData"`, `"Value":  "2"`}},
+		{"env-objects.log",
+			[]string{"Ember5Grove", "Tundra8Wick"},
+			[]string{"@{Name=KUBE_NETWORK; Value=Calico.*}"}},
+	})
+}
