@@ -227,3 +227,14 @@ func TestReview27PowerShellNameValueObjects(t *testing.T) {
 			[]string{"@{Name=KUBE_NETWORK; Value=Calico.*}"}},
 	})
 }
+
+// TestReview27WrappedCommandLines: Format-List wraps a long CommandLine
+// (Get-CimInstance Win32_Process | Format-List) onto lines indented to
+// the value's column; a secret-taking flag at the end of one line takes
+// its value from the next. Seen: the value of --user (ctr) and of
+// --client-secret left on the continuation line.
+func TestReview27WrappedCommandLines(t *testing.T) {
+	checkReview27(t, []review27Case{{"processes-fl.txt",
+		[]string{"Auburn3Kestrel", "Marigold6Pike"},
+		[]string{"mcr.microsoft.com/windows/nanoserver:ltsc2022", "--verbose --interval 30", "10250 --max-pods 30", "ProcessId       : 5188"}}})
+}
