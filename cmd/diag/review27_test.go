@@ -354,3 +354,63 @@ func TestReview27GitleaksOverEveryFixture(t *testing.T) {
 		}
 	}
 }
+
+// TestReview27ShortNodeNamesInBundle: a bundle of a node named node, host
+// or n1 (a word of the formats, or two characters), with its FQDN in
+// os.json: every field stating the name (the manifest, os.json's
+// Hostname and FQDN, the NodeList, Calico's blocks and affinities,
+// --hostname-override, EndpointSlices' nodeName) is replaced, the summary
+// and the manifest name it as kept in free text, and the report heading
+// does not carry it.
+func TestReview27ShortNodeNamesInBundle(t *testing.T) {
+	for _, name := range []string{"node", "host", "n1"} {
+		t.Run(name, func(t *testing.T) {
+			in := copyTree(t, seedBroken)
+			filepath.WalkDir(in, func(p string, d os.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return err
+				}
+				data, _ := os.ReadFile(p)
+				s := strings.ReplaceAll(string(data), "winw1", name)
+				if filepath.Base(p) == "os.json" {
+					s = strings.Replace(s, `"Hostname": "`+name+`",`, `"Hostname": "`+name+`", "DNSHostName": "`+name+`.lab.contoso-test.net",`, 1)
+				}
+				return os.WriteFile(p, []byte(s), 0o644)
+			})
+			dir := t.TempDir()
+			out := filepath.Join(dir, "a.zip")
+			r := runDiag(t, nil, false, "bundle", "anonymize", in, "--output-file", out, "--key-file", anonymizeKey(t, dir))
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			if !strings.Contains(r.stderr, "KEPT in free text") || !strings.Contains(r.stderr, name+" (host") {
+				t.Errorf("summary does not name %s as kept: %s", name, r.stderr)
+			}
+			m := readManifest(t, out)
+			if m.Node == name || !strings.Contains(m.Options["anonymize.names-kept-in-text"], name+" (host") {
+				t.Errorf("manifest: node %q, kept %q", m.Node, m.Options["anonymize.names-kept-in-text"])
+			}
+			stated := regexp.MustCompile(`(?i)("(node|nodeName|Hostname|name|address|DNSHostName)"\s*:\s*"|host:|--hostname-override=)` + regexp.QuoteMeta(name) + `([".]|$|\s)`)
+			for ename, data := range readZip(t, out) {
+				if ename == "manifest.json" {
+					continue
+				}
+				for _, l := range stated.FindAllString(string(data), -1) {
+					t.Errorf("%s: a field still states %s: %s", ename, name, l)
+				}
+				if strings.Contains(string(data), "contoso-test") {
+					t.Errorf("%s: the domain is left", ename)
+				}
+			}
+			rep := runDiag(t, nil, false, "analyze", "-o", "markdown", "--fail-on", "never", out)
+			for _, l := range strings.Split(rep.stdout, "\n")[:min(8, strings.Count(rep.stdout, "\n"))] {
+				if regexp.MustCompile(`(^|[^A-Za-z0-9-])` + name + `($|[^A-Za-z0-9(-])`).MatchString(strings.ReplaceAll(l, "node(s)", "")) {
+					t.Errorf("report heading holds %s: %s", name, l)
+				}
+			}
+			if got, want := verdicts(t, out), verdicts(t, in); got != want {
+				t.Errorf("analysis changed:\n%s\n---\n%s", got, want)
+			}
+		})
+	}
+}
