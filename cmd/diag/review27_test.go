@@ -414,3 +414,16 @@ func TestReview27ShortNodeNamesInBundle(t *testing.T) {
 		})
 	}
 }
+
+// TestReview27ComputerInfoDomain: Get-ComputerInfo states the node's
+// domain in CsDomain, as Format-List text (UTF-16) and as JSON. Seen: the
+// host names beside it replaced, lab.contoso-test.net and
+// corp.fabrikam-test.org left in the clear and not named as kept.
+func TestReview27ComputerInfoDomain(t *testing.T) {
+	text, _, _ := anonymizeFolder(t, "computerinfo-domain")
+	for _, d := range []string{"contoso-test", "fabrikam-test", "akswin000003"} {
+		if strings.Contains(strings.ToLower(text), d) {
+			t.Errorf("%s left", d)
+		}
+	}
+}
