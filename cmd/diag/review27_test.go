@@ -427,3 +427,27 @@ func TestReview27ComputerInfoDomain(t *testing.T) {
 		}
 	}
 }
+
+// TestReview27NodeInternalDNS: a Node's InternalDNS address states its
+// FQDN (the host name and the cluster's DNS domain). Seen: the host label
+// replaced, the domain corp-int.contoso-lab.net left in k8s/nodes.json,
+// not named as kept.
+func TestReview27NodeInternalDNS(t *testing.T) {
+	in := copyTree(t, seedBroken)
+	data, err := os.ReadFile("testdata/review27/nodes-internaldns/k8s/nodes.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(in, "k8s", "nodes.json"), data)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "a.zip")
+	r := runDiag(t, nil, false, "bundle", "anonymize", in, "--output-file", out, "--key-file", anonymizeKey(t, dir))
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for name, data := range readZip(t, out) {
+		if strings.Contains(string(data), "contoso-lab") && !strings.Contains(r.stderr, "contoso-lab") {
+			t.Errorf("%s: the domain corp-int.contoso-lab.net left and not named as kept", name)
+		}
+	}
+}
