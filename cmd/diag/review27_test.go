@@ -451,3 +451,36 @@ func TestReview27NodeInternalDNS(t *testing.T) {
 		}
 	}
 }
+
+// TestReview27KeywordsEverywhere: --keywords and --keyword-file replace a
+// customer's and a project's name in every file, in any case, inside
+// longer words, in UTF-16 with and without a byte order mark, in JSON,
+// URLs and paths, and in file names.
+func TestReview27KeywordsEverywhere(t *testing.T) {
+	in := copyTree(t, "../../testdata/collectlogs/flannel-2024")
+	writeFile(t, filepath.Join(in, "northwindtraders-notes.txt"), []byte("NorthwindTraders\n"))
+	writeFile(t, filepath.Join(in, "le.txt"), review27Encode("ticket for NORTHWINDTRADERS-prod and bluefinch_api\n", 4))
+	writeFile(t, filepath.Join(in, "be.txt"), review27Encode("ticket for NorthWindTraders and BlueFinchWeb\n", 5))
+	writeFile(t, filepath.Join(in, "bom.txt"), review27Encode("northwindtraders BLUEFINCH\n", 3))
+	writeFile(t, filepath.Join(in, "j.json"), []byte(`{"customer":"Northwindtraders","url":"https://northwindtraders.example.com/x","path":"C:\\bluefinch\\x"}`+"\n"))
+	dir := t.TempDir()
+	kw := filepath.Join(dir, "words.txt")
+	writeFile(t, kw, []byte("# projects\nbluefinch\n"))
+	out := filepath.Join(dir, "a.zip")
+	r := runDiag(t, nil, false, "bundle", "anonymize", in, "--output-file", out, "--key-file", anonymizeKey(t, dir), "--keywords", "northwindtraders", "--keyword-file", kw)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	ents := readZip(t, out)
+	if len(ents) < 16 {
+		t.Errorf("%d entries: a file left out", len(ents))
+	}
+	for name, data := range ents {
+		low := strings.ToLower(name + "\n" + string(data))
+		for _, k := range []string{"northwind", "bluefinch"} {
+			if strings.Contains(low, k) {
+				t.Errorf("%s: keyword %s left", name, k)
+			}
+		}
+	}
+}
