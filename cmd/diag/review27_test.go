@@ -2,6 +2,10 @@ package main
 
 import (
 	"archive/zip"
+	"encoding/hex"
+	"encoding/json"
+	"math/rand/v2"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -480,6 +484,83 @@ func TestReview27KeywordsEverywhere(t *testing.T) {
 		for _, k := range []string{"northwind", "bluefinch"} {
 			if strings.Contains(low, k) {
 				t.Errorf("%s: keyword %s left", name, k)
+			}
+		}
+	}
+}
+
+// TestReview27CollectlogsUnderManyKeys: the issue's case end to end: a
+// collectlogs folder of 192.168.50.x / 51.x node addresses (ip.txt,
+// network.txt, routes, endpoints, VFP), anonymized with the issue's key
+// and 40 random ones: every host address of the input is gone from the
+// copy and listed in --write-map's map.
+func TestReview27CollectlogsUnderManyKeys(t *testing.T) {
+	in := copyTree(t, "../../testdata/collectlogs/flannel-2024")
+	filepath.WalkDir(in, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, _ := os.ReadFile(p)
+		s := strings.ReplaceAll(string(data), "192.168.10.", "192.168.50.")
+		s = strings.ReplaceAll(s, "192.168.11.", "192.168.51.")
+		return os.WriteFile(p, []byte(s), 0o644)
+	})
+	hostAddr := regexp.MustCompile(`(?:^|[^0-9.])((?:10|100|169|172|192)\.\d{1,3}\.\d{1,3}\.(?:[1-9]\d?|1\d\d|2[0-4]\d|25[0-4]))(?:$|[^0-9]|\.[^0-9])`)
+	addrs := map[string]bool{}
+	filepath.WalkDir(in, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			data, _ := os.ReadFile(p)
+			for _, m := range hostAddr.FindAllStringSubmatch(string(data), -1) {
+				if a, err := netip.ParseAddr(m[1]); err == nil && !keptAddr(a) {
+					addrs[m[1]] = true
+				}
+			}
+		}
+		return nil
+	})
+	if !addrs["192.168.50.21"] || len(addrs) < 8 {
+		t.Fatalf("input addresses: %v", addrs)
+	}
+	keys := []string{"5f252f3ec65a609aadd822eae45e775e9173bfae3d975ea893e71f7a7a7ef407"}
+	rnd := rand.New(rand.NewPCG(27, 2026))
+	for range 40 {
+		var k [32]byte
+		for i := range k {
+			k[i] = byte(rnd.Uint32())
+		}
+		keys = append(keys, hex.EncodeToString(k[:]))
+	}
+	dir := t.TempDir()
+	for _, k := range keys {
+		kf := filepath.Join(dir, "k.key")
+		writeFile(t, kf, []byte(k+"\n"))
+		out := filepath.Join(dir, "a.zip")
+		os.Remove(out + ".map.json")
+		r := runDiag(t, nil, false, "bundle", "anonymize", in, "--output-file", out, "--key-file", kf, "--write-map", "--force")
+		if r.code != 0 {
+			t.Fatalf("key %s: exit %d: %s", k, r.code, r.stderr)
+		}
+		var all strings.Builder
+		for _, data := range readZip(t, out) {
+			all.Write(data)
+			all.WriteByte('\n')
+		}
+		var m struct {
+			Addresses map[string]string `json:"addresses"`
+		}
+		data, err := os.ReadFile(out + ".map.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Fatal(err)
+		}
+		for a := range addrs {
+			if regexp.MustCompile(`(?:^|[^0-9.])` + regexp.QuoteMeta(a) + `(?:$|[^0-9]|\.[^0-9])`).MatchString(all.String()) {
+				t.Errorf("key %s: %s left", k, a)
+			}
+			if _, ok := m.Addresses[a]; !ok {
+				t.Errorf("key %s: %s not in the map", k, a)
 			}
 		}
 	}
