@@ -565,3 +565,48 @@ func TestReview27CollectlogsUnderManyKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestReview27AnalysisUnderOtherKeys: anonymize keeps the analysis (rules,
+// severities, evidence counts) whatever the key, not only under the one
+// the other tests use: every single-input scenario under the key
+// and three random ones, and its redacted copy too.
+func TestReview27AnalysisUnderOtherKeys(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: about 350 anonymize runs")
+	}
+	keys := []string{"5f252f3ec65a609aadd822eae45e775e9173bfae3d975ea893e71f7a7a7ef407"}
+	rnd := rand.New(rand.NewPCG(27, 7))
+	for range 3 {
+		var k [32]byte
+		for i := range k {
+			k[i] = byte(rnd.Uint32())
+		}
+		keys = append(keys, hex.EncodeToString(k[:]))
+	}
+	dir := t.TempDir()
+	for _, set := range anonymizeInputs(t) {
+		if len(set) != 1 {
+			continue
+		}
+		in := set[0]
+		want := verdicts(t, in)
+		red := filepath.Join(dir, "r.zip")
+		if r := runDiag(t, nil, false, "bundle", "redact", in, "--output-file", red, "--force"); r.code != 0 {
+			t.Fatalf("redact %s: exit %d: %s", in, r.code, r.stderr)
+		}
+		if got := verdicts(t, red); got != want {
+			t.Errorf("%s: redacted: analysis changed:\n%s\n--- original\n%s", in, got, want)
+		}
+		for _, k := range keys {
+			kf := filepath.Join(dir, "k.key")
+			writeFile(t, kf, []byte(k+"\n"))
+			out := filepath.Join(dir, "a.zip")
+			if r := runDiag(t, nil, false, "bundle", "anonymize", in, "--output-file", out, "--key-file", kf, "--force"); r.code != 0 {
+				t.Fatalf("anonymize %s: exit %d: %s", in, r.code, r.stderr)
+			}
+			if got := verdicts(t, out); got != want {
+				t.Errorf("%s, key %s: analysis changed:\n%s\n--- original\n%s", in, k[:12], got, want)
+			}
+		}
+	}
+}
