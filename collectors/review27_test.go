@@ -238,3 +238,20 @@ func TestReview27WrappedCommandLines(t *testing.T) {
 		[]string{"Auburn3Kestrel", "Marigold6Pike"},
 		[]string{"mcr.microsoft.com/windows/nanoserver:ltsc2022", "--verbose --interval 30", "10250 --max-pods 30", "ProcessId       : 5188"}}})
 }
+
+// TestReview27ArchivePasswordInArgumentLists: 7-Zip's -p takes the
+// archive's password; handed over as a list (Start-Process -ArgumentList
+// 'a','-p…', a container's args after a 7z command) it is the same
+// command line. Seen: the -p value of -ArgumentList 'a','-p…' and of the
+// container's args left (a plain "7z a -p…" line, and the @(…) form, are
+// redacted).
+func TestReview27ArchivePasswordInArgumentLists(t *testing.T) {
+	checkReview27(t, []review27Case{
+		{"archive-transcript.txt",
+			[]string{"Linen4Comet", "Onyx2Ridge"},
+			[]string{"'-oC:\\k\\restore'", "Select-Object Name, Length"}},
+		{"archive-job.json",
+			[]string{"Twine6Basin"},
+			[]string{`"C:\\out\\logs.7z"`, `"corp.azurecr.io/tools:1.4"`}},
+	})
+}
