@@ -255,3 +255,12 @@ func TestReview27ArchivePasswordInArgumentLists(t *testing.T) {
 			[]string{`"C:\\out\\logs.7z"`, `"corp.azurecr.io/tools:1.4"`}},
 	})
 }
+
+// TestReview27YAMLArgvOverLines: kubectl get pods -o yaml prints a
+// container's args and command one item a line ("- --api-token" then
+// "- value"), as JSON does one a line. Seen: both values left.
+func TestReview27YAMLArgvOverLines(t *testing.T) {
+	checkReview27(t, []review27Case{{"pod-args.yaml",
+		[]string{"Saber3Kelp", "Ferry5Mango"},
+		[]string{"- https://ingest.corp.example:8443", `- "30"`, "image: corp.azurecr.io/shipper:2.1"}}})
+}
