@@ -610,3 +610,21 @@ func TestReview27AnalysisUnderOtherKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestReview27ServiceCIDRUnderKey: under this key the seed bundle's
+// service range 10.96.0.0/12 (its endpoints' OutBoundNAT exceptions and
+// routes) is left as it was in the copy, while --write-map says
+// 10.96.0.0 became 10.99.30.0: an address unmapped, and a map that
+// misleads whoever reads the findings back.
+func TestReview27ServiceCIDRUnderKey(t *testing.T) {
+	dir := t.TempDir()
+	kf := filepath.Join(dir, "k.key")
+	writeFile(t, kf, []byte("ba19e478f0d90c8b5c818aa488b72b298bd6cb847de8b1829a90ae65f971d9ee\n"))
+	out := filepath.Join(dir, "a.zip")
+	if r := runDiag(t, nil, false, "bundle", "anonymize", seedBroken, "--output-file", out, "--key-file", kf, "--write-map"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if data := string(readZip(t, out)["hns/v1/endpoints.json"]); strings.Contains(data, "10.96.0.0/12") {
+		t.Errorf("hns/v1/endpoints.json keeps 10.96.0.0/12")
+	}
+}
