@@ -264,3 +264,15 @@ func TestReview27YAMLArgvOverLines(t *testing.T) {
 		[]string{"Saber3Kelp", "Ferry5Mango"},
 		[]string{"- https://ingest.corp.example:8443", `- "30"`, "image: corp.azurecr.io/shipper:2.1"}}})
 }
+
+// TestReview27SecretsInProse: a script's own output names the password a
+// few words before it ("New password for kadmin: …", "Password for
+// svc_backup set to …", "password changed to "…""), each value random
+// (letters, digits and a symbol mixed), as the prose rule requires. Seen:
+// all three left; only a value right after the secret word and a link
+// word ("password is …") goes.
+func TestReview27SecretsInProse(t *testing.T) {
+	checkReview27(t, []review27Case{{"prose-transcript.txt",
+		[]string{"Tq7#vLp2Wz", "Rk4!mNs8Yd", "Hx3$jQe9Ub"},
+		[]string{"Resetting the local administrator of win-node-7", "by reset-node-admin.ps1", "Done: 2 accounts updated, PasswordLastSet refreshed, 0 errors"}}})
+}
