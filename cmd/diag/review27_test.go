@@ -628,3 +628,16 @@ func TestReview27ServiceCIDRUnderKey(t *testing.T) {
 		t.Errorf("hns/v1/endpoints.json keeps 10.96.0.0/12")
 	}
 }
+
+// TestReview27TranscriptHeader: a PowerShell transcript's header states
+// the machine ("Machine: AKSWIN000007 (Microsoft Windows NT …)") and the
+// user as DOMAIN\user ("Username:", "RunAs User:"). Seen: the machine
+// name, the Windows domain and the user left, none named as kept.
+func TestReview27TranscriptHeader(t *testing.T) {
+	text, stderr, _ := anonymizeFolder(t, "transcript-header")
+	for _, n := range []string{"akswin000007", "fabrikamcorp", "jdoe-admin"} {
+		if strings.Contains(strings.ToLower(text), n) && !strings.Contains(strings.ToLower(stderr), n) {
+			t.Errorf("%s left, not named as kept", n)
+		}
+	}
+}
