@@ -276,3 +276,18 @@ func TestReview27SecretsInProse(t *testing.T) {
 		[]string{"Tq7#vLp2Wz", "Rk4!mNs8Yd", "Hx3$jQe9Ub"},
 		[]string{"Resetting the local administrator of win-node-7", "by reset-node-admin.ps1", "Done: 2 accounts updated, PasswordLastSet refreshed, 0 errors"}}})
 }
+
+// TestReview27KubernetesSecretData: every value of a Kubernetes Secret's
+// data and stringData is a secret, whatever its key (DB_CONN, signing,
+// webhook), in YAML and in JSON; a ConfigMap's data is not. Seen: every
+// value left.
+func TestReview27KubernetesSecretData(t *testing.T) {
+	checkReview27(t, []review27Case{
+		{"k8s-secret.yaml",
+			[]string{"U2VydmVyPWRiO1VzZXIgSWQ9c2E7UGFzc3dvcmQ9UGVyY2g3VHVsaXA7", "R2FybmV0NFdpbGxvdw==", "Mica2Heron"},
+			[]string{"name: orders-db", "LOG_LEVEL: info", "DB_HOST: db.shop.svc"}},
+		{"k8s-secret.json",
+			[]string{"U2VydmVyPWRiO1VzZXIgSWQ9c2E7UGFzc3dvcmQ9UGVyY2g3VHVsaXA7", "R2FybmV0NFdpbGxvdw=="},
+			[]string{`"name":"orders-db"`}},
+	})
+}
