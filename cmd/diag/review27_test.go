@@ -336,7 +336,9 @@ func TestReview27ComputerInfoCaption(t *testing.T) {
 // a collectlogs folder carrying every planted file of
 // collectors/testdata/review27, the ones redaction handles and the ones it
 // does not yet, finds nothing beyond the documented allow-list. Seen:
-// slack-app-token on slack-bot.log (xapp-1-…).
+// slack-app-token on slack-bot.log (xapp-1-…), kubernetes-secret-yaml on
+// k8s-secret.yaml (a Secret's data, which gitleaks also decodes from
+// base64: Password=… inside).
 func TestReview27GitleaksOverEveryFixture(t *testing.T) {
 	bin := gitleaksBinary(t)
 	in := copyTree(t, "../../testdata/collectlogs/flannel-2024")
