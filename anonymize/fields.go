@@ -30,7 +30,7 @@ func statesName(key string, anyName bool) bool {
 	if anyName && (k == "name" || k == "address" || k == "affinity") {
 		return true // a Node's metadata.name, its Hostname address, Calico's host:<node>
 	}
-	for _, w := range []string{"host", "node", "computer", "csname", "caption", "systemname", "machine", "server", "domain", "dnssuffix", "fqdn", "user", "account"} {
+	for _, w := range []string{"host", "node", "computer", "csname", "caption", "systemname", "machine", "server", "domain", "dnssuffix", "fqdn", "user", "account", "owner", "author", "startname", "runas", "clientname"} {
 		if strings.Contains(k, w) {
 			return true
 		}

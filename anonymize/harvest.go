@@ -1,6 +1,7 @@
 package anonymize
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 )
@@ -18,18 +19,26 @@ var (
 	harvestLine = lazyRegexp(`(?m)^[ \t]*(?:- )?([A-Za-z][A-Za-z0-9 _./-]{0,60}?)[ \t.]*[:=][ \t]*["']?(` + nameValue + `)["']?(?:[ \t]+\([^\n]*\))?[ \t]*\r?$`)
 	// The indented lines that continue "DNS Suffix Search List".
 	harvestMore = lazyRegexp(`(?im)^[ \t]*DNS Suffix Search List[ .]*:[^\n]*\n((?:[ \t]{20,}[A-Za-z0-9][A-Za-z0-9_.-]*[ \t]*\r?\n)+)`)
-	harvestJSON = lazyRegexp(`"([A-Za-z0-9_./ -]{1,60})"\s*:\s*"(` + nameValue + `)"`)
-	harvestXML  = lazyRegexp(`<([A-Za-z][A-Za-z0-9_:.-]{0,60})>[ \t]*(` + nameValue + `)[ \t]*</`)
-	harvestPair = lazyRegexp(`(?:^|[\s,;{(])-{0,2}([A-Za-z][A-Za-z0-9_./-]{0,60})=["']?(` + nameValue + `)(?:["'\s,;)}]|$)`)
-	harvestFlag = lazyRegexp(`(?:^|\s)--?([A-Za-z][A-Za-z0-9-]{0,60})[ \t]+["']?(` + nameValue + `)(?:["'\s]|$)`)
+	// Anchored where a key starts (see harvestLine).
+	harvestJSONAt     = lazyRegexp(`^"([A-Za-z0-9_./ -]{1,60})"\s*:\s*"(` + nameValue + `)"`)
+	harvestJSONListAt = lazyRegexp(`^"([A-Za-z0-9_./ -]{1,60})"\s*:\s*\[([^\[\]{}]{1,1000})\]`)
+	harvestXMLAt      = lazyRegexp(`^<([A-Za-z][A-Za-z0-9_:.-]{0,60})>[ \t]*(` + nameValue + `)[ \t]*</`)
+	harvestPairAt     = lazyRegexp(`^([A-Za-z][A-Za-z0-9_./-]{0,60})=["']?(` + nameValue + `)(?:["'\s,;)}]|$)`)
+	harvestFlagAt     = lazyRegexp(`^([A-Za-z][A-Za-z0-9-]{0,60})[ \t]+["']?(` + nameValue + `)(?:["'\s]|$)`)
 	// A Node's addresses of type Hostname, InternalDNS and ExternalDNS, in
 	// kubectl's JSON and YAML, either field first.
 	harvestNodeAddr = lazyRegexp(`(?i)"type"\s*:\s*"(?:Hostname|InternalDNS|ExternalDNS)"\s*,\s*"address"\s*:\s*"([^"\s]{1,255})"|` +
 		`"address"\s*:\s*"([^"\s]{1,255})"\s*,\s*"type"\s*:\s*"(?:Hostname|InternalDNS|ExternalDNS)"|` +
 		`(?m)-[ \t]+type:[ \t]*(?:Hostname|InternalDNS|ExternalDNS)[ \t]*\r?\n[ \t]+address:[ \t]*["']?([^"'\s]{1,255})|` +
 		`(?m)-[ \t]+address:[ \t]*["']?([^"'\s]{1,255})["']?[ \t]*\r?\n[ \t]+type:[ \t]*(?:Hostname|InternalDNS|ExternalDNS)\b`)
-	// C:\Users\name, also JSON-escaped (C:\\Users\\name), and /home/name.
-	harvestPath = lazyRegexp(`(?i)(?:[A-Z]:(?:\\\\?)Users(?:\\\\?)|/home/)([A-Za-z0-9][A-Za-z0-9_.-]*)`)
+	// A list of names: Format-List's {a, b} and JSON's ["a", "b"]
+	// (SuffixSearchList).
+	harvestLineList = lazyRegexp(`(?m)^[ \t]*([A-Za-z][A-Za-z0-9 _./-]{0,60}?)[ \t.]*:[ \t]*\{([^{}\n]{1,1000})\}[ \t]*\r?$`)
+	// resolv.conf's search list and domain.
+	harvestResolv = lazyRegexp(`(?m)^(search|domain)[ \t]+([^\n#]{1,1000})`)
+	// C:\Users\name, \Users\name (HOMEPATH), also JSON-escaped
+	// (C:\\Users\\name), and /home/name.
+	harvestPath = lazyRegexp(`(?i)(?:(?:[A-Z]:|^|[\s="'])(?:\\\\?)Users(?:\\\\?)|/home/)([A-Za-z0-9][A-Za-z0-9_.-]*)`)
 )
 
 // nameValue is the shape of a stated name: a host, an FQDN, \\HOST (a
@@ -59,18 +68,20 @@ const (
 // transcript's header, the kubelet's flags, configuration and log, a
 // Node's labels.
 func harvestKind(key string) string {
-	k := strings.NewReplacer(" ", "", "_", "", "-", "", ".", "").Replace(strings.ToLower(key))
+	k := normKey(key)
 	if i := strings.LastIndexByte(k, '/'); i >= 0 {
 		k = k[i+1:] // kubernetes.io/hostname
 	}
 	switch k {
 	case "logonserver":
 		return statesLogon
-	case "machine", "computer", "node", "csname", "cscaption", "systemname", "fullcomputername", "fullyqualifieddomainname":
+	case "machine", "computer", "node", "host", "csname", "cscaption", "systemname", "fullcomputername", "fullyqualifieddomainname",
+		"clientname", "staticdnshostname":
 		return statesHost
-	case "username", "runasuser", "accountname", "samaccountname", "userprincipalname", "upn", "csusername", "csprimaryownername":
+	case "username", "runasuser", "accountname", "samaccountname", "userprincipalname", "upn", "csusername", "csprimaryownername",
+		"userid", "startname", "owner", "author", "logonuser", "runas":
 		return statesUser
-	case "userdomain", "csdomain", "csworkgroup", "domain":
+	case "userdomain", "csdomain", "csworkgroup", "domain", "userdomainroamingprofile", "logondomain", "workstationdomain":
 		return statesNetBIOS // a dotted value is a DNS domain (see add)
 	case "dnsdomain", "userdnsdomain", "domainname", "clusterdomain", "csdnsdomain":
 		return statesDomain
@@ -79,42 +90,197 @@ func harvestKind(key string) string {
 	case strings.Contains(k, "hostname"), strings.Contains(k, "nodename"), strings.Contains(k, "computername"),
 		strings.Contains(k, "machinename"), strings.HasSuffix(k, "fqdn"):
 		return statesHost
-	case strings.Contains(k, "dnssuffix"):
-		return statesDomain
+	case strings.Contains(k, "suffix") && !strings.Contains(k, "length"):
+		return statesDomain // DnsSuffix, ConnectionSpecificSuffix, SuffixSearchList
 	}
 	return ""
+}
+
+// normKey lower-cases a key and drops its spaces, '_', '-' and '.'.
+func normKey(key string) string {
+	b := make([]byte, 0, len(key))
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		switch {
+		case c == ' ' || c == '_' || c == '-' || c == '.':
+		case c >= 'A' && c <= 'Z':
+			b = append(b, c+'a'-'A')
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(b)
 }
 
 // notName are values of such keys that name nothing.
 var notName = map[string]bool{"yes": true, "no": true, "unknown": true, "auto": true, "enabled": true, "disabled": true,
 	"notset": true, "empty": true, "undefined": true, "any": true, "all": true}
 
+// harvestTokens find the lines that may state a name (in lower case):
+// the others, most of a large file, are not matched against every
+// expression (Go's regexp reads a few MB a second with these).
+var harvestTokens = [][]byte{[]byte("host"), []byte("node"), []byte("comput"), []byte("machine"), []byte("csname"), []byte("caption"),
+	[]byte("systemname"), []byte("fqdn"), []byte("domain"), []byte("suffix"), []byte("user"), []byte("upn"), []byte("startname"),
+	[]byte("owner"), []byte("author"), []byte("runas"), []byte("logon"), []byte("clientname"), []byte("account"), []byte("workgroup"),
+	[]byte("dns"), []byte("search"), []byte("/home/")}
+
 // HarvestText registers the host, domain and user names a text states.
 func (a *Anonymizer) HarvestText(text []byte) {
-	eachMatch(harvestLine(), text, func(m [][]byte) { a.harvest(string(m[1]), string(m[2])) })
-	eachMatch(harvestMore(), text, func(m [][]byte) {
-		for _, l := range strings.Split(string(m[1]), "\n") {
-			if l = strings.TrimSpace(l); l != "" {
-				a.harvest("dns suffix", l)
+	var low []byte
+	for start := 0; start < len(text); {
+		end := len(text)
+		if i := bytes.IndexByte(text[start:], '\n'); i >= 0 {
+			end = start + i
+		}
+		low = append(low[:0], text[start:end]...)
+		for i, c := range low {
+			if c >= 'A' && c <= 'Z' {
+				low[i] = c + 'a' - 'A'
 			}
 		}
-	})
-	for _, re := range []func() *regexp.Regexp{harvestJSON, harvestXML, harvestPair, harvestFlag} {
-		eachMatch(re(), text, func(m [][]byte) { a.harvest(string(m[1]), string(m[2])) })
+		for _, tok := range harvestTokens {
+			if bytes.Contains(low, tok) {
+				a.harvestLine(text, start, end, low)
+				break
+			}
+		}
+		start = end + 1
 	}
-	eachMatch(harvestNodeAddr(), text, func(m [][]byte) {
-		for _, v := range m[1:] {
-			if len(v) > 0 {
-				a.harvest("hostname", string(v))
+}
+
+// harvestLine harvests the line text[start:end] (low: in lower case),
+// and what continues it on the next lines (a JSON list, ipconfig's search
+// list, a Node's address in YAML, whose type may come on the line before).
+// The expressions are anchored where a key holding a token starts: Go's
+// regexp is slow to search, fast to match at one place.
+func (a *Anonymizer) harvestLine(text []byte, start, end int, low []byte) {
+	line := text[start:end]
+	pair := func(m [][]byte) { a.harvest(string(m[1]), string(m[2])) }
+	list := func(m [][]byte) {
+		if harvestKind(string(m[1])) == "" {
+			return
+		}
+		for _, v := range strings.Split(string(m[2]), ",") {
+			a.harvest(string(m[1]), strings.TrimSpace(v))
+		}
+	}
+	match := func(re *regexp.Regexp, in []byte, f func([][]byte)) {
+		if m := re.FindSubmatch(in); m != nil {
+			f(m)
+		}
+	}
+	// "Key : value", its key from the line's start to the first ':' or '='.
+	if i := bytes.IndexAny(line, ":="); i > 0 && i <= 80 {
+		key := strings.Trim(string(line[:i]), " \t.-")
+		if harvestKind(key) != "" {
+			match(harvestLine(), line, pair)
+			if bytes.IndexByte(line, '{') >= 0 {
+				match(harvestLineList(), line, list)
 			}
 		}
-	})
-	eachMatch(harvestPath(), text, func(m [][]byte) {
-		if u := string(m[1]); !builtinUsers[strings.ToLower(u)] {
-			a.AddName(KindUser, u)
+	}
+	for _, k := range tokenKeys(low) {
+		s := k[0]
+		for s < k[1] && line[s] == '-' {
+			s++
 		}
-	})
+		if s > 0 && line[s-1] == '-' {
+			match(harvestFlagAt(), line[s:], pair) // -ComputerName NAME
+		}
+		match(harvestPairAt(), line[s:], pair) // node="NAME", --hostname-override=NAME
+		if s > 0 && line[s-1] == '<' {
+			match(harvestXMLAt(), line[s-1:], pair)
+		}
+		// A JSON key may hold spaces (ConvertTo-Json of systeminfo).
+		q := s
+		for q > 0 && s-q <= 60 && (keyChar(low[q-1]) || low[q-1] == ' ') {
+			q--
+		}
+		if q > 0 && line[q-1] == '"' {
+			match(harvestJSONAt(), line[q-1:], pair)
+			at := start + q - 1
+			match(harvestJSONListAt(), text[at:min(len(text), at+maxListSpan)], list)
+		}
+	}
+	if bytes.HasPrefix(low, []byte("search")) || bytes.HasPrefix(low, []byte("domain")) {
+		match(harvestResolv(), line, func(m [][]byte) {
+			for _, v := range strings.Fields(string(m[2])) {
+				a.harvest("dns suffix", v)
+			}
+		})
+	}
+	if bytes.Contains(low, []byte("search list")) {
+		eachMatch(harvestMore(), text[start:min(len(text), end+maxListSpan)], func(m [][]byte) {
+			for _, l := range strings.Split(string(m[1]), "\n") {
+				if l = strings.TrimSpace(l); l != "" {
+					a.harvest("dns suffix", l)
+				}
+			}
+		})
+	}
+	if bytes.Contains(low, []byte("internaldns")) || bytes.Contains(low, []byte("externaldns")) || bytes.Contains(low, []byte("hostname\"")) || bytes.Contains(low, []byte("type: hostname")) {
+		prev := bytes.LastIndexByte(text[:max(start-1, 0)], '\n') + 1
+		next := len(text)
+		if i := bytes.IndexByte(text[min(end+1, len(text)):], '\n'); i >= 0 {
+			next = end + 1 + i
+		}
+		eachMatch(harvestNodeAddr(), text[prev:next], func(m [][]byte) {
+			for _, v := range m[1:] {
+				if len(v) > 0 {
+					a.harvest("hostname", string(v))
+				}
+			}
+		})
+	}
+	if bytes.Contains(low, []byte(`users\`)) || bytes.Contains(low, []byte("/home/")) {
+		eachMatch(harvestPath(), line, func(m [][]byte) {
+			if u := string(m[1]); !builtinUsers[strings.ToLower(u)] {
+				a.AddName(KindUser, u)
+			}
+		})
+	}
 }
+
+// tokenKeys are the spans [start, end) of the words of low (letters,
+// digits, '_', '.', '/', '-') that hold a token, each once, in order.
+func tokenKeys(low []byte) [][2]int {
+	var keys [][2]int
+	for _, tok := range harvestTokens {
+		for off := 0; ; {
+			i := bytes.Index(low[off:], tok)
+			if i < 0 {
+				break
+			}
+			i += off
+			s, e := i, i+len(tok)
+			for s > 0 && keyChar(low[s-1]) {
+				s--
+			}
+			for e < len(low) && keyChar(low[e]) {
+				e++
+			}
+			seen := false
+			for _, k := range keys {
+				seen = seen || k[0] == s
+			}
+			if !seen {
+				keys = append(keys, [2]int{s, e})
+			}
+			off = e
+		}
+	}
+	return keys
+}
+
+func keyChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '/' || c == '-'
+}
+
+// maxValueSpan is how far past its key a value is looked for.
+const maxValueSpan = 300
+
+// maxListSpan bounds how far past its line a list is read.
+const maxListSpan = 4096
 
 // eachMatch calls f with the groups of each match of re in text, one
 // match at a time: a file of a million Key : value lines costs no list of
@@ -144,8 +310,8 @@ func (a *Anonymizer) harvest(key, v string) {
 	}
 	v = strings.Trim(strings.TrimSpace(strings.ReplaceAll(v, `\\`, `\`)), `"'.`)
 	low := strings.ToLower(v)
-	if v == "" || notName[low] || vocabulary[low] && low != "host" && low != "node" {
-		return
+	if v == "" || notName[low] || vocabulary[low] && low != "host" && low != "node" || strings.HasPrefix(low, "s-1-") {
+		return // nothing, a word, a SID
 	}
 	switch kind {
 	case statesLogon:
@@ -173,7 +339,11 @@ func (a *Anonymizer) harvest(key, v string) {
 // own account (HOST$) names the host.
 func (a *Anonymizer) harvestUser(v string) {
 	if dom, user, ok := strings.Cut(v, `\`); ok {
-		if !builtinUsers[strings.ToLower(dom)] && !strings.EqualFold(dom, "NT AUTHORITY") {
+		switch strings.ToLower(dom) {
+		case "builtin", "nt authority", "nt service", "iis apppool", "window manager", "font driver host", "nt virtual machine":
+			return // a built-in account or group
+		case ".": // .\user, an account of the machine
+		default:
 			if strings.Contains(dom, ".") {
 				a.harvestDomain(dom, false)
 			} else {
@@ -221,5 +391,5 @@ func kubernetesName(v string) bool {
 // domain or workgroup, "Domain : WORKGROUP").
 func suffixKey(k string) bool {
 	k = strings.NewReplacer(" ", "", "_", "", "-", "").Replace(strings.ToLower(k))
-	return strings.Contains(k, "dnssuffix") || k == "dnsdomain" || k == "userdnsdomain"
+	return strings.Contains(k, "suffix") || k == "dnsdomain" || k == "userdnsdomain"
 }

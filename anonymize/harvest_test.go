@@ -1,6 +1,7 @@
 package anonymize
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 )
@@ -152,5 +153,85 @@ func TestHarvestNotNames(t *testing.T) {
 		if len(a.Kept()) != 0 || len(a.Mapping().Names) != 0 {
 			t.Errorf("%q: names %v, kept %+v", in, a.Mapping().Names, a.Kept())
 		}
+	}
+}
+
+// TestHarvestListsAndConfigs: lists of suffixes (Get-DnsClientGlobalSetting's
+// {a, b}, JSON arrays), resolv.conf, HOMEPATH, a service's account, an
+// ACL's owner, a task's author, an RDP client's name, an event's host.
+func TestHarvestListsAndConfigs(t *testing.T) {
+	for _, c := range []struct{ in, gone string }{
+		{"SuffixSearchList : {corp.contoso-test.net, lab.fabrikam-test.org}\r\n", "contoso-test fabrikam-test"},
+		{`{"SuffixSearchList": ["corp.contoso-test.net", "lab.fabrikam-test.org"]}`, "contoso-test fabrikam-test"},
+		{"ConnectionSpecificSuffix : corp.contoso-test.net\r\n", "contoso-test"},
+		{"search corp.contoso-test.net lab.fabrikam-test.org\ndomain corp.contoso-test.net\nnameserver 10.0.0.10\n", "contoso-test fabrikam-test"},
+		{"HOMEPATH=\\Users\\jdoe-admin\r\n", "jdoe-admin"},
+		{"StartName : FABRIKAMCORP\\svc-k8s-agent\r\n", "fabrikamcorp svc-k8s-agent"},
+		{"Owner  : FABRIKAMCORP\\jdoe-admin\r\nGroup  : NT AUTHORITY\\SYSTEM\r\n", "fabrikamcorp jdoe-admin"},
+		{"<Author>FABRIKAMCORP\\jdoe-admin</Author>", "fabrikamcorp jdoe-admin"},
+		{"CLIENTNAME=JDOE-LAPTOP7\r\n", "jdoe-laptop7"},
+		{`"source": {"component": "kubelet", "host": "akswin000007"}`, "akswin000007"},
+	} {
+		a := testAnonymizer()
+		a.HarvestText([]byte(c.in))
+		// The parent domains stand alone too.
+		got := strings.ToLower(a.String(c.in + " contoso-test.net fabrikam-test.org " + c.gone))
+		for _, g := range strings.Fields(c.gone) {
+			if strings.Contains(got, g+".") || !strings.Contains(g, "-test") && strings.Contains(got, g) {
+				t.Errorf("%q: %s left: %q", c.in, g, got)
+			}
+		}
+	}
+	a := testAnonymizer()
+	a.HarvestText([]byte("UserId : S-1-5-18\r\nOwner : BUILTIN\\Administrators\r\n"))
+	if n := a.Mapping().Names; len(n) != 0 {
+		t.Errorf("a SID or a built-in group registered: %v", n)
+	}
+}
+
+// FuzzHarvestText: any text harvests without a panic and in bounded
+// time, twice alike, and every name it registers for free text is gone
+// from the rewritten text where it stood alone on a line of its field.
+func FuzzHarvestText(f *testing.F) {
+	for _, s := range []string{
+		"Username: FABRIKAMCORP\\jdoe-admin\r\nMachine: AKSWIN000007 (Microsoft Windows NT 10.0.20348.0)\r\n",
+		`I1126 10:01:02.123456 4120 x.go:72] "Attempting to register node" node="akswin000007"`,
+		`{"CsDomain": "corp.fabrikam-test.org", "SuffixSearchList": ["a.example.net", "b"], "Host Name": "n1"}`,
+		"SuffixSearchList : {corp.contoso.com, lab}\nsearch a.b c.d\nHOMEPATH=\\Users\\x\n",
+		"kubelet --hostname-override akswin --node-ip=10.0.0.4 -ComputerName x",
+		"    - type: InternalDNS\n      address: w.corp.example.net\n",
+		"=\n:\n{}\n[]\n\"\":\"\"\n--=\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		a, b := testAnonymizer(), testAnonymizer()
+		a.HarvestText(in)
+		b.HarvestText(in)
+		if ma, mb := a.Mapping(), b.Mapping(); len(ma.Names) != len(mb.Names) || len(a.Kept()) != len(b.Kept()) {
+			t.Fatalf("two harvests differ on %q", in)
+		}
+		out := a.Text(in)
+		for _, kv := range a.Mapping().Names {
+			line := "Host Name : " + kv[0]
+			if bytes.Contains(in, []byte(line+"\n")) && bytes.Contains(out, []byte(line+"\n")) {
+				t.Fatalf("%s left in %q", kv[0], out)
+			}
+		}
+	})
+}
+
+// BenchmarkHarvestText: a log in which every line mentions a node (the
+// worst case: each is matched), 2 MiB.
+func BenchmarkHarvestText(b *testing.B) {
+	var sb strings.Builder
+	for sb.Len() < 2<<20 {
+		sb.WriteString("I1126 10:01:02.123456    4120 kubelet_node_status.go:72] \"Attempting to register node\" node=\"akswin000007\" --hostname-override akswin\n")
+		sb.WriteString("  \"nodeName\": \"akswin000007\",\n  \"hostIP\": \"10.1.2.3\", \"items\": [\"a\", \"b\"]\n")
+	}
+	in := []byte(sb.String())
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		testAnonymizer().HarvestText(in)
 	}
 }
