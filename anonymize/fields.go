@@ -20,7 +20,7 @@ var (
 	fieldXML  = lazyRegexp(`<([A-Za-z][A-Za-z0-9_:.-]{0,60})>([^<\n]{1,255})</`)
 	fieldLine = lazyRegexp(`(?m)^([ \t]*)([A-Za-z][A-Za-z0-9 _./-]{0,60}?)([ \t.]*[:=][ \t]*["']?(?:\\\\)?)([A-Za-z0-9][A-Za-z0-9_.$@\\-]{0,254})(["']?(?:[ \t]+\([^\n]*\))?[ \t]*\r?)$`)
 	fieldFlag = lazyRegexp(`(?i)((?:^|\s)--?([a-z][a-z-]{0,40})[= ]["']?)([A-Za-z0-9][A-Za-z0-9_.-]{0,254})`)
-	fieldPair = lazyRegexp(`((?:^|[\s,;{(])([A-Za-z][A-Za-z0-9_.-]{0,40})=["']?)([A-Za-z0-9][A-Za-z0-9_.-]{0,254})`)
+	fieldPair = lazyRegexp(`((?:^|[\s,;{(])"?([A-Za-z][A-Za-z0-9_.-]{0,40})"?=["']?)([A-Za-z0-9][A-Za-z0-9_.-]{0,254})`)
 )
 
 // statesName: a key whose value is a host, node or domain name.
@@ -30,7 +30,7 @@ func statesName(key string, anyName bool) bool {
 	if anyName && (k == "name" || k == "address" || k == "affinity") {
 		return true // a Node's metadata.name, its Hostname address, Calico's host:<node>
 	}
-	for _, w := range []string{"host", "node", "computer", "csname", "caption", "systemname", "machine", "server", "domain", "dnssuffix", "fqdn", "user", "account", "owner", "author", "startname", "runas", "clientname"} {
+	for _, w := range []string{"host", "node", "computer", "csname", "caption", "systemname", "machine", "server", "domain", "dnssuffix", "fqdn", "user", "account", "owner", "author", "startname", "runas", "clientname", "internaldns", "externaldns"} {
 		if strings.Contains(k, w) {
 			return true
 		}

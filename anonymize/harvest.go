@@ -24,6 +24,8 @@ var (
 	harvestJSONListAt = lazyRegexp(`^"([A-Za-z0-9_./ -]{1,60})"\s*:\s*\[([^\[\]{}]{1,1000})\]`)
 	harvestXMLAt      = lazyRegexp(`^<([A-Za-z][A-Za-z0-9_:.-]{0,60})>[ \t]*(` + nameValue + `)[ \t]*</`)
 	harvestPairAt     = lazyRegexp(`^([A-Za-z][A-Za-z0-9_./-]{0,60})=["']?(` + nameValue + `)(?:["'\s,;)}]|$)`)
+	harvestQPairAt    = lazyRegexp(`^"([A-Za-z][A-Za-z0-9_./-]{0,60})"=["']?(` + nameValue + `)(?:["'\s,;)}]|$)`)
+	harvestColonAt    = lazyRegexp(`^([A-Za-z][A-Za-z0-9_./-]{0,60}):[ \t]?["']?(` + nameValue + `)(?:["'\s,;)}\]]|$)`)
 	harvestFlagAt     = lazyRegexp(`^([A-Za-z][A-Za-z0-9-]{0,60})[ \t]+["']?(` + nameValue + `)(?:["'\s]|$)`)
 	// A Node's addresses of type Hostname, InternalDNS and ExternalDNS, in
 	// kubectl's JSON and YAML, either field first.
@@ -76,7 +78,7 @@ func harvestKind(key string) string {
 	case "logonserver":
 		return statesLogon
 	case "machine", "computer", "node", "host", "csname", "cscaption", "systemname", "fullcomputername", "fullyqualifieddomainname",
-		"clientname", "staticdnshostname":
+		"clientname", "staticdnshostname", "internaldns", "externaldns":
 		return statesHost
 	case "username", "runasuser", "accountname", "samaccountname", "userprincipalname", "upn", "csusername", "csprimaryownername",
 		"userid", "startname", "owner", "author", "logonuser", "runas":
@@ -188,6 +190,19 @@ func (a *Anonymizer) harvestLine(text []byte, start, end int, low []byte) {
 			match(harvestFlagAt(), line[s:], pair) // -ComputerName NAME
 		}
 		match(harvestPairAt(), line[s:], pair) // node="NAME", --hostname-override=NAME
+		if s > 0 && line[s-1] == '"' {
+			match(harvestQPairAt(), line[s-1:], pair) // klogr's "node"="NAME"
+		} else if s > 0 {
+			// A struct printed in a log ({NodeName:NAME}); not a bare
+			// word before a colon (an image node:16-alpine).
+			match(harvestColonAt(), line[s:], func(m [][]byte) {
+				switch normKey(string(m[1])) {
+				case "node", "host", "machine", "computer", "domain", "owner", "author", "runas", "upn":
+				default:
+					pair(m)
+				}
+			})
+		}
 		if s > 0 && line[s-1] == '<' {
 			match(harvestXMLAt(), line[s-1:], pair)
 		}

@@ -146,7 +146,7 @@ func TestHarvestNotNames(t *testing.T) {
 		"CsPartOfDomain : True\r\n", "UseHostname: false\n", "Domain : WORKGROUP\r\n", "hostNetwork: true\n", "DomainRole : MemberServer\r\n",
 		"Username: NT AUTHORITY\\SYSTEM\r\n", "USERNAME=SYSTEM\n", `{"fqdnPolicy": "Prefer"}`, "Host: kubernetes.default.svc\r\n",
 		`{"hostname": "coredns-5d78c9869d-abcde.kube-dns.kube-system.svc.cluster.local"}`, "server: https://10.0.0.1:6443\n",
-		"  --cluster-domain=cluster.local", "Name : Ethernet\r\n",
+		"  --cluster-domain=cluster.local", "Name : Ethernet\r\n", "    image: node:16-alpine\n", "proxy http://myhost:8080/x\n",
 	} {
 		a := testAnonymizer()
 		a.HarvestText([]byte(in))
@@ -171,6 +171,9 @@ func TestHarvestListsAndConfigs(t *testing.T) {
 		{"<Author>FABRIKAMCORP\\jdoe-admin</Author>", "fabrikamcorp jdoe-admin"},
 		{"CLIENTNAME=JDOE-LAPTOP7\r\n", "jdoe-laptop7"},
 		{`"source": {"component": "kubelet", "host": "akswin000007"}`, "akswin000007"},
+		{`I1126 10:01:02.123456 4120 x.go:72] "msg"="Attempting to register node" "node"="akswin000007"`, "akswin000007"},
+		{`I1126 10:01:02.123456 4120 x.go:72] node &Node{ObjectMeta:{Name:akswin000007 Namespace:}} {NodeName:akswin000007}`, "akswin000007"},
+		{"Addresses:\n  InternalIP:   10.0.0.4\n  Hostname:     akswin000007\n  InternalDNS:  akswin000007.corp.contoso-test.net\n", "akswin000007 contoso-test"},
 	} {
 		a := testAnonymizer()
 		a.HarvestText([]byte(c.in))
