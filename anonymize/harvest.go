@@ -19,7 +19,7 @@ var (
 	harvestLine = lazyRegexp(`(?m)^[ \t]*(?:- )?([A-Za-z][A-Za-z0-9 _./-]{0,60}?)[ \t.]*[:=][ \t]*["']?(` + nameValue + `)["']?(?:[ \t]+\([^\n]*\))?[ \t]*\r?$`)
 	// The indented lines that continue "DNS Suffix Search List".
 	harvestMore = lazyRegexp(`(?im)^[ \t]*DNS Suffix Search List[ .]*:[^\n]*\n((?:[ \t]{20,}[A-Za-z0-9][A-Za-z0-9_.-]*[ \t]*\r?\n)+)`)
-	// Anchored where a key starts (see harvestLine).
+	// Anchored where a key starts (see harvestOneLine).
 	harvestJSONAt     = lazyRegexp(`^"([A-Za-z0-9_./ -]{1,60})"\s*:\s*"(` + nameValue + `)"`)
 	harvestJSONListAt = lazyRegexp(`^"([A-Za-z0-9_./ -]{1,60})"\s*:\s*\[([^\[\]{}]{1,1000})\]`)
 	harvestXMLAt      = lazyRegexp(`^<([A-Za-z][A-Za-z0-9_:.-]{0,60})>[ \t]*(` + nameValue + `)[ \t]*</`)
@@ -142,7 +142,7 @@ func (a *Anonymizer) HarvestText(text []byte) {
 		}
 		for _, tok := range harvestTokens {
 			if bytes.Contains(low, tok) {
-				a.harvestLine(text, start, end, low)
+				a.harvestOneLine(text, start, end, low)
 				break
 			}
 		}
@@ -150,12 +150,12 @@ func (a *Anonymizer) HarvestText(text []byte) {
 	}
 }
 
-// harvestLine harvests the line text[start:end] (low: in lower case),
+// harvestOneLine harvests the line text[start:end] (low: in lower case),
 // and what continues it on the next lines (a JSON list, ipconfig's search
 // list, a Node's address in YAML, whose type may come on the line before).
 // The expressions are anchored where a key holding a token starts: Go's
 // regexp is slow to search, fast to match at one place.
-func (a *Anonymizer) harvestLine(text []byte, start, end int, low []byte) {
+func (a *Anonymizer) harvestOneLine(text []byte, start, end int, low []byte) {
 	line := text[start:end]
 	pair := func(m [][]byte) { a.harvest(string(m[1]), string(m[2])) }
 	list := func(m [][]byte) {
@@ -290,9 +290,6 @@ func tokenKeys(low []byte) [][2]int {
 func keyChar(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '/' || c == '-'
 }
-
-// maxValueSpan is how far past its key a value is looked for.
-const maxValueSpan = 300
 
 // maxListSpan bounds how far past its line a list is read.
 const maxListSpan = 4096
