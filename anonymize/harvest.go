@@ -124,7 +124,7 @@ var notName = map[string]bool{"yes": true, "no": true, "unknown": true, "auto": 
 var harvestTokens = [][]byte{[]byte("host"), []byte("node"), []byte("comput"), []byte("machine"), []byte("csname"), []byte("caption"),
 	[]byte("systemname"), []byte("fqdn"), []byte("domain"), []byte("suffix"), []byte("user"), []byte("upn"), []byte("startname"),
 	[]byte("owner"), []byte("author"), []byte("runas"), []byte("logon"), []byte("clientname"), []byte("account"), []byte("workgroup"),
-	[]byte("dns"), []byte("search"), []byte("/home/")}
+	[]byte("dns"), []byte("search"), []byte("/home/"), []byte("system name"), []byte("start name"), []byte("client name")}
 
 // HarvestText registers the host, domain and user names a text states.
 func (a *Anonymizer) HarvestText(text []byte) {

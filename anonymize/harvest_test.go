@@ -170,6 +170,7 @@ func TestHarvestListsAndConfigs(t *testing.T) {
 		{"Owner  : FABRIKAMCORP\\jdoe-admin\r\nGroup  : NT AUTHORITY\\SYSTEM\r\n", "fabrikamcorp jdoe-admin"},
 		{"<Author>FABRIKAMCORP\\jdoe-admin</Author>", "fabrikamcorp jdoe-admin"},
 		{"CLIENTNAME=JDOE-LAPTOP7\r\n", "jdoe-laptop7"},
+		{"System Name : WINPOOL000042\r\nStart Name : FABRIKAMCORP\\svc-k8s-agent\r\n", "winpool000042 fabrikamcorp svc-k8s-agent"},
 		{`"source": {"component": "kubelet", "host": "akswin000007"}`, "akswin000007"},
 		{`I1126 10:01:02.123456 4120 x.go:72] "msg"="Attempting to register node" "node"="akswin000007"`, "akswin000007"},
 		{`I1126 10:01:02.123456 4120 x.go:72] node &Node{ObjectMeta:{Name:akswin000007 Namespace:}} {NodeName:akswin000007}`, "akswin000007"},
