@@ -116,7 +116,8 @@ func normKey(key string) string {
 
 // notName are values of such keys that name nothing.
 var notName = map[string]bool{"yes": true, "no": true, "unknown": true, "auto": true, "enabled": true, "disabled": true,
-	"notset": true, "empty": true, "undefined": true, "any": true, "all": true}
+	"notset": true, "empty": true, "undefined": true, "any": true, "all": true,
+	"microsoft": true} // a scheduled task's Author
 
 // harvestTokens find the lines that may state a name (in lower case):
 // the others, most of a large file, are not matched against every

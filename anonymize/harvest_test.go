@@ -147,6 +147,7 @@ func TestHarvestNotNames(t *testing.T) {
 		"Username: NT AUTHORITY\\SYSTEM\r\n", "USERNAME=SYSTEM\n", `{"fqdnPolicy": "Prefer"}`, "Host: kubernetes.default.svc\r\n",
 		`{"hostname": "coredns-5d78c9869d-abcde.kube-dns.kube-system.svc.cluster.local"}`, "server: https://10.0.0.1:6443\n",
 		"  --cluster-domain=cluster.local", "Name : Ethernet\r\n", "    image: node:16-alpine\n", "proxy http://myhost:8080/x\n",
+		"Author : Microsoft\r\n", "Author : Microsoft Corporation\r\n",
 	} {
 		a := testAnonymizer()
 		a.HarvestText([]byte(in))
