@@ -77,12 +77,14 @@ type addrMapper struct {
 	v4, v6 *panCipher
 	seen   map[netip.Addr]netip.Addr
 	walked map[netip.Addr]netip.Addr
+	// prefixes are the networks mapped, for the map (--write-map).
+	prefixes map[netip.Prefix]netip.Prefix
 }
 
 func newAddrMapper(k Key) *addrMapper {
 	v4, _ := newPanCipher(k.derive("ipv4"))
 	v6, _ := newPanCipher(k.derive("ipv6"))
-	return &addrMapper{v4: v4, v6: v6, seen: map[netip.Addr]netip.Addr{}, walked: map[netip.Addr]netip.Addr{}}
+	return &addrMapper{v4: v4, v6: v6, seen: map[netip.Addr]netip.Addr{}, walked: map[netip.Addr]netip.Addr{}, prefixes: map[netip.Prefix]netip.Prefix{}}
 }
 
 // Addr maps one address: prefix-preserving within its range, a public
@@ -214,13 +216,116 @@ func xorLow(a netip.Addr, mask int) netip.Addr {
 	return out
 }
 
-// Prefix maps a CIDR: a canonical one (no host bits) stays canonical, and
-// contains the mapped form of every address it contained; one with host
-// bits set keeps them set.
+// Prefix maps a CIDR. One with host bits set (an interface's
+// 10.244.1.5/24) is its address mapped as an address. A network maps to
+// the image of its addresses under the permutation: it contains the mapped
+// form of every address it contained, except the few that land on an
+// address kept whole (192.168.255.1) and walk on. A network is kept only
+// where it lies inside a range kept whole (10.0.2.0/24) or is a range's
+// own (10.0.0.0/8); one that merely starts in a kept range
+// (192.168.255.0/24, 10.0.2.0/23) is the customer's and maps like any
+// other. Every network narrower than its range moves (see panCipher).
 func (m *addrMapper) Prefix(p netip.Prefix) netip.Prefix {
-	out := netip.PrefixFrom(m.Addr(p.Addr()), p.Bits())
-	if p.Masked() == p {
-		return out.Masked()
+	a, bits := p.Addr(), p.Bits()
+	if !p.IsValid() {
+		return p
 	}
+	if a.Is4In6() && bits >= 96 {
+		v4 := m.Prefix(netip.PrefixFrom(a.Unmap(), bits-96))
+		return netip.PrefixFrom(netip.AddrFrom16(v4.Addr().As16()), bits)
+	}
+	total, low := 128, keepLow6
+	if a.Is4() {
+		total, low = 32, keepLow4
+	}
+	if p.Masked() != p || bits == total {
+		return netip.PrefixFrom(m.Addr(a), bits)
+	}
+	if out, ok := m.prefixes[p]; ok {
+		return out
+	}
+	out := p
+	switch r, special := prefixRule(p); {
+	case r.whole || bits <= r.keep:
+	case bits >= total-low:
+		// Within one block of the permutation: the block's image, read
+		// from an address of p that no kept address shares the low bits
+		// of (those walk on alone).
+		out = netip.PrefixFrom(m.mapAddr(unitRep(p)), bits).Masked()
+	default:
+		out = m.walkPrefix(p, r, special)
+	}
+	m.prefixes[p] = out
 	return out
+}
+
+// walkPrefix maps a network wider than a block: the cipher's image of its
+// bits, walked on (as walk does for an address) while that image lies
+// wholly in another range. A network whose walk comes back to it keeps
+// its place, and its addresses stay inside it.
+func (m *addrMapper) walkPrefix(p netip.Prefix, r rangeRule, special bool) netip.Prefix {
+	c, to := m.v6, 128-keepLow6
+	if p.Addr().Is4() {
+		c, to = m.v4, 32-keepLow4
+	}
+	x := p
+	for {
+		b, _ := netip.AddrFromSlice(c.permute(x.Addr().AsSlice(), r.keep, to))
+		x = netip.PrefixFrom(b, p.Bits()).Masked()
+		if x == p {
+			return p
+		}
+		if r2, sp := prefixRule(x); sp == special && (!special || r2 == r) {
+			return x
+		}
+	}
+}
+
+// prefixRule is the first rule (most specific) whose range holds all of
+// p; special is false for a public network (no rule holds it).
+func prefixRule(p netip.Prefix) (rangeRule, bool) {
+	rules := v6Rules
+	if p.Addr().Is4() {
+		rules = v4Rules
+	}
+	for _, r := range rules {
+		if r.p.Bits() <= p.Bits() && r.p.Contains(p.Addr()) {
+			return r, true
+		}
+	}
+	return rangeRule{}, false
+}
+
+// unitRep is an address of p (a network no wider than a block) whose low
+// bits no range kept whole inside a block has (192.168.255.0/30's .0 to
+// .3, 168.63.129.16's .16): its walk is the block's. p.Addr() when every
+// address of p has such low bits.
+func unitRep(p netip.Prefix) netip.Addr {
+	for a, i := p.Addr(), 0; p.Contains(a) && i < 16; a, i = a.Next(), i+1 {
+		if !partialLow(a) {
+			return a
+		}
+	}
+	return p.Addr()
+}
+
+// partialLow: a's low bits are those of an address of a range kept whole
+// that is narrower than a block.
+func partialLow(a netip.Addr) bool {
+	rules, total, low := v6Rules, 128, keepLow6
+	if a.Is4() {
+		rules, total, low = v4Rules, 32, keepLow4
+	}
+	for _, r := range rules {
+		if !r.whole || r.p.Bits() <= total-low {
+			continue
+		}
+		b := r.p.Addr().AsSlice()
+		ab := a.AsSlice()
+		copy(b[(total-low)/8:], ab[(total-low)/8:])
+		if x, _ := netip.AddrFromSlice(b); r.p.Contains(x) {
+			return true
+		}
+	}
+	return false
 }

@@ -46,7 +46,8 @@ func (a *Anonymizer) String(s string) string { return string(a.Text([]byte(s))) 
 // Mapping is what was replaced, original → pseudonym, for the owner of the
 // original (--write-map): never written into the anonymized bundle.
 type Mapping struct {
-	KeyID     string      `json:"keyID"`
+	KeyID string `json:"keyID"`
+	// Addresses are addresses and networks (10.96.0.0/12).
 	Addresses [][2]string `json:"addresses"`
 	MACs      [][2]string `json:"macs"`
 	Names     [][2]string `json:"names"`
@@ -60,6 +61,11 @@ func (a *Anonymizer) Mapping() Mapping {
 		m.Keywords = append(m.Keywords, [2]string{string(kw.low), kw.pseudonym})
 	}
 	for k, v := range a.addrs.seen {
+		if k != v {
+			m.Addresses = append(m.Addresses, [2]string{k.String(), v.String()})
+		}
+	}
+	for k, v := range a.addrs.prefixes {
 		if k != v {
 			m.Addresses = append(m.Addresses, [2]string{k.String(), v.String()})
 		}

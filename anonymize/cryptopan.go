@@ -18,9 +18,13 @@ import (
 //     bit equal to the pad's gives the level below the same AES input, so
 //     the decisions along a path repeat, and over an 8-bit range (the third
 //     octet of 192.168.0.0/16) one key in 15 left an address as it was.
-//   - A path with no flip above its last bit flips that bit: no address is
-//     its own image. The decision still depends on the prefix only, so the
-//     map stays a prefix-preserving bijection.
+//   - The first permuted bit always flips. A prefix-preserving map leaves
+//     the two halves of a range where they are unless its first decision
+//     swaps them, and then every network of every length under them is
+//     left as it was too (10.96.0.0/12 under one key in 16, 100.96.0.0/11
+//     under one in 2). Flipping it moves every address and every network
+//     narrower than the range; it tells a reader that one bit, which the
+//     mapped address states anyway with the range's own bits.
 type panCipher struct {
 	block cipher.Block
 }
@@ -54,16 +58,15 @@ func (c *panCipher) flip(addr []byte, pos int) bool {
 }
 
 // permute maps bits [from, to) of addr (4 or 16 bytes, most significant bit
-// first), leaving the bits before from and from to on as they are. No
-// input is its own output when to > from.
+// first), leaving the bits before from and from to on as they are. Bit
+// from always flips: no input, and no prefix of it longer than from bits,
+// is its own output when to > from.
 func (c *panCipher) permute(addr []byte, from, to int) []byte {
 	out := make([]byte, len(addr))
 	copy(out, addr)
-	flipped := false
 	for pos := from; pos < to; pos++ {
-		if c.flip(addr, pos) || pos == to-1 && !flipped {
+		if pos == from || c.flip(addr, pos) {
 			out[pos/8] ^= 0x80 >> (pos % 8)
-			flipped = true
 		}
 	}
 	return out

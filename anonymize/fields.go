@@ -11,13 +11,16 @@ import (
 // field states a host, node or domain name it is that name whatever its
 // length. These are those fields: a JSON or XML value, a "Key : value"
 // or KEY=value line (Format-List, ipconfig's dot leaders, an environment
-// dump, YAML), and a command-line flag, whose key names a host, node,
-// computer, machine, server or domain, or is an FQDN (fqdn, nodeFQDN).
+// dump, YAML, a transcript's "Machine: NAME (Microsoft Windows NT …)"), a
+// key=value pair in a line (klog's node="…") and a command-line flag,
+// whose key names a host, node, computer, machine, server, domain or
+// user, or is an FQDN (fqdn, nodeFQDN).
 var (
-	fieldJSON = lazyRegexp(`"([A-Za-z0-9_./-]{1,60})"(\s*:\s*)"([^"\\\n]{1,255})"`)
+	fieldJSON = lazyRegexp(`"([A-Za-z0-9_./ -]{1,60})"(\s*:\s*)"([^"\\\n]{1,255})"`)
 	fieldXML  = lazyRegexp(`<([A-Za-z][A-Za-z0-9_:.-]{0,60})>([^<\n]{1,255})</`)
-	fieldLine = lazyRegexp(`(?m)^([ \t]*)([A-Za-z][A-Za-z0-9 _./-]{0,60}?)([ \t.]*[:=][ \t]*["']?(?:\\\\)?)([A-Za-z0-9][A-Za-z0-9_.-]{0,254})(["']?[ \t]*\r?)$`)
+	fieldLine = lazyRegexp(`(?m)^([ \t]*)([A-Za-z][A-Za-z0-9 _./-]{0,60}?)([ \t.]*[:=][ \t]*["']?(?:\\\\)?)([A-Za-z0-9][A-Za-z0-9_.$@\\-]{0,254})(["']?(?:[ \t]+\([^\n]*\))?[ \t]*\r?)$`)
 	fieldFlag = lazyRegexp(`(?i)((?:^|\s)--?([a-z][a-z-]{0,40})[= ]["']?)([A-Za-z0-9][A-Za-z0-9_.-]{0,254})`)
+	fieldPair = lazyRegexp(`((?:^|[\s,;{(])"?([A-Za-z][A-Za-z0-9_.-]{0,40})"?=["']?)([A-Za-z0-9][A-Za-z0-9_.-]{0,254})`)
 )
 
 // statesName: a key whose value is a host, node or domain name.
@@ -27,7 +30,7 @@ func statesName(key string, anyName bool) bool {
 	if anyName && (k == "name" || k == "address" || k == "affinity") {
 		return true // a Node's metadata.name, its Hostname address, Calico's host:<node>
 	}
-	for _, w := range []string{"host", "node", "computer", "csname", "machine", "server", "domain", "dnssuffix", "fqdn"} {
+	for _, w := range []string{"host", "node", "computer", "csname", "caption", "systemname", "machine", "server", "domain", "dnssuffix", "fqdn", "user", "account", "owner", "author", "startname", "runas", "clientname", "internaldns", "externaldns"} {
 		if strings.Contains(k, w) {
 			return true
 		}
@@ -77,15 +80,38 @@ func (a *Anonymizer) statedLine(l []byte) []byte {
 		l = replaceGroup(l, fieldXML(), 2, func(m [][]byte) bool { return statesName(string(m[1]), false) }, a.statedValue)
 	}
 	l = replaceGroup(l, fieldLine(), 4, func(m [][]byte) bool { return statesName(string(m[2]), false) }, a.statedValue)
-	return replaceGroup(l, fieldFlag(), 3, func(m [][]byte) bool { return statesName(string(m[2]), false) }, a.statedValue)
+	l = replaceGroup(l, fieldFlag(), 3, func(m [][]byte) bool { return statesName(string(m[2]), false) }, a.statedValue)
+	if bytes.IndexByte(l, '=') < 0 {
+		return l
+	}
+	return replaceGroup(l, fieldPair(), 3, func(m [][]byte) bool { return statesName(string(m[2]), false) }, a.statedValue)
 }
 
 // statedValue maps a field's value: the name itself, its first label (an
-// FQDN), the part after "host:" (Calico's block affinity), or the name
-// before a dashed address (Calico's block name vm-100-244-1-0-26).
+// FQDN), the part after "host:" (Calico's block affinity), the name
+// before a dashed address (Calico's block name vm-100-244-1-0-26), each
+// side of DOMAIN\user and user@domain, a machine's account (HOST$).
 func (a *Anonymizer) statedValue(v string) (string, bool) {
 	if p, ok := a.names.statedName(v); ok {
 		return p, true
+	}
+	for _, sep := range []string{`\`, "@"} {
+		if x, y, ok := strings.Cut(v, sep); ok {
+			px, okx := a.statedValue(x)
+			py, oky := a.statedValue(y)
+			if !okx {
+				px = x
+			}
+			if !oky {
+				py = y
+			}
+			return px + sep + py, okx || oky
+		}
+	}
+	if h, ok := strings.CutSuffix(v, "$"); ok {
+		if p, ok := a.statedValue(h); ok {
+			return p + "$", true
+		}
 	}
 	if rest, ok := strings.CutPrefix(v, "host:"); ok {
 		if p, ok := a.statedValue(rest); ok {

@@ -1,81 +1,408 @@
 package anonymize
 
 import (
+	"bytes"
+	"regexp"
 	"strings"
 )
 
-// Where text names the host, its domain or a user: ipconfig /all,
-// systeminfo, environment dumps, WMI objects as JSON, user profile paths.
-// analyze does not read these, so the snapshot cannot say them.
+// Where text states the host, its domain or a user, in every shape diag
+// reads: a "Key : value" line (Format-List, ipconfig's dot leaders,
+// systeminfo, YAML, INI, an environment dump, a PowerShell transcript's
+// header, whose "Machine: NAME (Microsoft Windows NT …)" carries more
+// after the name), a JSON or XML value, a key=value pair inside a line
+// (klog's node="…", logfmt, an XML attribute) and a command-line flag
+// (--hostname-override=…, -ComputerName …). Which keys state a name is
+// harvestKind's to say. analyze does not read most of these, so the
+// snapshot cannot say them.
 var (
-	harvestLine = lazyRegexp(`(?im)^[ \t]*(Host Name|FQDN|Full Computer Name|DNSHostName|MachineName|Primary Dns Suffix|Connection-specific DNS Suffix|DNS Suffix Search List|Domain|COMPUTERNAME|USERDNSDOMAIN|USERDOMAIN|USERNAME|LOGONSERVER|Logon Server)[ .]*[:=][ \t]*(?:\\\\)?([A-Za-z0-9][A-Za-z0-9_.-]*)[ \t]*\r?$`)
+	harvestLine = lazyRegexp(`(?m)^[ \t]*(?:- )?([A-Za-z][A-Za-z0-9 _./-]{0,60}?)[ \t.]*[:=][ \t]*["']?(` + nameValue + `)["']?(?:[ \t]+\([^\n]*\))?[ \t]*\r?$`)
 	// The indented lines that continue "DNS Suffix Search List".
 	harvestMore = lazyRegexp(`(?im)^[ \t]*DNS Suffix Search List[ .]*:[^\n]*\n((?:[ \t]{20,}[A-Za-z0-9][A-Za-z0-9_.-]*[ \t]*\r?\n)+)`)
-	// fqdn, nodeFQDN, hostFqdn, FullyQualifiedDomainName, MachineName:
-	// host names too, fully qualified or not.
-	harvestJSON = lazyRegexp(`(?i)"(DNSHostName|HostName|ComputerName|CSName|MachineName|[A-Za-z_]*FQDN|FullyQualifiedDomainName|Domain|DNSDomain|DnsSuffix|PrimaryDnsSuffix|UserName)"\s*:\s*"([A-Za-z0-9][A-Za-z0-9_.\\-]*)"`)
-	// C:\Users\name, also JSON-escaped (C:\\Users\\name), and /home/name.
-	harvestPath = lazyRegexp(`(?i)(?:[A-Z]:(?:\\\\?)Users(?:\\\\?)|/home/)([A-Za-z0-9][A-Za-z0-9_.-]*)`)
+	// Anchored where a key starts (see harvestOneLine).
+	harvestJSONAt     = lazyRegexp(`^"([A-Za-z0-9_./ -]{1,60})"\s*:\s*"(` + nameValue + `)"`)
+	harvestJSONListAt = lazyRegexp(`^"([A-Za-z0-9_./ -]{1,60})"\s*:\s*\[([^\[\]{}]{1,1000})\]`)
+	harvestXMLAt      = lazyRegexp(`^<([A-Za-z][A-Za-z0-9_:.-]{0,60})>[ \t]*(` + nameValue + `)[ \t]*</`)
+	harvestPairAt     = lazyRegexp(`^([A-Za-z][A-Za-z0-9_./-]{0,60})=["']?(` + nameValue + `)(?:["'\s,;)}]|$)`)
+	harvestQPairAt    = lazyRegexp(`^"([A-Za-z][A-Za-z0-9_./-]{0,60})"=["']?(` + nameValue + `)(?:["'\s,;)}]|$)`)
+	harvestColonAt    = lazyRegexp(`^([A-Za-z][A-Za-z0-9_./-]{0,60}):[ \t]?["']?(` + nameValue + `)(?:["'\s,;)}\]]|$)`)
+	harvestFlagAt     = lazyRegexp(`^([A-Za-z][A-Za-z0-9-]{0,60})[ \t]+["']?(` + nameValue + `)(?:["'\s]|$)`)
+	// A Node's addresses of type Hostname, InternalDNS and ExternalDNS, in
+	// kubectl's JSON and YAML, either field first.
+	harvestNodeAddr = lazyRegexp(`(?i)"type"\s*:\s*"(?:Hostname|InternalDNS|ExternalDNS)"\s*,\s*"address"\s*:\s*"([^"\s]{1,255})"|` +
+		`"address"\s*:\s*"([^"\s]{1,255})"\s*,\s*"type"\s*:\s*"(?:Hostname|InternalDNS|ExternalDNS)"|` +
+		`(?m)-[ \t]+type:[ \t]*(?:Hostname|InternalDNS|ExternalDNS)[ \t]*\r?\n[ \t]+address:[ \t]*["']?([^"'\s]{1,255})|` +
+		`(?m)-[ \t]+address:[ \t]*["']?([^"'\s]{1,255})["']?[ \t]*\r?\n[ \t]+type:[ \t]*(?:Hostname|InternalDNS|ExternalDNS)\b`)
+	// A list of names: Format-List's {a, b} and JSON's ["a", "b"]
+	// (SuffixSearchList).
+	harvestLineList = lazyRegexp(`(?m)^[ \t]*([A-Za-z][A-Za-z0-9 _./-]{0,60}?)[ \t.]*:[ \t]*\{([^{}\n]{1,1000})\}[ \t]*\r?$`)
+	// resolv.conf's search list and domain.
+	harvestResolv = lazyRegexp(`(?m)^(search|domain)[ \t]+([^\n#]{1,1000})`)
+	// C:\Users\name, \Users\name (HOMEPATH), also JSON-escaped
+	// (C:\\Users\\name), and /home/name.
+	harvestPath = lazyRegexp(`(?i)(?:(?:[A-Z]:|^|[\s="'])(?:\\\\?)Users(?:\\\\?)|/home/)([A-Za-z0-9][A-Za-z0-9_.-]*)`)
 )
 
-// Profile folders that are no one's.
+// nameValue is the shape of a stated name: a host, an FQDN, \\HOST (a
+// logon server), DOMAIN\user (JSON: DOMAIN\\user), user@domain, HOST$ (the
+// machine's account).
+const nameValue = `(?:\\\\)?[A-Za-z0-9][A-Za-z0-9_.@$-]{0,254}(?:\\{1,2}[A-Za-z0-9][A-Za-z0-9_.$-]{0,254})?`
+
+// Profile folders and accounts that are no one's.
 var builtinUsers = map[string]bool{"public": true, "default": true, "default user": true, "all users": true,
-	"administrator": true, "system": true, "localsystem": true, "networkservice": true, "localservice": true}
+	"administrator": true, "system": true, "localsystem": true, "networkservice": true, "localservice": true,
+	"root": true, "admin": true, "nobody": true, "guest": true, "containeradministrator": true, "containeruser": true,
+	"nt authority": true, "builtin": true, "font driver host": true, "window manager": true}
+
+// What a key states.
+const (
+	statesHost   = "host"
+	statesDomain = "domain"
+	statesUser   = "user"
+	statesLogon  = "logon server"
+	// statesNetBIOS is a Windows domain or workgroup's short name
+	// (USERDOMAIN, CsDomain of a workgroup machine).
+	statesNetBIOS = "netbios"
+)
+
+// harvestKind says what a key's value names, or "": the keys of
+// ipconfig, systeminfo, Get-ComputerInfo, WMI, the environment, a
+// transcript's header, the kubelet's flags, configuration and log, a
+// Node's labels.
+func harvestKind(key string) string {
+	k := normKey(key)
+	if i := strings.LastIndexByte(k, '/'); i >= 0 {
+		k = k[i+1:] // kubernetes.io/hostname
+	}
+	switch k {
+	case "logonserver":
+		return statesLogon
+	case "machine", "computer", "node", "host", "csname", "cscaption", "systemname", "fullcomputername", "fullyqualifieddomainname",
+		"clientname", "staticdnshostname", "internaldns", "externaldns":
+		return statesHost
+	case "username", "runasuser", "accountname", "samaccountname", "userprincipalname", "upn", "csusername", "csprimaryownername",
+		"userid", "startname", "owner", "author", "logonuser", "runas":
+		return statesUser
+	case "userdomain", "csdomain", "csworkgroup", "domain", "userdomainroamingprofile", "logondomain", "workstationdomain":
+		return statesNetBIOS // a dotted value is a DNS domain (see add)
+	case "dnsdomain", "userdnsdomain", "domainname", "clusterdomain", "csdnsdomain":
+		return statesDomain
+	}
+	switch {
+	case strings.Contains(k, "hostname"), strings.Contains(k, "nodename"), strings.Contains(k, "computername"),
+		strings.Contains(k, "machinename"), strings.HasSuffix(k, "fqdn"):
+		return statesHost
+	case strings.Contains(k, "suffix") && !strings.Contains(k, "length"):
+		return statesDomain // DnsSuffix, ConnectionSpecificSuffix, SuffixSearchList
+	}
+	return ""
+}
+
+// normKey lower-cases a key and drops its spaces, '_', '-' and '.'.
+func normKey(key string) string {
+	b := make([]byte, 0, len(key))
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		switch {
+		case c == ' ' || c == '_' || c == '-' || c == '.':
+		case c >= 'A' && c <= 'Z':
+			b = append(b, c+'a'-'A')
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(b)
+}
+
+// notName are values of such keys that name nothing.
+var notName = map[string]bool{"yes": true, "no": true, "unknown": true, "auto": true, "enabled": true, "disabled": true,
+	"notset": true, "empty": true, "undefined": true, "any": true, "all": true,
+	"microsoft": true} // a scheduled task's Author
+
+// harvestTokens find the lines that may state a name (in lower case):
+// the others, most of a large file, are not matched against every
+// expression (Go's regexp reads a few MB a second with these).
+var harvestTokens = [][]byte{[]byte("host"), []byte("node"), []byte("comput"), []byte("machine"), []byte("csname"), []byte("caption"),
+	[]byte("systemname"), []byte("fqdn"), []byte("domain"), []byte("suffix"), []byte("user"), []byte("upn"), []byte("startname"),
+	[]byte("owner"), []byte("author"), []byte("runas"), []byte("logon"), []byte("clientname"), []byte("account"), []byte("workgroup"),
+	[]byte("dns"), []byte("search"), []byte("/home/"), []byte("system name"), []byte("start name"), []byte("client name")}
 
 // HarvestText registers the host, domain and user names a text states.
 func (a *Anonymizer) HarvestText(text []byte) {
-	add := func(key, v string) {
-		v = strings.TrimSpace(v)
-		switch k := strings.ToLower(key); {
-		case k == "host name" || k == "computername" || k == "dnshostname" || k == "hostname" || k == "csname" ||
-			k == "machinename" || k == "full computer name" || strings.HasSuffix(k, "fqdn") || k == "fullyqualifieddomainname":
-			a.AddName(KindHost, v)
-		case k == "logonserver" || k == "logon server":
-			a.AddName(KindHost, strings.TrimLeft(v, `\`))
-		case k == "username" || k == "userdomain" && !strings.Contains(v, "."):
-			// DOMAIN\user (JSON: DOMAIN\\user): both are names.
-			if dom, user, ok := strings.Cut(strings.ReplaceAll(v, `\\`, `\`), `\`); ok {
-				a.AddName(KindName, dom)
-				v = user
+	var low []byte
+	for start := 0; start < len(text); {
+		end := len(text)
+		if i := bytes.IndexByte(text[start:], '\n'); i >= 0 {
+			end = start + i
+		}
+		low = append(low[:0], text[start:end]...)
+		for i, c := range low {
+			if c >= 'A' && c <= 'Z' {
+				low[i] = c + 'a' - 'A'
 			}
-			if !builtinUsers[strings.ToLower(v)] && !strings.HasSuffix(v, "$") {
-				a.AddName(KindName, v)
+		}
+		for _, tok := range harvestTokens {
+			if bytes.Contains(low, tok) {
+				a.harvestOneLine(text, start, end, low)
+				break
 			}
-		default: // the suffixes and domains, not Kubernetes' own search suffixes
-			low := strings.ToLower(v)
-			if strings.Contains(v, ".") && !strings.HasSuffix(low, "cluster.local") && !strings.HasPrefix(low, "svc.") && !strings.Contains(low, ".svc.") {
-				a.AddName(KindDomain, v)
-			} else if !strings.Contains(v, ".") && suffixKey(k) && low != "svc" {
-				// A single-label suffix (m1, corp): a word free text may
-				// hold too, so replaced where a field states it, and named
-				// as kept elsewhere.
-				a.names.addStated(KindDomain, v, "a single-label DNS suffix")
+		}
+		start = end + 1
+	}
+}
+
+// harvestOneLine harvests the line text[start:end] (low: in lower case),
+// and what continues it on the next lines (a JSON list, ipconfig's search
+// list, a Node's address in YAML, whose type may come on the line before).
+// The expressions are anchored where a key holding a token starts: Go's
+// regexp is slow to search, fast to match at one place.
+func (a *Anonymizer) harvestOneLine(text []byte, start, end int, low []byte) {
+	line := text[start:end]
+	pair := func(m [][]byte) { a.harvest(string(m[1]), string(m[2])) }
+	list := func(m [][]byte) {
+		if harvestKind(string(m[1])) == "" {
+			return
+		}
+		for _, v := range strings.Split(string(m[2]), ",") {
+			a.harvest(string(m[1]), strings.TrimSpace(v))
+		}
+	}
+	match := func(re *regexp.Regexp, in []byte, f func([][]byte)) {
+		if m := re.FindSubmatch(in); m != nil {
+			f(m)
+		}
+	}
+	// "Key : value", its key from the line's start to the first ':' or '='.
+	if i := bytes.IndexAny(line, ":="); i > 0 && i <= 80 {
+		key := strings.Trim(string(line[:i]), " \t.-")
+		if harvestKind(key) != "" {
+			match(harvestLine(), line, pair)
+			if bytes.IndexByte(line, '{') >= 0 {
+				match(harvestLineList(), line, list)
 			}
 		}
 	}
-	for _, m := range harvestLine().FindAllSubmatch(text, -1) {
-		add(string(m[1]), string(m[2]))
+	for _, k := range tokenKeys(low) {
+		s := k[0]
+		for s < k[1] && line[s] == '-' {
+			s++
+		}
+		if s > 0 && line[s-1] == '-' {
+			match(harvestFlagAt(), line[s:], pair) // -ComputerName NAME
+		}
+		match(harvestPairAt(), line[s:], pair) // node="NAME", --hostname-override=NAME
+		if s > 0 && line[s-1] == '"' {
+			match(harvestQPairAt(), line[s-1:], pair) // klogr's "node"="NAME"
+		} else if s > 0 {
+			// A struct printed in a log ({NodeName:NAME}); not a bare
+			// word before a colon (an image node:16-alpine).
+			match(harvestColonAt(), line[s:], func(m [][]byte) {
+				switch normKey(string(m[1])) {
+				case "node", "host", "machine", "computer", "domain", "owner", "author", "runas", "upn":
+				default:
+					pair(m)
+				}
+			})
+		}
+		if s > 0 && line[s-1] == '<' {
+			match(harvestXMLAt(), line[s-1:], pair)
+		}
+		// A JSON key may hold spaces (ConvertTo-Json of systeminfo).
+		q := s
+		for q > 0 && s-q <= 60 && (keyChar(low[q-1]) || low[q-1] == ' ') {
+			q--
+		}
+		if q > 0 && line[q-1] == '"' {
+			match(harvestJSONAt(), line[q-1:], pair)
+			at := start + q - 1
+			match(harvestJSONListAt(), text[at:min(len(text), at+maxListSpan)], list)
+		}
 	}
-	for _, m := range harvestMore().FindAllSubmatch(text, -1) {
-		for _, l := range strings.Split(string(m[1]), "\n") {
-			if l = strings.TrimSpace(l); l != "" {
-				add("dns suffix", l)
+	if bytes.HasPrefix(low, []byte("search")) || bytes.HasPrefix(low, []byte("domain")) {
+		match(harvestResolv(), line, func(m [][]byte) {
+			for _, v := range strings.Fields(string(m[2])) {
+				a.harvest("dns suffix", v)
+			}
+		})
+	}
+	if bytes.Contains(low, []byte("search list")) {
+		eachMatch(harvestMore(), text[start:min(len(text), end+maxListSpan)], func(m [][]byte) {
+			for _, l := range strings.Split(string(m[1]), "\n") {
+				if l = strings.TrimSpace(l); l != "" {
+					a.harvest("dns suffix", l)
+				}
+			}
+		})
+	}
+	if bytes.Contains(low, []byte("internaldns")) || bytes.Contains(low, []byte("externaldns")) || bytes.Contains(low, []byte("hostname\"")) || bytes.Contains(low, []byte("type: hostname")) {
+		prev := bytes.LastIndexByte(text[:max(start-1, 0)], '\n') + 1
+		next := len(text)
+		if i := bytes.IndexByte(text[min(end+1, len(text)):], '\n'); i >= 0 {
+			next = end + 1 + i
+		}
+		eachMatch(harvestNodeAddr(), text[prev:next], func(m [][]byte) {
+			for _, v := range m[1:] {
+				if len(v) > 0 {
+					a.harvest("hostname", string(v))
+				}
+			}
+		})
+	}
+	if bytes.Contains(low, []byte(`users\`)) || bytes.Contains(low, []byte("/home/")) {
+		eachMatch(harvestPath(), line, func(m [][]byte) {
+			if u := string(m[1]); !builtinUsers[strings.ToLower(u)] {
+				a.AddName(KindUser, u)
+			}
+		})
+	}
+}
+
+// tokenKeys are the spans [start, end) of the words of low (letters,
+// digits, '_', '.', '/', '-') that hold a token, each once, in order.
+func tokenKeys(low []byte) [][2]int {
+	var keys [][2]int
+	for _, tok := range harvestTokens {
+		for off := 0; ; {
+			i := bytes.Index(low[off:], tok)
+			if i < 0 {
+				break
+			}
+			i += off
+			s, e := i, i+len(tok)
+			for s > 0 && keyChar(low[s-1]) {
+				s--
+			}
+			for e < len(low) && keyChar(low[e]) {
+				e++
+			}
+			seen := false
+			for _, k := range keys {
+				seen = seen || k[0] == s
+			}
+			if !seen {
+				keys = append(keys, [2]int{s, e})
+			}
+			off = e
+		}
+	}
+	return keys
+}
+
+func keyChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '/' || c == '-'
+}
+
+// maxListSpan bounds how far past its line a list is read.
+const maxListSpan = 4096
+
+// eachMatch calls f with the groups of each match of re in text, one
+// match at a time: a file of a million Key : value lines costs no list of
+// a million matches.
+func eachMatch(re *regexp.Regexp, text []byte, f func([][]byte)) {
+	for pos := 0; pos < len(text); {
+		loc := re.FindSubmatchIndex(text[pos:])
+		if loc == nil {
+			return
+		}
+		m := make([][]byte, len(loc)/2)
+		for i := range m {
+			if loc[2*i] >= 0 {
+				m[i] = text[pos+loc[2*i] : pos+loc[2*i+1]]
 			}
 		}
+		f(m)
+		pos += max(loc[1], 1)
 	}
-	for _, m := range harvestJSON().FindAllSubmatch(text, -1) {
-		add(string(m[1]), strings.ReplaceAll(string(m[2]), `\\`, `\`))
+}
+
+// harvest registers value as what key states.
+func (a *Anonymizer) harvest(key, v string) {
+	kind := harvestKind(key)
+	if kind == "" {
+		return
 	}
-	for _, m := range harvestPath().FindAllSubmatch(text, -1) {
-		if u := string(m[1]); !builtinUsers[strings.ToLower(u)] {
-			a.AddName(KindName, u)
+	v = strings.Trim(strings.TrimSpace(strings.ReplaceAll(v, `\\`, `\`)), `"'.`)
+	low := strings.ToLower(v)
+	if v == "" || notName[low] || vocabulary[low] && low != "host" && low != "node" || strings.HasPrefix(low, "s-1-") {
+		return // nothing, a word, a SID
+	}
+	switch kind {
+	case statesLogon:
+		a.AddName(KindHost, strings.TrimLeft(v, `\`))
+	case statesHost:
+		if h, ok := strings.CutSuffix(strings.TrimLeft(v, `\`), "$"); ok || !strings.ContainsAny(v, `\@`) {
+			if !kubernetesName(h) {
+				a.AddName(KindHost, h)
+			}
 		}
+	case statesUser:
+		a.harvestUser(v)
+	case statesNetBIOS:
+		if strings.Contains(v, ".") {
+			a.harvestDomain(v, false)
+		} else if !strings.ContainsAny(v, `\@$`) {
+			a.AddName(KindWinDomain, v)
+		}
+	case statesDomain:
+		a.harvestDomain(v, suffixKey(key))
 	}
+}
+
+// harvestUser registers DOMAIN\user, user@domain and user; a machine's
+// own account (HOST$) names the host.
+func (a *Anonymizer) harvestUser(v string) {
+	if dom, user, ok := strings.Cut(v, `\`); ok {
+		switch strings.ToLower(dom) {
+		case "builtin", "nt authority", "nt service", "iis apppool", "window manager", "font driver host", "nt virtual machine":
+			return // a built-in account or group
+		case ".": // .\user, an account of the machine
+		default:
+			if strings.Contains(dom, ".") {
+				a.harvestDomain(dom, false)
+			} else {
+				a.AddName(KindWinDomain, dom)
+			}
+		}
+		v = user
+	}
+	if user, dom, ok := strings.Cut(v, "@"); ok {
+		a.harvestDomain(dom, false)
+		v = user
+	}
+	if h, ok := strings.CutSuffix(v, "$"); ok {
+		a.AddName(KindHost, h)
+		return
+	}
+	if !builtinUsers[strings.ToLower(v)] {
+		a.AddName(KindUser, v)
+	}
+}
+
+// harvestDomain registers a DNS domain or suffix, not Kubernetes' own
+// search suffixes; a single-label suffix (m1, corp) is a word free text
+// may hold too, so it is replaced where a field states it and named as
+// kept elsewhere.
+func (a *Anonymizer) harvestDomain(v string, suffix bool) {
+	low := strings.ToLower(v)
+	switch {
+	case kubernetesName(low) || strings.HasPrefix(low, "svc.") || low == "svc":
+	case strings.Contains(v, "."):
+		a.AddName(KindDomain, v)
+	case suffix:
+		a.names.addStated(KindDomain, v, "a single-label DNS suffix")
+	}
+}
+
+// kubernetesName: a name of the cluster's own DNS (kubernetes.default.svc,
+// *.cluster.local), not the customer's.
+func kubernetesName(v string) bool {
+	low := strings.ToLower(v)
+	return strings.HasSuffix(low, "cluster.local") || strings.Contains(low, ".svc.") || strings.HasSuffix(low, ".svc")
 }
 
 // suffixKey: a key stating a DNS suffix or DNS domain (not a Windows
 // domain or workgroup, "Domain : WORKGROUP").
 func suffixKey(k string) bool {
-	k = strings.NewReplacer(" ", "", "_", "", "-", "").Replace(k)
-	return strings.Contains(k, "dnssuffix") || k == "dnsdomain" || k == "userdnsdomain"
+	k = strings.NewReplacer(" ", "", "_", "", "-", "").Replace(strings.ToLower(k))
+	return strings.Contains(k, "suffix") || k == "dnsdomain" || k == "userdnsdomain"
 }

@@ -16,6 +16,10 @@ const (
 	KindDomain    = "domain"
 	KindNamespace = "ns"
 	KindName      = "name" // a Service, pod or other object name
+	KindUser      = "user" // a user account
+	// KindWinDomain is a Windows domain's or workgroup's short (NetBIOS)
+	// name, as in DOMAIN\user.
+	KindWinDomain = "windomain"
 )
 
 // wellKnown names are kept in text: they are software defaults every
@@ -72,7 +76,9 @@ func (m *nameMapper) Add(kind, name string) {
 	if !ok {
 		return
 	}
-	stated := kind == KindHost || kind == KindDomain
+	// Names a field states as such: too short or too common for free
+	// text, they are still replaced there, and named as kept.
+	stated := kind == KindHost || kind == KindDomain || kind == KindUser || kind == KindWinDomain
 	if kind == KindHost {
 		if host, domain, ok := strings.Cut(low, "."); ok {
 			m.Add(KindHost, host)
