@@ -88,7 +88,7 @@ func compileRules() {
 
 	// XML: <Password>x</Password>, <AdministratorPassword><Value>x</Value>,
 	// <add key="ApiKey" value="x" />
-	xmlElem = regexp.MustCompile(`<(` + keyName + `)(?:\s[^>]*)?>(?:\s*<(?:Value|Key)>)?([^<]+)<`)
+	xmlElem = regexp.MustCompile(`<(` + xmlPrefix + keyName + `)(?:\s[^>]*)?>(?:\s*<(?:Value|Key)>)?([^<]+)<`)
 	xmlAttr = regexp.MustCompile(`(?i)(\b(?:key|name)\s*=\s*"(` + keyName + `)"\s+value\s*=\s*")([^"]*)"`)
 
 	urlCreds = regexp.MustCompile(`(\b[A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@"']*:)([^/\s@"']+)(@)`)
@@ -97,7 +97,7 @@ func compileRules() {
 	awsKeyID = regexp.MustCompile(`\b(?:AKIA|ASIA|AROA|AIDA)[0-9A-Z]{16}\b`)
 	sasSig = regexp.MustCompile(`(?i)([?&](?:sig|x-amz-signature|x-amz-security-token|x-goog-signature)=)([^&\s"'<>]+)`)
 	// Tokens that say what they are by their prefix.
-	prefixed = regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{30,255}|glpat-[A-Za-z0-9_\-]{20,}|xox[abposr]-[A-Za-z0-9\-]{10,}|npm_[A-Za-z0-9]{36}|AIza[0-9A-Za-z_\-]{35}|(?:sk|rk)_live_[A-Za-z0-9]{20,}|hf_[A-Za-z0-9]{30,})\b`)
+	prefixed = regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{30,255}|glpat-[A-Za-z0-9_\-]{20,}|xox[abposre]-[A-Za-z0-9\-]{10,}|xapp-[0-9]-[A-Za-z0-9]+-[0-9]+-[A-Za-z0-9]+|xoxe\.xox[bp]-[0-9]-[A-Z0-9]{20,}|npm_[A-Za-z0-9]{36}|AIza[0-9A-Za-z_\-]{35}|(?:sk|rk)_live_[A-Za-z0-9]{20,}|hf_[A-Za-z0-9]{30,})\b`)
 	portLike = regexp.MustCompile(`^[0-9.:\-]+(?:/(?:tcp|udp|sctp))?$`)
 	// A PowerShell command (approved verbs that produce a value).
 	verbNoun = regexp.MustCompile(`^(?i:Get|Read|New|ConvertTo|ConvertFrom|Import|Export|Invoke|Select|Join|Format|Out|Test|Resolve|Find|Search|Receive|Request|Unprotect|Protect)-[A-Z][A-Za-z]+$`)
@@ -270,6 +270,12 @@ func (w *Writer) rules(c, lower []byte) []byte {
 		}
 		if bytes.IndexByte(c, '<') >= 0 {
 			c = w.sub(c, xmlElem, w.keyed(1, 2))
+			if has(lower, "value") {
+				c = w.sub(c, xmlValueAttr, w.keyed(1, 2))
+			}
+			if has(lower, "cdata") {
+				c = w.sub(c, xmlCDATA, w.keyed(1, 2))
+			}
 		}
 		c = w.keys(c)
 		c = w.namedValue(c, lower)
@@ -302,7 +308,7 @@ func (w *Writer) rules(c, lower []byte) []byte {
 	if has(lower, "sig") || has(lower, "x-amz-security-token") {
 		c = w.sub(c, sasSig, w.group(2, KindCloudCred))
 	}
-	if hasAny(lower, "gh", "_pat_", "glpat-", "xox", "aiza", "npm_", "_live_", "hf_") {
+	if hasAny(lower, "gh", "_pat_", "glpat-", "xox", "xapp-", "aiza", "npm_", "_live_", "hf_") {
 		c = w.sub(c, prefixed, w.group(0, KindToken))
 	}
 	return w.tokens(c, lower)
