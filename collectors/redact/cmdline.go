@@ -37,11 +37,13 @@ const argValueNoFlag = `"[^"\n]*"|'[^'\n]*'|[^\s"'\-][^\s]*`
 
 func compileCmdline() {
 	// 7-Zip and RAR take the password glued to -p (rar: -hp too).
-	archiver7z = regexp.MustCompile(`(?i)(?:^|[\s"'\\/&])(?:7z|7za|7zr|7zz|7zg|rar|unrar|winrar)(?:\.exe)?["']?\s`)
+	// The name may end a list's item: ["7z.exe"], "args": [...].
+	archiver7z = regexp.MustCompile(`(?i)(?:^|[\s"'\\/&\[,])(?:7z|7za|7zr|7zz|7zg|rar|unrar|winrar)(?:\.exe)?["']?(?:\s|[\],)])`)
 	gluedPass = regexp.MustCompile(`(?i)((?:^|\s)-h?p)("[^"\n]+"|'[^'\n]+'|[^\s"'\-][^\s]*)`)
 	// The switch quoted whole, as a script quoting its arguments writes it: "-pPASS".
-	gluedDQ = regexp.MustCompile(`(?i)((?:^|\s)"-h?p)([^"\n]+)"`)
-	gluedSQ = regexp.MustCompile(`(?i)((?:^|\s)'-h?p)([^'\n]+)'`)
+	// In a list too: -ArgumentList 'a','-pX' and ["a", "-pX"].
+	gluedDQ = regexp.MustCompile(`(?i)((?:^|[\s,(\[])"-h?p)([^"\n]+)"`)
+	gluedSQ = regexp.MustCompile(`(?i)((?:^|[\s,(\[])'-h?p)([^'\n]+)'`)
 	// zip and unzip take it after -P.
 	zipCmd = regexp.MustCompile(`(?i)(?:^|[\s"'\\/&])(?:zip|unzip)(?:\.exe)?["']?\s`)
 	zipPass = regexp.MustCompile(`((?:^|\s)-P[ \t]+)("[^"\n]*"|'[^'\n]*'|[^\s"'\-][^\s]*)`)

@@ -35,7 +35,12 @@ func compileRules() {
 	// - name: DB_PASSWORD  (a Kubernetes env entry; its value follows)
 	// (PowerShell's Format-List of the environment or a hashtable says the
 	// same: "Name  : DB_PASSWORD" then "Value : ...".)
-	envNameLine = regexp.MustCompile(`^[ \t]*(?:-[ \t]+)?["']?(?i:name|key)["']?[ \t]*:[ \t]*["']?(` + keyName + `)["']?[ \t]*$`)
+	// (JSON one property a line ends it with a comma: "Key":  "ACR_PASSWORD",)
+	envNameLine = regexp.MustCompile(`^[ \t]*(?:-[ \t]+)?["']?(?i:name|key)["']?[ \t]*:[ \t]*["']?(` + keyName + `)["']?[ \t]*,?[ \t]*$`)
+	// "adminPassword": {  (an ARM parameter: its "value" follows)
+	objectKeyLine = regexp.MustCompile(`^[ \t]*["']?(` + keyName + `)["']?[ \t]*:[ \t]*\{[ \t]*$`)
+	// @{Name=DB_PASSWORD; Value=x}: a PowerShell hashtable or object as a string.
+	psHashPair = regexp.MustCompile(`(?i)@\{(?:Name|Key)=(` + keyName + `);[ \t]*Value=([^;}\r\n]*)`)
 	envValueLine = regexp.MustCompile(`^([ \t]*(?:-[ \t]+)?["']?(?i:value)["']?[ \t]*:[ \t]*)(.*?)[ \t]*$`)
 	puttyPrivate = regexp.MustCompile(`^[ \t]*Private-Lines:[ \t]*([0-9]{1,5})[ \t]*$`)
 
@@ -103,6 +108,7 @@ func compileRules() {
 	verbNoun = regexp.MustCompile(`^(?i:Get|Read|New|ConvertTo|ConvertFrom|Import|Export|Invoke|Select|Join|Format|Out|Test|Resolve|Find|Search|Receive|Request|Unprotect|Protect)-[A-Z][A-Za-z]+$`)
 	pathValue = regexp.MustCompile(`^(?:/|\./|\.\./|~/|[A-Za-z]:[\\/]|\\\\|%[A-Za-z_]+%)[^\s]*$`)
 	compileColumns()
+	compileOverLines()
 	compileCmdline()
 	compileXML()
 	compileTokens()
@@ -112,6 +118,7 @@ var compiled sync.Once
 
 // The patterns, set by compileRules.
 var (
+	objectKeyLine, psHashPair,
 	beginMarker, endMarkerRe, b64PEM, blockStart, envNameLine, envValueLine, puttyPrivate, lineStart, valueStop, envPairInline, authHeader, cookieHdr, secureString, secureStrParam, secureStrPipe, netUser, netUse, setx, netrc, netUseAfter, setEnvVar, netCredential, winSlash, winSlashSp, unixUser, mysqlCmd, passCmd, sqlCmd, unixPass, sqlPass, curlUser, connPair, xmlElem, xmlAttr, urlCreds, bearer, jwt, awsKeyID, sasSig, prefixed, portLike, verbNoun, pathValue *regexp.Regexp
 )
 
@@ -128,7 +135,26 @@ func (w *Writer) plain(c, term []byte) {
 		w.emit(c, term)
 		return
 	}
+	if w.pend.prefix != nil {
+		if r, ok := w.joinPending(c); ok {
+			w.emit(r, term)
+			w.setPending(c)
+			return
+		}
+	}
 	lower := w.lowerOf(c)
+	if w.archLeft > 0 {
+		w.archLeft--
+		if bytes.Contains(lower, []byte("-p")) || bytes.Contains(lower, []byte("-hp")) {
+			c = w.archiverItem(c)
+			lower = w.lowerOf(c)
+		}
+	}
+	if hasAny(lower, "7z", "rar") && listLine(c[len(leading(c)):]) && archiverWord.Match(c) {
+		// The archiver's name in a list: its arguments may follow over lines.
+		w.archLeft = archiverSpan
+	}
+	w.setPending(c)
 
 	// The value line of a secret env variable named on the line before.
 	if kind := w.envKind; kind != "" {
@@ -160,6 +186,11 @@ func (w *Writer) plain(c, term []byte) {
 	}
 	if t := bytes.TrimLeft(lower, " \t-"); bytes.HasPrefix(t, []byte("name")) || bytes.HasPrefix(t, []byte("key")) || len(t) > 0 && (t[0] == '"' || t[0] == '\'') && (bytes.HasPrefix(t[1:], []byte("name")) || bytes.HasPrefix(t[1:], []byte("key"))) {
 		if m := envNameLine.FindSubmatchIndex(c); m != nil {
+			w.envKind = kindOf(string(c[m[2]:m[3]]))
+		}
+	}
+	if n := len(c); c[n-1] == '{' || c[n-1] == ' ' || c[n-1] == '\t' {
+		if m := objectKeyLine.FindSubmatchIndex(c); m != nil {
 			w.envKind = kindOf(string(c[m[2]:m[3]]))
 		}
 	}
@@ -261,6 +292,9 @@ func (w *Writer) rules(c, lower []byte) []byte {
 			c = w.sub(c, connPair, w.connPair)
 		}
 		if has(lower, "value") {
+			if has(lower, "@{") {
+				c = w.sub(c, psHashPair, w.keyed(1, 2))
+			}
 			if has(lower, "name") {
 				c = w.sub(c, envPairInline, w.keyed(2, 3))
 			}
@@ -470,11 +504,16 @@ func (w *Writer) keyValue(c []byte, a, b int) (int, int, []byte, bool) {
 		for j < len(c) && (c[j] == ' ' || c[j] == '\t') {
 			j++
 		}
+		sep := c[sepStart:j]
+		if j < len(c) && c[j] == '{' {
+			// "adminPassword": { "value": "x" }: an ARM parameter.
+			j = objectValue(c, j)
+		}
 		e := scanValue(c, j)
 		if e < 0 || !secretValue(key, kind, c[j:e]) {
 			return 0, 0, nil, false
 		}
-		s, v, sep := j, c[j:e], c[sepStart:j]
+		s, v := j, c[j:e]
 		if v[0] != '"' && v[0] != '\'' && !bytes.HasPrefix(v, []byte(`\"`)) {
 			switch {
 			case open < a && !quotedKey:
@@ -1066,4 +1105,34 @@ func shellCommand(rest []byte) bool {
 		}
 	}
 	return false
+}
+
+// objectValue returns where the value of an object's "value" member
+// starts when the object at c[j] opens with it, else j.
+func objectValue(c []byte, j int) int {
+	k := j + 1
+	for k < len(c) && (c[k] == ' ' || c[k] == '\t') {
+		k++
+	}
+	if k < len(c) && (c[k] == '"' || c[k] == '\'') {
+		k++
+	}
+	if !bytes.HasPrefix(c[k:], []byte("value")) {
+		return j
+	}
+	k += len("value")
+	if k < len(c) && (c[k] == '"' || c[k] == '\'') {
+		k++
+	}
+	for k < len(c) && (c[k] == ' ' || c[k] == '\t') {
+		k++
+	}
+	if k >= len(c) || c[k] != ':' {
+		return j
+	}
+	k++
+	for k < len(c) && (c[k] == ' ' || c[k] == '\t') {
+		k++
+	}
+	return k
 }
