@@ -81,7 +81,7 @@ type Writer struct {
 	runBytes int
 	xmlClose []byte // inside a secret XML element: its closing tag ("</Password")
 	xmlKind  string
-	started  bool // the first line was seen
+	started  bool    // the first line was seen
 	pend     pending // what this line's flag leaves for the next line
 	archLeft int     // lines after an archiver's name that may be its arguments
 }
