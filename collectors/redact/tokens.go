@@ -185,12 +185,17 @@ func nearValue(c []byte, j int) (int, int) {
 		skip()
 	} else {
 		low := lowerASCII(c[j:min(len(c), j+8)])
+		linked := false
 		for _, l := range linkWords {
 			if bytes.HasPrefix(low, l) {
 				j += len(l)
 				skip()
+				linked = true
 				break
 			}
+		}
+		if !linked {
+			j = pastFiller(c, j)
 		}
 	}
 	if j < len(c) && (c[j] == '"' || c[j] == '\'') {
@@ -207,6 +212,58 @@ func nearValue(c []byte, j int) (int, int) {
 		return -1, -1
 	}
 	return j, e
+}
+
+// maxFiller is how many words may stand between a secret word and the
+// word that links it to its value: "password for kadmin: x", "password
+// for svc_backup set to x", "password changed to x".
+const maxFiller = 4
+
+// maxFillerWord bounds a filler word (a user or host name).
+const maxFillerWord = 64
+
+// pastFiller returns where the value starts after a few plain words that
+// end with a colon or with a link word ("to", "is", "was"), or j itself
+// when the words do not end so (prose that states no value).
+func pastFiller(c []byte, j int) int {
+	k := j
+	for n := 0; n < maxFiller && k < len(c); n++ {
+		e := k
+		for e < len(c) && !isSpace(c[e]) && e-k <= maxFillerWord {
+			e++
+		}
+		if e-k > maxFillerWord {
+			return j // no word of prose: a long line without spaces stays linear
+		}
+		word := c[k:e]
+		colon := len(word) > 1 && word[len(word)-1] == ':'
+		if colon {
+			word = word[:len(word)-1]
+		}
+		if len(word) == 0 || !plainWord(word) {
+			return j
+		}
+		low := lowerASCII(word)
+		link := string(low) == "to" || string(low) == "is" || string(low) == "was"
+		for e < len(c) && (c[e] == ' ' || c[e] == '\t') {
+			e++
+		}
+		if colon || link {
+			return e
+		}
+		k = e
+	}
+	return j
+}
+
+// plainWord: letters, digits and the marks of a user or host name.
+func plainWord(w []byte) bool {
+	for _, b := range w {
+		if !isAlnumByte(b) && b != '_' && b != '-' && b != '.' && b != '\\' && b != '@' {
+			return false
+		}
+	}
+	return true
 }
 
 func isAlnumByte(b byte) bool {
