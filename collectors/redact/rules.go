@@ -109,6 +109,7 @@ func compileRules() {
 	pathValue = regexp.MustCompile(`^(?:/|\./|\.\./|~/|[A-Za-z]:[\\/]|\\\\|%[A-Za-z_]+%)[^\s]*$`)
 	compileColumns()
 	compileOverLines()
+	compileK8sSecret()
 	compileCmdline()
 	compileXML()
 	compileTokens()
@@ -135,6 +136,11 @@ func (w *Writer) plain(c, term []byte) {
 		w.emit(c, term)
 		return
 	}
+	w.watchKind(c)
+	if w.data.active && w.dataEntry(c, term) {
+		return
+	}
+	defer w.startData(c)
 	if w.pend.prefix != nil {
 		if r, ok := w.joinPending(c); ok {
 			w.emit(r, term)
@@ -246,6 +252,9 @@ func (w *Writer) rules(c, lower []byte) []byte {
 	}
 	if bytes.Contains(c, []byte("LS0tLS1CRUdJTi")) {
 		c = w.base64PEM(c)
+	}
+	if has(lower, `"kind"`) && has(lower, `"secret"`) && has(lower, "data\"") {
+		c = w.jsonSecretData(c)
 	}
 	if has(lower, "authorization") {
 		c = w.sub(c, authHeader, w.authorization)
