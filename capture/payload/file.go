@@ -17,8 +17,9 @@ var MaxCapture int64 = 1 << 30
 // (gzip'd too, and then gzip'd again), in place for an uncompressed one,
 // and returns the capture and how many payload bytes were cleared. A
 // capture that cannot be read to its end is an error: what follows the
-// damage could not be cleared.
-func Clear(data []byte) ([]byte, int64, error) {
+// damage could not be cleared. vxlanPorts are VXLAN ports besides 4789
+// and 8472 (--vxlan-port), whose inner frames are walked into.
+func Clear(data []byte, vxlanPorts ...uint16) ([]byte, int64, error) {
 	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
 		zr, err := gzip.NewReader(bytes.NewReader(data))
 		if err != nil {
@@ -31,7 +32,7 @@ func Clear(data []byte) ([]byte, int64, error) {
 		if int64(len(raw)) > MaxCapture {
 			return nil, 0, fmt.Errorf("inflates to more than %d MiB", MaxCapture>>20)
 		}
-		out, n, err := Clear(raw)
+		out, n, err := Clear(raw, vxlanPorts...)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -46,7 +47,10 @@ func Clear(data []byte) ([]byte, int64, error) {
 	if len(data) < 4 {
 		return nil, 0, errors.New("not a pcap or pcapng file")
 	}
-	var c clearer
+	c := clearer{ports: map[uint16]bool{}}
+	for _, p := range vxlanPorts {
+		c.ports[p] = true
+	}
 	var err error
 	if binary.LittleEndian.Uint32(data) == 0x0a0d0d0a {
 		err = c.pcapng(data)

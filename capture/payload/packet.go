@@ -11,7 +11,7 @@ const (
 	portGPE    = 4790
 )
 
-func vxlanPort(p uint16) bool { return p == 4789 || p == 8472 }
+func (c *clearer) vxlanPort(p uint16) bool { return p == 4789 || p == 8472 || c.ports[p] }
 
 // maxDepth bounds tunnels in tunnels.
 const maxDepth = 4
@@ -29,7 +29,10 @@ const (
 )
 
 // clearer clears the payloads of packets, in place, and counts the bytes.
-type clearer struct{ cleared int64 }
+type clearer struct {
+	cleared int64
+	ports   map[uint16]bool // VXLAN ports besides 4789 and 8472
+}
 
 func be16(b []byte) uint16 { return binary.BigEndian.Uint16(b) }
 
@@ -162,7 +165,7 @@ func (c *clearer) transport(seg []byte, proto byte, length int, addrs []byte, de
 			return
 		}
 		end := min(len(seg), ulen)
-		if tun := tunnelOf(sport, dport); tun != tunNone {
+		if tun := c.tunnelOf(sport, dport); tun != tunNone {
 			if depth >= maxDepth {
 				return
 			}
@@ -194,10 +197,10 @@ const (
 
 // tunnelOf: the destination port first, then the source port, as capture
 // decode reads them.
-func tunnelOf(sport, dport uint16) int {
+func (c *clearer) tunnelOf(sport, dport uint16) int {
 	for _, p := range [2]uint16{dport, sport} {
 		switch {
-		case vxlanPort(p):
+		case c.vxlanPort(p):
 			return tunVXLAN
 		case p == portGeneve:
 			return tunGeneve

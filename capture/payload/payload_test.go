@@ -262,6 +262,11 @@ func TestClearPcapngAndGzip(t *testing.T) {
 			t.Errorf("%s: cleared %d", name, n)
 		}
 	}
+	// A VXLAN port given: the inner frame is walked into, not cleared whole.
+	vx := udpSeg(49152, 9999, append([]byte{0x08, 0, 0, 0, 0, 0x10, 0, 0}, frame(ipv4(6, tcpSeg(1, 2, secret)))...), true)
+	if _, n, _ := Clear(pcapOf(frame(ipv4(17, vx))), 9999); n != int64(len(secret)) {
+		t.Errorf("VXLAN on a given port: cleared %d, want the inner payload's %d", n, len(secret))
+	}
 	if _, _, err := Clear(ng[:len(ng)-3]); err == nil {
 		t.Error("a pcapng cut inside a block: no error")
 	}
