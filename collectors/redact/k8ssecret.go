@@ -51,11 +51,11 @@ type docKind struct {
 // watchKind records a document's kind, and forgets it where the
 // document ends.
 func (w *Writer) watchKind(c []byte) {
-	t := bytes.TrimSpace(c)
-	if bytes.Equal(t, []byte("---")) || w.kind8.kind != "" && indentOf(c) < w.kind8.col && len(t) > 0 {
+	k := lineKey(c)
+	if bytes.HasPrefix(k, []byte("---")) && len(bytes.TrimSpace(k)) == 3 || w.kind8.kind != "" && indentOf(c) < w.kind8.col {
 		w.kind8 = docKind{}
 	}
-	if !bytes.Contains(c, []byte("kind")) {
+	if !bytes.HasPrefix(k, []byte("kind")) {
 		return
 	}
 	if m := kindLine.FindSubmatchIndex(c); m != nil {
@@ -65,7 +65,7 @@ func (w *Writer) watchKind(c []byte) {
 
 // startData begins a data block at a line naming one, if c is one.
 func (w *Writer) startData(c []byte) {
-	if !bytes.Contains(c, []byte("ata")) {
+	if k := lineKey(c); !bytes.HasPrefix(k, []byte("data")) && !bytes.HasPrefix(k, []byte("stringData")) {
 		return
 	}
 	m := dataKeyLine.FindSubmatchIndex(c)
@@ -98,7 +98,7 @@ func (w *Writer) holdLine(c, term []byte) bool {
 	d.bytes += len(l)
 	t := bytes.TrimSpace(c)
 	switch {
-	case bytes.Contains(c, []byte("kind")) && kindLine.Match(c) && kindCol(c) == d.col:
+	case bytes.HasPrefix(lineKey(c), []byte("kind")) && kindCol(c) == d.col:
 		m := kindLine.FindSubmatch(c)
 		w.release(string(m[2]) == "Secret")
 	case bytes.Equal(t, []byte("---")), len(t) > 0 && indentOf(c) < d.col, d.bytes > maxHold:
@@ -264,4 +264,18 @@ func (w *Writer) jsonSecretData(c []byte) []byte {
 		return c
 	}
 	return append(out, c[last:]...)
+}
+
+// lineKey is where a line's key would start: past the indentation, a YAML
+// list's "- " and an opening quote (the regular expressions above are
+// asked only when it starts as theirs do).
+func lineKey(c []byte) []byte {
+	c = c[len(leading(c)):]
+	if len(c) > 1 && c[0] == '-' && (c[1] == ' ' || c[1] == '\t') {
+		c = c[len(leading(c[1:]))+1:]
+	}
+	if len(c) > 0 && (c[0] == '"' || c[0] == '\'') {
+		c = c[1:]
+	}
+	return c
 }

@@ -40,16 +40,24 @@ var wrappedFlags = map[string]bool{"--user": true, "-u": true, "-U": true, "--pr
 // setPending records what of c the next line is to be read with.
 func (w *Writer) setPending(c []byte) {
 	w.pend = pending{}
-	if m := jsonListItem.FindSubmatch(c); m != nil && w.namesSecret(m[1]) {
-		w.pend = pending{prefix: append(append([]byte(nil), m[1]...), ", "...)}
-		return
-	}
-	if m := yamlListItem.FindSubmatch(c); m != nil && w.namesSecret(m[1]) {
-		w.pend = pending{prefix: append(append([]byte(nil), m[1]...), ' '), strip: true}
-		return
-	}
 	t := bytes.TrimRight(c, " \t")
-	i := bytes.LastIndexAny(t, " \t")
+	// Each regular expression only where the line's ends allow it.
+	if bytes.HasSuffix(t, []byte(`",`)) {
+		if m := jsonListItem.FindSubmatch(c); m != nil && w.namesSecret(m[1]) {
+			w.pend = pending{prefix: append(append([]byte(nil), m[1]...), ", "...)}
+		}
+		return
+	}
+	if l := bytes.TrimLeft(t, " \t"); len(l) > 2 && l[0] == '-' && (l[1] == ' ' || l[1] == '\t') {
+		if m := yamlListItem.FindSubmatch(c); m != nil && w.namesSecret(m[1]) {
+			w.pend = pending{prefix: append(append([]byte(nil), m[1]...), ' '), strip: true}
+			return
+		}
+	}
+	i := len(t) - 1
+	for i >= 0 && t[i] != ' ' && t[i] != '\t' {
+		i--
+	}
 	if i < 0 || i+1 >= len(t) || t[i+1] != '-' {
 		return
 	}

@@ -102,7 +102,7 @@ func compileRules() {
 	awsKeyID = regexp.MustCompile(`\b(?:AKIA|ASIA|AROA|AIDA)[0-9A-Z]{16}\b`)
 	sasSig = regexp.MustCompile(`(?i)([?&](?:sig|x-amz-signature|x-amz-security-token|x-goog-signature)=)([^&\s"'<>]+)`)
 	// Tokens that say what they are by their prefix.
-	prefixed = regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{30,255}|glpat-[A-Za-z0-9_\-]{20,}|xox[abposre]-[A-Za-z0-9\-]{10,}|xapp-[0-9]-[A-Za-z0-9]+-[0-9]+-[A-Za-z0-9]+|xoxe\.xox[bp]-[0-9]-[A-Z0-9]{20,}|npm_[A-Za-z0-9]{36}|AIza[0-9A-Za-z_\-]{35}|(?:sk|rk)_live_[A-Za-z0-9]{20,}|hf_[A-Za-z0-9]{30,})\b`)
+	prefixed = regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{30,255}|glpat-[A-Za-z0-9_\-]{20,}|xox[abposre]-[A-Za-z0-9\-]{10,}|xoxe\.xox[bp]-[0-9]-[A-Z0-9]{20,}|npm_[A-Za-z0-9]{36}|AIza[0-9A-Za-z_\-]{35}|(?:sk|rk)_live_[A-Za-z0-9]{20,}|hf_[A-Za-z0-9]{30,})\b`)
 	portLike = regexp.MustCompile(`^[0-9.:\-]+(?:/(?:tcp|udp|sctp))?$`)
 	// A PowerShell command (approved verbs that produce a value).
 	verbNoun = regexp.MustCompile(`^(?i:Get|Read|New|ConvertTo|ConvertFrom|Import|Export|Invoke|Select|Join|Format|Out|Test|Resolve|Find|Search|Receive|Request|Unprotect|Protect)-[A-Z][A-Za-z]+$`)
@@ -156,7 +156,7 @@ func (w *Writer) plain(c, term []byte) {
 			lower = w.lowerOf(c)
 		}
 	}
-	if hasAny(lower, "7z", "rar") && listLine(c[len(leading(c)):]) && archiverWord.Match(c) {
+	if listLine(c[len(leading(c)):]) && hasAny(lower, "7z", "rar") && archiverWord.Match(c) {
 		// The archiver's name in a list: its arguments may follow over lines.
 		w.archLeft = archiverSpan
 	}
@@ -253,9 +253,6 @@ func (w *Writer) rules(c, lower []byte) []byte {
 	if bytes.Contains(c, []byte("LS0tLS1CRUdJTi")) {
 		c = w.base64PEM(c)
 	}
-	if has(lower, `"kind"`) && has(lower, `"secret"`) && has(lower, "data\"") {
-		c = w.jsonSecretData(c)
-	}
 	if has(lower, "authorization") {
 		c = w.sub(c, authHeader, w.authorization)
 	}
@@ -297,6 +294,9 @@ func (w *Writer) rules(c, lower []byte) []byte {
 		c = w.unixArgs(c)
 	}
 	if hasAny(lower, "pass", "pw", "secret", "token", "key", "auth", "cred", "jwt", "cookie", "signature", "dockerc") {
+		if has(lower, `"secret"`) && has(lower, `"kind"`) && has(lower, "data\"") {
+			c = w.jsonSecretData(c)
+		}
 		if bytes.IndexByte(c, ';') >= 0 && bytes.IndexByte(c, '=') >= 0 {
 			c = w.sub(c, connPair, w.connPair)
 		}
@@ -351,7 +351,7 @@ func (w *Writer) rules(c, lower []byte) []byte {
 	if has(lower, "sig") || has(lower, "x-amz-security-token") {
 		c = w.sub(c, sasSig, w.group(2, KindCloudCred))
 	}
-	if hasAny(lower, "gh", "_pat_", "glpat-", "xox", "xapp-", "aiza", "npm_", "_live_", "hf_") {
+	if hasAny(lower, "gh", "_pat_", "glpat-", "xox", "aiza", "npm_", "_live_", "hf_") {
 		c = w.sub(c, prefixed, w.group(0, KindToken))
 	}
 	return w.tokens(c, lower)
