@@ -51,7 +51,8 @@ func compileRules() {
 	valueStop = regexp.MustCompile(`(?:[ \t]+|[ \t]*[,;][ \t]*)(?:--?[A-Za-z][\w\-]*(?:[= \t]|$)|[A-Za-z_][\w.\-]*(?:=|:(?:[ \t]|$)))`)
 
 	// Kubernetes env entries in JSON or YAML flow: {"name": "DB_PASSWORD", "value": "..."}
-	envPairInline = regexp.MustCompile(`(["']?name["']?\s*:\s*["']?(` + keyName + `)["']?\s*,\s*["']?value["']?\s*:\s*)(` + value + `)`)
+	// (ConvertTo-Json -Compress: {"Name":"X","Key":"X","Value":"..."}, capitalised)
+	envPairInline = regexp.MustCompile(`(["']?(?i:name|key)["']?\s*:\s*["']?(` + keyName + `)["']?\s*,\s*(?:["']?(?i:key)["']?\s*:\s*"[^"\n]*"\s*,\s*)?["']?(?i:value)["']?\s*:\s*)(` + value + `)`)
 
 	// Authorization and Cookie headers, in a log, a curl -H, JSON or a Go map dump.
 	authHeader = regexp.MustCompile(`(?i)(\b(?:proxy-)?authorization\\?["']?[ \t]*[:=][ \t]*\[?[ \t]*\\?["']?[ \t]*)(?:([A-Za-z][A-Za-z0-9_\-]*)([ \t]+))?([^\s"'\\\],]+)`)
@@ -95,6 +96,10 @@ func compileRules() {
 	// <add key="ApiKey" value="x" />
 	xmlElem = regexp.MustCompile(`<(` + xmlPrefix + keyName + `)(?:\s[^>]*)?>(?:\s*<(?:Value|Key)>)?([^<]+)<`)
 	xmlAttr = regexp.MustCompile(`(?i)(\b(?:key|name)\s*=\s*"(` + keyName + `)"\s+value\s*=\s*")([^"]*)"`)
+	// The same with other attributes between, or the value first:
+	// <property name="db.password" type="string" value="..."/>, <add value="..." key="ApiKey"/>.
+	xmlAttrApart = regexp.MustCompile(`<[A-Za-z][\w:.\-]*\s[^>]*?\b(?i:key|name)\s*=\s*"(` + keyName + `)"[^>]*?\s(?i:value)\s*=\s*("[^"]*"|'[^']*')`)
+	xmlAttrFirst = regexp.MustCompile(`<[A-Za-z][\w:.\-]*\s[^>]*?\b(?i:value)\s*=\s*("[^"]*"|'[^']*')[^>]*?\s(?i:key|name)\s*=\s*"(` + keyName + `)"`)
 
 	urlCreds = regexp.MustCompile(`(\b[A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@"']*:)([^/\s@"']+)(@)`)
 	bearer = regexp.MustCompile(`(?i)(\b(bearer|basic)[ \t]+)([A-Za-z0-9\-._~+/]{8,}=*)`)
@@ -119,7 +124,7 @@ var compiled sync.Once
 
 // The patterns, set by compileRules.
 var (
-	objectKeyLine, psHashPair,
+	objectKeyLine, psHashPair, xmlAttrApart, xmlAttrFirst,
 	beginMarker, endMarkerRe, b64PEM, blockStart, envNameLine, envValueLine, puttyPrivate, lineStart, valueStop, envPairInline, authHeader, cookieHdr, secureString, secureStrParam, secureStrPipe, netUser, netUse, setx, netrc, netUseAfter, setEnvVar, netCredential, winSlash, winSlashSp, unixUser, mysqlCmd, passCmd, sqlCmd, unixPass, sqlPass, curlUser, connPair, xmlElem, xmlAttr, urlCreds, bearer, jwt, awsKeyID, sasSig, prefixed, portLike, verbNoun, pathValue *regexp.Regexp
 )
 
@@ -309,6 +314,8 @@ func (w *Writer) rules(c, lower []byte) []byte {
 			}
 			if bytes.IndexByte(c, '<') >= 0 {
 				c = w.sub(c, xmlAttr, w.keyed(2, 3))
+				c = w.sub(c, xmlAttrApart, w.keyed(1, 2))
+				c = w.sub(c, xmlAttrFirst, w.keyed(2, 1))
 			}
 		}
 		if bytes.IndexByte(c, '<') >= 0 {
@@ -602,6 +609,14 @@ func listPair(c []byte, j int, q byte, flag bool) (int, int, bool) {
 	v := c[j+1 : e-1]
 	if len(v) > 0 && v[0] == '-' {
 		return 0, 0, false // the next flag
+	}
+	if k := e; k < len(c) {
+		for k < len(c) && (c[k] == ' ' || c[k] == '\t') {
+			k++
+		}
+		if k < len(c) && c[k] == ':' {
+			return 0, 0, false // the next member's key ({"Name": "X", "Value": ...})
+		}
 	}
 	if !flag && fieldName(v) {
 		return 0, 0, false

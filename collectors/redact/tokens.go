@@ -305,10 +305,11 @@ func pastFiller(c []byte, j int) int {
 	return j
 }
 
-// plainWord: letters, digits and the marks of a user or host name.
+// plainWord: letters, digits and the marks of a user or host name, quoted
+// or in parentheses ('svc_backup', (expires in 24h)).
 func plainWord(w []byte) bool {
 	for _, b := range w {
-		if !isAlnumByte(b) && b != '_' && b != '-' && b != '.' && b != '\\' && b != '@' {
+		if !isAlnumByte(b) && strings.IndexByte(`_-.\@'"()`, b) < 0 {
 			return false
 		}
 	}

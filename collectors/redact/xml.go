@@ -66,6 +66,16 @@ func (w *Writer) xmlLine(c []byte) []byte {
 	if bytes.Contains(c, w.xmlClose) || bytes.HasPrefix(bytes.TrimSpace(c), []byte("</")) && !xmlValueClose(c) {
 		w.xmlClose = nil // its end, or the end of what holds it
 	}
+	if t := bytes.TrimSpace(c); bytes.HasPrefix(t, []byte("<![CDATA[")) && bytes.HasSuffix(t, []byte("]]>")) {
+		// The secret as CDATA on a line of its own.
+		v := t[len("<![CDATA[") : len(t)-len("]]>")]
+		if !secretValue("value", w.xmlKind, v) {
+			return c
+		}
+		w.count(w.xmlKind)
+		i := bytes.Index(c, v)
+		return append(append(append([]byte(nil), c[:i]...), Placeholder...), c[i+len(v):]...)
+	}
 	if t := bytes.TrimSpace(c); len(t) > 0 && bytes.IndexByte(t, '<') < 0 {
 		// The secret on a line of its own between the tags.
 		if !secretValue("value", w.xmlKind, t) {
