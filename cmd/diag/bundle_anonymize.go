@@ -25,6 +25,7 @@ type anonymizeOptions struct {
 	ports     []uint
 	keywords  []string
 	kwFile    string
+	keepPay   bool // --keep-payloads
 }
 
 func newBundleAnonymizeCommand(e *env) *cobra.Command {
@@ -52,7 +53,8 @@ compares:
                  names that only free text carries, replaced in any case, inside longer words too.
   Captures       pcap and pcapng, outer and inner (VXLAN, Geneve) headers, ARP, the headers ICMP
                  errors quote; checksums moved by the same difference (a bad one stays bad); VNIs and
-                 ports kept. Payloads are not read: addresses inside DNS answers, DHCP or neighbour
+                 ports kept. The payload of every TCP and UDP packet is cleared as bundle redact
+                 clears it (--keep-payloads keeps it); addresses inside DNS answers and neighbour
                  discovery stay.
 
 diag analyze gives the same findings (rule IDs, severities, counts) on the output as on the input.
@@ -83,6 +85,7 @@ The output defaults to <INPUT name>-anonymized.zip beside the input.` + exitStat
 	f.BoolVar(&o.force, "force", false, "replace the output if it exists")
 	f.StringSliceVar(&o.keywords, "keywords", nil, "words to replace wherever they appear, e.g. customer and project names (comma-separated)")
 	f.StringVar(&o.kwFile, "keyword-file", "", "a file of words to replace, one a line (# starts a comment)")
+	f.BoolVar(&o.keepPay, "keep-payloads", false, "keep the payload of the captures' packets (then it is yours to check before you attach)")
 	f.UintSliceVar(&o.ports, "vxlan-port", nil, "VXLAN UDP port(s) of the captures besides 4789 and 8472, so that their inner frames are rewritten too")
 	return c
 }
@@ -176,7 +179,11 @@ func runBundleAnonymize(ctx context.Context, e *env, o anonymizeOptions, input s
 		}
 		return nil
 	}
-	res, err := rewriteBundleWith(ctx, in, input, out, m, o.force, a.Filter(collectors.RedactEntry), before, "anonymized", companions)
+	filter := a.Filter(collectors.RedactEntry)
+	if !o.keepPay {
+		filter = collectors.ClearPayloads(filter, vxlanPorts(o.ports)...)
+	}
+	res, err := rewriteBundleWith(ctx, in, input, out, m, o.force, filter, before, "anonymized", companions)
 	if err != nil {
 		return err
 	}
@@ -194,8 +201,8 @@ func runBundleAnonymize(ctx context.Context, e *env, o anonymizeOptions, input s
 	if kept != "" {
 		keptNote = "; KEPT in free text, replaced only where a field states them: " + kept + " (look for them before you attach)"
 	}
-	fmt.Fprintf(e.stderr, "bundle anonymize: wrote %s: %d files; replaced %d addresses, %d MACs, %d names, %d keywords; key %s (ID %s)%s\n",
-		out, len(res.Files), len(mp.Addresses), len(mp.MACs), len(mp.Names), len(mp.Keywords), filepath.Clean(keyPath), key.ID(), keptNote)
+	fmt.Fprintf(e.stderr, "bundle anonymize: wrote %s: %d files; replaced %d addresses, %d MACs, %d names, %d keywords; key %s (ID %s)%s%s\n",
+		out, len(res.Files), len(mp.Addresses), len(mp.MACs), len(mp.Names), len(mp.Keywords), filepath.Clean(keyPath), key.ID(), payloadNote(res, o.keepPay), keptNote)
 	fmt.Fprintln(e.stdout, out)
 	return nil
 }

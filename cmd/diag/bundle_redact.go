@@ -18,6 +18,8 @@ type redactOptions struct {
 	output    string
 	outputOld string // -o/--output: the old spelling of --output-file
 	force     bool
+	keepPay   bool   // --keep-payloads
+	ports     []uint // --vxlan-port
 }
 
 func newBundleRedactCommand(e *env) *cobra.Command {
@@ -32,7 +34,11 @@ credentials are replaced by REDACTED in every text file, found by where they sta
 reg query, command-line flags, XML elements, URLs) and by their shape (provider tokens); IP
 addresses, MACs and names are kept, they are the evidence. UTF-16 text, with a byte order mark or
 without (cmd /u), is redacted as text and stored as UTF-8. A packet capture (pcap, pcapng, gzip'd too) is
-kept whole, as collect keeps its own; other binary or compressed files (ETL traces, nested zips)
+kept with its headers, lengths and checksums, which the capture rules read, and the payload of
+every TCP and UDP packet cleared (zeros of the same length, checksums updated so that a right one
+stays right and a wrong one wrong; tunnels are followed to the innermost packet; DNS on port 53 and
+ICMP are kept): a token sent in clear does not go with the bundle. --keep-payloads keeps the
+payloads: they are then yours to check. Other binary or compressed files (ETL traces, nested zips)
 are left out, since they cannot be redacted, and each is named on stderr.
 
 The new bundle has a fresh manifest.json: this diag's version, the input's file name, the input
@@ -62,6 +68,8 @@ A one-line summary goes to stderr, the output's path to stdout.` + exitStatusCom
 	f := c.Flags()
 	outputFileFlag(c, &o.output, &o.outputOld, "bundle zip to write (default <INPUT name>-redacted.zip beside the input)")
 	f.BoolVar(&o.force, "force", false, "replace the output if it exists")
+	f.BoolVar(&o.keepPay, "keep-payloads", false, "keep the payload of the captures' packets (then it is yours to check before you attach)")
+	f.UintSliceVar(&o.ports, "vxlan-port", nil, "VXLAN UDP port(s) of the captures besides 4789 and 8472, so that their inner packets keep their headers")
 	return c
 }
 
@@ -87,8 +95,17 @@ func runBundleRedact(ctx context.Context, e *env, o redactOptions, input string)
 	// analyze cannot parse is still redacted.
 	before, _ := loadBundle(input, nil)
 
+	for _, p := range o.ports {
+		if p == 0 || p > 65535 {
+			return usageErrorf("--vxlan-port %d: a UDP port is 1 to 65535", p)
+		}
+	}
 	m := redactManifest(in, before, input)
-	res, err := rewriteBundle(ctx, in, input, out, m, o.force, collectors.RedactEntry, before, "redacted")
+	filter := collectors.RedactEntry
+	if !o.keepPay {
+		filter = collectors.ClearPayloads(filter, vxlanPorts(o.ports)...)
+	}
+	res, err := rewriteBundle(ctx, in, input, out, m, o.force, filter, before, "redacted")
 	if err != nil {
 		return err
 	}
@@ -96,7 +113,7 @@ func runBundleRedact(ctx context.Context, e *env, o redactOptions, input string)
 	for _, om := range res.Omitted {
 		fmt.Fprintf(e.stderr, "bundle redact: %s: %s\n", om.Path, om.Reason)
 	}
-	fmt.Fprintln(e.stderr, redactSummary(out, res))
+	fmt.Fprintln(e.stderr, redactSummary(out, res)+payloadNote(res, o.keepPay))
 	fmt.Fprintln(e.stdout, out)
 	return nil
 }
@@ -201,20 +218,60 @@ func redactString(s string) string {
 func redactSummary(out string, res *bundle.RewriteResult) string {
 	withSecrets := 0
 	for _, f := range res.Files {
-		if len(f.Redacted) > 0 {
-			withSecrets++
+		for _, r := range f.Redacted {
+			if r.Kind != collectors.KindPayload {
+				withSecrets++
+				break
+			}
 		}
 	}
 	s := fmt.Sprintf("bundle redact: wrote %s: %d files (%d with secrets removed)", out, len(res.Files), withSecrets)
 	if len(res.Omitted) > 0 {
 		s += fmt.Sprintf(", %d left out", len(res.Omitted))
 	}
-	if len(res.Redacted) == 0 {
-		return s + "; nothing redacted"
-	}
 	var kinds []string
 	for _, r := range res.Redacted {
-		kinds = append(kinds, fmt.Sprintf("%d %s", r.Count, r.Kind))
+		if r.Kind != collectors.KindPayload { // payloadNote says it
+			kinds = append(kinds, fmt.Sprintf("%d %s", r.Count, r.Kind))
+		}
+	}
+	if len(kinds) == 0 {
+		return s + "; nothing redacted"
 	}
 	return s + "; redacted " + strings.Join(kinds, ", ")
+}
+
+// payloadNote is the summary's word on the captures' packet payloads:
+// how many bytes were cleared in how many captures, or that they were
+// kept on request.
+func payloadNote(res *bundle.RewriteResult, kept bool) string {
+	if kept {
+		return "; packet payloads of captures KEPT (--keep-payloads): check them before you attach"
+	}
+	var bytes, captures int
+	for _, f := range res.Files {
+		for _, r := range f.Redacted {
+			if r.Kind == collectors.KindPayload {
+				bytes += r.Count
+				captures++
+			}
+		}
+	}
+	if captures == 0 {
+		return ""
+	}
+	unit := "captures"
+	if captures == 1 {
+		unit = "capture"
+	}
+	return fmt.Sprintf("; cleared %d bytes of packet payload in %d %s", bytes, captures, unit)
+}
+
+// vxlanPorts converts --vxlan-port's values, checked to be ports.
+func vxlanPorts(ports []uint) []uint16 {
+	out := make([]uint16, 0, len(ports))
+	for _, p := range ports {
+		out = append(out, uint16(p))
+	}
+	return out
 }

@@ -407,3 +407,54 @@ func TestBundleRedactSameFindings(t *testing.T) {
 		})
 	}
 }
+
+// The captures' packet payloads: cleared by default, with the findings of
+// the capture rules the same as on the input; kept whole with
+// --keep-payloads, and the summary says which. The captures are
+// tcpdump's VXLAN and Geneve test captures (TCP with payloads inside the
+// tunnels, offloaded checksums among them) beside the project.
+func TestBundleRedactCapturePayloads(t *testing.T) {
+	files, _ := filepath.Glob("../../../shared/captures/tcpdump-tests/*.pcap")
+	if len(files) == 0 {
+		t.Skip("tcpdump's test captures are not beside the project (../../../shared/captures/tcpdump-tests)")
+	}
+	dir := t.TempDir()
+	for _, f := range files {
+		pcap, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := copyTree(t, "../../testdata/bundles/seed-linux-controlplane")
+		writeFile(t, filepath.Join(in, "capture", "vxlan-4789.pcap"), pcap)
+		name := filepath.Base(f)
+		cleared := filepath.Join(dir, name+"-cleared.zip")
+		r := runDiag(t, nil, false, "bundle", "redact", in, "--output-file", cleared)
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, r.code, r.stderr)
+		}
+		got := readZip(t, cleared)["capture/vxlan-4789.pcap"]
+		if len(got) != len(pcap) {
+			t.Errorf("%s: the capture's length changed", name)
+		}
+		if !bytes.Equal(got, pcap) && !strings.Contains(r.stderr, "bytes of packet payload in 1 capture") {
+			t.Errorf("%s: payloads cleared, the summary does not say so: %s", name, r.stderr)
+		}
+		if a, b := findings(t, in), findings(t, cleared); a != b {
+			t.Errorf("%s: findings differ once the payloads are cleared:\n%s\n---\n%s", name, a, b)
+		}
+		if name != "gso-ipv4-vxlan-ipv4.pcap" {
+			continue
+		}
+		if bytes.Equal(got, pcap) {
+			t.Errorf("%s: no payload cleared", name)
+		}
+		kept := filepath.Join(dir, name+"-kept.zip")
+		r = runDiag(t, nil, false, "bundle", "redact", in, "--output-file", kept, "--keep-payloads")
+		if r.code != 0 || !strings.Contains(r.stderr, "KEPT (--keep-payloads)") {
+			t.Fatalf("exit %d, summary without the payloads kept: %s", r.code, r.stderr)
+		}
+		if !bytes.Equal(readZip(t, kept)["capture/vxlan-4789.pcap"], pcap) {
+			t.Error("--keep-payloads: the capture is not kept whole")
+		}
+	}
+}

@@ -11,7 +11,7 @@ import (
 // -Name DefaultPassword -Value x, reg add /v DefaultPassword /d x), where
 // the name of the setting says the value is a secret.
 
-var psPositional, archiver7z, gluedPass, gluedDQ, gluedSQ, zipCmd, zipPass, psName, psEnvPath, psValue, regAddV, regAddD, regAddCmd, regAddDDash, keygenCmd, keygenPass, opensslCmd, opensslK, stdinPass, redisAuth *regexp.Regexp
+var psPositional, psNameValue, archiver7z, gluedPass, gluedDQ, gluedSQ, zipCmd, zipPass, psName, psEnvPath, psValue, regAddV, regAddD, regAddCmd, regAddDDash, keygenCmd, keygenPass, opensslCmd, opensslK, stdinPass, redisAuth *regexp.Regexp
 
 // A switch that takes a secret only in the commands that name it, as
 // their documentation says: redis-cli -a, winrs -p:, ldapsearch -w,
@@ -37,18 +37,23 @@ const argValueNoFlag = `"[^"\n]*"|'[^'\n]*'|[^\s"'\-][^\s]*`
 
 func compileCmdline() {
 	// 7-Zip and RAR take the password glued to -p (rar: -hp too).
-	archiver7z = regexp.MustCompile(`(?i)(?:^|[\s"'\\/&])(?:7z|7za|7zr|7zz|7zg|rar|unrar|winrar)(?:\.exe)?["']?\s`)
+	// The name may end a list's item: ["7z.exe"], "args": [...].
+	archiver7z = regexp.MustCompile(`(?i)(?:^|[\s"'\\/&\[,])(?:7z|7za|7zr|7zz|7zg|rar|unrar|winrar)(?:\.exe)?["']?(?:\s|[\],)])`)
 	gluedPass = regexp.MustCompile(`(?i)((?:^|\s)-h?p)("[^"\n]+"|'[^'\n]+'|[^\s"'\-][^\s]*)`)
 	// The switch quoted whole, as a script quoting its arguments writes it: "-pPASS".
-	gluedDQ = regexp.MustCompile(`(?i)((?:^|\s)"-h?p)([^"\n]+)"`)
-	gluedSQ = regexp.MustCompile(`(?i)((?:^|\s)'-h?p)([^'\n]+)'`)
+	// In a list too: -ArgumentList 'a','-pX' and ["a", "-pX"].
+	gluedDQ = regexp.MustCompile(`(?i)((?:^|[\s,(\[])"-h?p)([^"\n]+)"`)
+	gluedSQ = regexp.MustCompile(`(?i)((?:^|[\s,(\[])'-h?p)([^'\n]+)'`)
 	// zip and unzip take it after -P.
 	zipCmd = regexp.MustCompile(`(?i)(?:^|[\s"'\\/&])(?:zip|unzip)(?:\.exe)?["']?\s`)
 	zipPass = regexp.MustCompile(`((?:^|\s)-P[ \t]+)("[^"\n]*"|'[^'\n]*'|[^\s"'\-][^\s]*)`)
 	// -Name X, and -Name:X (a parameter joined to its argument).
 	psName = regexp.MustCompile(`(?i)(?:^|\s)-Name(?:[ \t]+|:)("[^"\n]*"|'[^'\n]*'|[^\s"'\-][^\s]*)`)
 	psEnvPath = regexp.MustCompile(`(?i)(?:^|\s)(?:-Path[ \t]+)?["']?env:\\?([A-Za-z_][A-Za-z0-9_]*)`)
-	psValue = regexp.MustCompile(`(?i)((?:^|\s)-Value(?:[ \t]+|:))("(?:[^"\\\n]|\\.|"")*"|'(?:[^'\n]|'')*'|[^\s"'\-$(][^\s]*)`)
+	// A bare value ends at ; or | (the next command or pipeline stage).
+	psValue = regexp.MustCompile(`(?i)((?:^|\s)-Value(?:[ \t]+|:))("(?:[^"\\\n]|\\.|"")*"|'(?:[^'\n]|'')*'|[^\s"'\-$(;|][^\s;|]*)`)
+	// -Name X VALUE: the value by position after a named -Name.
+	psNameValue = regexp.MustCompile(`(?i)(?:^|\s)-Name(?:[ \t]+|:)("[^"\n]*"|'[^'\n]*'|[^\s"'\-][^\s;|]*)[ \t]+("(?:[^"\\\n]|\\.|"")*"|'(?:[^'\n]|'')*'|[^\s"'\-$(;|][^\s;|]*)`)
 	// ssh-keygen -N new -P old; openssl enc -k PASS.
 	keygenCmd = regexp.MustCompile(`(?i)(?:^|[\s"'\\/&])ssh-keygen(?:\.exe)?["']?\s`)
 	keygenPass = regexp.MustCompile(`((?:^|\s)-[NP][ \t]+)("[^"\n]*"|'[^'\n]*'|[^\s"'\-][^\s]*)`)
@@ -57,7 +62,8 @@ func compileCmdline() {
 	// echo PASS | docker login --password-stdin
 	stdinPass = regexp.MustCompile(`(?i)((?:^|[\s;&(])(?:echo|printf|Write-Output|Write-Host)[ \t]+)("[^"\n]*"|'[^'\n]*'|[^\s"'|$][^\s|]*)([ \t]*\|[^|\n]*--password-stdin)`)
 	// Set-ItemProperty PATH NAME VALUE: the parameters by position.
-	psPositional = regexp.MustCompile(`(?i)(?:^|[\s;|&(])(?:Set-ItemProperty|New-ItemProperty|sp)[ \t]+(?:-(?:Literal)?Path[ \t]+)?(?:"[^"\n]*"|'[^'\n]*'|[^\s"'\-][^\s]*)[ \t]+("[^"\n]*"|'[^'\n]*'|[^\s"'\-][^\s]*)[ \t]+("[^"\n]*"|'[^'\n]*'|[^\s"'\-$(][^\s]*)`)
+	// A bare path may hold spaces escaped by a backtick (Windows` NT).
+	psPositional = regexp.MustCompile(`(?i)(?:^|[\s;|&(])(?:Set-ItemProperty|New-ItemProperty|sp)[ \t]+(?:-(?:Literal)?Path[ \t]+)?(?:"[^"\n]*"|'[^'\n]*'|[^\s"'\-` + "`" + `](?:` + "`" + `.|[^\s` + "`" + `])*)[ \t]+("[^"\n]*"|'[^'\n]*'|[^\s"'\-][^\s;|]*)[ \t]+("[^"\n]*"|'[^'\n]*'|[^\s"'\-$(;|][^\s;|]*)`)
 	regAddV = regexp.MustCompile(`(?i)(?:^|\s)([/-])v[ \t]+("[^"\n]*"|[^\s"/\-][^\s]*)`)
 	regAddD = regexp.MustCompile(`(?i)((?:^|\s)/d[ \t]+)("[^"\n]*"|[^\s"/][^\s]*)`)
 	// reg.exe takes its switches with a dash too: reg add KEY -v NAME -d DATA.
@@ -137,6 +143,16 @@ func (w *Writer) namedValue(c, lower []byte) []byte {
 		if kind := kindOf(name); kind != "" {
 			c = w.sub(c, psValue, w.groupKind(2, kind))
 		}
+	}
+	if has(lower, "-name") && (has(lower, "itemproperty") || has(lower, "sp ")) {
+		c = w.sub(c, psNameValue, func(c []byte, m []int) (int, int, []byte, bool) {
+			kind := kindOf(strings.Trim(string(c[m[2]:m[3]]), `"'`))
+			if kind == "" || !secretValue("value", kind, c[m[4]:m[5]]) {
+				return 0, 0, nil, false
+			}
+			w.count(kind)
+			return m[4], m[5], quoted(c[m[4]:m[5]]), true
+		})
 	}
 	if has(lower, "itemproperty") || has(lower, "sp ") {
 		c = w.sub(c, psPositional, func(c []byte, m []int) (int, int, []byte, bool) {

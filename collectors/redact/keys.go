@@ -187,6 +187,9 @@ func secretValue(key, kind string, v []byte) bool {
 	case "", "null", "nil", "true", "false", "yes", "no", "~", "none", "<none>", "[]", "{}", "*", "on", "off", "<nil>", "undefined", "opaque":
 		return false
 	}
+	if masked(s) { // "Password : ********": what a tool prints instead of a password
+		return false
+	}
 	if verbNoun.MatchString(s) { // $pw = Read-Host, $s = ConvertTo-SecureString ...
 		return false
 	}
@@ -196,6 +199,21 @@ func secretValue(key, kind string, v []byte) bool {
 	if kind == KindPrivateKey || kind == KindSecret && strings.HasSuffix(strings.ToLower(key), "credentials") ||
 		strings.HasSuffix(strings.ToLower(strings.Trim(key, `"'`)), "pwd") {
 		if pathValue.MatchString(s) {
+			return false
+		}
+	}
+	return true
+}
+
+// masked: a run of stars or bullets, what a tool prints instead of a
+// secret it will not show; it tells the reader a value was set.
+func masked(s string) bool {
+	s = strings.TrimSpace(s)
+	if len(s) < 2 {
+		return false
+	}
+	for _, r := range s {
+		if r != '*' && r != '\u2022' && r != '\u25cf' {
 			return false
 		}
 	}

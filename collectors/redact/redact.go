@@ -81,7 +81,11 @@ type Writer struct {
 	runBytes int
 	xmlClose []byte // inside a secret XML element: its closing tag ("</Password")
 	xmlKind  string
-	started  bool // the first line was seen
+	started  bool       // the first line was seen
+	pend     pending    // what this line's flag leaves for the next line
+	archLeft int        // lines after an archiver's name that may be its arguments
+	data     secretData // a Kubernetes data or stringData block
+	kind8    docKind    // the kind the current document stated
 }
 
 var utf8BOM = []byte("\ufeff")
@@ -151,6 +155,9 @@ func (w *Writer) Close() error {
 	if len(w.buf) > 0 {
 		w.line(w.buf, nil)
 		w.buf = nil
+	}
+	if w.data.holding {
+		w.release(false) // the document never said it is a Secret
 	}
 	w.endState()
 	w.flushRun()
@@ -278,6 +285,9 @@ func (w *Writer) line(c, term []byte) {
 			w.emit(utf8BOM)
 			c = c[len(utf8BOM):]
 		}
+	}
+	if w.data.holding && w.holdLine(c, term) {
+		return
 	}
 	switch w.st {
 	case stPEM:

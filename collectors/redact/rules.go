@@ -35,7 +35,12 @@ func compileRules() {
 	// - name: DB_PASSWORD  (a Kubernetes env entry; its value follows)
 	// (PowerShell's Format-List of the environment or a hashtable says the
 	// same: "Name  : DB_PASSWORD" then "Value : ...".)
-	envNameLine = regexp.MustCompile(`^[ \t]*(?:-[ \t]+)?["']?(?i:name|key)["']?[ \t]*:[ \t]*["']?(` + keyName + `)["']?[ \t]*$`)
+	// (JSON one property a line ends it with a comma: "Key":  "ACR_PASSWORD",)
+	envNameLine = regexp.MustCompile(`^[ \t]*(?:-[ \t]+)?["']?(?i:name|key)["']?[ \t]*:[ \t]*["']?(` + keyName + `)["']?[ \t]*,?[ \t]*$`)
+	// "adminPassword": {  (an ARM parameter: its "value" follows)
+	objectKeyLine = regexp.MustCompile(`^[ \t]*["']?(` + keyName + `)["']?[ \t]*:[ \t]*\{[ \t]*$`)
+	// @{Name=DB_PASSWORD; Value=x}: a PowerShell hashtable or object as a string.
+	psHashPair = regexp.MustCompile(`(?i)@\{(?:Name|Key)=(` + keyName + `);[ \t]*Value=([^;}\r\n]*)`)
 	envValueLine = regexp.MustCompile(`^([ \t]*(?:-[ \t]+)?["']?(?i:value)["']?[ \t]*:[ \t]*)(.*?)[ \t]*$`)
 	puttyPrivate = regexp.MustCompile(`^[ \t]*Private-Lines:[ \t]*([0-9]{1,5})[ \t]*$`)
 
@@ -46,7 +51,8 @@ func compileRules() {
 	valueStop = regexp.MustCompile(`(?:[ \t]+|[ \t]*[,;][ \t]*)(?:--?[A-Za-z][\w\-]*(?:[= \t]|$)|[A-Za-z_][\w.\-]*(?:=|:(?:[ \t]|$)))`)
 
 	// Kubernetes env entries in JSON or YAML flow: {"name": "DB_PASSWORD", "value": "..."}
-	envPairInline = regexp.MustCompile(`(["']?name["']?\s*:\s*["']?(` + keyName + `)["']?\s*,\s*["']?value["']?\s*:\s*)(` + value + `)`)
+	// (ConvertTo-Json -Compress: {"Name":"X","Key":"X","Value":"..."}, capitalised)
+	envPairInline = regexp.MustCompile(`(["']?(?i:name|key)["']?\s*:\s*["']?(` + keyName + `)["']?\s*,\s*(?:["']?(?i:key)["']?\s*:\s*"[^"\n]*"\s*,\s*)?["']?(?i:value)["']?\s*:\s*)(` + value + `)`)
 
 	// Authorization and Cookie headers, in a log, a curl -H, JSON or a Go map dump.
 	authHeader = regexp.MustCompile(`(?i)(\b(?:proxy-)?authorization\\?["']?[ \t]*[:=][ \t]*\[?[ \t]*\\?["']?[ \t]*)(?:([A-Za-z][A-Za-z0-9_\-]*)([ \t]+))?([^\s"'\\\],]+)`)
@@ -88,8 +94,12 @@ func compileRules() {
 
 	// XML: <Password>x</Password>, <AdministratorPassword><Value>x</Value>,
 	// <add key="ApiKey" value="x" />
-	xmlElem = regexp.MustCompile(`<(` + keyName + `)(?:\s[^>]*)?>(?:\s*<(?:Value|Key)>)?([^<]+)<`)
+	xmlElem = regexp.MustCompile(`<(` + xmlPrefix + keyName + `)(?:\s[^>]*)?>(?:\s*<(?:Value|Key)>)?([^<]+)<`)
 	xmlAttr = regexp.MustCompile(`(?i)(\b(?:key|name)\s*=\s*"(` + keyName + `)"\s+value\s*=\s*")([^"]*)"`)
+	// The same with other attributes between, or the value first:
+	// <property name="db.password" type="string" value="..."/>, <add value="..." key="ApiKey"/>.
+	xmlAttrApart = regexp.MustCompile(`<[A-Za-z][\w:.\-]*\s[^>]*?\b(?i:key|name)\s*=\s*"(` + keyName + `)"[^>]*?\s(?i:value)\s*=\s*("[^"]*"|'[^']*')`)
+	xmlAttrFirst = regexp.MustCompile(`<[A-Za-z][\w:.\-]*\s[^>]*?\b(?i:value)\s*=\s*("[^"]*"|'[^']*')[^>]*?\s(?i:key|name)\s*=\s*"(` + keyName + `)"`)
 
 	urlCreds = regexp.MustCompile(`(\b[A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@"']*:)([^/\s@"']+)(@)`)
 	bearer = regexp.MustCompile(`(?i)(\b(bearer|basic)[ \t]+)([A-Za-z0-9\-._~+/]{8,}=*)`)
@@ -97,12 +107,14 @@ func compileRules() {
 	awsKeyID = regexp.MustCompile(`\b(?:AKIA|ASIA|AROA|AIDA)[0-9A-Z]{16}\b`)
 	sasSig = regexp.MustCompile(`(?i)([?&](?:sig|x-amz-signature|x-amz-security-token|x-goog-signature)=)([^&\s"'<>]+)`)
 	// Tokens that say what they are by their prefix.
-	prefixed = regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{30,255}|glpat-[A-Za-z0-9_\-]{20,}|xox[abposr]-[A-Za-z0-9\-]{10,}|npm_[A-Za-z0-9]{36}|AIza[0-9A-Za-z_\-]{35}|(?:sk|rk)_live_[A-Za-z0-9]{20,}|hf_[A-Za-z0-9]{30,})\b`)
+	prefixed = regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{30,255}|glpat-[A-Za-z0-9_\-]{20,}|xox[abposre]-[A-Za-z0-9\-]{10,}|xoxe\.xox[bp]-[0-9]-[A-Z0-9]{20,}|npm_[A-Za-z0-9]{36}|AIza[0-9A-Za-z_\-]{35}|(?:sk|rk)_live_[A-Za-z0-9]{20,}|hf_[A-Za-z0-9]{30,})\b`)
 	portLike = regexp.MustCompile(`^[0-9.:\-]+(?:/(?:tcp|udp|sctp))?$`)
 	// A PowerShell command (approved verbs that produce a value).
 	verbNoun = regexp.MustCompile(`^(?i:Get|Read|New|ConvertTo|ConvertFrom|Import|Export|Invoke|Select|Join|Format|Out|Test|Resolve|Find|Search|Receive|Request|Unprotect|Protect)-[A-Z][A-Za-z]+$`)
 	pathValue = regexp.MustCompile(`^(?:/|\./|\.\./|~/|[A-Za-z]:[\\/]|\\\\|%[A-Za-z_]+%)[^\s]*$`)
 	compileColumns()
+	compileOverLines()
+	compileK8sSecret()
 	compileCmdline()
 	compileXML()
 	compileTokens()
@@ -112,6 +124,7 @@ var compiled sync.Once
 
 // The patterns, set by compileRules.
 var (
+	objectKeyLine, psHashPair, xmlAttrApart, xmlAttrFirst,
 	beginMarker, endMarkerRe, b64PEM, blockStart, envNameLine, envValueLine, puttyPrivate, lineStart, valueStop, envPairInline, authHeader, cookieHdr, secureString, secureStrParam, secureStrPipe, netUser, netUse, setx, netrc, netUseAfter, setEnvVar, netCredential, winSlash, winSlashSp, unixUser, mysqlCmd, passCmd, sqlCmd, unixPass, sqlPass, curlUser, connPair, xmlElem, xmlAttr, urlCreds, bearer, jwt, awsKeyID, sasSig, prefixed, portLike, verbNoun, pathValue *regexp.Regexp
 )
 
@@ -128,7 +141,31 @@ func (w *Writer) plain(c, term []byte) {
 		w.emit(c, term)
 		return
 	}
+	w.watchKind(c)
+	if w.data.active && w.dataEntry(c, term) {
+		return
+	}
+	defer w.startData(c)
+	if w.pend.prefix != nil {
+		if r, ok := w.joinPending(c); ok {
+			w.emit(r, term)
+			w.setPending(c)
+			return
+		}
+	}
 	lower := w.lowerOf(c)
+	if w.archLeft > 0 {
+		w.archLeft--
+		if bytes.Contains(lower, []byte("-p")) || bytes.Contains(lower, []byte("-hp")) {
+			c = w.archiverItem(c)
+			lower = w.lowerOf(c)
+		}
+	}
+	if listLine(c[len(leading(c)):]) && hasAny(lower, "7z", "rar") && archiverWord.Match(c) {
+		// The archiver's name in a list: its arguments may follow over lines.
+		w.archLeft = archiverSpan
+	}
+	w.setPending(c)
 
 	// The value line of a secret env variable named on the line before.
 	if kind := w.envKind; kind != "" {
@@ -160,6 +197,11 @@ func (w *Writer) plain(c, term []byte) {
 	}
 	if t := bytes.TrimLeft(lower, " \t-"); bytes.HasPrefix(t, []byte("name")) || bytes.HasPrefix(t, []byte("key")) || len(t) > 0 && (t[0] == '"' || t[0] == '\'') && (bytes.HasPrefix(t[1:], []byte("name")) || bytes.HasPrefix(t[1:], []byte("key"))) {
 		if m := envNameLine.FindSubmatchIndex(c); m != nil {
+			w.envKind = kindOf(string(c[m[2]:m[3]]))
+		}
+	}
+	if n := len(c); c[n-1] == '{' || c[n-1] == ' ' || c[n-1] == '\t' {
+		if m := objectKeyLine.FindSubmatchIndex(c); m != nil {
 			w.envKind = kindOf(string(c[m[2]:m[3]]))
 		}
 	}
@@ -257,19 +299,33 @@ func (w *Writer) rules(c, lower []byte) []byte {
 		c = w.unixArgs(c)
 	}
 	if hasAny(lower, "pass", "pw", "secret", "token", "key", "auth", "cred", "jwt", "cookie", "signature", "dockerc") {
+		if has(lower, `"secret"`) && has(lower, `"kind"`) && has(lower, "data\"") {
+			c = w.jsonSecretData(c)
+		}
 		if bytes.IndexByte(c, ';') >= 0 && bytes.IndexByte(c, '=') >= 0 {
 			c = w.sub(c, connPair, w.connPair)
 		}
 		if has(lower, "value") {
+			if has(lower, "@{") {
+				c = w.sub(c, psHashPair, w.keyed(1, 2))
+			}
 			if has(lower, "name") {
 				c = w.sub(c, envPairInline, w.keyed(2, 3))
 			}
 			if bytes.IndexByte(c, '<') >= 0 {
 				c = w.sub(c, xmlAttr, w.keyed(2, 3))
+				c = w.sub(c, xmlAttrApart, w.keyed(1, 2))
+				c = w.sub(c, xmlAttrFirst, w.keyed(2, 1))
 			}
 		}
 		if bytes.IndexByte(c, '<') >= 0 {
 			c = w.sub(c, xmlElem, w.keyed(1, 2))
+			if has(lower, "value") {
+				c = w.sub(c, xmlValueAttr, w.keyed(1, 2))
+			}
+			if has(lower, "cdata") {
+				c = w.sub(c, xmlCDATA, w.keyed(1, 2))
+			}
 		}
 		c = w.keys(c)
 		c = w.namedValue(c, lower)
@@ -464,11 +520,16 @@ func (w *Writer) keyValue(c []byte, a, b int) (int, int, []byte, bool) {
 		for j < len(c) && (c[j] == ' ' || c[j] == '\t') {
 			j++
 		}
+		sep := c[sepStart:j]
+		if j < len(c) && c[j] == '{' {
+			// "adminPassword": { "value": "x" }: an ARM parameter.
+			j = objectValue(c, j)
+		}
 		e := scanValue(c, j)
 		if e < 0 || !secretValue(key, kind, c[j:e]) {
 			return 0, 0, nil, false
 		}
-		s, v, sep := j, c[j:e], c[sepStart:j]
+		s, v := j, c[j:e]
 		if v[0] != '"' && v[0] != '\'' && !bytes.HasPrefix(v, []byte(`\"`)) {
 			switch {
 			case open < a && !quotedKey:
@@ -548,6 +609,14 @@ func listPair(c []byte, j int, q byte, flag bool) (int, int, bool) {
 	v := c[j+1 : e-1]
 	if len(v) > 0 && v[0] == '-' {
 		return 0, 0, false // the next flag
+	}
+	if k := e; k < len(c) {
+		for k < len(c) && (c[k] == ' ' || c[k] == '\t') {
+			k++
+		}
+		if k < len(c) && c[k] == ':' {
+			return 0, 0, false // the next member's key ({"Name": "X", "Value": ...})
+		}
 	}
 	if !flag && fieldName(v) {
 		return 0, 0, false
@@ -1060,4 +1129,34 @@ func shellCommand(rest []byte) bool {
 		}
 	}
 	return false
+}
+
+// objectValue returns where the value of an object's "value" member
+// starts when the object at c[j] opens with it, else j.
+func objectValue(c []byte, j int) int {
+	k := j + 1
+	for k < len(c) && (c[k] == ' ' || c[k] == '\t') {
+		k++
+	}
+	if k < len(c) && (c[k] == '"' || c[k] == '\'') {
+		k++
+	}
+	if !bytes.HasPrefix(c[k:], []byte("value")) {
+		return j
+	}
+	k += len("value")
+	if k < len(c) && (c[k] == '"' || c[k] == '\'') {
+		k++
+	}
+	for k < len(c) && (c[k] == ' ' || c[k] == '\t') {
+		k++
+	}
+	if k >= len(c) || c[k] != ':' {
+		return j
+	}
+	k++
+	for k < len(c) && (c[k] == ' ' || c[k] == '\t') {
+		k++
+	}
+	return k
 }
