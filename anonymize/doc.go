@@ -6,5 +6,6 @@
 // works on the raw artifacts (text of any format, packet captures), so
 // that diag analyze reads an anonymized bundle as it read the original.
 //
-// Imports: bundle, ownerfile (the key, readable by its owner only), snapshot.
+// Imports: bundle, capture/payload (the checksum arithmetic of the packets it
+// rewrites), ownerfile (the key, readable by its owner only), snapshot.
 package anonymize

@@ -3,6 +3,8 @@ package anonymize
 import (
 	"encoding/binary"
 	"net/netip"
+
+	"github.com/wincni/diag/capture/payload"
 )
 
 // VXLAN ports whose payload is an inner Ethernet frame: IANA's and the
@@ -197,8 +199,8 @@ func (a *Anonymizer) transport(seg []byte, proto byte, length int, oldAddrs, new
 	if proto != 1 {
 		v := uint32(binary.BigEndian.Uint16(sum))
 		for _, withLen := range []bool{true, false} {
-			if v == partialSum(oldAddrs, proto, length, withLen) {
-				binary.BigEndian.PutUint16(sum, uint16(partialSum(newAddrs, proto, length, withLen)))
+			if v == payload.PartialSum(oldAddrs, proto, length, withLen) {
+				binary.BigEndian.PutUint16(sum, uint16(payload.PartialSum(newAddrs, proto, length, withLen)))
 				sum = nil
 				break
 			}
@@ -249,25 +251,15 @@ func (a *Anonymizer) transport(seg []byte, proto byte, length int, oldAddrs, new
 	old[o], old[o+1] = 0, 0
 	cur := append([]byte(nil), seg...)
 	cur[o], cur[o+1] = 0, 0
-	m, m2 := onesSum(old), onesSum(cur)
+	m, m2 := payload.OnesSum(old), payload.OnesSum(cur)
 	if proto != 1 {
 		// The pseudo-header's addresses (its length and protocol stay).
-		m, m2 = fold(m+onesSum(oldAddrs)), fold(m2+onesSum(newAddrs))
+		m, m2 = payload.Fold(uint64(m)+uint64(payload.OnesSum(oldAddrs))), payload.Fold(uint64(m2)+uint64(payload.OnesSum(newAddrs)))
 	}
-	adjustSums(sum, m, m2)
+	payload.Adjust(sum, m, m2)
 	if proto == 17 && sum[0] == 0 && sum[1] == 0 {
 		sum[0], sum[1] = 0xff, 0xff // a computed zero is sent as all ones
 	}
-}
-
-// partialSum is the folded, uncomplemented pseudo-header sum an
-// offloaded checksum field holds.
-func partialSum(addrs []byte, proto byte, length int, withLen bool) uint32 {
-	s := onesSum(addrs) + uint32(proto)
-	if withLen {
-		s += uint32(length)
-	}
-	return fold(s)
 }
 
 func sumOffset(proto byte) int {
@@ -282,42 +274,7 @@ func sumOffset(proto byte) int {
 
 // adjust updates the 16-bit ones'-complement checksum at sum for data that
 // went from old to cur (RFC 1624, eqn. 3, over all words at once).
-func adjust(sum []byte, old, cur []byte) { adjustSums(sum, onesSum(old), onesSum(cur)) }
-
-// adjustSums is adjust given the ones'-complement sums of old and new data.
-func adjustSums(sum []byte, m, m2 uint32) {
-	hc := uint32(binary.BigEndian.Uint16(sum))
-	if m == m2 {
-		return
-	}
-	v := (^hc & 0xffff) + (^m & 0xffff) + m2
-	for v>>16 != 0 {
-		v = v&0xffff + v>>16
-	}
-	binary.BigEndian.PutUint16(sum, ^uint16(v))
-}
-
-func onesSum(b []byte) uint32 {
-	var s uint64
-	for len(b) >= 2 {
-		s += uint64(binary.BigEndian.Uint16(b))
-		b = b[2:]
-	}
-	if len(b) == 1 {
-		s += uint64(b[0]) << 8
-	}
-	for s>>16 != 0 {
-		s = s&0xffff + s>>16
-	}
-	return uint32(s)
-}
-
-func fold(v uint32) uint32 {
-	for v>>16 != 0 {
-		v = v&0xffff + v>>16
-	}
-	return v
-}
+func adjust(sum []byte, old, cur []byte) { payload.Adjust(sum, payload.OnesSum(old), payload.OnesSum(cur)) }
 
 func (a *Anonymizer) mapMAC(b []byte) {
 	var m [6]byte

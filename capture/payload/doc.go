@@ -8,4 +8,6 @@
 // Checksums are updated for the change (RFC 1624), so that a checksum
 // that was right stays right and one that was wrong stays wrong by the
 // same amount.
+//
+// Imports: none.
 package payload
