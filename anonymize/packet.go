@@ -274,7 +274,9 @@ func sumOffset(proto byte) int {
 
 // adjust updates the 16-bit ones'-complement checksum at sum for data that
 // went from old to cur (RFC 1624, eqn. 3, over all words at once).
-func adjust(sum []byte, old, cur []byte) { payload.Adjust(sum, payload.OnesSum(old), payload.OnesSum(cur)) }
+func adjust(sum []byte, old, cur []byte) {
+	payload.Adjust(sum, payload.OnesSum(old), payload.OnesSum(cur))
+}
 
 func (a *Anonymizer) mapMAC(b []byte) {
 	var m [6]byte
