@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/go-logr/logr"
 	"k8s.io/klog/v2"
@@ -51,8 +52,14 @@ func LoadTarget(kubeconfig, context string) (*Target, error) {
 
 // SilenceClientLogs sends what client-go logs (through klog: stream and
 // WebSocket troubles, runtime.HandleError's "UnhandledError") nowhere: a
-// collection reports each node's trouble once, in its result.
-func SilenceClientLogs() {
+// collection reports each node's trouble once, in its result. klog's
+// settings are the process's and are read without a lock by client-go's
+// goroutines (a WebSocket heartbeat outlives its exec): they are set once.
+func SilenceClientLogs() { silenceOnce.Do(silence) }
+
+var silenceOnce sync.Once
+
+func silence() {
 	klog.SetLogger(logr.Discard())
 	klog.SetOutput(io.Discard)
 	klog.LogToStderr(false)
