@@ -41,7 +41,15 @@ type pcapBlocks struct {
 	// how much of it was handed back to the kernel (release).
 	mapped   []byte
 	released int64
+	touched  byte // what the loads of touchAhead read: kept so they are made
 }
+
+// touchAhead: in a mapped capture, the bytes ahead of the record being
+// read are loaded a cache line at a time, in order, so that they are on
+// their way from memory before the chain of record lengths (each record's
+// place depends on the length before it) reaches them. Without it a
+// quarter of decoding a large capture was that chain's cache misses.
+const touchAhead = 2048
 
 // maxPcapRecord bounds one record: anything larger (and larger than the
 // packet limit) is a corrupt length, as libpcap has it; a record between
@@ -119,6 +127,7 @@ func (pb *pcapBlocks) fill(b *batch) error {
 		pb.carry = pb.carry[:0]
 	}
 	off := 0
+	touch, touched := 0, byte(0)
 	for {
 		for n < len(slab) && !pb.eof {
 			m, err := pb.r.Read(slab[n:])
@@ -164,6 +173,11 @@ func (pb *pcapBlocks) fill(b *batch) error {
 			if end > n {
 				break
 			}
+			if pb.mapped != nil {
+				for ahead := min(end+touchAhead, n); touch < ahead; touch += 64 {
+					touched += slab[touch]
+				}
+			}
 			frac := int64(pb.u32(slab[off+4:]))
 			if !pb.nano {
 				frac *= 1000
@@ -193,6 +207,7 @@ func (pb *pcapBlocks) fill(b *batch) error {
 			slab, b.slab = bigger, bigger[:0]
 		}
 	}
+	pb.touched += touched
 	if pb.done {
 		// Damaged: the packets before the bad record, then io.EOF.
 		if len(b.pkts) == 0 {
