@@ -1,0 +1,109 @@
+package collectors
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// checkReview27b is checkReview27 over testdata/review27b: a Windows
+// node's real configuration files and a support engineer's pastes, each
+// redacted in every encoding diag reads.
+func checkReview27b(t *testing.T, cases []review27Case) {
+	t.Helper()
+	for _, c := range cases {
+		data, err := os.ReadFile(filepath.Join("testdata", "review27b", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(data)
+		for _, s := range append(append([]string{}, c.secrets...), c.keep...) {
+			if !strings.Contains(text, s) {
+				t.Fatalf("%s: the fixture lacks %q", c.file, s)
+			}
+		}
+		for enc, in := range review27Encodings(text) {
+			out, _, err := RedactText(in)
+			if errors.Is(err, ErrBinary) {
+				t.Errorf("%s (%s): refused as binary: a text file left out", c.file, enc)
+				continue
+			}
+			if err != nil {
+				t.Fatalf("%s (%s): %v", c.file, enc, err)
+			}
+			out = bytes.ReplaceAll(out, []byte("\r\n"), []byte("\n"))
+			for _, s := range c.secrets {
+				if bytes.Contains(out, []byte(s)) {
+					t.Errorf("%s (%s): secret %q left", c.file, enc, s)
+				}
+			}
+			for _, k := range c.keep {
+				if !bytes.Contains(out, []byte(k)) {
+					t.Errorf("%s (%s): look-alike %q lost", c.file, enc, k)
+				}
+			}
+		}
+	}
+}
+
+// TestReview27bNodeConfigs: registry credentials in containerd's TOML,
+// azure.json, docker's config.json, kubeconfig auth-provider/exec/key
+// variants, OpenStack cloud-config, Helm values and an etcd URL in a
+// ConfigMap go; digests, GUIDs, resource IDs, public certificates and
+// numeric settings named like secrets stay.
+func TestReview27bNodeConfigs(t *testing.T) {
+	checkReview27b(t, []review27Case{
+		{"containerd-config.toml",
+			[]string{"Tulip6Granite+Q", "YWNycHVsbDpUdWxpcDZHcmFuaXRlK1E=", "Osprey2Canyon-W"},
+			[]string{"sha256:3f06ed5b2e1ed1c1a5a3ddbbc84b0d8d31b6e4a1a41dd48f4e2f6d5bcf1e5a7c", "insecure_skip_verify = false"}},
+		{"azure.json",
+			[]string{"Lyr8Q~Wombat.Sundial_77xQ", "Beacon4Fjord"},
+			[]string{"72f988bf-86f1-41af-91ab-2d7cd011db47", "d4c3b2a1-0000-4111-8222-933344445555", "/subscriptions/0b1f6471-1bf0-4dda-aec3-111122223333/resourceGroups/rg-net"}},
+		{"docker-config.json",
+			[]string{"bXlhY3I6Q29iYWx0OUhlcm9uIVo=", "ZGV2b3BzOkx5bnhSaXZlcjMz", "Pelican7Marsh"},
+			[]string{"\"credsStore\": \"wincred\""}},
+		{"kubeconfig-variants.yaml",
+			[]string{"Marigold3Plinth", "Sorrel9Gable", "Hemlock2Vane~x", "Drizzle5Quarry", "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NBUUVBdk1hcmlnb2xkUGxpbnRoS2V5", "Gravel8Mitten"},
+			[]string{"certificate-authority-data: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUM1ekNDQWMrZ0F3SUJBZ0lCQURBTkJna3Foa2lHOXcwQkFRc0ZBREFWTVJNd0VRWURWUVFERXdwcmRXSmwKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo=", "client-id: 80faf920-1908-4b52-b5ef-a8e7bedfc67a", "value: 72f988bf-86f1-41af-91ab-2d7cd011db47"}},
+		{"cloud-config.ini",
+			[]string{"Osier4Ridge"},
+			[]string{"tenant-id=72f988bf86f141af91ab2d7cd011db47", "subnet-id=1f3a9e5b-7d2f-4a8c-0e1b-3d5f7a9c2e4b"}},
+		{"helm-values.yaml",
+			[]string{"Thrush3Meadow", "Velvet6Orchard"},
+			[]string{"tokenTTL: 3600", "passwordPolicy: strict"}},
+		{"calico-node.yaml",
+			[]string{"Wren2Hollow"},
+			[]string{"veth_mtu: \"1410\"", "datastore_type: kubernetes"}},
+	})
+}
+
+// TestReview27bTicketPastes: PowerShell history (SecureString, PSCredential,
+// net use, cmdkey, kubectl and helm flags), a scheduled task's arguments,
+// a Name/Value environment table, cmd's set, an event log CSV and a
+// kubelet log with a bearer token, SAS and S3 signed URLs go; thumbprints,
+// digests, PasswordLastSet and token counts stay.
+func TestReview27bTicketPastes(t *testing.T) {
+	checkReview27b(t, []review27Case{
+		{"ps-history.txt",
+			[]string{"Saffron7Trellis", "Walnut3Ember", "Cobalt8Spire", "Quince4Lantern", "Garnet2Willow", "Plover6Thimble", "Bramble1Kettle"},
+			[]string{"PasswordLastSet,MaxPasswordAge", "Read-Host -AsSecureString"}},
+		{"sched-task.xml",
+			[]string{"Juniper9Rafter"},
+			[]string{"-Thumbprint 3F2A9C1B7E4D5A6F8091A2B3C4D5E6F708192A3B", "<UserId>S-1-5-18</UserId>"}},
+		{"env-table.txt",
+			[]string{"Nutmeg4Cascade", "Lichen8Tower", "Pippin2Harbor"},
+			[]string{"TOKEN_COUNT                    4096", "KUBE_NETWORK                   Calico.*"}},
+		{"set-output.txt",
+			[]string{"Zm9vYmFyYmF6cXV4Tm90QVJlYWxLZXlCdXRMb25nRW5vdWdoVG9Mb29rUmVhbDEyMzQ1Njc4OTA=", "YWNycHVsbDpBbWJlcjNLaXRl", "Rowan5Basin"},
+			[]string{"COMPUTERNAME=AKSWIN000001"}},
+		{"events.csv",
+			[]string{"Anvil5Sparrow", "abcdef.0123456789abcdef"},
+			[]string{"\"4688\",\"Microsoft-Windows-Security-Auditing\""}},
+		{"kubelet.log",
+			[]string{"eyJhbGciOiJSUzI1NiIsImtpZCI6IlJldmlld0tleSJ9", "Q2FyZGluYWxSaXZldFNpZ25hdHVyZUJ5dGVz", "Vx7%2BKq3Lm9Np1Rt5Sy2Uz8Ab4Cd6Ef0Gh3Ij7Kl%3D", "6c1f3a9e5b7d2f4a8c0e1b3d5f7a9c2e4b6d8f0a1c3e5b7d9f2a4c6e8b0d1f3a"},
+			[]string{"sha256:7a1b3c5d7e9f1a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d0e2f4a6b8c0d2e4f6a8b", "tokens=512", "sv=2022-11-02"}},
+	})
+}
