@@ -107,3 +107,17 @@ func TestReview27bTicketPastes(t *testing.T) {
 			[]string{"sha256:7a1b3c5d7e9f1a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d0e2f4a6b8c0d2e4f6a8b", "tokens=512", "sv=2022-11-02"}},
 	})
 }
+
+// TestReview27bWebConfigMachineKey: ASP.NET's <machineKey validationKey=…>
+// is the key that signs view state and forms-authentication tickets
+// (whoever holds it forges a login); decryptionKey beside it goes, the
+// validationKey must too. The connection strings' Password and AccountKey
+// go; validation="SHA1" (an algorithm's name) stays.
+func TestReview27bWebConfigMachineKey(t *testing.T) {
+	checkReview27b(t, []review27Case{
+		{"web.config",
+			[]string{"Heron5Chalice", "q7Vw2Xk9Lm4Np8Rt1Sy6Uz3Ab5Cd0Ef7Gh2Ij9Kl4Mn8Op1Qr6St3Uv0Wx5Yz7Ab2Cd9Ef4Gh1Ij6Kl8Mn==",
+				"9F3A1C7E5B2D4F6A8C0E1B3D5F7A9C2E4B6D8F0A1C3E5B7D9F2A4C6E8B0D1F3A5C7E9B", "A1C3E5B7D9F2A4C6E8B0D1F3A5C7E9B2D4F6A8C0E1B3D5F7\""},
+			[]string{"validation=\"SHA1\"", "Initial Catalog=orders", "AccountName=stlogs01"}},
+	})
+}
