@@ -121,3 +121,19 @@ func TestReview27bWebConfigMachineKey(t *testing.T) {
 			[]string{"validation=\"SHA1\"", "Initial Catalog=orders", "AccountName=stlogs01"}},
 	})
 }
+
+// TestReview27bSecureStringVariable: PowerShell that makes a credential
+// from a variable ($p = '…'; ConvertTo-SecureString $p -AsPlainText) keeps
+// the plain text in the assignment, whatever the variable's name; script
+// block logging (event 4104, exported as XML with &apos;) and transcripts
+// carry it so. The piped form ('…' | ConvertTo-SecureString) already goes.
+func TestReview27bSecureStringVariable(t *testing.T) {
+	checkReview27b(t, []review27Case{
+		{"securestring-var.ps1",
+			[]string{"Pumice8Tiller", "Coot4Valley"},
+			[]string{"ConvertTo-SecureString $p -AsPlainText -Force"}},
+		{"scriptblock-4104.xml",
+			[]string{"Pumice8Tiller"},
+			[]string{"Invoke-Command -ComputerName akswin000001"}},
+	})
+}
