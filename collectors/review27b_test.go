@@ -137,3 +137,14 @@ func TestReview27bSecureStringVariable(t *testing.T) {
 			[]string{"Invoke-Command -ComputerName akswin000001"}},
 	})
 }
+
+// TestReview27bXMLEscapedQuotes: a value quoted with &apos; in an event
+// exported as XML goes, but the redaction must end at the closing &apos;,
+// not swallow the next statement ("; Set-LocalUser" was lost).
+func TestReview27bXMLEscapedQuotes(t *testing.T) {
+	checkReview27b(t, []review27Case{
+		{"scriptblock-apos.xml",
+			[]string{"Quail5Bristle"},
+			[]string{"; Set-LocalUser -Name kadm -Password"}},
+	})
+}
