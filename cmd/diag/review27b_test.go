@@ -1,0 +1,63 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// anonymizeFolder27b anonymizes a collectlogs folder made of flannel-2024
+// and the files of testdata/review27b/<extra>, and returns the output's
+// text (every entry, names included) and its stderr.
+func anonymizeFolder27b(t *testing.T, extra string) (text, stderr string) {
+	t.Helper()
+	in := copyTree(t, "../../testdata/collectlogs/flannel-2024")
+	src := filepath.Join("testdata", "review27b", extra)
+	ents, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		data, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(in, e.Name()), data)
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "a.zip")
+	r := runDiag(t, nil, false, "bundle", "anonymize", in, "--output-file", out, "--key-file", anonymizeKey(t, dir))
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var b strings.Builder
+	for name, data := range readZip(t, out) {
+		b.WriteString(name + "\n" + string(data) + "\n")
+	}
+	return b.String(), r.stderr
+}
+
+// leftUnnamed reports each name left in text that stderr does not name
+// as kept.
+func leftUnnamed(t *testing.T, text, stderr string, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		if strings.Contains(strings.ToLower(text), strings.ToLower(n)) && !strings.Contains(strings.ToLower(stderr), strings.ToLower(n)) {
+			for _, l := range strings.Split(text, "\n") {
+				if strings.Contains(strings.ToLower(l), strings.ToLower(n)) {
+					t.Errorf("%s left, not named as kept: %s", n, strings.TrimSpace(l))
+				}
+			}
+		}
+	}
+}
+
+// TestReview27bCalicoConfigNodeName: Calico for Windows' config.ps1 states
+// the node's name as $env:NODENAME, $env:CALICO_NODENAME and
+// $env:K8S_NODE_NAME (PowerShell assignments). Seen: all three left, none
+// named as kept.
+func TestReview27bCalicoConfigNodeName(t *testing.T) {
+	text, stderr := anonymizeFolder27b(t, "calico-config")
+	leftUnnamed(t, text, stderr, "aksnpwin8r", "winworker-tahoe3", "winworker-shasta4")
+}
