@@ -61,3 +61,12 @@ func TestReview27bCalicoConfigNodeName(t *testing.T) {
 	text, stderr := anonymizeFolder27b(t, "calico-config")
 	leftUnnamed(t, text, stderr, "aksnpwin8r", "winworker-tahoe3", "winworker-shasta4")
 }
+
+// TestReview27bKubectlNodesTable: "kubectl get nodes -o wide" in a
+// transcript names every Node of the cluster in its NAME column (its
+// INTERNAL-IP beside it). Seen: tslinux-ctl01 and tswin-pool07 left, not
+// named as kept, while their addresses were mapped.
+func TestReview27bKubectlNodesTable(t *testing.T) {
+	text, stderr := anonymizeFolder27b(t, "kubectl-nodes")
+	leftUnnamed(t, text, stderr, "tslinux-ctl01", "tswin-pool07")
+}
