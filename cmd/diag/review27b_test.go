@@ -70,3 +70,12 @@ func TestReview27bKubectlNodesTable(t *testing.T) {
 	text, stderr := anonymizeFolder27b(t, "kubectl-nodes")
 	leftUnnamed(t, text, stderr, "tslinux-ctl01", "tswin-pool07")
 }
+
+// TestReview27bSysteminfoOwner: systeminfo's "Registered Owner" and
+// "Registered Organization" name a person and the customer; the host
+// name, domain and logon server beside them go. Seen: "Mark Baker" and
+// "Tailspin Toys" left.
+func TestReview27bSysteminfoOwner(t *testing.T) {
+	text, stderr := anonymizeFolder27b(t, "systeminfo-owner")
+	leftUnnamed(t, text, stderr, "TSWIN-APP02", "TSDC01", "Mark Baker", "Tailspin Toys")
+}
