@@ -79,3 +79,46 @@ func TestReview27bSysteminfoOwner(t *testing.T) {
 	text, stderr := anonymizeFolder27b(t, "systeminfo-owner")
 	leftUnnamed(t, text, stderr, "TSWIN-APP02", "TSDC01", "Mark Baker", "Tailspin Toys")
 }
+
+// gitleaksOver27b redacts a collectlogs folder (flannel-2024) carrying the
+// named fixtures of collectors/testdata/review27b and returns what
+// gitleaks finds in the copy beyond the documented allow-list.
+func gitleaksOver27b(t *testing.T, keep func(name string) bool) []leak {
+	t.Helper()
+	bin := gitleaksBinary(t)
+	in := copyTree(t, "../../testdata/collectlogs/flannel-2024")
+	fx, _ := filepath.Glob("../../collectors/testdata/review27b/*")
+	n := 0
+	for _, f := range fx {
+		if !keep(filepath.Base(f)) {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(in, filepath.Base(f)), data)
+		n++
+	}
+	if n == 0 {
+		t.Fatal("no review27b fixture")
+	}
+	tree, _, _ := redactedTree(t, in)
+	var out []leak
+	for _, l := range runGitleaks(t, bin, tree) {
+		if !allowed(l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// TestReview27bGitleaksOverNodeConfigs: gitleaks over the redacted copy of
+// every review27b fixture but the kubeconfig (below) finds nothing beyond
+// the allow-list. Seen: generic-api-key on web.config, the machineKey's
+// validationKey left in the clear.
+func TestReview27bGitleaksOverNodeConfigs(t *testing.T) {
+	for _, l := range gitleaksOver27b(t, func(n string) bool { return n != "kubeconfig-variants.yaml" }) {
+		t.Errorf("gitleaks %s in %s:%d: %q", l.RuleID, filepath.Base(l.File), l.StartLine, l.Match)
+	}
+}
