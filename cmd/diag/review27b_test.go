@@ -134,3 +134,16 @@ func TestReview27bGitleaksAKSServerAppID(t *testing.T) {
 		t.Errorf("gitleaks %s in %s:%d: %q", l.RuleID, filepath.Base(l.File), l.StartLine, l.Match)
 	}
 }
+
+// TestReview27bURLEncodedAddress: an address inside a percent-encoded URL
+// (a redirect_uri, an upstream= in a log) stands between %2F and %3A,
+// separators written as escapes, not letters. Seen: 172.22.41.93 and
+// 192.168.77.14 left as they were, the rest of the folder mapped.
+func TestReview27bURLEncodedAddress(t *testing.T) {
+	text, _ := anonymizeFolder27b(t, "urlencoded")
+	for _, a := range []string{"172.22.41.93", "192.168.77.14"} {
+		if strings.Contains(text, a) {
+			t.Errorf("%s left in a percent-encoded URL", a)
+		}
+	}
+}
