@@ -148,3 +148,16 @@ func TestReview27bXMLEscapedQuotes(t *testing.T) {
 			[]string{"; Set-LocalUser -Name kadm -Password"}},
 	})
 }
+
+// TestReview27bAppSettingsPrefixedKey: ASP.NET's appSettings name a
+// secret by the add element's key, which OWIN/ADAL samples write with a
+// prefix (ida:ClientSecret, ida:AppKey, ida:Password). An unprefixed
+// key="StoragePassword" goes; the prefixed ones must too, and the client
+// ID, the tenant and MaxPasswordAge stay.
+func TestReview27bAppSettingsPrefixedKey(t *testing.T) {
+	checkReview27b(t, []review27Case{
+		{"owin-web.config",
+			[]string{"Skua2Vellum", "Dunnock5Parapet", "Linnet8Cupola"},
+			[]string{"value=\"80faf920-1908-4b52-b5ef-a8e7bedfc67a\"", "value=\"contoso.onmicrosoft.com\"", "key=\"MaxPasswordAge\" value=\"90\""}},
+	})
+}
