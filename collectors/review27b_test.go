@@ -161,3 +161,31 @@ func TestReview27bAppSettingsPrefixedKey(t *testing.T) {
 			[]string{"value=\"80faf920-1908-4b52-b5ef-a8e7bedfc67a\"", "value=\"contoso.onmicrosoft.com\"", "key=\"MaxPasswordAge\" value=\"90\""}},
 	})
 }
+
+// TestReview27bTokenTables: tables a support engineer pastes whose rows
+// hold credentials: "kubeadm token list" (TOKEN column: a bootstrap token
+// that joins a node, the same value --token=… carries and redaction
+// removes there; seen left in every encoding) and Get-AzStorageAccountKey
+// (Value column: the storage account's keys, 88 base64 characters; these
+// go). The rows' TTL, usages, groups,
+// key names and permissions, and kubectl's list of secret names, stay.
+func TestReview27bTokenTables(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "review27b", "token-tables.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(l); len(f) > 1 && (f[0] == "key1" || f[0] == "key2") {
+			keys = append(keys, f[1])
+		}
+	}
+	if len(keys) != 2 {
+		t.Fatalf("storage keys in the fixture: %d", len(keys))
+	}
+	checkReview27b(t, []review27Case{
+		{"token-tables.txt",
+			append([]string{"x7v4b8n1c5z6l0p3"}, keys...),
+			[]string{"authentication,signing", "system:bootstrappers:kubeadm:default-node-token", "bootstrap-token-k3m9q2   bootstrap.kubernetes.io/token", "Full        11/1/2026"}},
+	})
+}
