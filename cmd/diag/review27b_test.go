@@ -38,6 +38,23 @@ func anonymizeFolder27b(t *testing.T, extra string) (text, stderr string) {
 	return b.String(), r.stderr
 }
 
+// anonymizeDir27b anonymizes testdata/review27b/<extra> itself, a folder
+// of pastes (ipconfig /all and a log), and returns the output's text.
+func anonymizeDir27b(t *testing.T, extra string) (text, stderr string) {
+	t.Helper()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "a.zip")
+	r := runDiag(t, nil, false, "bundle", "anonymize", filepath.Join("testdata", "review27b", extra), "--output-file", out, "--key-file", anonymizeKey(t, dir))
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var b strings.Builder
+	for name, data := range readZip(t, out) {
+		b.WriteString(name + "\n" + string(data) + "\n")
+	}
+	return b.String(), r.stderr
+}
+
 // leftUnnamed reports each name left in text that stderr does not name
 // as kept.
 func leftUnnamed(t *testing.T, text, stderr string, names ...string) {
@@ -146,4 +163,20 @@ func TestReview27bURLEncodedAddress(t *testing.T) {
 			t.Errorf("%s left in a percent-encoded URL", a)
 		}
 	}
+}
+
+// TestReview27bAzureDNSSuffixKeepsMicrosoft: every Azure VM's DNS suffix
+// is reddog.microsoft.com, the platform's, not the customer's. Anonymize
+// may replace it, but not microsoft.com wherever it stands: seen
+// mcr.microsoft.com (the image registry every Windows node pulls from) and
+// the event schema's namespace http://schemas.microsoft.com/… rewritten to
+// domain-….example.
+func TestReview27bAzureDNSSuffixKeepsMicrosoft(t *testing.T) {
+	text, _ := anonymizeDir27b(t, "azure-dns-suffix")
+	for _, k := range []string{"mcr.microsoft.com/oss/kubernetes/pause:3.9", "xmlns='http://schemas.microsoft.com/win/2004/08/events/event'"} {
+		if !strings.Contains(text, k) {
+			t.Errorf("%s lost", k)
+		}
+	}
+	leftUnnamed(t, text, "", "akswinp3x7")
 }
