@@ -180,3 +180,12 @@ func TestReview27bAzureDNSSuffixKeepsMicrosoft(t *testing.T) {
 	}
 	leftUnnamed(t, text, "", "akswinp3x7")
 }
+
+// TestReview27bEventCSVMachineName: Get-WinEvent exported with
+// Export-Csv states the host in its MachineName column (a field the
+// anonymizer knows in Format-List and JSON). Seen: the domain part
+// replaced, the host label lgwin-node12 left and not named as kept.
+func TestReview27bEventCSVMachineName(t *testing.T) {
+	text, stderr := anonymizeFolder27b(t, "events-csv")
+	leftUnnamed(t, text, stderr, "lgwin-node12", "litware")
+}
