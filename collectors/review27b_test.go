@@ -189,3 +189,15 @@ func TestReview27bTokenTables(t *testing.T) {
 			[]string{"authentication,signing", "system:bootstrappers:kubeadm:default-node-token", "bootstrap-token-k3m9q2   bootstrap.kubernetes.io/token", "Full        11/1/2026"}},
 	})
 }
+
+// TestReview27bContainerdHostsHeaders: containerd's hosts.toml sends
+// extra registry headers, each a TOML array of strings. Authorization's
+// Basic value goes; a header named for a token or a key
+// (X-Registry-Token, X-Api-Key) must go as well. Seen: both left.
+func TestReview27bContainerdHostsHeaders(t *testing.T) {
+	checkReview27b(t, []review27Case{
+		{"hosts.toml",
+			[]string{"YWNycHVsbDpCcmFtYmxpbmc0VGVhbA==", "Siskin2Gallery", "Redpoll7Sconce"},
+			[]string{"capabilities = [\"pull\", \"resolve\"]", "skip_verify = false", "server = \"https://myacr.azurecr.io\""}},
+	})
+}
