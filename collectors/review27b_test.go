@@ -201,3 +201,15 @@ func TestReview27bContainerdHostsHeaders(t *testing.T) {
 			[]string{"capabilities = [\"pull\", \"resolve\"]", "skip_verify = false", "server = \"https://myacr.azurecr.io\""}},
 	})
 }
+
+// TestReview27bDescribeSecretSizes: "kubectl describe secret" prints each
+// key's size, never its value ("token: 953 bytes"): a look-alike that
+// tells the reader the token is there and not empty. Seen: "token:
+// 953 bytes" redacted while "ca.crt: 1099 bytes" beside it stays.
+func TestReview27bDescribeSecretSizes(t *testing.T) {
+	checkReview27b(t, []review27Case{
+		{"describe-secret.txt",
+			nil,
+			[]string{"token:      953 bytes", "password:  24 bytes", "ca.crt:     1099 bytes", "namespace:  11 bytes"}},
+	})
+}
