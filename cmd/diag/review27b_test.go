@@ -189,3 +189,13 @@ func TestReview27bEventCSVMachineName(t *testing.T) {
 	text, stderr := anonymizeFolder27b(t, "events-csv")
 	leftUnnamed(t, text, stderr, "lgwin-node12", "litware")
 }
+
+// TestReview27bUserNamesInPastes: user names as Windows prints them in a
+// transcript: whoami's domain\user (lower case), icacls' DOMAIN\user:(F),
+// net user's "User name" and "Full name", query user's USERNAME column.
+// Seen: the domain side of DOMAIN\user replaced and the user side left
+// (tkimura, ngarcia), and the others left; none named as kept.
+func TestReview27bUserNamesInPastes(t *testing.T) {
+	text, stderr := anonymizeDir27b(t, "users")
+	leftUnnamed(t, text, stderr, "tkimura", "ngarcia", "opsadmin", "Priya Raman", "lhernandez")
+}
