@@ -213,3 +213,16 @@ func TestReview27bDescribeSecretSizes(t *testing.T) {
 			[]string{"token:      953 bytes", "password:  24 bytes", "ca.crt:     1099 bytes", "namespace:  11 bytes"}},
 	})
 }
+
+// TestReview27bKeyVaultSecretShow: "az keyvault secret show" prints the
+// secret itself as "value", beside an id under /secrets/ (and for a
+// certificate's secret, contentType application/x-pkcs12: the PFX with
+// its private key, in base64). Seen: both values left; the name, the id
+// and the attributes stay.
+func TestReview27bKeyVaultSecretShow(t *testing.T) {
+	checkReview27b(t, []review27Case{
+		{"keyvault-secrets.json",
+			[]string{"Nightjar4Trestle", "MIIKZAIBAzCCCiAGCSqGSIb3DQEHAaCCChEEggoNMIIKCTCCBg8GCSqGSIb3DQEHAaCCBgAEggX8"},
+			[]string{"\"name\": \"acr-pull-password\"", "\"recoveryLevel\": \"Recoverable+Purgeable\"", "https://kv-aks01.vault.azure.net/secrets/acr-pull-password/0f1e2d3c4b5a69788796a5b4c3d2e1f0"}},
+	})
+}
