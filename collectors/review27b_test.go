@@ -226,3 +226,32 @@ func TestReview27bKeyVaultSecretShow(t *testing.T) {
 			[]string{"\"name\": \"acr-pull-password\"", "\"recoveryLevel\": \"Recoverable+Purgeable\"", "https://kv-aks01.vault.azure.net/secrets/acr-pull-password/0f1e2d3c4b5a69788796a5b4c3d2e1f0"}},
 	})
 }
+
+// TestReview27bMoreShapesHold: PowerShell and CLI commands that take a
+// secret (schtasks /RP, sc.exe password=, docker login -p, az login -p,
+// -Headers @{Authorization=…}, openssl -passout pass:, kubeadm join
+// --token), HTTP headers in logs (Proxy-Authorization, subscription and
+// API keys, Vault tokens, cookies, a fragment's id_token, logrus maps),
+// a kubeconfig as JSON (oidc auth-provider, exec args and env), and
+// connection strings of several dialects go; thumbprints, file hashes,
+// digests, application IDs, the kubeadm CA hash, stars and policy names
+// stay.
+func TestReview27bMoreShapesHold(t *testing.T) {
+	checkReview27b(t, []review27Case{
+		{"ps-commands.txt",
+			[]string{"Ginger5Hatchet", "Larch7Pebble", "Mallow3Ferry", "Tansy8Wicket", "Sumac2Orbit", "YWRtaW46UGVvbnk0VGFsb24=", "Bittern6Loom", "Yarrow9Sickle", "Aster4Coulter", "Ember1Juniper", "Fennel2Rook", "r6t8y0u2i4o6p8a0", "Cicada3Lintel", "Osprey9Gimlet", "Marten5Bellows"},
+			[]string{"Password                       : ********", "PasswordLastSet                : 11/2/2026 3:14:00 PM", "Thumbprint                     : 5E8A1F3C7B9D2E4F6A8C0B1D3E5F7A9C2B4D6E8F", "--discovery-token-ca-cert-hash sha256:8d2a4c6e8f0b1d3f5a7c9e1b3d5f7a9c2e4b6d8f0a1c3e5b7d9f2a4c6e8b0d1f"}},
+		{"http-headers.log",
+			[]string{"c3F1aWQ6S2VzdHJlbDRBbHBpbmU=", "5c2e8a1f9b3d47e6a0c4f8b2d6e1a3c7", "9f1c3e5a7b2d4f6e8a0c1b3d5e7f9a2c", "hvs.CAESIGrebeNuthatchWarblerVireo", "Osprey5Falcon", "CfDJ8Loon3Heron7Egret", "Cormorant3Shag", "U2lnbmF0dXJlSGVyb25FZ3JldA", "Petrel6Skimmer", "Swift8Martin", "ZGVwbG95OlN3YWxsb3c1Um9vaw=="},
+			[]string{"Content-Length: 512", "X-Request-Id: 7c1d2e3f-4a5b-6c7d-8e9f-0a1b2c3d4e5f", "ETag: \"0x8DCF1A2B3C4D5E6\""}},
+		{"kubeconfig-raw.json",
+			[]string{"Razorbill6Quoin", "Grosbeak9Lintel", "Vireo3Plinth", "LS0tLS1CRUdJTiBFQyBQUklWQVRFIEtFWS0tLS0t", "Tattler2Arbor", "Bushtit5Cornice", "Verdin7Gable"},
+			[]string{"\"client-certificate-data\": \"DATA+OMITTED\"", "\"client-id\": \"kubernetes\"", "\"--server-id\", \"6dae42f8-4368-4678-94ff-3960e28e3630\""}},
+		{"conn-strings.yaml",
+			[]string{"Vireo5Tamarack", "Bx9Lm2Np4Rt6Sy8Uz0Ab1Cd3Ef5Gh7Ij9Kl2Mn4Op6Q=", "Loris4Canter", "Egret7Sorrel"},
+			[]string{"ssl=True,abortConnect=False", "SharedAccessKeyName=RootManageSharedAccessKey", "sslmode=require"}},
+		{"lookalikes.txt",
+			nil,
+			[]string{"Certificate Hash             : 5e8a1f3c7b9d2e4f6a8c0b1d3e5f7a9c2b4d6e8f", "{4dc3e181-e14b-4a21-b022-59fc669b0914}", "E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855", "servercore@sha256:a1c3e5b7d9f2a4c6e8b0d1f3a5c7e9b2d4f6a8c0e1b3d5f7a9c2e4b6d8f0a1c3", "Password hash algorithm       : PBKDF2", "TokenLifetime                 : 01:00:00", "MaxPasswordAge 42.00:00:00", "KeyId                         : 3b8f2c1a-9d4e-4f6a-8b0c-1e3d5f7a9c2e", "Serial                        : 33000001B2C3D4E5F60718293A000000000001"}},
+	})
+}
