@@ -255,3 +255,16 @@ func TestReview27bMoreShapesHold(t *testing.T) {
 			[]string{"Certificate Hash             : 5e8a1f3c7b9d2e4f6a8c0b1d3e5f7a9c2b4d6e8f", "{4dc3e181-e14b-4a21-b022-59fc669b0914}", "E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855", "servercore@sha256:a1c3e5b7d9f2a4c6e8b0d1f3a5c7e9b2d4f6a8c0e1b3d5f7a9c2e4b6d8f0a1c3", "Password hash algorithm       : PBKDF2", "TokenLifetime                 : 01:00:00", "MaxPasswordAge 42.00:00:00", "KeyId                         : 3b8f2c1a-9d4e-4f6a-8b0c-1e3d5f7a9c2e", "Serial                        : 33000001B2C3D4E5F60718293A000000000001"}},
 	})
 }
+
+// TestReview27bSignedURLs: signed URLs grant access to whoever holds them
+// until they expire. Azure SAS (sig=, SharedAccessSignature=) and Google's
+// V4 signature go; CloudFront's Signature= (with Expires= and
+// Key-Pair-Id=) must too. Seen: CloudFront's left. The expiry, the key
+// pair's ID and the object's path stay.
+func TestReview27bSignedURLs(t *testing.T) {
+	checkReview27b(t, []review27Case{
+		{"signed-urls.txt",
+			[]string{"Wr9XhQkT2vLm4Np8Rt1Sy6Uz3Ab5Cd0Ef7Gh2Ij9Kl4", "Qm4Lp7Rt2Sy9Uz1Ab3Cd5Ef8Gh0Ij6Kl2Mn4Op7Qr", "7f3a9c1b2e4d6f8a0c1b3d5e7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c8e0b1d3f5a", "Nu4Grebe~Loon7Heron-Egret9Bittern_Crane2Stork"},
+			[]string{"https://d111111abcdef8.cloudfront.net/cni.zip?Expires=1796000000", "https://stlogs01.blob.core.windows.net/diag?sp=racwl"}},
+	})
+}
