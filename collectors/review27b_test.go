@@ -268,3 +268,16 @@ func TestReview27bSignedURLs(t *testing.T) {
 			[]string{"https://d111111abcdef8.cloudfront.net/cni.zip?Expires=1796000000", "https://stlogs01.blob.core.windows.net/diag?sp=racwl"}},
 	})
 }
+
+// TestReview27bWrappedSecretValue: PowerShell wraps a long value at the
+// console's width (Format-Table -Wrap, Format-List), carrying its end on
+// the next lines, indented to the value's column. The first line's part
+// goes; the rest of the same value must too. Seen: the continuation lines
+// (Murrelet4…, Scaup2…) left. PATH's continuation, no secret, stays.
+func TestReview27bWrappedSecretValue(t *testing.T) {
+	checkReview27b(t, []review27Case{
+		{"env-wrapped.txt",
+			[]string{"Xq8~Kestrel.Tundra-Quill_91zz", "Murrelet4Auklet7PuffinGuillemot", "Wigeon3Pintail8Gadwall", "Scaup2Pochard5Ruddy"},
+			[]string{";C:\\Program Files\\containerd", "PATH                           C:\\Windows\\system32;C:\\Windows;C:\\k"}},
+	})
+}
