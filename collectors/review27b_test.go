@@ -281,3 +281,16 @@ func TestReview27bWrappedSecretValue(t *testing.T) {
 			[]string{";C:\\Program Files\\containerd", "PATH                           C:\\Windows\\system32;C:\\Windows;C:\\k"}},
 	})
 }
+
+// TestReview27bYAMLValueOnNextLine: YAML lets a key's value start on the
+// next line, indented: a plain or quoted scalar, or a list of them (a
+// list of API keys). A block scalar (password: >-) goes; the others
+// must too. Seen: Tropicbird5…, Prion3… and both list items left. A list
+// of names under imagePullSecrets and a note stay.
+func TestReview27bYAMLValueOnNextLine(t *testing.T) {
+	checkReview27b(t, []review27Case{
+		{"value-next-line.yaml",
+			[]string{"Shearwater4Fulmar", "Tropicbird5Albatross", "Prion3Shearwater9Petrel", "Jaeger8Noddy", "Skua4Tern"},
+			[]string{"plain text that stays", "imagePullSecrets:\n  - name: acr-pull"}},
+	})
+}
