@@ -294,3 +294,15 @@ func TestReview27bYAMLValueOnNextLine(t *testing.T) {
 			[]string{"plain text that stays", "imagePullSecrets:\n  - name: acr-pull"}},
 	})
 }
+
+// TestReview27bHashRocket: Puppet manifests (and Ruby, Perl, PHP
+// configuration) pair a key and its value with "=>". Seen: password =>
+// '…' and 'datastore_password' => "…" left. The registry, the user name
+// and a numeric policy stay.
+func TestReview27bHashRocket(t *testing.T) {
+	checkReview27b(t, []review27Case{
+		{"puppet-node.pp",
+			[]string{"Meadowlark4Lark", "Flicker2Sapsucker"},
+			[]string{"registry => 'myacr.azurecr.io'", "'password_min_length' => 14"}},
+	})
+}
