@@ -306,3 +306,15 @@ func TestReview27bHashRocket(t *testing.T) {
 			[]string{"registry => 'myacr.azurecr.io'", "'password_min_length' => 14"}},
 	})
 }
+
+// TestReview27bEnvExportCsv: "Get-ChildItem env: | Export-Csv" writes
+// each variable as "Name","Key","Value" (a DictionaryEntry's three
+// properties). Seen: the Key column (the name again) replaced by REDACTED
+// and the Value column, the secret, left.
+func TestReview27bEnvExportCsv(t *testing.T) {
+	checkReview27b(t, []review27Case{
+		{"env-export.csv",
+			[]string{"Gyrfalcon6Merlin", "Kestrel2Hobby"},
+			[]string{"\"NUMBER_OF_PROCESSORS\",\"NUMBER_OF_PROCESSORS\",\"2\"", "#TYPE System.Collections.DictionaryEntry"}},
+	})
+}
