@@ -318,3 +318,20 @@ func TestReview27bEnvExportCsv(t *testing.T) {
 			[]string{"\"NUMBER_OF_PROCESSORS\",\"NUMBER_OF_PROCESSORS\",\"2\"", "#TYPE System.Collections.DictionaryEntry"}},
 	})
 }
+
+// TestReview27bCsvColumns: a CSV names a secret by its header: a
+// "Password" column (a credential list exported with Export-Csv), and
+// Name,Value rows written without quotes (PowerShell 7's ConvertTo-Csv
+// -UseQuotes Never). Seen: the header after "Password" replaced by
+// REDACTED ("Server" lost) and the password in the row left; the
+// unquoted row's value left.
+func TestReview27bCsvColumns(t *testing.T) {
+	checkReview27b(t, []review27Case{
+		{"credentials.csv",
+			[]string{"Peregrine4Falcon"},
+			[]string{"\"UserName\",\"Password\",\"Server\"", "\"myacr.azurecr.io\""}},
+		{"env-unquoted.csv",
+			[]string{"Kestrel2Hobby"},
+			[]string{"Name,Value"}},
+	})
+}
