@@ -335,3 +335,15 @@ func TestReview27bCsvColumns(t *testing.T) {
 			[]string{"Name,Value"}},
 	})
 }
+
+// TestReview27bKubeadmTokenCreate: "kubeadm token create" prints the new
+// bootstrap token alone on a line, in kubeadm's shape ([a-z0-9]{6} "."
+// [a-z0-9]{16}), with no key or flag naming it. Seen: left. The version
+// line stays.
+func TestReview27bKubeadmTokenCreate(t *testing.T) {
+	checkReview27b(t, []review27Case{
+		{"kubeadm-token-create.txt",
+			[]string{"v6b8n0m2k4j6h8g0"},
+			[]string{"kubeadm token create --ttl 2h", "v1.30.4"}},
+	})
+}
