@@ -347,3 +347,15 @@ func TestReview27bKubeadmTokenCreate(t *testing.T) {
 			[]string{"kubeadm token create --ttl 2h", "v1.30.4"}},
 	})
 }
+
+// TestReview27bCliXmlHolds: Export-Clixml names each property in its N
+// attribute: a plain <S N="Password">, <S N="ApiToken"> and a DPAPI
+// <SS N="SecurePassword"> go; the user name and <I32
+// N="PasswordLength"> stay.
+func TestReview27bCliXmlHolds(t *testing.T) {
+	checkReview27b(t, []review27Case{
+		{"cred-clixml.xml",
+			[]string{"Nuthatch6Creeper", "Gnatcatcher3Verdin", "01000000d08c9ddf0115d1118c7a00c04fc297eb0100000044f2a1b3c5d7e9f1"},
+			[]string{"<S N=\"UserName\">acrpull</S>", "<I32 N=\"PasswordLength\">16</I32>"}},
+	})
+}
