@@ -199,3 +199,13 @@ func TestReview27bUserNamesInPastes(t *testing.T) {
 	text, stderr := anonymizeDir27b(t, "users")
 	leftUnnamed(t, text, stderr, "tkimura", "ngarcia", "opsadmin", "Priya Raman", "lhernandez")
 }
+
+// TestReview27bKubectlPodsTable: "kubectl get pods -A -o wide" names the
+// Node each pod runs on (NODE column) and the customer's namespaces
+// (NAMESPACE column), which anonymize promises to replace outside the
+// cluster's own. Seen: tswin-pool09 and acme-prod left, not named as
+// kept, while the pods' addresses were mapped.
+func TestReview27bKubectlPodsTable(t *testing.T) {
+	text, stderr := anonymizeFolder27b(t, "kubectl-pods")
+	leftUnnamed(t, text, stderr, "tswin-pool09", "acme-prod")
+}
