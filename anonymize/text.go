@@ -34,7 +34,14 @@ func (a *Anonymizer) words(in []byte) []byte {
 			i += n
 			continue
 		}
-		if (i == 0 || !nameChar(in[i-1]) || jsonEscapeBefore(in, i)) && nameChar(in[i]) {
+		if n := pctEscapeAt(in, i); n > 0 && (a.isAddrAt(in, i+n) || a.startsWithName(in, i+n)) {
+			// A percent-encoded separator (http%3A%2F%2F10.1.2.3%3A80) is
+			// no part of the word or address after it.
+			out = append(out, in[i:i+n]...)
+			i += n
+			continue
+		}
+		if (i == 0 || !nameChar(in[i-1]) || jsonEscapeBefore(in, i) || pctEscapeBefore(in, i)) && nameChar(in[i]) {
 			// A word ends early where an address starts inside it
 			// (host-10.1.2.3, pod_fd00::5): the address is the loop's.
 			j := i + 1
@@ -62,8 +69,8 @@ func addrStart(in []byte, i int) bool {
 		return true
 	}
 	c := in[i-1]
-	if jsonEscapeBefore(in, i) {
-		return true // \u0027 ends in a digit, \n in a letter
+	if jsonEscapeBefore(in, i) || pctEscapeBefore(in, i) {
+		return true // \u0027 ends in a digit, \n in a letter, %2F in a letter
 	}
 	switch {
 	case c >= '0' && c <= '9', c == '.':
@@ -98,6 +105,28 @@ func jsonEscapeBefore(in []byte, i int) bool {
 		return true
 	}
 	return i >= 6 && in[i-6] == '\\' && in[i-5] == 'u' && isHex(in[i-4]) && isHex(in[i-3]) && isHex(in[i-2]) && isHex(in[i-1])
+}
+
+// pctEscapeAt: 3 where a URL's percent escape (%2F, %3A, %40) starts at
+// in[i], else 0.
+func pctEscapeAt(in []byte, i int) int {
+	if i+3 <= len(in) && in[i] == '%' && isHex(in[i+1]) && isHex(in[i+2]) {
+		return 3
+	}
+	return 0
+}
+
+// pctEscapeBefore: in[i-3:i] is a percent escape that separates (%2F,
+// %3A, %40, %3D, %26, %2C, %20): what follows starts a word or address.
+func pctEscapeBefore(in []byte, i int) bool {
+	if i < 3 || pctEscapeAt(in, i-3) == 0 {
+		return false
+	}
+	switch strings.ToUpper(string(in[i-2 : i])) {
+	case "2F", "3A", "40", "3D", "26", "2C", "20", "3F", "5B", "5D", "22", "27", "5C":
+		return true
+	}
+	return false
 }
 
 // escapeAt: the length of the escape letters at in[i] after a backslash
