@@ -26,6 +26,9 @@ var (
 	harvestPairAt     = lazyRegexp(`^([A-Za-z][A-Za-z0-9_./-]{0,60})=["']?(` + nameValue + `)(?:["'\s,;)}]|$)`)
 	harvestQPairAt    = lazyRegexp(`^"([A-Za-z][A-Za-z0-9_./-]{0,60})"=["']?(` + nameValue + `)(?:["'\s,;)}]|$)`)
 	harvestColonAt    = lazyRegexp(`^([A-Za-z][A-Za-z0-9_./-]{0,60}):[ \t]?["']?(` + nameValue + `)(?:["'\s,;)}\]]|$)`)
+	// A PowerShell assignment: Calico's config.ps1 $env:NODENAME = "NAME",
+	// a script's $NodeName = 'NAME'.
+	harvestPSAssign = lazyRegexp(`^[ \t]*\$(?:env:)?([A-Za-z_][A-Za-z0-9_]{0,60})[ \t]*=[ \t]*["']?(` + nameValue + `)["']?[ \t]*;?[ \t]*(?:#[^\n]*)?\r?$`)
 	harvestFlagAt     = lazyRegexp(`^([A-Za-z][A-Za-z0-9-]{0,60})[ \t]+["']?(` + nameValue + `)(?:["'\s]|$)`)
 	// A Node's addresses of type Hostname, InternalDNS and ExternalDNS, in
 	// kubectl's JSON and YAML, either field first.
@@ -181,6 +184,9 @@ func (a *Anonymizer) harvestOneLine(text []byte, start, end int, low []byte) {
 				match(harvestLineList(), line, list)
 			}
 		}
+	}
+	if t := bytes.TrimLeft(line, " \t"); len(t) > 0 && t[0] == '$' {
+		match(harvestPSAssign(), line, pair)
 	}
 	for _, k := range tokenKeys(low) {
 		s := k[0]

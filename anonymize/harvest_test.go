@@ -240,3 +240,21 @@ func BenchmarkHarvestText(b *testing.B) {
 		testAnonymizer().HarvestText(in)
 	}
 }
+
+// Calico for Windows' config.ps1 states the node's name in PowerShell
+// assignments; a short one is replaced there and named as kept.
+func TestHarvestPowerShellAssignment(t *testing.T) {
+	a := testAnonymizer()
+	in := []byte("$env:KUBE_NETWORK = \"Calico.*\"\n$env:NODENAME = \"aksnpwin8r\"\n$env:CALICO_NODENAME=\"winworker-tahoe3\"\n" +
+		"  $env:K8S_NODE_NAME = 'winworker-shasta4' # set by install\n$NodeName = \"vm\"\n$env:CNI_BIN_DIR = \"c:\\k\\cni\"\n")
+	a.HarvestText(in)
+	out := string(a.Text(in))
+	for _, s := range []string{"aksnpwin8r", "winworker-tahoe3", "winworker-shasta4", `"vm"`} {
+		if strings.Contains(out, s) {
+			t.Errorf("%s left: %s", s, out)
+		}
+	}
+	if !strings.Contains(out, `"Calico.*"`) || !strings.Contains(out, `c:\k\cni`) {
+		t.Errorf("other values changed: %s", out)
+	}
+}
