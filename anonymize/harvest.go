@@ -29,7 +29,7 @@ var (
 	// A PowerShell assignment: Calico's config.ps1 $env:NODENAME = "NAME",
 	// a script's $NodeName = 'NAME'.
 	harvestPSAssign = lazyRegexp(`^[ \t]*\$(?:env:)?([A-Za-z_][A-Za-z0-9_]{0,60})[ \t]*=[ \t]*["']?(` + nameValue + `)["']?[ \t]*;?[ \t]*(?:#[^\n]*)?\r?$`)
-	harvestFlagAt     = lazyRegexp(`^([A-Za-z][A-Za-z0-9-]{0,60})[ \t]+["']?(` + nameValue + `)(?:["'\s]|$)`)
+	harvestFlagAt   = lazyRegexp(`^([A-Za-z][A-Za-z0-9-]{0,60})[ \t]+["']?(` + nameValue + `)(?:["'\s]|$)`)
 	// A Node's addresses of type Hostname, InternalDNS and ExternalDNS, in
 	// kubectl's JSON and YAML, either field first.
 	harvestNodeAddr = lazyRegexp(`(?i)"type"\s*:\s*"(?:Hostname|InternalDNS|ExternalDNS)"\s*,\s*"address"\s*:\s*"([^"\s]{1,255})"|` +
