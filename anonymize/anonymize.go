@@ -16,6 +16,8 @@ type Anonymizer struct {
 	extraPorts map[uint16]bool
 	// keywords are --keywords, longest first.
 	keywords []keyword
+	// phrases counts the keywords learnt from fields (addPhrase).
+	phrases int
 }
 
 // AddVXLANPort makes captures' UDP port p VXLAN, as capture decode's

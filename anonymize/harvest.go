@@ -26,6 +26,14 @@ var (
 	harvestPairAt     = lazyRegexp(`^([A-Za-z][A-Za-z0-9_./-]{0,60})=["']?(` + nameValue + `)(?:["'\s,;)}]|$)`)
 	harvestQPairAt    = lazyRegexp(`^"([A-Za-z][A-Za-z0-9_./-]{0,60})"=["']?(` + nameValue + `)(?:["'\s,;)}]|$)`)
 	harvestColonAt    = lazyRegexp(`^([A-Za-z][A-Za-z0-9_./-]{0,60}):[ \t]?["']?(` + nameValue + `)(?:["'\s,;)}\]]|$)`)
+	// A person's or organization's name, which may hold spaces:
+	// systeminfo's "Registered Owner:", Get-ComputerInfo's
+	// WindowsRegisteredOrganization, net user's "Full name   NAME" (no
+	// colon), in lines and JSON.
+	harvestPhrase     = lazyRegexp(`(?i)^[ \t]*(` + phraseKeys + `)(?:[ \t.]*:[ \t]*|[ \t]{2,})([^\s"][^\r\n"]{0,119}?)[ \t]*\r?$`)
+	harvestPhraseJSON = lazyRegexp(`(?i)"(` + phraseKeys + `)"\s*:\s*"([^"\\\n]{1,120})"`)
+	// net user's "User name    NAME" (no colon).
+	harvestNetUser = lazyRegexp(`(?i)^User name[ \t]{2,}(` + nameValue + `)[ \t]*\r?$`)
 	// A PowerShell assignment: Calico's config.ps1 $env:NODENAME = "NAME",
 	// a script's $NodeName = 'NAME'.
 	harvestPSAssign = lazyRegexp(`^[ \t]*\$(?:env:)?([A-Za-z_][A-Za-z0-9_]{0,60})[ \t]*=[ \t]*["']?(` + nameValue + `)["']?[ \t]*;?[ \t]*(?:#[^\n]*)?\r?$`)
@@ -45,6 +53,9 @@ var (
 	// (C:\\Users\\name), and /home/name.
 	harvestPath = lazyRegexp(`(?i)(?:(?:[A-Z]:|^|[\s="'])(?:\\\\?)Users(?:\\\\?)|/home/)([A-Za-z0-9][A-Za-z0-9_.-]*)`)
 )
+
+// phraseKeys state a person or an organization.
+const phraseKeys = `Registered Owner|Registered Organization|(?:Windows)?Registered(?:Owner|Organization)|Full name|FullName|CsPrimaryOwnerName`
 
 // nameValue is the shape of a stated name: a host, an FQDN, \\HOST (a
 // logon server), DOMAIN\user (JSON: DOMAIN\\user), user@domain, HOST$ (the
@@ -127,7 +138,7 @@ var notName = map[string]bool{"yes": true, "no": true, "unknown": true, "auto": 
 // expression (Go's regexp reads a few MB a second with these).
 var harvestTokens = [][]byte{[]byte("host"), []byte("node"), []byte("comput"), []byte("machine"), []byte("csname"), []byte("caption"),
 	[]byte("systemname"), []byte("fqdn"), []byte("domain"), []byte("suffix"), []byte("user"), []byte("upn"), []byte("startname"),
-	[]byte("owner"), []byte("author"), []byte("runas"), []byte("logon"), []byte("clientname"), []byte("account"), []byte("workgroup"),
+	[]byte("owner"), []byte("author"), []byte("registered"), []byte("full"), []byte("runas"), []byte("logon"), []byte("clientname"), []byte("account"), []byte("workgroup"),
 	[]byte("dns"), []byte("search"), []byte("/home/"), []byte("system name"), []byte("start name"), []byte("client name")}
 
 // HarvestText registers the host, domain and user names a text states.
@@ -184,6 +195,20 @@ func (a *Anonymizer) harvestOneLine(text []byte, start, end int, low []byte) {
 				match(harvestLineList(), line, list)
 			}
 		}
+	}
+	if bytes.Contains(low, []byte("registered")) || bytes.Contains(low, []byte("full")) || bytes.Contains(low, []byte("primaryowner")) {
+		phrase := func(m [][]byte) {
+			kind := KindUser
+			if bytes.Contains(bytes.ToLower(m[1]), []byte("organization")) {
+				kind = KindOrg
+			}
+			a.addPhrase(kind, string(m[2]))
+		}
+		match(harvestPhrase(), line, phrase)
+		eachMatch(harvestPhraseJSON(), line, phrase)
+	}
+	if bytes.HasPrefix(low, []byte("user name")) {
+		match(harvestNetUser(), line, func(m [][]byte) { a.harvestUser(string(m[1])) })
 	}
 	if t := bytes.TrimLeft(line, " \t"); len(t) > 0 && t[0] == '$' {
 		match(harvestPSAssign(), line, pair)

@@ -258,3 +258,27 @@ func TestHarvestPowerShellAssignment(t *testing.T) {
 		t.Errorf("other values changed: %s", out)
 	}
 }
+
+// systeminfo's Registered Owner and Organization, Get-ComputerInfo's
+// JSON and net user's Full name and User name name a person or the
+// customer: replaced as whole words wherever they stand; Windows'
+// defaults stay.
+func TestHarvestOwnerAndFullName(t *testing.T) {
+	a := testAnonymizer()
+	in := []byte("Registered Owner:          Mark Baker\r\nRegistered Organization:   Tailspin Toys\r\n" +
+		"{\"WindowsRegisteredOrganization\": \"Wide World Importers\", \"WindowsRegisteredOwner\": \"Windows User\"}\n" +
+		"User name                    opsadmin\nFull name                    Priya Raman\n" +
+		"note: Mark Baker of Tailspin Toys asked; Bookmark Bakery; wide world importers; Windows User\n")
+	a.HarvestText(in)
+	out := string(a.Text(in))
+	for _, s := range []string{"Mark Baker", "Tailspin Toys", "Wide World Importers", "wide world importers", "opsadmin", "Priya Raman"} {
+		if strings.Contains(out, s) {
+			t.Errorf("%s left: %s", s, out)
+		}
+	}
+	for _, s := range []string{"Bookmark Bakery", "Windows User", "Registered Owner:", "Full name "} {
+		if !strings.Contains(out, s) {
+			t.Errorf("%s lost: %s", s, out)
+		}
+	}
+}

@@ -20,6 +20,8 @@ const (
 	// KindWinDomain is a Windows domain's or workgroup's short (NetBIOS)
 	// name, as in DOMAIN\user.
 	KindWinDomain = "windomain"
+	// KindOrg is an organization a field names (Registered Organization).
+	KindOrg = "org"
 )
 
 // wellKnown names are kept in text: they are software defaults every
