@@ -155,6 +155,9 @@ func (a *Anonymizer) HarvestText(text []byte) {
 				low[i] = c + 'a' - 'A'
 			}
 		}
+		if bytes.IndexByte(text[start:end], '\\') >= 0 {
+			a.harvestAccounts(text[start:end])
+		}
 		for _, tok := range harvestTokens {
 			if bytes.Contains(low, tok) {
 				a.harvestOneLine(text, start, end, low)

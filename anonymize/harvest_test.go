@@ -282,3 +282,25 @@ func TestHarvestOwnerAndFullName(t *testing.T) {
 		}
 	}
 }
+
+// DOMAIN\user where DOMAIN is a Windows domain the bundle states: the
+// user is replaced too, whichever file states the domain; paths, built-in
+// accounts and groups of several words stay.
+func TestHarvestAccountsOfKnownDomain(t *testing.T) {
+	a := testAnonymizer()
+	in := []byte("PS C:\\> whoami\nfab\\tkimura\nC:\\k NT AUTHORITY\\SYSTEM:(OI)(CI)(F)\n     FAB\\ngarcia:(OI)(CI)(F)\n" +
+		"FAB\\Domain Admins:(F)\nFAB\\Administrator:(F)\nOTHER\\someone\nC:\\k\\cni\\config\nFAB\\WIN-NODE7$ logged on\n")
+	a.HarvestText(in)
+	a.HarvestText([]byte("UserName : FAB\\svc-kubelet\n")) // the domain, stated after
+	out := string(a.Text(in))
+	for _, s := range []string{"tkimura", "ngarcia", "WIN-NODE7", "fab\\", "FAB\\"} {
+		if strings.Contains(out, s) {
+			t.Errorf("%s left: %s", s, out)
+		}
+	}
+	for _, s := range []string{"\\Domain Admins", "\\Administrator", "OTHER\\someone", "C:\\k\\cni\\config", "NT AUTHORITY\\SYSTEM"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("%s lost: %s", s, out)
+		}
+	}
+}

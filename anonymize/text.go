@@ -12,6 +12,9 @@ import (
 // boundary; a dotted version number (v1.2.3.4, 10.0.17763.1) is not an
 // address.
 func (a *Anonymizer) Text(in []byte) []byte {
+	if a.pendingAccounts != nil {
+		a.resolveAccounts()
+	}
 	in = a.statedFields(in)
 	return a.replaceKeywords(a.words(in))
 }
