@@ -155,6 +155,9 @@ func (a *Anonymizer) HarvestText(text []byte) {
 				low[i] = c + 'a' - 'A'
 			}
 		}
+		if tableToken(low) {
+			a.harvestTable(text, start, end)
+		}
 		if bytes.IndexByte(text[start:end], '\\') >= 0 {
 			a.harvestAccounts(text[start:end])
 		}

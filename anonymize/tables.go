@@ -1,0 +1,257 @@
+package anonymize
+
+import (
+	"bytes"
+	"strings"
+)
+
+// Tables state names in columns whose header says what they hold:
+// kubectl's (NAME of "get nodes", NODE and NAMESPACE of "get pods -o
+// wide"), query user's USERNAME, PowerShell's Format-Table (a header over
+// a line of dashes: MachineName, UserName) and Export-Csv's
+// ("MachineName","UserId"). The rows follow the header up to a blank line
+// or a prompt.
+
+// maxTableRows bounds the rows read after one header.
+const maxTableRows = 10000
+
+// A column of a table: where it starts and what its values state.
+type tableColumn struct {
+	start int
+	key   string // a key harvestKind knows, or "namespace"
+}
+
+// tableToken: a header (in lower case) that may name a column stating a
+// name; the others are not looked at further.
+func tableToken(low []byte) bool {
+	for _, t := range [][]byte{[]byte("name"), []byte("node"), []byte("host"), []byte("user"), []byte("machine"), []byte("comput"), []byte("domain")} {
+		if bytes.Contains(low, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// harvestTable reads the table whose header is text[start:end], if it is
+// one with a column that states a name, and returns where its rows end
+// (end when there is none).
+func (a *Anonymizer) harvestTable(text []byte, start, end int) int {
+	header := bytes.TrimRight(text[start:end], "\r")
+	next, nextEnd := lineAfter(text, end)
+	var cols []tableColumn
+	csv := false
+	switch {
+	case upperHeader(header):
+		cols = alignedColumns(header, columnStarts(header))
+	case next < len(text) && dashLine(text[next:nextEnd]):
+		cols = alignedColumns(header, dashStarts(bytes.TrimRight(text[next:nextEnd], "\r")))
+		next, nextEnd = lineAfter(text, nextEnd)
+	case bytes.IndexByte(header, ',') > 0:
+		cols, csv = csvColumns(header), true
+	}
+	if cols == nil {
+		return end
+	}
+	rows := 0
+	for ; next < len(text) && rows < maxTableRows; next, nextEnd = lineAfter(text, nextEnd) {
+		row := bytes.TrimRight(text[next:nextEnd], "\r")
+		if len(bytes.TrimSpace(row)) == 0 || bytes.HasPrefix(row, []byte("PS ")) || bytes.HasPrefix(row, []byte("****")) {
+			break
+		}
+		for _, c := range cols {
+			var v string
+			if csv {
+				v = csvField(row, c.start)
+			} else {
+				v = cellAt(row, c.start)
+			}
+			a.harvestCell(c.key, v)
+		}
+		rows++
+		end = nextEnd
+	}
+	return end
+}
+
+func (a *Anonymizer) harvestCell(key, v string) {
+	v = strings.TrimLeft(strings.TrimSpace(v), ">")
+	if v == "" {
+		return
+	}
+	if key == "namespace" {
+		if !systemNamespace(v) {
+			a.AddName(KindNamespace, v)
+		}
+		return
+	}
+	a.harvest(key, v)
+}
+
+// lineAfter returns the line after the one ending at end: its start and
+// end (without the newline).
+func lineAfter(text []byte, end int) (int, int) {
+	s := min(end+1, len(text))
+	e := len(text)
+	if i := bytes.IndexByte(text[s:], '\n'); i >= 0 {
+		e = s + i
+	}
+	return s, e
+}
+
+// upperHeader: kubectl's and query user's header, words in capitals and
+// columns two spaces apart.
+func upperHeader(l []byte) bool {
+	t := bytes.TrimLeft(l, " ")
+	if len(t) < 4 || t[0] < 'A' || t[0] > 'Z' || !bytes.Contains(t, []byte("  ")) {
+		return false
+	}
+	for _, c := range t {
+		if c >= 'a' && c <= 'z' || c != ' ' && c != '-' && c != '_' && c != '#' && (c < 'A' || c > 'Z') && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// columnStarts are where the header's columns start: its first word, and
+// each word after two spaces or more (NOMINATED NODE is one column).
+func columnStarts(h []byte) []int {
+	var starts []int
+	for i := 0; i < len(h); i++ {
+		if h[i] != ' ' && (i == 0 || h[i-1] == ' ' && (i < 2 || h[i-2] == ' ' || len(starts) == 0)) {
+			starts = append(starts, i)
+		}
+	}
+	return starts
+}
+
+// dashLine: Format-Table's line of dashes under its header.
+func dashLine(l []byte) bool {
+	l = bytes.TrimRight(l, "\r ")
+	return len(l) >= 2 && bytes.Count(l, []byte("-")) >= len(l)/2 && len(bytes.Trim(l, "- ")) == 0 && len(dashStarts(l)) >= 2
+}
+
+func dashStarts(l []byte) []int {
+	var starts []int
+	for i := range l {
+		if l[i] == '-' && (i == 0 || l[i-1] == ' ') {
+			starts = append(starts, i)
+		}
+	}
+	return starts
+}
+
+// alignedColumns are the columns of a header, split at starts, that state
+// a name; nil if none does.
+func alignedColumns(h []byte, starts []int) []tableColumn {
+	if len(starts) < 2 {
+		return nil
+	}
+	names := make([]string, len(starts))
+	for i, s := range starts {
+		e := len(h)
+		if i+1 < len(starts) {
+			e = min(starts[i+1], len(h))
+		}
+		if s < e {
+			names[i] = strings.TrimSpace(string(h[s:e]))
+		}
+	}
+	var cols []tableColumn
+	for i, n := range names {
+		if k := columnKey(n, names); k != "" {
+			cols = append(cols, tableColumn{start: starts[i], key: k})
+		}
+	}
+	if len(cols) > 0 && cols[0].start == starts[0] {
+		cols[0].start = 0 // query user's ">name" starts before its header
+	}
+	return cols
+}
+
+// csvColumns are the columns of a CSV header that state a name, each at
+// its index (start); nil unless every field is a column name.
+func csvColumns(h []byte) []tableColumn {
+	fields := strings.Split(string(h), ",")
+	if len(fields) < 2 || len(fields) > 200 {
+		return nil
+	}
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		f = strings.Trim(strings.TrimSpace(f), `"`)
+		if f == "" || len(f) > 60 || !validName(strings.ReplaceAll(f, " ", "_")) || f[0] < 'A' {
+			return nil
+		}
+		names[i] = f
+	}
+	var cols []tableColumn
+	for i, n := range names {
+		if k := columnKey(n, names); k != "" {
+			cols = append(cols, tableColumn{start: i, key: k})
+		}
+	}
+	return cols
+}
+
+// columnKey: what a column's values state, as a key harvest knows. NAME
+// is a Node's in kubectl's "get nodes" (its ROLES or INTERNAL-IP beside).
+func columnKey(name string, all []string) string {
+	k := normKey(name)
+	switch k {
+	case "namespace":
+		return "namespace"
+	case "name":
+		for _, o := range all {
+			if n := normKey(o); n == "roles" || n == "internalip" {
+				return "node"
+			}
+		}
+		return ""
+	}
+	if harvestKind(name) != "" {
+		return name
+	}
+	return ""
+}
+
+// cellAt is the word of row at a column's start (or that runs into it).
+func cellAt(row []byte, start int) string {
+	if start >= len(row) {
+		return ""
+	}
+	for start == 0 && start < len(row)-1 && (row[start] == ' ' || row[start] == '>') {
+		start++ // the first column's indent, query user's current session
+	}
+	s := start
+	for s > 0 && row[s-1] != ' ' && row[s-1] != '\t' {
+		s--
+	}
+	e := start
+	for e < len(row) && row[e] != ' ' && row[e] != '\t' {
+		e++
+	}
+	return string(row[s:e])
+}
+
+// csvField is field i of a CSV row (quotes removed, "" unescaped).
+func csvField(row []byte, i int) string {
+	n, inQ := 0, false
+	var b strings.Builder
+	for _, c := range row {
+		switch {
+		case c == '"':
+			inQ = !inQ
+			continue
+		case c == ',' && !inQ:
+			if n == i {
+				return b.String()
+			}
+			n++
+			continue
+		}
+		if n == i {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
