@@ -11,9 +11,13 @@ import "strings"
 // maxPendingAccounts bounds the DOMAIN\user pairs remembered.
 const maxPendingAccounts = 4096
 
-// harvestAccounts remembers the DOMAIN\user pairs of line.
+// harvestAccounts remembers the DOMAIN\user and user@domain pairs of line.
 func (a *Anonymizer) harvestAccounts(line []byte) {
 	for i := 1; i+1 < len(line); i++ {
+		if line[i] == '@' {
+			a.harvestUPN(line, i)
+			continue
+		}
 		if line[i] != '\\' || line[i-1] == '\\' || line[i+1] == '\\' {
 			continue
 		}
@@ -45,10 +49,37 @@ func (a *Anonymizer) harvestAccounts(line []byte) {
 	}
 }
 
+// harvestUPN remembers the user@domain around line[i] ('@'), the domain
+// marked with a leading '@'.
+func (a *Anonymizer) harvestUPN(line []byte, i int) {
+	s := i
+	for s > 0 && i-s <= 64 && (isAlnum(line[s-1]) || line[s-1] == '-' || line[s-1] == '.') {
+		s--
+	}
+	e := i + 1
+	for e < len(line) && e-i <= 255 && (isAlnum(line[e]) || line[e] == '-' || line[e] == '.') {
+		e++
+	}
+	user, dom := strings.Trim(string(line[s:i]), "."), strings.ToLower(strings.Trim(string(line[i+1:e]), "."))
+	if user == "" || !strings.Contains(dom, ".") || i-s > 64 || len(a.pendingAccounts) >= maxPendingAccounts {
+		return
+	}
+	if a.pendingAccounts == nil {
+		a.pendingAccounts = map[[2]string]bool{}
+	}
+	a.pendingAccounts[[2]string{"@" + dom, user}] = true
+}
+
 // resolveAccounts registers the users of the pairs whose domain is a
 // Windows domain the bundle states.
 func (a *Anonymizer) resolveAccounts() {
 	for p := range a.pendingAccounts {
+		if d, ok := strings.CutPrefix(p[0], "@"); ok {
+			if a.isDNSDomain(d) && !builtinUsers[strings.ToLower(p[1])] && validName(p[1]) {
+				a.AddName(KindUser, p[1])
+			}
+			continue
+		}
 		if a.isWinDomain(p[0]) && !builtinUsers[strings.ToLower(p[1])] {
 			if h, ok := strings.CutSuffix(p[1], "$"); ok {
 				a.AddName(KindHost, h)
@@ -66,4 +97,13 @@ func (a *Anonymizer) isWinDomain(low string) bool {
 		p, ok = a.names.stated[low]
 	}
 	return ok && strings.HasPrefix(p, KindWinDomain+"-")
+}
+
+// isDNSDomain: low is a DNS domain the bundle states.
+func (a *Anonymizer) isDNSDomain(low string) bool {
+	p, ok := a.names.names[low]
+	if !ok {
+		p, ok = a.names.stated[low]
+	}
+	return ok && strings.HasPrefix(p, KindDomain+"-")
 }

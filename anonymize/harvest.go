@@ -30,7 +30,11 @@ var (
 	// systeminfo's "Registered Owner:", Get-ComputerInfo's
 	// WindowsRegisteredOrganization, net user's "Full name   NAME" (no
 	// colon), in lines and JSON.
-	harvestPhrase     = lazyRegexp(`(?i)^[ \t]*(` + phraseKeys + `)(?:[ \t.]*:[ \t]*|[ \t]{2,})([^\s"][^\r\n"]{0,119}?)[ \t]*\r?$`)
+	harvestPhrase = lazyRegexp(`(?i)^[ \t]*(` + phraseKeys + `)(?:[ \t.]*:[ \t]*|[ \t]{2,})([^\s"][^\r\n"]{0,119}?)[ \t]*\r?$`)
+	// reg query of CurrentVersion: "RegisteredOwner    REG_SZ    NAME".
+	harvestPhraseReg = lazyRegexp(`(?i)^[ \t]*(` + phraseKeys + `)[ \t]+REG_(?:EXPAND_)?SZ[ \t]+(\S[^\r\n]{0,119}?)[ \t]*\r?$`)
+	// The kubelet's identity, system:node:NAME, in RBAC errors and CSRs.
+	harvestSystemNode = lazyRegexp(`system:node:([A-Za-z0-9][A-Za-z0-9_.-]{0,252})`)
 	harvestPhraseJSON = lazyRegexp(`(?i)"(` + phraseKeys + `)"\s*:\s*"([^"\\\n]{1,120})"`)
 	// net user's "User name    NAME" (no colon).
 	harvestNetUser = lazyRegexp(`(?i)^User name[ \t]{2,}(` + nameValue + `)[ \t]*\r?$`)
@@ -55,7 +59,7 @@ var (
 )
 
 // phraseKeys state a person or an organization.
-const phraseKeys = `Registered Owner|Registered Organization|(?:Windows)?Registered(?:Owner|Organization)|Full name|FullName|CsPrimaryOwnerName`
+const phraseKeys = `Registered Owner|Registered Organization|(?:Windows)?Registered(?:Owner|Organization|User)|Full name|FullName|CsPrimaryOwnerName`
 
 // nameValue is the shape of a stated name: a host, an FQDN, \\HOST (a
 // logon server), DOMAIN\user (JSON: DOMAIN\\user), user@domain, HOST$ (the
@@ -158,8 +162,17 @@ func (a *Anonymizer) HarvestText(text []byte) {
 		if tableToken(low) {
 			a.harvestTable(text, start, end)
 		}
-		if bytes.IndexByte(text[start:end], '\\') >= 0 {
+		if bytes.IndexByte(text[start:end], '\\') >= 0 || bytes.IndexByte(text[start:end], '@') >= 0 {
 			a.harvestAccounts(text[start:end])
+		}
+		if p := bytes.TrimRight(low, "\r \t"); bytes.HasSuffix(p, []byte("> whoami")) || bytes.HasSuffix(p, []byte("> whoami /upn")) {
+			// A transcript's whoami: its answer, the next line, is the
+			// account (fab\tkimura, tkimura@fab.internal).
+			if s, e := lineAfter(text, end); s < e {
+				if v := strings.TrimSpace(string(text[s:e])); validAccount(v) {
+					a.harvestUser(v)
+				}
+			}
 		}
 		for _, tok := range harvestTokens {
 			if bytes.Contains(low, tok) {
@@ -211,7 +224,11 @@ func (a *Anonymizer) harvestOneLine(text []byte, start, end int, low []byte) {
 			a.addPhrase(kind, string(m[2]))
 		}
 		match(harvestPhrase(), line, phrase)
+		match(harvestPhraseReg(), line, phrase)
 		eachMatch(harvestPhraseJSON(), line, phrase)
+	}
+	if bytes.Contains(low, []byte("system:node:")) {
+		eachMatch(harvestSystemNode(), line, func(m [][]byte) { a.harvest("node", string(m[1])) })
 	}
 	if bytes.HasPrefix(low, []byte("user name")) {
 		match(harvestNetUser(), line, func(m [][]byte) { a.harvestUser(string(m[1])) })
@@ -383,6 +400,18 @@ func (a *Anonymizer) harvest(key, v string) {
 	case statesDomain:
 		a.harvestDomain(v, suffixKey(key))
 	}
+}
+
+// validAccount: v is shaped as DOMAIN\user, user@domain or a bare user.
+func validAccount(v string) bool {
+	d, u, ok := strings.Cut(v, `\`)
+	if !ok {
+		u, d, ok = strings.Cut(v, "@")
+	}
+	if !ok {
+		return validName(v)
+	}
+	return validName(u) && validName(d) && len(d) <= 255
 }
 
 // harvestUser registers DOMAIN\user, user@domain and user; a machine's

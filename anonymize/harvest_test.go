@@ -268,10 +268,11 @@ func TestHarvestOwnerAndFullName(t *testing.T) {
 	in := []byte("Registered Owner:          Mark Baker\r\nRegistered Organization:   Tailspin Toys\r\n" +
 		"{\"WindowsRegisteredOrganization\": \"Wide World Importers\", \"WindowsRegisteredOwner\": \"Windows User\"}\n" +
 		"User name                    opsadmin\nFull name                    Priya Raman\n" +
+		"    RegisteredOwner    REG_SZ    Jun Tanaka\r\nRegisteredUser : Ola Nordmann\n" +
 		"note: Mark Baker of Tailspin Toys asked; Bookmark Bakery; wide world importers; Windows User\n")
 	a.HarvestText(in)
 	out := string(a.Text(in))
-	for _, s := range []string{"Mark Baker", "Tailspin Toys", "Wide World Importers", "wide world importers", "opsadmin", "Priya Raman"} {
+	for _, s := range []string{"Mark Baker", "Tailspin Toys", "Wide World Importers", "wide world importers", "opsadmin", "Priya Raman", "Jun Tanaka", "Ola Nordmann"} {
 		if strings.Contains(out, s) {
 			t.Errorf("%s left: %s", s, out)
 		}

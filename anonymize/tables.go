@@ -49,6 +49,15 @@ func (a *Anonymizer) harvestTable(text []byte, start, end int) int {
 	case bytes.IndexByte(header, ',') > 0:
 		cols, csv = csvColumns(header), true
 	}
+	if cols == nil && upperHeader(header) {
+		// kubectl get ns, kubectl top nodes: the NAME column's kind is
+		// the command's before it.
+		if k := kubectlResource(text, start); k != "" {
+			if starts := columnStarts(header); len(starts) > 0 && normKey(string(bytes.TrimSpace(header[starts[0]:min(len(header), starts[0]+5)]))) == "name" {
+				cols = []tableColumn{{start: 0, key: k}}
+			}
+		}
+	}
 	if cols == nil {
 		return end
 	}
@@ -78,6 +87,17 @@ func (a *Anonymizer) harvestCell(key, v string) {
 	if v == "" {
 		return
 	}
+	if n, ok := strings.CutPrefix(v, "system:node:"); ok {
+		a.harvest("node", n)
+		return
+	}
+	if n, ok := strings.CutPrefix(v, "node/"); ok {
+		a.harvest("node", n)
+		return
+	}
+	if nk := normKey(key); (nk == "namespace" || nk == "node") && !dns1123(v) {
+		return // kubectl prints these in lower case: a line past the table's end
+	}
 	if key == "namespace" {
 		if !systemNamespace(v) {
 			a.AddName(KindNamespace, v)
@@ -85,6 +105,39 @@ func (a *Anonymizer) harvestCell(key, v string) {
 		return
 	}
 	a.harvest(key, v)
+}
+
+// kubectlResource: the line before start runs kubectl get or top on
+// nodes or namespaces: the key their names take ("node", "namespace").
+func kubectlResource(text []byte, start int) string {
+	if start == 0 {
+		return ""
+	}
+	prev := text[bytes.LastIndexByte(text[:start-1], '\n')+1 : start-1]
+	f := strings.Fields(strings.ToLower(string(prev)))
+	for i, w := range f {
+		if !strings.HasSuffix(w, "kubectl") && !strings.HasSuffix(w, "kubectl.exe") {
+			continue
+		}
+		for j := i + 1; j+1 < len(f); j++ {
+			if f[j] != "get" && f[j] != "top" {
+				continue
+			}
+			for _, r := range f[j+1:] {
+				if strings.HasPrefix(r, "-") {
+					continue
+				}
+				switch r {
+				case "no", "node", "nodes":
+					return "node"
+				case "ns", "namespace", "namespaces":
+					return "namespace"
+				}
+				return ""
+			}
+		}
+	}
+	return ""
 }
 
 // lineAfter returns the line after the one ending at end: its start and
@@ -98,15 +151,40 @@ func lineAfter(text []byte, end int) (int, int) {
 	return s, e
 }
 
-// upperHeader: kubectl's and query user's header, words in capitals and
-// columns two spaces apart.
+// upperHeader: kubectl's and query user's header, words in capitals
+// (units in parentheses aside: CPU(cores)) and columns two spaces apart.
 func upperHeader(l []byte) bool {
 	t := bytes.TrimLeft(l, " ")
 	if len(t) < 4 || t[0] < 'A' || t[0] > 'Z' || !bytes.Contains(t, []byte("  ")) {
 		return false
 	}
+	paren := false
 	for _, c := range t {
-		if c >= 'a' && c <= 'z' || c != ' ' && c != '-' && c != '_' && c != '#' && (c < 'A' || c > 'Z') && (c < '0' || c > '9') {
+		switch {
+		case c == '(':
+			paren = true
+		case c == ')':
+			paren = false
+		case c >= 'a' && c <= 'z':
+			if !paren {
+				return false
+			}
+		case c >= 'A' && c <= 'Z', c >= '0' && c <= '9', strings.IndexByte(" -_#%", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// dns1123: a Kubernetes object's name, lower-case labels.
+func dns1123(v string) bool {
+	if v == "" || len(v) > 253 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.') {
 			return false
 		}
 	}
@@ -125,16 +203,17 @@ func columnStarts(h []byte) []int {
 	return starts
 }
 
-// dashLine: Format-Table's line of dashes under its header.
+// dashLine: Format-Table's line of dashes under its header (tasklist's
+// and whoami /all's of '=').
 func dashLine(l []byte) bool {
 	l = bytes.TrimRight(l, "\r ")
-	return len(l) >= 2 && bytes.Count(l, []byte("-")) >= len(l)/2 && len(bytes.Trim(l, "- ")) == 0 && len(dashStarts(l)) >= 2
+	return len(l) >= 2 && len(bytes.Trim(l, "-= ")) == 0 && len(dashStarts(l)) >= 2
 }
 
 func dashStarts(l []byte) []int {
 	var starts []int
 	for i := range l {
-		if l[i] == '-' && (i == 0 || l[i-1] == ' ') {
+		if (l[i] == '-' || l[i] == '=') && (i == 0 || l[i-1] == ' ') {
 			starts = append(starts, i)
 		}
 	}
@@ -179,8 +258,8 @@ func csvColumns(h []byte) []tableColumn {
 	names := make([]string, len(fields))
 	for i, f := range fields {
 		f = strings.Trim(strings.TrimSpace(f), `"`)
-		if f == "" || len(f) > 60 || !validName(strings.ReplaceAll(f, " ", "_")) || f[0] < 'A' {
-			return nil
+		if f == "" || len(f) > 60 || !(f[0] >= 'A' && f[0] <= 'Z' || f[0] >= 'a' && f[0] <= 'z') || strings.ContainsAny(f, "\"\t:=/\\<>{}") {
+			return nil // tasklist's Session# and Mem Usage are column names; a row of values is not
 		}
 		names[i] = f
 	}
@@ -200,6 +279,8 @@ func columnKey(name string, all []string) string {
 	switch k {
 	case "namespace":
 		return "namespace"
+	case "object", "involvedobject", "requestor":
+		return name // node/NAME, system:node:NAME
 	case "name":
 		for _, o := range all {
 			if n := normKey(o); n == "roles" || n == "internalip" {

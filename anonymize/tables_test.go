@@ -51,3 +51,53 @@ func TestHarvestTables(t *testing.T) {
 		t.Log(out)
 	}
 }
+
+// The NAME column of kubectl get ns and kubectl top nodes, from the
+// command before; node/NAME and system:node:NAME wherever they stand;
+// tasklist's "User Name" column under '=' and in CSV.
+func TestHarvestTablesByCommand(t *testing.T) {
+	in := strings.Join([]string{
+		"PS C:\\> kubectl get ns",
+		"NAME              STATUS   AGE",
+		"kube-system       Active   30d",
+		"fabrikam-pay      Active   30d",
+		"",
+		"PS C:\\> kubectl top nodes",
+		"NAME           CPU(cores)   CPU%   MEMORY(bytes)   MEMORY%",
+		"fbwin-pool02   410m         10%    3900Mi          48%",
+		"",
+		"PS C:\\> kubectl get deploy",
+		"NAME        READY   UP-TO-DATE   AVAILABLE   AGE",
+		"frontend    2/2     2            2           3d",
+		"",
+		"NAMESPACE   LAST SEEN   TYPE      REASON     OBJECT                MESSAGE",
+		"default     5m          Warning   Rebooted   node/fbwin-pool05     Node rebooted",
+		`E1127 04:00:00 1 authz.go:1] User "system:node:fbwin-pool06" cannot get resource "pods"`,
+		"",
+		"Image Name                     PID Session Name        Session#    Mem Usage Status          User Name",
+		"========================= ======== ================ =========== ============ =============== ==================",
+		"kubelet.exe                   4312 Services                   0     61,204 K Unknown         FAB\\svc-kube7",
+		"",
+		`"Image Name","PID","Session Name","Session#","Mem Usage","Status","User Name"`,
+		`"containerd.exe","2210","Services","0","40,112 K","Unknown","FAB\svc-ctrd8"`,
+		"PS C:\\> whoami /upn",
+		"rkowalski@corp.fabrikam.io",
+		"mail rkowalski@corp.fabrikam.io or ops@github.com",
+	}, "\n")
+	a := testAnonymizer()
+	a.HarvestText([]byte(in))
+	out := string(a.Text([]byte(in)))
+	for _, s := range []string{"fabrikam-pay", "fbwin-pool02", "fbwin-pool05", "fbwin-pool06", "svc-kube7", "svc-ctrd8", "rkowalski", "fabrikam.io"} {
+		if strings.Contains(out, s) {
+			t.Errorf("%s left", s)
+		}
+	}
+	for _, s := range []string{"kube-system", "frontend", "kubelet.exe", "Session#", "ops@github.com", "system:node:"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("%s lost", s)
+		}
+	}
+	if t.Failed() {
+		t.Log(out)
+	}
+}
