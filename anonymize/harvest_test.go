@@ -206,6 +206,12 @@ func FuzzHarvestText(f *testing.F) {
 		"kubelet --hostname-override akswin --node-ip=10.0.0.4 -ComputerName x",
 		"    - type: InternalDNS\n      address: w.corp.example.net\n",
 		"=\n:\n{}\n[]\n\"\":\"\"\n--=\n",
+		"PS C:\\> kubectl get nodes -o wide\nNAME    STATUS   ROLES   AGE\nwin-a   Ready    <none>  3d\n",
+		"NAMESPACE   NAME   NODE\nacme   p-1   win-b\n\n USERNAME  SESSIONNAME\n>jdoe   rdp\n",
+		"\"TimeCreated\",\"MachineName\"\n\"1\",\"win-c.corp.example\"\n\"2\n",
+		"MachineName Id\n----------- --\nwin-d       7\n",
+		"$env:NODENAME = \"win-e\"\nfab\\tkimura\nUserName : FAB\\svc\nx@corp.example\nRegistered Owner: A B\n",
+		"PS C:\\> whoami\nfab\\x\nPS C:\\> kubectl top nodes\nNAME  CPU(cores)\nn1  1m\n",
 	} {
 		f.Add([]byte(s))
 	}
