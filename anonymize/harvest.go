@@ -33,6 +33,8 @@ var (
 	harvestPhrase = lazyRegexp(`(?i)^[ \t]*(` + phraseKeys + `)(?:[ \t.]*:[ \t]*|[ \t]{2,})([^\s"][^\r\n"]{0,119}?)[ \t]*\r?$`)
 	// reg query of CurrentVersion: "RegisteredOwner    REG_SZ    NAME".
 	harvestPhraseReg = lazyRegexp(`(?i)^[ \t]*(` + phraseKeys + `)[ \t]+REG_(?:EXPAND_)?SZ[ \t]+(\S[^\r\n]{0,119}?)[ \t]*\r?$`)
+	// [Environment]::SetEnvironmentVariable("NODENAME", "NAME", "Machine").
+	harvestSetEnv = lazyRegexp(`(?i)SetEnvironmentVariable\(\s*["']([A-Za-z_][A-Za-z0-9_]{0,60})["']\s*,\s*["'](` + nameValue + `)["']`)
 	// The kubelet's identity, system:node:NAME, in RBAC errors and CSRs.
 	harvestSystemNode = lazyRegexp(`system:node:([A-Za-z0-9][A-Za-z0-9_.-]{0,252})`)
 	harvestPhraseJSON = lazyRegexp(`(?i)"(` + phraseKeys + `)"\s*:\s*"([^"\\\n]{1,120})"`)
@@ -59,7 +61,7 @@ var (
 )
 
 // phraseKeys state a person or an organization.
-const phraseKeys = `Registered Owner|Registered Organization|(?:Windows)?Registered(?:Owner|Organization|User)|Full name|FullName|CsPrimaryOwnerName`
+const phraseKeys = `Registered Owner|Registered Organization|(?:Windows|Os)?Registered(?:Owner|Organization|User)|OsOrganization|Organization|Full name|FullName|CsPrimaryOwnerName`
 
 // nameValue is the shape of a stated name: a host, an FQDN, \\HOST (a
 // logon server), DOMAIN\user (JSON: DOMAIN\\user), user@domain, HOST$ (the
@@ -70,7 +72,8 @@ const nameValue = `(?:\\\\)?[A-Za-z0-9][A-Za-z0-9_.@$-]{0,254}(?:\\{1,2}[A-Za-z0
 var builtinUsers = map[string]bool{"public": true, "default": true, "default user": true, "all users": true,
 	"administrator": true, "system": true, "localsystem": true, "networkservice": true, "localservice": true,
 	"root": true, "admin": true, "nobody": true, "guest": true, "containeradministrator": true, "containeruser": true,
-	"nt authority": true, "builtin": true, "font driver host": true, "window manager": true}
+	"nt authority": true, "builtin": true, "font driver host": true, "window manager": true,
+	"defaultaccount": true, "wdagutilityaccount": true, "krbtgt": true}
 
 // What a key states.
 const (
@@ -142,7 +145,7 @@ var notName = map[string]bool{"yes": true, "no": true, "unknown": true, "auto": 
 // expression (Go's regexp reads a few MB a second with these).
 var harvestTokens = [][]byte{[]byte("host"), []byte("node"), []byte("comput"), []byte("machine"), []byte("csname"), []byte("caption"),
 	[]byte("systemname"), []byte("fqdn"), []byte("domain"), []byte("suffix"), []byte("user"), []byte("upn"), []byte("startname"),
-	[]byte("owner"), []byte("author"), []byte("registered"), []byte("full"), []byte("runas"), []byte("logon"), []byte("clientname"), []byte("account"), []byte("workgroup"),
+	[]byte("owner"), []byte("author"), []byte("registered"), []byte("full"), []byte("organization"), []byte("runas"), []byte("logon"), []byte("clientname"), []byte("account"), []byte("workgroup"),
 	[]byte("dns"), []byte("search"), []byte("/home/"), []byte("system name"), []byte("start name"), []byte("client name")}
 
 // HarvestText registers the host, domain and user names a text states.
@@ -215,7 +218,7 @@ func (a *Anonymizer) harvestOneLine(text []byte, start, end int, low []byte) {
 			}
 		}
 	}
-	if bytes.Contains(low, []byte("registered")) || bytes.Contains(low, []byte("full")) || bytes.Contains(low, []byte("primaryowner")) {
+	if bytes.Contains(low, []byte("registered")) || bytes.Contains(low, []byte("full")) || bytes.Contains(low, []byte("primaryowner")) || bytes.Contains(low, []byte("organization")) {
 		phrase := func(m [][]byte) {
 			kind := KindUser
 			if bytes.Contains(bytes.ToLower(m[1]), []byte("organization")) {
@@ -226,6 +229,9 @@ func (a *Anonymizer) harvestOneLine(text []byte, start, end int, low []byte) {
 		match(harvestPhrase(), line, phrase)
 		match(harvestPhraseReg(), line, phrase)
 		eachMatch(harvestPhraseJSON(), line, phrase)
+	}
+	if bytes.Contains(low, []byte("setenvironmentvariable")) {
+		eachMatch(harvestSetEnv(), line, pair)
 	}
 	if bytes.Contains(low, []byte("system:node:")) {
 		eachMatch(harvestSystemNode(), line, func(m [][]byte) { a.harvest("node", string(m[1])) })

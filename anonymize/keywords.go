@@ -115,7 +115,7 @@ func (a *Anonymizer) addPhrase(kind, v string) {
 	low := strings.ToLower(v)
 	if len(v) < minKeywordLen || len(v) > 120 || a.phrases >= maxPhrases || vocabulary[low] || wellKnown[low] || notName[low] ||
 		defaultOwners[low] || builtinUsers[low] || !strings.ContainsFunc(v, func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 0x7f }) ||
-		strings.ContainsAny(v, "\"<>") {
+		strings.ContainsAny(v, `"<>:=/{}[]\`) {
 		return
 	}
 	for _, kw := range a.keywords {

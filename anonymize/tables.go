@@ -39,23 +39,34 @@ func (a *Anonymizer) harvestTable(text []byte, start, end int) int {
 	header := bytes.TrimRight(text[start:end], "\r")
 	next, nextEnd := lineAfter(text, end)
 	var cols []tableColumn
+	var starts []int
 	csv := false
 	switch {
 	case upperHeader(header):
-		cols = alignedColumns(header, columnStarts(header))
+		starts = columnStarts(header)
+		cols = alignedColumns(header, starts)
+	case bytes.HasPrefix(bytes.ToLower(header), []byte("user accounts for")):
+		// net user: a line of dashes (after a blank one), then the grid.
+		n, e := next, nextEnd
+		for i := 0; i < 2 && n < len(text) && len(bytes.TrimSpace(text[n:e])) == 0; i++ {
+			n, e = lineAfter(text, e)
+		}
+		if l := bytes.TrimSpace(text[n:e]); len(l) > 0 && len(bytes.Trim(l, "-")) == 0 {
+			a.harvestUserGrid(text, e)
+		}
+		return end
 	case next < len(text) && dashLine(text[next:nextEnd]):
-		cols = alignedColumns(header, dashStarts(bytes.TrimRight(text[next:nextEnd], "\r")))
+		starts = dashStarts(bytes.TrimRight(text[next:nextEnd], "\r"))
+		cols = alignedColumns(header, starts)
 		next, nextEnd = lineAfter(text, nextEnd)
 	case bytes.IndexByte(header, ',') > 0:
 		cols, csv = csvColumns(header), true
 	}
-	if cols == nil && upperHeader(header) {
-		// kubectl get ns, kubectl top nodes: the NAME column's kind is
-		// the command's before it.
-		if k := kubectlResource(text, start); k != "" {
-			if starts := columnStarts(header); len(starts) > 0 && normKey(string(bytes.TrimSpace(header[starts[0]:min(len(header), starts[0]+5)]))) == "name" {
-				cols = []tableColumn{{start: 0, key: k}}
-			}
+	if cols == nil && len(starts) > 1 {
+		// kubectl get ns, kubectl top nodes, Get-LocalUser: the Name
+		// column's kind is the command's before it.
+		if k := commandKey(text, start); k != "" && normKey(string(bytes.TrimSpace(header[starts[0]:min(len(header), starts[1])]))) == "name" {
+			cols = []tableColumn{{start: 0, key: k}}
 		}
 	}
 	if cols == nil {
@@ -107,15 +118,48 @@ func (a *Anonymizer) harvestCell(key, v string) {
 	a.harvest(key, v)
 }
 
-// kubectlResource: the line before start runs kubectl get or top on
-// nodes or namespaces: the key their names take ("node", "namespace").
-func kubectlResource(text []byte, start int) string {
+// harvestUserGrid reads net user's list of accounts, words in columns
+// after the dashes that end at nextEnd, up to "The command completed".
+func (a *Anonymizer) harvestUserGrid(text []byte, nextEnd int) {
+	for n, e, rows := 0, nextEnd, 0; rows < maxTableRows; rows++ {
+		n, e = lineAfter(text, e)
+		if n >= len(text) {
+			return
+		}
+		row := strings.TrimSpace(string(text[n:e]))
+		if row == "" || strings.HasPrefix(strings.ToLower(row), "the command") {
+			return
+		}
+		for _, u := range strings.Fields(row) {
+			if validName(u) && !builtinUsers[strings.ToLower(u)] {
+				a.AddName(KindUser, u)
+			}
+		}
+	}
+}
+
+// commandKey: the line before start runs kubectl get or top on nodes or
+// namespaces, or Get-LocalUser: the key the Name column's values take
+// ("node", "namespace", "username").
+func commandKey(text []byte, start int) string {
 	if start == 0 {
 		return ""
 	}
-	prev := text[bytes.LastIndexByte(text[:start-1], '\n')+1 : start-1]
+	// The command's line, past blank ones (PowerShell prints one first).
+	e := start - 1
+	prev := text[bytes.LastIndexByte(text[:e], '\n')+1 : e]
+	for i := 0; i < 2 && len(bytes.TrimSpace(prev)) == 0 && e > 0; i++ {
+		e = bytes.LastIndexByte(text[:e], '\n')
+		if e < 0 {
+			return ""
+		}
+		prev = text[bytes.LastIndexByte(text[:e], '\n')+1 : e]
+	}
 	f := strings.Fields(strings.ToLower(string(prev)))
 	for i, w := range f {
+		if strings.HasSuffix(w, ">") && i+1 < len(f) && f[i+1] == "get-localuser" {
+			return "username"
+		}
 		if !strings.HasSuffix(w, "kubectl") && !strings.HasSuffix(w, "kubectl.exe") {
 			continue
 		}

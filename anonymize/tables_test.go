@@ -101,3 +101,44 @@ func TestHarvestTablesByCommand(t *testing.T) {
 		t.Log(out)
 	}
 }
+
+// Get-LocalUser's Name column (from the command before), net user's grid
+// of accounts; the built-in accounts stay.
+func TestHarvestLocalUsers(t *testing.T) {
+	in := strings.Join([]string{
+		"PS C:\\> Get-LocalUser",
+		"",
+		"Name               Enabled Description",
+		"----               ------- -----------",
+		"Administrator      True    Built-in account for administering the computer/domain",
+		"wgadmin            True",
+		"",
+		"PS C:\\> net user",
+		"",
+		"User accounts for \\\\TSWIN-APP02",
+		"",
+		"-------------------------------------------------------------------------------",
+		"Administrator            DefaultAccount           Guest",
+		"opsbackup                WDAGUtilityAccount",
+		"The command completed successfully.",
+		"[Environment]::SetEnvironmentVariable(\"NODENAME\", \"tswin-app09\", \"Machine\")",
+		"OsRegisteredUser : Hana Sato",
+		"Organization     : Contoso Pharma",
+	}, "\n")
+	a := testAnonymizer()
+	a.HarvestText([]byte(in))
+	out := string(a.Text([]byte(in)))
+	for _, s := range []string{"wgadmin", "opsbackup", "tswin-app09", "Hana Sato", "Contoso Pharma"} {
+		if strings.Contains(out, s) {
+			t.Errorf("%s left", s)
+		}
+	}
+	for _, s := range []string{"Administrator", "DefaultAccount", "Guest", "WDAGUtilityAccount", "Enabled Description"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("%s lost", s)
+		}
+	}
+	if t.Failed() {
+		t.Log(out)
+	}
+}
