@@ -40,6 +40,13 @@ var (
 	harvestPhraseJSON = lazyRegexp(`(?i)"(` + phraseKeys + `)"\s*:\s*"([^"\\\n]{1,120})"`)
 	// net user's "User name    NAME" (no colon).
 	harvestNetUser = lazyRegexp(`(?i)^User name[ \t]{2,}(` + nameValue + `)[ \t]*\r?$`)
+	// A namespace kubectl states: describe's "Namespace:  NAME", YAML's
+	// and JSON's "namespace": NAME (a Kubernetes name, one DNS label).
+	harvestNamespace = lazyRegexp(`(?i)^[ \t]*"?namespace"?[ \t]*:[ \t]*"?([a-z0-9][a-z0-9-]{0,62})"?,?[ \t]*\r?$`)
+	// kubectl describe pod's "Node:  NAME/10.1.2.3".
+	harvestDescribeNode = lazyRegexp(`^Node:[ \t]+([a-z0-9][a-z0-9.-]{0,252})/[0-9a-fA-F.:]+[ \t]*\r?$`)
+	// kubectl describe node's "Name:  NAME", with "Roles:" on the next line.
+	harvestDescribeName = lazyRegexp(`^Name:[ \t]+([a-z0-9][a-z0-9.-]{0,252})[ \t]*\r?\nRoles:`)
 	// A PowerShell assignment: Calico's config.ps1 $env:NODENAME = "NAME",
 	// a script's $NodeName = 'NAME'.
 	harvestPSAssign = lazyRegexp(`^[ \t]*\$(?:env:)?([A-Za-z_][A-Za-z0-9_]{0,60})[ \t]*=[ \t]*["']?(` + nameValue + `)["']?[ \t]*;?[ \t]*(?:#[^\n]*)?\r?$`)
@@ -160,6 +167,21 @@ func (a *Anonymizer) HarvestText(text []byte) {
 		for i, c := range low {
 			if c >= 'A' && c <= 'Z' {
 				low[i] = c + 'a' - 'A'
+			}
+		}
+		if bytes.Contains(low, []byte("namespace")) {
+			if m := harvestNamespace().FindSubmatch(text[start:end]); m != nil && !systemNamespace(string(m[1])) {
+				a.AddName(KindNamespace, string(m[1]))
+			}
+		}
+		if bytes.HasPrefix(low, []byte("name:")) {
+			if m := harvestDescribeName().FindSubmatch(text[start:min(len(text), end+8)]); m != nil {
+				a.harvest("node", string(m[1]))
+			}
+		}
+		if bytes.HasPrefix(low, []byte("node:")) {
+			if m := harvestDescribeNode().FindSubmatch(text[start:end]); m != nil {
+				a.harvest("node", string(m[1]))
 			}
 		}
 		if tableToken(low) {

@@ -142,3 +142,35 @@ func TestHarvestLocalUsers(t *testing.T) {
 		t.Log(out)
 	}
 }
+
+// kubectl describe and -o yaml state nodes and namespaces in lines.
+func TestHarvestKubectlDescribe(t *testing.T) {
+	in := strings.Join([]string{
+		"Name:               tswin-pool11",
+		"Roles:              <none>",
+		"Name:         checkout-6f9d8c7b5-2kq9x",
+		"Namespace:    acme-staging",
+		"Node:         tswin-pool12/10.20.30.48",
+		"metadata:",
+		"  namespace: globex-prod",
+		"  name: web",
+		`  "namespace": "kube-system",`,
+		"time=x level=info msg=y namespace=k8s.io",
+	}, "\n")
+	a := testAnonymizer()
+	a.HarvestText([]byte(in))
+	out := string(a.Text([]byte(in)))
+	for _, s := range []string{"tswin-pool11", "tswin-pool12", "acme-staging", "globex-prod"} {
+		if strings.Contains(out, s) {
+			t.Errorf("%s left", s)
+		}
+	}
+	for _, s := range []string{"kube-system", "k8s.io", "name: web", "checkout-6f9d8c7b5-2kq9x"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("%s lost", s)
+		}
+	}
+	if t.Failed() {
+		t.Log(out)
+	}
+}
