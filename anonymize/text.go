@@ -1,6 +1,7 @@
 package anonymize
 
 import (
+	"bytes"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -37,7 +38,14 @@ func (a *Anonymizer) words(in []byte) []byte {
 			i += n
 			continue
 		}
-		if n := pctEscapeAt(in, i); n > 0 && (a.isAddrAt(in, i+n) || a.startsWithName(in, i+n)) {
+		if pctEscapeBefore(in, i) {
+			if n, rep := a.pctIPv6At(in, i); n > 0 {
+				out = append(out, rep...)
+				i += n
+				continue
+			}
+		}
+		if n := pctEscapeAt(in, i); n > 0 && (a.isAddrAt(in, i+n) || a.startsWithName(in, i+n) || a.pctIPv6Len(in, i+n) > 0) {
 			// A percent-encoded separator (http%3A%2F%2F10.1.2.3%3A80) is
 			// no part of the word or address after it.
 			out = append(out, in[i:i+n]...)
@@ -113,17 +121,62 @@ func jsonEscapeBefore(in []byte, i int) bool {
 // pctEscapeAt: 3 where a URL's percent escape (%2F, %3A, %40) starts at
 // in[i], else 0.
 func pctEscapeAt(in []byte, i int) int {
+	if i+5 <= len(in) && in[i] == '%' && in[i+1] == '2' && in[i+2] == '5' && isHex(in[i+3]) && isHex(in[i+4]) {
+		return 5 // encoded twice: %252F
+	}
 	if i+3 <= len(in) && in[i] == '%' && isHex(in[i+1]) && isHex(in[i+2]) {
 		return 3
 	}
 	return 0
 }
 
+// pctIPv6At maps an IPv6 address at in[i] whose colons are
+// percent-encoded (%5Bfd00%3A%3A5%5D in a URL): the bytes it spans and
+// its image, encoded alike, or 0.
+func (a *Anonymizer) pctIPv6At(in []byte, i int) (int, []byte) {
+	var dec []byte
+	colon := ""
+	j := i
+	for j < len(in) && len(dec) < 45 {
+		switch {
+		case isHex(in[j]) || in[j] == '.':
+			dec = append(dec, in[j])
+			j++
+			continue
+		case j+3 <= len(in) && in[j] == '%' && in[j+1] == '3' && (in[j+2] == 'A' || in[j+2] == 'a'):
+			if colon == "" {
+				colon = string(in[j : j+3])
+			}
+			dec = append(dec, ':')
+			j += 3
+			continue
+		}
+		break
+	}
+	if colon == "" || bytes.Count(dec, []byte(":")) < 2 || j < len(in) && isAlnum(in[j]) {
+		return 0, nil
+	}
+	addr, err := netip.ParseAddr(string(dec))
+	if err != nil || !addr.Is6() {
+		return 0, nil
+	}
+	return j - i, []byte(strings.ReplaceAll(a.addrs.Addr(addr).String(), ":", colon))
+}
+
+// pctIPv6Len: the length of a percent-encoded IPv6 address at in[i], or 0.
+func (a *Anonymizer) pctIPv6Len(in []byte, i int) int {
+	if i >= len(in) || !isHex(in[i]) {
+		return 0
+	}
+	n, _ := a.pctIPv6At(in, i)
+	return n
+}
+
 // pctEscapeBefore: in[i-3:i] is a percent escape that separates (%2F,
 // %3A, %40, %3D, %26, %2C, %20): what follows starts a word or address.
 func pctEscapeBefore(in []byte, i int) bool {
-	if i < 3 || pctEscapeAt(in, i-3) == 0 {
-		return false
+	if i < 3 || in[i-3] != '%' && !(i >= 5 && in[i-5] == '%' && in[i-4] == '2' && in[i-3] == '5') || !isHex(in[i-2]) || !isHex(in[i-1]) {
+		return false // neither %2F nor, encoded twice, %252F
 	}
 	switch strings.ToUpper(string(in[i-2 : i])) {
 	case "2F", "3A", "40", "3D", "26", "2C", "20", "3F", "5B", "5D", "22", "27", "5C":
