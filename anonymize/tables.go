@@ -42,7 +42,9 @@ func (a *Anonymizer) harvestTable(text []byte, start, end int) int {
 	var starts []int
 	csv := false
 	switch {
-	case upperHeader(header):
+	case upperHeader(header) && len(columnStarts(header)) >= 3:
+		// Three columns at least: an environment table's row in capitals
+		// (COMPUTERNAME   TSWIN-APP05) is not a header.
 		starts = columnStarts(header)
 		cols = alignedColumns(header, starts)
 	case bytes.HasPrefix(bytes.ToLower(header), []byte("user accounts for")):
@@ -61,6 +63,14 @@ func (a *Anonymizer) harvestTable(text []byte, start, end int) int {
 		next, nextEnd = lineAfter(text, nextEnd)
 	case bytes.IndexByte(header, ',') > 0:
 		cols, csv = csvColumns(header), true
+		if cols == nil && nameValueHeader(header, nil, true) {
+			a.harvestNameValue(text, next, nextEnd, nil, true)
+			return end
+		}
+	}
+	if nameValueHeader(header, starts, csv) {
+		a.harvestNameValue(text, next, nextEnd, starts, csv)
+		return end
 	}
 	if cols == nil && len(starts) > 1 {
 		// kubectl get ns, kubectl top nodes, Get-LocalUser: the Name
@@ -116,6 +126,33 @@ func (a *Anonymizer) harvestCell(key, v string) {
 		return
 	}
 	a.harvest(key, v)
+}
+
+// nameValueHeader: PowerShell's Name/Value table (Get-ChildItem env:,
+// a hashtable), as a table or CSV: each row is a key and its value.
+func nameValueHeader(h []byte, starts []int, csv bool) bool {
+	if csv {
+		return normKey(strings.ReplaceAll(string(bytes.TrimSpace(h)), `"`, "")) == "name,value"
+	}
+	return len(starts) == 2 && normKey(string(bytes.TrimSpace(h[starts[0]:starts[1]]))) == "name" &&
+		normKey(string(bytes.TrimSpace(h[starts[1]:]))) == "value"
+}
+
+// harvestNameValue reads the rows of a Name/Value table from the line at
+// next: each value is what its name states.
+func (a *Anonymizer) harvestNameValue(text []byte, next, nextEnd int, starts []int, csv bool) {
+	for rows := 0; next < len(text) && rows < maxTableRows; rows++ {
+		row := bytes.TrimRight(text[next:nextEnd], "\r")
+		if len(bytes.TrimSpace(row)) == 0 || bytes.HasPrefix(row, []byte("PS ")) {
+			return
+		}
+		if csv {
+			a.harvest(csvField(row, 0), csvField(row, 1))
+		} else if len(row) > starts[1] {
+			a.harvest(string(bytes.TrimSpace(row[:starts[1]])), string(bytes.TrimSpace(row[starts[1]:])))
+		}
+		next, nextEnd = lineAfter(text, nextEnd)
+	}
 }
 
 // harvestUserGrid reads net user's list of accounts, words in columns

@@ -174,3 +174,27 @@ func TestHarvestKubectlDescribe(t *testing.T) {
 		t.Log(out)
 	}
 }
+
+// PowerShell's Name/Value table (Get-ChildItem env:) as a table and as
+// CSV: each value is what its name states; a row in capitals is no header.
+func TestHarvestNameValueTable(t *testing.T) {
+	in := []byte("Name                           Value\n----                           -----\nCOMPUTERNAME                   TSWIN-APP05\n" +
+		"USERDOMAIN                     TSCORP\nUSERNAME                       jplatt\nPROCESSOR_ARCHITECTURE         AMD64\n\n" +
+		"\"Name\",\"Value\"\n\"COMPUTERNAME\",\"TSWIN-APP06\"\n")
+	a := testAnonymizer()
+	a.HarvestText(in)
+	out := string(a.Text(in))
+	for _, s := range []string{"TSWIN-APP05", "TSCORP", "jplatt", "TSWIN-APP06"} {
+		if strings.Contains(out, s) {
+			t.Errorf("%s left", s)
+		}
+	}
+	for _, s := range []string{"USERDOMAIN ", "USERNAME ", "COMPUTERNAME", "AMD64"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("%s lost", s)
+		}
+	}
+	if t.Failed() {
+		t.Log(out)
+	}
+}
