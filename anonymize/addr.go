@@ -52,6 +52,8 @@ var v6Rules = []rangeRule{
 	keepBits("64:ff9b:1::/48"), // NAT64 for local use
 	keepBits("2001:db8::/32"),  // documentation
 	keepBits("3fff::/20"),      // documentation (RFC 9637)
+	keepBits("2001::/32"),      // Teredo
+	keepBits("2002::/16"),      // 6to4
 	keepBits("2000::/3"),       // global unicast: public stays public, as for IPv4
 }
 

@@ -135,6 +135,8 @@ func TestIPv6ClassesStayInClass(t *testing.T) {
 		{"3fff:12::7", "3fff::/20"},
 		{"64:ff9b::a16:2901", "64:ff9b::/96"},
 		{"64:ff9b:1:4::8", "64:ff9b:1::/48"},
+		{"2001:0:4136:e378:8000:63bf:3fff:fdd2", "2001::/32"},
+		{"2002:c000:204::1", "2002::/16"},
 	}
 	for _, k := range testKeys(t, 200) {
 		m := newAddrMapper(k)
