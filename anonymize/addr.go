@@ -40,13 +40,21 @@ var v4Rules = []rangeRule{
 	keepBits("100.64.0.0/10"), // carrier-grade NAT
 }
 
+var nat64 = netip.MustParsePrefix("64:ff9b::/96")
+
 var v6Rules = []rangeRule{
 	whole("::/112"), // unspecified and loopback, at the map's granularity (the last 16 bits are kept)
 	whole("ff00::/8"),
 	keepBits("fe80::/64"), // link-local as Windows and Linux number it: only the interface ID is mapped
 	keepBits("fe80::/10"),
 	keepBits("fc00::/7"),
-	keepBits("2001:db8::/32"),
+	keepBits("64:ff9b::/96"),   // NAT64's well-known prefix: the IPv4 address after it is mapped
+	keepBits("64:ff9b:1::/48"), // NAT64 for local use
+	keepBits("2001:db8::/32"),  // documentation
+	keepBits("3fff::/20"),      // documentation (RFC 9637)
+	keepBits("2001::/32"),      // Teredo
+	keepBits("2002::/16"),      // 6to4
+	keepBits("2000::/3"),       // global unicast: public stays public, as for IPv4
 }
 
 // Bits kept at the end of every address: the host's place in its subnet
@@ -107,6 +115,13 @@ func (m *addrMapper) Addr(a netip.Addr) netip.Addr {
 func (m *addrMapper) mapAddr(a netip.Addr) netip.Addr {
 	if a.Is4In6() {
 		return netip.AddrFrom16(m.Addr(a.Unmap()).As16())
+	}
+	if nat64.Contains(a) {
+		// The IPv4 address a NAT64 prefix carries maps as that address does.
+		b := a.As16()
+		v4 := m.Addr(netip.AddrFrom4([4]byte(b[12:])))
+		copy(b[12:], v4.AsSlice())
+		return netip.AddrFrom16(b)
 	}
 	if r, _ := ruleFor(a); r.whole {
 		return a
@@ -233,6 +248,12 @@ func (m *addrMapper) Prefix(p netip.Prefix) netip.Prefix {
 	if a.Is4In6() && bits >= 96 {
 		v4 := m.Prefix(netip.PrefixFrom(a.Unmap(), bits-96))
 		return netip.PrefixFrom(netip.AddrFrom16(v4.Addr().As16()), bits)
+	}
+	if nat64.Contains(a) && bits > 96 {
+		b := a.As16()
+		v4 := m.Prefix(netip.PrefixFrom(netip.AddrFrom4([4]byte(b[12:])), bits-96))
+		copy(b[12:], v4.Addr().AsSlice())
+		return netip.PrefixFrom(netip.AddrFrom16(b), bits)
 	}
 	total, low := 128, keepLow6
 	if a.Is4() {

@@ -120,3 +120,40 @@ func TestAddrBijectionNearKeptRanges(t *testing.T) {
 		check(addrs)
 	}
 }
+
+// Every IPv6 class maps inside its class under every key, and a NAT64
+// address carries the image of the IPv4 address it embeds.
+func TestIPv6ClassesStayInClass(t *testing.T) {
+	cases := []struct{ addr, class string }{
+		{"2603:1020:206:4::1f", "2000::/3"},
+		{"2a02:8070:1c2:9f00::4d", "2000::/3"},
+		{"3ffe:831f::1", "2000::/3"},
+		{"fd00:10:244:1::5", "fc00::/7"},
+		{"fe80::215:5dff:fe0a:7c21", "fe80::/64"},
+		{"fe80:1::9", "fe80::/10"},
+		{"2001:db8:5::20", "2001:db8::/32"},
+		{"3fff:12::7", "3fff::/20"},
+		{"64:ff9b::a16:2901", "64:ff9b::/96"},
+		{"64:ff9b:1:4::8", "64:ff9b:1::/48"},
+		{"2001:0:4136:e378:8000:63bf:3fff:fdd2", "2001::/32"},
+		{"2002:c000:204::1", "2002::/16"},
+	}
+	for _, k := range testKeys(t, 200) {
+		m := newAddrMapper(k)
+		for _, c := range cases {
+			a, p := netip.MustParseAddr(c.addr), netip.MustParsePrefix(c.class)
+			b := m.Addr(a)
+			if !p.Contains(b) || b == a {
+				t.Fatalf("%s -> %s: want another address in %s", a, b, p)
+			}
+		}
+		in := netip.MustParseAddr("64:ff9b::10.22.41.93")
+		want := m.Addr(netip.MustParseAddr("10.22.41.93")).As4()
+		if got := m.Addr(in).As16(); [4]byte(got[12:]) != want {
+			t.Fatalf("%s -> %s: want the IPv4 address's image %v", in, m.Addr(in), want)
+		}
+		if mc := netip.MustParseAddr("ff02::1:ff0a:7c21"); m.Addr(mc) != mc {
+			t.Fatalf("multicast %s moved", mc)
+		}
+	}
+}

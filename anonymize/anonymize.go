@@ -16,6 +16,10 @@ type Anonymizer struct {
 	extraPorts map[uint16]bool
 	// keywords are --keywords, longest first.
 	keywords []keyword
+	// phrases counts the keywords learnt from fields (addPhrase).
+	phrases int
+	// pendingAccounts are DOMAIN\user pairs seen (see accounts.go).
+	pendingAccounts map[[2]string]bool
 }
 
 // AddVXLANPort makes captures' UDP port p VXLAN, as capture decode's

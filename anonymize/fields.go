@@ -20,6 +20,7 @@ var (
 	fieldXML  = lazyRegexp(`<([A-Za-z][A-Za-z0-9_:.-]{0,60})>([^<\n]{1,255})</`)
 	fieldLine = lazyRegexp(`(?m)^([ \t]*)([A-Za-z][A-Za-z0-9 _./-]{0,60}?)([ \t.]*[:=][ \t]*["']?(?:\\\\)?)([A-Za-z0-9][A-Za-z0-9_.$@\\-]{0,254})(["']?(?:[ \t]+\([^\n]*\))?[ \t]*\r?)$`)
 	fieldFlag = lazyRegexp(`(?i)((?:^|\s)--?([a-z][a-z-]{0,40})[= ]["']?)([A-Za-z0-9][A-Za-z0-9_.-]{0,254})`)
+	fieldPS   = lazyRegexp(`(?m)^([ \t]*\$(?:env:)?([A-Za-z_][A-Za-z0-9_]{0,60})[ \t]*=[ \t]*["']?)([A-Za-z0-9][A-Za-z0-9_.$@\\-]{0,254})`)
 	fieldPair = lazyRegexp(`((?:^|[\s,;{(])"?([A-Za-z][A-Za-z0-9_.-]{0,40})"?=["']?)([A-Za-z0-9][A-Za-z0-9_.-]{0,254})`)
 )
 
@@ -80,6 +81,9 @@ func (a *Anonymizer) statedLine(l []byte) []byte {
 		l = replaceGroup(l, fieldXML(), 2, func(m [][]byte) bool { return statesName(string(m[1]), false) }, a.statedValue)
 	}
 	l = replaceGroup(l, fieldLine(), 4, func(m [][]byte) bool { return statesName(string(m[2]), false) }, a.statedValue)
+	if t := bytes.TrimLeft(l, " \t"); len(t) > 0 && t[0] == '$' {
+		l = replaceGroup(l, fieldPS(), 3, func(m [][]byte) bool { return statesName(string(m[2]), false) }, a.statedValue)
+	}
 	l = replaceGroup(l, fieldFlag(), 3, func(m [][]byte) bool { return statesName(string(m[2]), false) }, a.statedValue)
 	if bytes.IndexByte(l, '=') < 0 {
 		return l

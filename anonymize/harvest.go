@@ -26,7 +26,31 @@ var (
 	harvestPairAt     = lazyRegexp(`^([A-Za-z][A-Za-z0-9_./-]{0,60})=["']?(` + nameValue + `)(?:["'\s,;)}]|$)`)
 	harvestQPairAt    = lazyRegexp(`^"([A-Za-z][A-Za-z0-9_./-]{0,60})"=["']?(` + nameValue + `)(?:["'\s,;)}]|$)`)
 	harvestColonAt    = lazyRegexp(`^([A-Za-z][A-Za-z0-9_./-]{0,60}):[ \t]?["']?(` + nameValue + `)(?:["'\s,;)}\]]|$)`)
-	harvestFlagAt     = lazyRegexp(`^([A-Za-z][A-Za-z0-9-]{0,60})[ \t]+["']?(` + nameValue + `)(?:["'\s]|$)`)
+	// A person's or organization's name, which may hold spaces:
+	// systeminfo's "Registered Owner:", Get-ComputerInfo's
+	// WindowsRegisteredOrganization, net user's "Full name   NAME" (no
+	// colon), in lines and JSON.
+	harvestPhrase = lazyRegexp(`(?i)^[ \t]*(` + phraseKeys + `)(?:[ \t.]*:[ \t]*|[ \t]{2,})([^\s"][^\r\n"]{0,119}?)[ \t]*\r?$`)
+	// reg query of CurrentVersion: "RegisteredOwner    REG_SZ    NAME".
+	harvestPhraseReg = lazyRegexp(`(?i)^[ \t]*(` + phraseKeys + `)[ \t]+REG_(?:EXPAND_)?SZ[ \t]+(\S[^\r\n]{0,119}?)[ \t]*\r?$`)
+	// [Environment]::SetEnvironmentVariable("NODENAME", "NAME", "Machine").
+	harvestSetEnv = lazyRegexp(`(?i)SetEnvironmentVariable\(\s*["']([A-Za-z_][A-Za-z0-9_]{0,60})["']\s*,\s*["'](` + nameValue + `)["']`)
+	// The kubelet's identity, system:node:NAME, in RBAC errors and CSRs.
+	harvestSystemNode = lazyRegexp(`system:node:([A-Za-z0-9][A-Za-z0-9_.-]{0,252})`)
+	harvestPhraseJSON = lazyRegexp(`(?i)"(` + phraseKeys + `)"\s*:\s*"([^"\\\n]{1,120})"`)
+	// net user's "User name    NAME" (no colon).
+	harvestNetUser = lazyRegexp(`(?i)^User name[ \t]{2,}(` + nameValue + `)[ \t]*\r?$`)
+	// A namespace kubectl states: describe's "Namespace:  NAME", YAML's
+	// and JSON's "namespace": NAME (a Kubernetes name, one DNS label).
+	harvestNamespace = lazyRegexp(`(?i)^[ \t]*"?namespace"?[ \t]*:[ \t]*"?([a-z0-9][a-z0-9-]{0,62})"?,?[ \t]*\r?$`)
+	// kubectl describe pod's "Node:  NAME/10.1.2.3".
+	harvestDescribeNode = lazyRegexp(`^Node:[ \t]+([a-z0-9][a-z0-9.-]{0,252})/[0-9a-fA-F.:]+[ \t]*\r?$`)
+	// kubectl describe node's "Name:  NAME", with "Roles:" on the next line.
+	harvestDescribeName = lazyRegexp(`^Name:[ \t]+([a-z0-9][a-z0-9.-]{0,252})[ \t]*\r?\nRoles:`)
+	// A PowerShell assignment: Calico's config.ps1 $env:NODENAME = "NAME",
+	// a script's $NodeName = 'NAME'.
+	harvestPSAssign = lazyRegexp(`^[ \t]*\$(?:env:)?([A-Za-z_][A-Za-z0-9_]{0,60})[ \t]*=[ \t]*["']?(` + nameValue + `)["']?[ \t]*;?[ \t]*(?:#[^\n]*)?\r?$`)
+	harvestFlagAt   = lazyRegexp(`^([A-Za-z][A-Za-z0-9-]{0,60})[ \t]+["']?(` + nameValue + `)(?:["'\s]|$)`)
 	// A Node's addresses of type Hostname, InternalDNS and ExternalDNS, in
 	// kubectl's JSON and YAML, either field first.
 	harvestNodeAddr = lazyRegexp(`(?i)"type"\s*:\s*"(?:Hostname|InternalDNS|ExternalDNS)"\s*,\s*"address"\s*:\s*"([^"\s]{1,255})"|` +
@@ -43,6 +67,9 @@ var (
 	harvestPath = lazyRegexp(`(?i)(?:(?:[A-Z]:|^|[\s="'])(?:\\\\?)Users(?:\\\\?)|/home/)([A-Za-z0-9][A-Za-z0-9_.-]*)`)
 )
 
+// phraseKeys state a person or an organization.
+const phraseKeys = `Registered Owner|Registered Organization|(?:Windows|Os)?Registered(?:Owner|Organization|User)|OsOrganization|Organization|Full name|FullName|CsPrimaryOwnerName`
+
 // nameValue is the shape of a stated name: a host, an FQDN, \\HOST (a
 // logon server), DOMAIN\user (JSON: DOMAIN\\user), user@domain, HOST$ (the
 // machine's account).
@@ -52,7 +79,8 @@ const nameValue = `(?:\\\\)?[A-Za-z0-9][A-Za-z0-9_.@$-]{0,254}(?:\\{1,2}[A-Za-z0
 var builtinUsers = map[string]bool{"public": true, "default": true, "default user": true, "all users": true,
 	"administrator": true, "system": true, "localsystem": true, "networkservice": true, "localservice": true,
 	"root": true, "admin": true, "nobody": true, "guest": true, "containeradministrator": true, "containeruser": true,
-	"nt authority": true, "builtin": true, "font driver host": true, "window manager": true}
+	"nt authority": true, "builtin": true, "font driver host": true, "window manager": true,
+	"defaultaccount": true, "wdagutilityaccount": true, "krbtgt": true}
 
 // What a key states.
 const (
@@ -124,7 +152,7 @@ var notName = map[string]bool{"yes": true, "no": true, "unknown": true, "auto": 
 // expression (Go's regexp reads a few MB a second with these).
 var harvestTokens = [][]byte{[]byte("host"), []byte("node"), []byte("comput"), []byte("machine"), []byte("csname"), []byte("caption"),
 	[]byte("systemname"), []byte("fqdn"), []byte("domain"), []byte("suffix"), []byte("user"), []byte("upn"), []byte("startname"),
-	[]byte("owner"), []byte("author"), []byte("runas"), []byte("logon"), []byte("clientname"), []byte("account"), []byte("workgroup"),
+	[]byte("owner"), []byte("author"), []byte("registered"), []byte("full"), []byte("organization"), []byte("runas"), []byte("logon"), []byte("clientname"), []byte("account"), []byte("workgroup"),
 	[]byte("dns"), []byte("search"), []byte("/home/"), []byte("system name"), []byte("start name"), []byte("client name")}
 
 // HarvestText registers the host, domain and user names a text states.
@@ -139,6 +167,36 @@ func (a *Anonymizer) HarvestText(text []byte) {
 		for i, c := range low {
 			if c >= 'A' && c <= 'Z' {
 				low[i] = c + 'a' - 'A'
+			}
+		}
+		if bytes.Contains(low, []byte("namespace")) {
+			if m := harvestNamespace().FindSubmatch(text[start:end]); m != nil && !systemNamespace(string(m[1])) {
+				a.AddName(KindNamespace, string(m[1]))
+			}
+		}
+		if bytes.HasPrefix(low, []byte("name:")) {
+			if m := harvestDescribeName().FindSubmatch(text[start:min(len(text), end+8)]); m != nil {
+				a.harvest("node", string(m[1]))
+			}
+		}
+		if bytes.HasPrefix(low, []byte("node:")) {
+			if m := harvestDescribeNode().FindSubmatch(text[start:end]); m != nil {
+				a.harvest("node", string(m[1]))
+			}
+		}
+		if tableToken(low) {
+			a.harvestTable(text, start, end)
+		}
+		if bytes.IndexByte(text[start:end], '\\') >= 0 || bytes.IndexByte(text[start:end], '@') >= 0 {
+			a.harvestAccounts(text[start:end])
+		}
+		if p := bytes.TrimRight(low, "\r \t"); bytes.HasSuffix(p, []byte("> whoami")) || bytes.HasSuffix(p, []byte("> whoami /upn")) {
+			// A transcript's whoami: its answer, the next line, is the
+			// account (fab\tkimura, tkimura@fab.internal).
+			if s, e := lineAfter(text, end); s < e {
+				if v := strings.TrimSpace(string(text[s:e])); validAccount(v) {
+					a.harvestUser(v)
+				}
 			}
 		}
 		for _, tok := range harvestTokens {
@@ -181,6 +239,30 @@ func (a *Anonymizer) harvestOneLine(text []byte, start, end int, low []byte) {
 				match(harvestLineList(), line, list)
 			}
 		}
+	}
+	if bytes.Contains(low, []byte("registered")) || bytes.Contains(low, []byte("full")) || bytes.Contains(low, []byte("primaryowner")) || bytes.Contains(low, []byte("organization")) {
+		phrase := func(m [][]byte) {
+			kind := KindUser
+			if bytes.Contains(bytes.ToLower(m[1]), []byte("organization")) {
+				kind = KindOrg
+			}
+			a.addPhrase(kind, string(m[2]))
+		}
+		match(harvestPhrase(), line, phrase)
+		match(harvestPhraseReg(), line, phrase)
+		eachMatch(harvestPhraseJSON(), line, phrase)
+	}
+	if bytes.Contains(low, []byte("setenvironmentvariable")) {
+		eachMatch(harvestSetEnv(), line, pair)
+	}
+	if bytes.Contains(low, []byte("system:node:")) {
+		eachMatch(harvestSystemNode(), line, func(m [][]byte) { a.harvest("node", string(m[1])) })
+	}
+	if bytes.HasPrefix(low, []byte("user name")) {
+		match(harvestNetUser(), line, func(m [][]byte) { a.harvestUser(string(m[1])) })
+	}
+	if t := bytes.TrimLeft(line, " \t"); len(t) > 0 && t[0] == '$' {
+		match(harvestPSAssign(), line, pair)
 	}
 	for _, k := range tokenKeys(low) {
 		s := k[0]
@@ -346,6 +428,18 @@ func (a *Anonymizer) harvest(key, v string) {
 	case statesDomain:
 		a.harvestDomain(v, suffixKey(key))
 	}
+}
+
+// validAccount: v is shaped as DOMAIN\user, user@domain or a bare user.
+func validAccount(v string) bool {
+	d, u, ok := strings.Cut(v, `\`)
+	if !ok {
+		u, d, ok = strings.Cut(v, "@")
+	}
+	if !ok {
+		return validName(v)
+	}
+	return validName(u) && validName(d) && len(d) <= 255
 }
 
 // harvestUser registers DOMAIN\user, user@domain and user; a machine's

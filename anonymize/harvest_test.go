@@ -206,6 +206,12 @@ func FuzzHarvestText(f *testing.F) {
 		"kubelet --hostname-override akswin --node-ip=10.0.0.4 -ComputerName x",
 		"    - type: InternalDNS\n      address: w.corp.example.net\n",
 		"=\n:\n{}\n[]\n\"\":\"\"\n--=\n",
+		"PS C:\\> kubectl get nodes -o wide\nNAME    STATUS   ROLES   AGE\nwin-a   Ready    <none>  3d\n",
+		"NAMESPACE   NAME   NODE\nacme   p-1   win-b\n\n USERNAME  SESSIONNAME\n>jdoe   rdp\n",
+		"\"TimeCreated\",\"MachineName\"\n\"1\",\"win-c.corp.example\"\n\"2\n",
+		"MachineName Id\n----------- --\nwin-d       7\n",
+		"$env:NODENAME = \"win-e\"\nfab\\tkimura\nUserName : FAB\\svc\nx@corp.example\nRegistered Owner: A B\n",
+		"PS C:\\> whoami\nfab\\x\nPS C:\\> kubectl top nodes\nNAME  CPU(cores)\nn1  1m\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -238,5 +244,70 @@ func BenchmarkHarvestText(b *testing.B) {
 	b.SetBytes(int64(len(in)))
 	for b.Loop() {
 		testAnonymizer().HarvestText(in)
+	}
+}
+
+// Calico for Windows' config.ps1 states the node's name in PowerShell
+// assignments; a short one is replaced there and named as kept.
+func TestHarvestPowerShellAssignment(t *testing.T) {
+	a := testAnonymizer()
+	in := []byte("$env:KUBE_NETWORK = \"Calico.*\"\n$env:NODENAME = \"aksnpwin8r\"\n$env:CALICO_NODENAME=\"winworker-tahoe3\"\n" +
+		"  $env:K8S_NODE_NAME = 'winworker-shasta4' # set by install\n$NodeName = \"vm\"\n$env:CNI_BIN_DIR = \"c:\\k\\cni\"\n")
+	a.HarvestText(in)
+	out := string(a.Text(in))
+	for _, s := range []string{"aksnpwin8r", "winworker-tahoe3", "winworker-shasta4", `"vm"`} {
+		if strings.Contains(out, s) {
+			t.Errorf("%s left: %s", s, out)
+		}
+	}
+	if !strings.Contains(out, `"Calico.*"`) || !strings.Contains(out, `c:\k\cni`) {
+		t.Errorf("other values changed: %s", out)
+	}
+}
+
+// systeminfo's Registered Owner and Organization, Get-ComputerInfo's
+// JSON and net user's Full name and User name name a person or the
+// customer: replaced as whole words wherever they stand; Windows'
+// defaults stay.
+func TestHarvestOwnerAndFullName(t *testing.T) {
+	a := testAnonymizer()
+	in := []byte("Registered Owner:          Mark Baker\r\nRegistered Organization:   Tailspin Toys\r\n" +
+		"{\"WindowsRegisteredOrganization\": \"Wide World Importers\", \"WindowsRegisteredOwner\": \"Windows User\"}\n" +
+		"User name                    opsadmin\nFull name                    Priya Raman\n" +
+		"    RegisteredOwner    REG_SZ    Jun Tanaka\r\nRegisteredUser : Ola Nordmann\n" +
+		"note: Mark Baker of Tailspin Toys asked; Bookmark Bakery; wide world importers; Windows User\n")
+	a.HarvestText(in)
+	out := string(a.Text(in))
+	for _, s := range []string{"Mark Baker", "Tailspin Toys", "Wide World Importers", "wide world importers", "opsadmin", "Priya Raman", "Jun Tanaka", "Ola Nordmann"} {
+		if strings.Contains(out, s) {
+			t.Errorf("%s left: %s", s, out)
+		}
+	}
+	for _, s := range []string{"Bookmark Bakery", "Windows User", "Registered Owner:", "Full name "} {
+		if !strings.Contains(out, s) {
+			t.Errorf("%s lost: %s", s, out)
+		}
+	}
+}
+
+// DOMAIN\user where DOMAIN is a Windows domain the bundle states: the
+// user is replaced too, whichever file states the domain; paths, built-in
+// accounts and groups of several words stay.
+func TestHarvestAccountsOfKnownDomain(t *testing.T) {
+	a := testAnonymizer()
+	in := []byte("PS C:\\> whoami\nfab\\tkimura\nC:\\k NT AUTHORITY\\SYSTEM:(OI)(CI)(F)\n     FAB\\ngarcia:(OI)(CI)(F)\n" +
+		"FAB\\Domain Admins:(F)\nFAB\\Administrator:(F)\nOTHER\\someone\nC:\\k\\cni\\config\nFAB\\WIN-NODE7$ logged on\n")
+	a.HarvestText(in)
+	a.HarvestText([]byte("UserName : FAB\\svc-kubelet\n")) // the domain, stated after
+	out := string(a.Text(in))
+	for _, s := range []string{"tkimura", "ngarcia", "WIN-NODE7", "fab\\", "FAB\\"} {
+		if strings.Contains(out, s) {
+			t.Errorf("%s left: %s", s, out)
+		}
+	}
+	for _, s := range []string{"\\Domain Admins", "\\Administrator", "OTHER\\someone", "C:\\k\\cni\\config", "NT AUTHORITY\\SYSTEM"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("%s lost: %s", s, out)
+		}
 	}
 }

@@ -17,6 +17,9 @@ const minKeywordLen = 3
 type keyword struct {
 	low       []byte
 	pseudonym string
+	// whole: replaced only as whole words (a person's or organization's
+	// name a field states), not inside longer ones.
+	whole bool
 }
 
 // AddKeyword registers a word to replace wherever it appears, in any case,
@@ -89,6 +92,9 @@ func (a *Anonymizer) keywordAt(lower []byte, i int) (int, string) {
 			continue
 		}
 		n := len(kw.low)
+		if kw.whole && (i > 0 && isAlnum(lower[i-1]) || i+n < len(lower) && isAlnum(lower[i+n])) {
+			continue
+		}
 		if allHex(kw.low) && (i > 0 && (lower[i-1] == ':' || lower[i-1] == '-' || isHex(lower[i-1])) || i+n < len(lower) && (lower[i+n] == ':' || isHex(lower[i+n]))) {
 			continue
 		}
@@ -96,6 +102,38 @@ func (a *Anonymizer) keywordAt(lower []byte, i int) (int, string) {
 	}
 	return 0, ""
 }
+
+// maxPhrases bounds the names learnt from fields (each costs a look at
+// every byte of the text).
+const maxPhrases = 64
+
+// addPhrase registers the name of a person or organization a field
+// states (systeminfo's Registered Owner, net user's Full name), which may
+// hold spaces: replaced as a whole, in any case, wherever it stands.
+func (a *Anonymizer) addPhrase(kind, v string) {
+	v = strings.Join(strings.Fields(v), " ")
+	low := strings.ToLower(v)
+	if len(v) < minKeywordLen || len(v) > 120 || a.phrases >= maxPhrases || vocabulary[low] || wellKnown[low] || notName[low] ||
+		defaultOwners[low] || builtinUsers[low] || !strings.ContainsFunc(v, func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 0x7f }) ||
+		strings.ContainsAny(v, `"<>:=/{}[]\`) {
+		return
+	}
+	for _, kw := range a.keywords {
+		if string(kw.low) == low {
+			return
+		}
+	}
+	a.phrases++
+	a.keywords = append(a.keywords, keyword{low: []byte(low), pseudonym: a.names.pseudonym(kind, low), whole: true})
+	for i := len(a.keywords) - 1; i > 0 && len(a.keywords[i].low) > len(a.keywords[i-1].low); i-- {
+		a.keywords[i], a.keywords[i-1] = a.keywords[i-1], a.keywords[i]
+	}
+}
+
+// defaultOwners are what Windows and images put in Registered Owner and
+// Organization when no one was asked: no one's.
+var defaultOwners = map[string]bool{"windows user": true, "user": true, "n/a": true, "microsoft": true, "microsoft corporation": true,
+	"owner": true, "admin": true, "azureuser": true, "organization": true, "default": true, "-": true}
 
 func allHex(b []byte) bool {
 	for _, c := range b {

@@ -20,6 +20,8 @@ const (
 	// KindWinDomain is a Windows domain's or workgroup's short (NetBIOS)
 	// name, as in DOMAIN\user.
 	KindWinDomain = "windomain"
+	// KindOrg is an organization a field names (Registered Organization).
+	KindOrg = "org"
 )
 
 // wellKnown names are kept in text: they are software defaults every
@@ -107,6 +109,19 @@ func (m *nameMapper) Add(kind, name string) {
 		}
 	}
 	if kind == KindDomain {
+		if plat, ok := platformDomain(low); ok {
+			// Under a cloud's or vendor's own domain (reddog.microsoft.com,
+			// ec2.internal): only the labels before it are mapped; the
+			// platform's domain, in image names and XML namespaces
+			// everywhere, is no one's.
+			if low == plat {
+				return
+			}
+			labels := strings.TrimSuffix(low, "."+plat)
+			m.names[low] = m.pseudonym(kind, labels) + "." + plat
+			m.maxLabels = max(m.maxLabels, strings.Count(low, ".")+1)
+			return
+		}
 		// contoso.com stands alone too where corp.contoso.com was stated.
 		if _, parent, ok := strings.Cut(low, "."); ok && strings.Contains(parent, ".") && !publicSuffix(parent) {
 			m.Add(KindDomain, parent)
@@ -243,6 +258,30 @@ var vocabulary = map[string]bool{
 	// the bundle's own folders and the API groups and labels that carry
 	// them (k8s/nodes.json, discovery.k8s.io, k8s-app, logs/kubelet/)
 	"k8s": true, "capture": true, "captures": true, "kubelet": true, "containerd": true,
+}
+
+// platformDomains are the registrable domains of clouds, vendors and
+// Kubernetes itself that a node's DNS suffix, search list or FQDN ends
+// in: Azure's reddog.microsoft.com and internal.cloudapp.net, AWS's
+// compute.internal, GCE's google.internal. They name no customer, and
+// image names (mcr.microsoft.com), XML namespaces and endpoints
+// (*.blob.core.windows.net) hold them everywhere. The longest first.
+var platformDomains = []string{
+	"internal.cloudapp.net", "cloudapp.azure.com", "compute.internal", "compute.amazonaws.com", "blob.core.windows.net",
+	"microsoft.com", "microsoftonline.com", "windows.net", "windows.com", "azure.com", "azure.net", "azure.us", "cloudapp.net",
+	"azurecr.io", "azmk8s.io", "azureedge.net", "trafficmanager.net", "amazonaws.com", "ec2.internal", "aws.dev",
+	"googleapis.com", "google.internal", "gcr.io", "pkg.dev", "cluster.local", "k8s.io", "kubernetes.io", "docker.io",
+	"docker.com", "github.com", "githubusercontent.com", "ghcr.io", "quay.io", "tigera.io", "projectcalico.org",
+}
+
+// platformDomain returns the platform domain d is or ends in.
+func platformDomain(d string) (string, bool) {
+	for _, p := range platformDomains {
+		if d == p || strings.HasSuffix(d, "."+p) {
+			return p, true
+		}
+	}
+	return "", false
 }
 
 // publicSuffix: a domain under which names belong to many owners.

@@ -87,3 +87,26 @@ func TestFQDNFieldsAndSingleLabelSuffixes(t *testing.T) {
 		}
 	}
 }
+
+// A DNS suffix under a platform's domain maps its own labels only: the
+// platform's domain stays wherever it stands (image names, XML namespaces).
+func TestPlatformDomainKept(t *testing.T) {
+	a := testAnonymizer()
+	a.HarvestText([]byte("   DNS Suffix Search List. . . . . . : reddog.microsoft.com\n" +
+		"   Connection-specific DNS Suffix  . : kx3vq2.ax.internal.cloudapp.net\n" +
+		"search us-west-2.compute.internal corp.contoso.com\n" +
+		"   Primary Dns Suffix  . . . . . . . : windows.net\n"))
+	in := "reddog.microsoft.com mcr.microsoft.com/oss/pause:3.9 kx3vq2.ax.internal.cloudapp.net abc.internal.cloudapp.net " +
+		"us-west-2.compute.internal ip-10-0-1-5.ec2.internal corp.contoso.com contoso.com core.windows.net"
+	out := string(a.Text([]byte(in)))
+	for _, s := range []string{"mcr.microsoft.com/oss/pause:3.9", ".microsoft.com ", "abc.internal.cloudapp.net", ".internal.cloudapp.net ", ".compute.internal ", "core.windows.net"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("%q lost: %s", s, out)
+		}
+	}
+	for _, s := range []string{"reddog", "kx3vq2", "us-west-2", "contoso"} {
+		if strings.Contains(out, s) {
+			t.Errorf("%q left: %s", s, out)
+		}
+	}
+}

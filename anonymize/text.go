@@ -1,6 +1,7 @@
 package anonymize
 
 import (
+	"bytes"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -12,6 +13,9 @@ import (
 // boundary; a dotted version number (v1.2.3.4, 10.0.17763.1) is not an
 // address.
 func (a *Anonymizer) Text(in []byte) []byte {
+	if a.pendingAccounts != nil {
+		a.resolveAccounts()
+	}
 	in = a.statedFields(in)
 	return a.replaceKeywords(a.words(in))
 }
@@ -34,7 +38,21 @@ func (a *Anonymizer) words(in []byte) []byte {
 			i += n
 			continue
 		}
-		if (i == 0 || !nameChar(in[i-1]) || jsonEscapeBefore(in, i)) && nameChar(in[i]) {
+		if pctEscapeBefore(in, i) {
+			if n, rep := a.pctIPv6At(in, i); n > 0 {
+				out = append(out, rep...)
+				i += n
+				continue
+			}
+		}
+		if n := pctEscapeAt(in, i); n > 0 && (a.isAddrAt(in, i+n) || a.startsWithName(in, i+n) || a.pctIPv6Len(in, i+n) > 0) {
+			// A percent-encoded separator (http%3A%2F%2F10.1.2.3%3A80) is
+			// no part of the word or address after it.
+			out = append(out, in[i:i+n]...)
+			i += n
+			continue
+		}
+		if (i == 0 || !nameChar(in[i-1]) || jsonEscapeBefore(in, i) || pctEscapeBefore(in, i)) && nameChar(in[i]) {
 			// A word ends early where an address starts inside it
 			// (host-10.1.2.3, pod_fd00::5): the address is the loop's.
 			j := i + 1
@@ -62,8 +80,8 @@ func addrStart(in []byte, i int) bool {
 		return true
 	}
 	c := in[i-1]
-	if jsonEscapeBefore(in, i) {
-		return true // \u0027 ends in a digit, \n in a letter
+	if jsonEscapeBefore(in, i) || pctEscapeBefore(in, i) {
+		return true // \u0027 ends in a digit, \n in a letter, %2F in a letter
 	}
 	switch {
 	case c >= '0' && c <= '9', c == '.':
@@ -98,6 +116,73 @@ func jsonEscapeBefore(in []byte, i int) bool {
 		return true
 	}
 	return i >= 6 && in[i-6] == '\\' && in[i-5] == 'u' && isHex(in[i-4]) && isHex(in[i-3]) && isHex(in[i-2]) && isHex(in[i-1])
+}
+
+// pctEscapeAt: 3 where a URL's percent escape (%2F, %3A, %40) starts at
+// in[i], else 0.
+func pctEscapeAt(in []byte, i int) int {
+	if i+5 <= len(in) && in[i] == '%' && in[i+1] == '2' && in[i+2] == '5' && isHex(in[i+3]) && isHex(in[i+4]) {
+		return 5 // encoded twice: %252F
+	}
+	if i+3 <= len(in) && in[i] == '%' && isHex(in[i+1]) && isHex(in[i+2]) {
+		return 3
+	}
+	return 0
+}
+
+// pctIPv6At maps an IPv6 address at in[i] whose colons are
+// percent-encoded (%5Bfd00%3A%3A5%5D in a URL): the bytes it spans and
+// its image, encoded alike, or 0.
+func (a *Anonymizer) pctIPv6At(in []byte, i int) (int, []byte) {
+	var dec []byte
+	colon := ""
+	j := i
+	for j < len(in) && len(dec) < 45 {
+		switch {
+		case isHex(in[j]) || in[j] == '.':
+			dec = append(dec, in[j])
+			j++
+			continue
+		case j+3 <= len(in) && in[j] == '%' && in[j+1] == '3' && (in[j+2] == 'A' || in[j+2] == 'a'):
+			if colon == "" {
+				colon = string(in[j : j+3])
+			}
+			dec = append(dec, ':')
+			j += 3
+			continue
+		}
+		break
+	}
+	if colon == "" || bytes.Count(dec, []byte(":")) < 2 || j < len(in) && isAlnum(in[j]) {
+		return 0, nil
+	}
+	addr, err := netip.ParseAddr(string(dec))
+	if err != nil || !addr.Is6() {
+		return 0, nil
+	}
+	return j - i, []byte(strings.ReplaceAll(a.addrs.Addr(addr).String(), ":", colon))
+}
+
+// pctIPv6Len: the length of a percent-encoded IPv6 address at in[i], or 0.
+func (a *Anonymizer) pctIPv6Len(in []byte, i int) int {
+	if i >= len(in) || !isHex(in[i]) {
+		return 0
+	}
+	n, _ := a.pctIPv6At(in, i)
+	return n
+}
+
+// pctEscapeBefore: in[i-3:i] is a percent escape that separates (%2F,
+// %3A, %40, %3D, %26, %2C, %20): what follows starts a word or address.
+func pctEscapeBefore(in []byte, i int) bool {
+	if i < 3 || in[i-3] != '%' && !(i >= 5 && in[i-5] == '%' && in[i-4] == '2' && in[i-3] == '5') || !isHex(in[i-2]) || !isHex(in[i-1]) {
+		return false // neither %2F nor, encoded twice, %252F
+	}
+	switch strings.ToUpper(string(in[i-2 : i])) {
+	case "2F", "3A", "40", "3D", "26", "2C", "20", "3F", "5B", "5D", "22", "27", "5C":
+		return true
+	}
+	return false
 }
 
 // escapeAt: the length of the escape letters at in[i] after a backslash

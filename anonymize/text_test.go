@@ -213,3 +213,22 @@ func TestSecondReviewCases(t *testing.T) {
 		}
 	}
 }
+
+// An address or name inside a percent-encoded URL is mapped; the escapes
+// stay as they were.
+func TestPercentEncodedURL(t *testing.T) {
+	a := testAnonymizer()
+	a.AddName(KindHost, "tswin-app02")
+	in := "redirect_uri=http%3A%2F%2F172.22.41.93%3A8080%2Fcb&u=https%3a%2f%2ftswin-app02%3A443 x=100%2050 fd=%5Bfd00%3A%3A5%5D twice=http%253A%252F%252F10.31.7.9%253A80"
+	out := string(a.Text([]byte(in)))
+	for _, s := range []string{"172.22.41.93", "tswin-app02", "10.31.7.9", "fd00%3A%3A5"} {
+		if strings.Contains(out, s) {
+			t.Errorf("%s left: %s", s, out)
+		}
+	}
+	for _, s := range []string{"http%3A%2F%2F", "%3A8080%2Fcb", "100%2050", "fd=%5Bf", "%3A5%5D twice"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("%s lost: %s", s, out)
+		}
+	}
+}
