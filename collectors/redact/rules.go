@@ -95,17 +95,17 @@ func compileRules() {
 	// XML: <Password>x</Password>, <AdministratorPassword><Value>x</Value>,
 	// <add key="ApiKey" value="x" />
 	xmlElem = regexp.MustCompile(`<(` + xmlPrefix + keyName + `)(?:\s[^>]*)?>(?:\s*<(?:Value|Key)>)?([^<]+)<`)
-	xmlAttr = regexp.MustCompile(`(?i)(\b(?:key|name)\s*=\s*"(` + keyName + `)"\s+value\s*=\s*")([^"]*)"`)
+	xmlAttr = regexp.MustCompile(`(?i)(\b(?:key|name)\s*=\s*"(` + xmlKeyPrefix + keyName + `)"\s+value\s*=\s*")([^"]*)"`)
 	// The same with other attributes between, or the value first:
 	// <property name="db.password" type="string" value="..."/>, <add value="..." key="ApiKey"/>.
-	xmlAttrApart = regexp.MustCompile(`<[A-Za-z][\w:.\-]*\s[^>]*?\b(?i:key|name)\s*=\s*"(` + keyName + `)"[^>]*?\s(?i:value)\s*=\s*("[^"]*"|'[^']*')`)
-	xmlAttrFirst = regexp.MustCompile(`<[A-Za-z][\w:.\-]*\s[^>]*?\b(?i:value)\s*=\s*("[^"]*"|'[^']*')[^>]*?\s(?i:key|name)\s*=\s*"(` + keyName + `)"`)
+	xmlAttrApart = regexp.MustCompile(`<[A-Za-z][\w:.\-]*\s[^>]*?\b(?i:key|name)\s*=\s*"(` + xmlKeyPrefix + keyName + `)"[^>]*?\s(?i:value)\s*=\s*("[^"]*"|'[^']*')`)
+	xmlAttrFirst = regexp.MustCompile(`<[A-Za-z][\w:.\-]*\s[^>]*?\b(?i:value)\s*=\s*("[^"]*"|'[^']*')[^>]*?\s(?i:key|name)\s*=\s*"(` + xmlKeyPrefix + keyName + `)"`)
 
 	urlCreds = regexp.MustCompile(`(\b[A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@"']*:)([^/\s@"']+)(@)`)
 	bearer = regexp.MustCompile(`(?i)(\b(bearer|basic)[ \t]+)([A-Za-z0-9\-._~+/]{8,}=*)`)
 	jwt = regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]+`)
 	awsKeyID = regexp.MustCompile(`\b(?:AKIA|ASIA|AROA|AIDA)[0-9A-Z]{16}\b`)
-	sasSig = regexp.MustCompile(`(?i)([?&](?:sig|x-amz-signature|x-amz-security-token|x-goog-signature)=)([^&\s"'<>]+)`)
+	sasSig = regexp.MustCompile(`(?i)([?&](?:sig|signature|x-amz-signature|x-amz-security-token|x-goog-signature)=)([^&\s"'<>]+)`)
 	// Tokens that say what they are by their prefix.
 	prefixed = regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{30,255}|glpat-[A-Za-z0-9_\-]{20,}|xox[abposre]-[A-Za-z0-9\-]{10,}|xoxe\.xox[bp]-[0-9]-[A-Z0-9]{20,}|npm_[A-Za-z0-9]{36}|AIza[0-9A-Za-z_\-]{35}|(?:sk|rk)_live_[A-Za-z0-9]{20,}|hf_[A-Za-z0-9]{30,})\b`)
 	portLike = regexp.MustCompile(`^[0-9.:\-]+(?:/(?:tcp|udp|sctp))?$`)
@@ -521,6 +521,18 @@ func (w *Writer) keyValue(c []byte, a, b int) (int, int, []byte, bool) {
 			j++
 		}
 		sep := c[sepStart:j]
+		if a > 0 && (c[a-1] == '?' || c[a-1] == '&') && bytes.Equal(sep, []byte("=")) {
+			// A URL's query: the value ends at the next parameter.
+			e := j
+			for e < len(c) && !isSpace(c[e]) && strings.IndexByte("&#\"'<>", c[e]) < 0 {
+				e++
+			}
+			if e == j || !secretValue(key, kind, c[j:e]) {
+				return 0, 0, nil, false
+			}
+			w.count(kind)
+			return j, e, []byte(Placeholder), true
+		}
 		if j < len(c) && c[j] == '{' {
 			// "adminPassword": { "value": "x" }: an ARM parameter.
 			j = objectValue(c, j)
@@ -554,6 +566,9 @@ func (w *Writer) keyValue(c []byte, a, b int) (int, int, []byte, bool) {
 				if len(sep) > 1 || !shellCommand(c[e:]) {
 					e = extend(c, e)
 				}
+			}
+			if byteSize(string(c[s:e])) {
+				return 0, 0, nil, false
 			}
 		}
 		w.count(kind)
@@ -1160,3 +1175,7 @@ func objectValue(c []byte, j int) int {
 	}
 	return k
 }
+
+// xmlKeyPrefix: the prefix ASP.NET appSettings keys often carry
+// (ida:ClientSecret, ida:AppKey in OWIN/ADAL samples).
+const xmlKeyPrefix = `(?:[A-Za-z0-9_.\-]+:)?`
