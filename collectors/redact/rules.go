@@ -513,8 +513,8 @@ func (w *Writer) keyValue(c []byte, a, b int) (int, int, []byte, bool) {
 		j++
 	}
 	if j < len(c) && (c[j] == ':' || c[j] == '=') {
-		if c[j] == ':' && j+1 < len(c) && c[j+1] == '=' {
-			j++
+		if j+1 < len(c) && (c[j] == ':' && c[j+1] == '=' || c[j] == '=' && c[j+1] == '>') {
+			j++ // key := value; key => value (Puppet, Ruby, Perl, PHP)
 		}
 		j++
 		for j < len(c) && (c[j] == ' ' || c[j] == '\t') {
@@ -532,6 +532,11 @@ func (w *Writer) keyValue(c []byte, a, b int) (int, int, []byte, bool) {
 			}
 			w.count(kind)
 			return j, e, []byte(Placeholder), true
+		}
+		if j < len(c) && c[j] == '[' {
+			// X-Api-Key = ["…"]: a TOML or JSON array of strings, each one
+			// the secret (containerd hosts.toml headers).
+			return w.arrayValues(c, j, key, kind)
 		}
 		if j < len(c) && c[j] == '{' {
 			// "adminPassword": { "value": "x" }: an ARM parameter.
@@ -1179,3 +1184,50 @@ func objectValue(c []byte, j int) int {
 // xmlKeyPrefix: the prefix ASP.NET appSettings keys often carry
 // (ida:ClientSecret, ida:AppKey in OWIN/ADAL samples).
 const xmlKeyPrefix = `(?:[A-Za-z0-9_.\-]+:)?`
+
+// arrayValues redacts each string of the array opening at c[j], on one
+// line; an array of anything else (objects, numbers) is left to the rules
+// that read it.
+func (w *Writer) arrayValues(c []byte, j int, key, kind string) (int, int, []byte, bool) {
+	var out []byte
+	out = append(out, '[')
+	k, n := j+1, 0
+	for {
+		s := k
+		for k < len(c) && (c[k] == ' ' || c[k] == '\t') {
+			k++
+		}
+		out = append(out, c[s:k]...)
+		if k >= len(c) || c[k] != '"' && c[k] != '\'' {
+			return 0, 0, nil, false
+		}
+		e := scanValue(c, k)
+		if e < 0 || e > len(c) || c[e-1] != c[k] || e-k < 2 {
+			return 0, 0, nil, false
+		}
+		if secretValue(key, kind, c[k:e]) {
+			out = append(out, quoted(c[k:e])...)
+			n++
+		} else {
+			out = append(out, c[k:e]...)
+		}
+		k = e
+		s = k
+		for k < len(c) && (c[k] == ' ' || c[k] == '\t') {
+			k++
+		}
+		out = append(out, c[s:k]...)
+		if k < len(c) && c[k] == ']' {
+			if n == 0 {
+				return 0, 0, nil, false
+			}
+			w.counts[kind] += n
+			return j, k + 1, append(out, ']'), true
+		}
+		if k >= len(c) || c[k] != ',' {
+			return 0, 0, nil, false
+		}
+		out = append(out, ',')
+		k++
+	}
+}
