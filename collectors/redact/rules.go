@@ -60,6 +60,8 @@ func compileRules() {
 
 	// PowerShell and Windows command lines.
 	secureString = regexp.MustCompile(`(?i)(ConvertTo-SecureString(?:[ \t]+-(?:AsPlainText|Force)(?::\$true)?)*[ \t]+(?:-String[ \t]+)?)(` + argValue + `)`)
+	// ConvertTo-SecureString $p -AsPlainText: the variable holds the plain text.
+	secureStrVar = regexp.MustCompile(`(?i)ConvertTo-SecureString(?:[ \t]+-(?:AsPlainText|Force)(?::\$true)?)*[ \t]+(?:-String[ \t]+)?\$([A-Za-z_][A-Za-z0-9_]*)`)
 	secureStrParam = regexp.MustCompile(`(?i)((?:^|\s)-String[ \t]+)(` + argValue + `)`)
 	secureStrPipe = regexp.MustCompile(`(?i)("(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*')([ \t]*\|[ \t]*ConvertTo-SecureString)`)
 	netUser = regexp.MustCompile(`(?i)(\bnet(?:\.exe)?[ \t]+user[ \t]+(?:"[^"\n]*"|[^\s/"]+)[ \t]+)("[^"\n]*"|[^\s"/*][^\s"]*)`)
@@ -125,7 +127,7 @@ var compiled sync.Once
 // The patterns, set by compileRules.
 var (
 	objectKeyLine, psHashPair, xmlAttrApart, xmlAttrFirst,
-	beginMarker, endMarkerRe, b64PEM, blockStart, envNameLine, envValueLine, puttyPrivate, lineStart, valueStop, envPairInline, authHeader, cookieHdr, secureString, secureStrParam, secureStrPipe, netUser, netUse, setx, netrc, netUseAfter, setEnvVar, netCredential, winSlash, winSlashSp, unixUser, mysqlCmd, passCmd, sqlCmd, unixPass, sqlPass, curlUser, connPair, xmlElem, xmlAttr, urlCreds, bearer, jwt, awsKeyID, sasSig, prefixed, portLike, verbNoun, pathValue *regexp.Regexp
+	beginMarker, endMarkerRe, b64PEM, blockStart, envNameLine, envValueLine, puttyPrivate, lineStart, valueStop, envPairInline, authHeader, cookieHdr, secureString, secureStrVar, secureStrParam, secureStrPipe, netUser, netUse, setx, netrc, netUseAfter, setEnvVar, netCredential, winSlash, winSlashSp, unixUser, mysqlCmd, passCmd, sqlCmd, unixPass, sqlPass, curlUser, connPair, xmlElem, xmlAttr, urlCreds, bearer, jwt, awsKeyID, sasSig, prefixed, portLike, verbNoun, pathValue *regexp.Regexp
 )
 
 // Authorization schemes whose credentials follow a space.
@@ -268,6 +270,7 @@ func (w *Writer) rules(c, lower []byte) []byte {
 		c = w.sub(c, secureString, w.group(2, KindPassword))
 		c = w.sub(c, secureStrParam, w.group(2, KindPassword))
 		c = w.sub(c, secureStrPipe, w.group(1, KindPassword))
+		c = w.secureVar(c)
 	}
 	if has(lower, "net") {
 		if has(lower, "user") {
@@ -547,7 +550,7 @@ func (w *Writer) keyValue(c []byte, a, b int) (int, int, []byte, bool) {
 			return 0, 0, nil, false
 		}
 		s, v := j, c[j:e]
-		if v[0] != '"' && v[0] != '\'' && !bytes.HasPrefix(v, []byte(`\"`)) {
+		if v[0] != '"' && v[0] != '\'' && !bytes.HasPrefix(v, []byte(`\"`)) && entityQuote(v) == "" {
 			switch {
 			case open < a && !quotedKey:
 				// "KEY=value ..." inside a string: the value ends with it.
@@ -702,6 +705,15 @@ func scanValue(c []byte, j int) int {
 			}
 		}
 		return len(c)
+	case c[j] == '&':
+		// &apos;…&apos; and &quot;…&quot;: a string quoted inside XML (an
+		// event's ScriptBlockText); it ends at the same entity.
+		if q := entityQuote(c[j:]); q != "" {
+			if k := bytes.Index(c[j+len(q):], []byte(q)); k >= 0 {
+				return j + len(q) + k + len(q)
+			}
+			return len(c)
+		}
 	case isSpace(c[j]) || strings.IndexByte(`"',;=(){}[]<>|`, c[j]) >= 0:
 		return -1
 	}
@@ -1084,8 +1096,21 @@ func (w *Writer) base64PEM(c []byte) []byte {
 	})
 }
 
+// entityQuote returns the XML entity for a quote that b starts with.
+func entityQuote(b []byte) string {
+	for _, q := range []string{"&apos;", "&quot;", "&#39;", "&#34;"} {
+		if bytes.HasPrefix(b, []byte(q)) {
+			return q
+		}
+	}
+	return ""
+}
+
 // quoted keeps the value's quotes around the placeholder.
 func quoted(v []byte) []byte {
+	if q := entityQuote(v); q != "" && len(v) >= 2*len(q) && bytes.HasSuffix(v, []byte(q)) {
+		return []byte(q + Placeholder + q)
+	}
 	switch {
 	case len(v) >= 4 && bytes.HasPrefix(v, []byte(`\"`)) && bytes.HasSuffix(v, []byte(`\"`)):
 		return []byte(`\"` + Placeholder + `\"`)
@@ -1230,4 +1255,61 @@ func (w *Writer) arrayValues(c []byte, j int, key, kind string) (int, int, []byt
 		out = append(out, ',')
 		k++
 	}
+}
+
+// secureVar redacts the plain text a variable is given on the line that
+// hands it to ConvertTo-SecureString -AsPlainText ($p = '…'; … $p), what
+// ever the variable's name: script block logging and transcripts carry a
+// script's statements so, on one line.
+func (w *Writer) secureVar(c []byte) []byte {
+	ms := secureStrVar.FindAllSubmatchIndex(c, -1)
+	for n := len(ms); n > 0; n-- {
+		// From the last use back: a replacement moves only what follows it.
+		m := ms[n-1]
+		c = w.assignedLiteral(c, c[m[2]:m[3]], m[0])
+	}
+	return c
+}
+
+// assignedLiteral redacts the literals assigned to $name in c[:end].
+func (w *Writer) assignedLiteral(c, name []byte, end int) []byte {
+	v := append([]byte{'$'}, name...)
+	var out []byte
+	last := 0
+	for off := 0; off < end; {
+		i := bytes.Index(c[off:end], v)
+		if i < 0 {
+			break
+		}
+		j := off + i + len(v)
+		off = j
+		if j < len(c) && (isKeyChar(c[j]) || c[j] == ':') {
+			continue // a longer name ($pw, $p.Length, $p:x)
+		}
+		for j < len(c) && (c[j] == ' ' || c[j] == '\t') {
+			j++
+		}
+		if j+1 >= len(c) || c[j] != '=' || c[j+1] == '=' {
+			continue
+		}
+		j++
+		for j < len(c) && (c[j] == ' ' || c[j] == '\t') {
+			j++
+		}
+		if j >= len(c) || c[j] != '"' && c[j] != '\'' && entityQuote(c[j:]) == "" {
+			continue // only a literal: $p = Read-Host … holds no secret here
+		}
+		e := scanValue(c, j)
+		if e < 0 || e > end || !secretValue("", KindPassword, c[j:e]) {
+			continue
+		}
+		out = append(out, c[last:j]...)
+		out = append(out, quoted(c[j:e])...)
+		last, off = e, e
+		w.count(KindPassword)
+	}
+	if out == nil {
+		return c
+	}
+	return append(out, c[last:]...)
 }
