@@ -130,6 +130,8 @@ func wordKind(last, prev string) string {
 		pre = prev
 	case strings.HasSuffix(last, "key"):
 		pre = strings.TrimSuffix(last, "key")
+	case last == "keys": // apiKeys: a list of them
+		pre = prev
 	}
 	if pre != "" {
 		for _, p := range keyPrefixes {

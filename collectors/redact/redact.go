@@ -86,6 +86,8 @@ type Writer struct {
 	archLeft int        // lines after an archiver's name that may be its arguments
 	data     secretData // a Kubernetes data or stringData block
 	kind8    docKind    // the kind the current document stated
+	next     nextValue  // a secret key's value still to come on the next lines
+	wrapCol  int        // the column of a secret value the last line ended with
 }
 
 var utf8BOM = []byte("\ufeff")

@@ -120,6 +120,7 @@ func compileRules() {
 	compileCmdline()
 	compileXML()
 	compileTokens()
+	compileNextLine()
 }
 
 var compiled sync.Once
@@ -148,6 +149,15 @@ func (w *Writer) plain(c, term []byte) {
 		return
 	}
 	defer w.startData(c)
+	if w.wrapCol > 0 && w.wrapped(c, term) {
+		return
+	}
+	if w.next.kind != "" && w.yamlNext(c, term) {
+		return
+	}
+	if t := bytes.TrimRight(c, " \t"); len(t) > 0 && t[len(t)-1] == ':' || bytes.IndexByte(c, '#') >= 0 {
+		defer w.startNext(c)
+	}
 	if w.pend.prefix != nil {
 		if r, ok := w.joinPending(c); ok {
 			w.emit(r, term)
@@ -184,7 +194,9 @@ func (w *Writer) plain(c, term []byte) {
 					v = v[:e]
 				}
 				w.count(kind)
-				w.emit(c[:m[4]], quoted(v), c[m[4]+len(v):], term)
+				r := append(append(append([]byte(nil), c[:m[4]]...), quoted(v)...), c[m[4]+len(v):]...)
+				w.noteWrap(c, r)
+				w.emit(r, term)
 				return
 			}
 		}
@@ -220,7 +232,9 @@ func (w *Writer) plain(c, term []byte) {
 	if w.xmlClose != nil || bytes.IndexByte(c, '<') >= 0 {
 		c = w.xmlLine(c)
 	}
-	w.emit(w.rules(c, lower), term)
+	r := w.rules(c, lower)
+	w.noteWrap(c, r)
+	w.emit(r, term)
 }
 
 func (w *Writer) startBlock(c, term []byte, keyCol int, kind string) {
