@@ -88,6 +88,7 @@ type Writer struct {
 	kind8    docKind    // the kind the current document stated
 	next     nextValue  // a secret key's value still to come on the next lines
 	wrapCol  int        // the column of a secret value the last line ended with
+	csv      csvTable   // the header of a CSV table being read
 }
 
 var utf8BOM = []byte("\ufeff")

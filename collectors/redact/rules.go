@@ -155,6 +155,19 @@ func (w *Writer) plain(c, term []byte) {
 	if w.next.kind != "" && w.yamlNext(c, term) {
 		return
 	}
+	if w.csv.fields > 0 {
+		if r, ok := w.csvRow(c); ok {
+			w.emit(r, term)
+			return
+		}
+		w.csv = csvTable{}
+	}
+	if c[0] == '"' || bytes.IndexByte(c, ',') >= 0 && bytes.IndexByte(c, ' ') < 0 {
+		if w.csvHeader(c, w.lowerOf(c)) {
+			w.emit(c, term)
+			return
+		}
+	}
 	if t := bytes.TrimRight(c, " \t"); len(t) > 0 && t[len(t)-1] == ':' || bytes.IndexByte(c, '#') >= 0 {
 		defer w.startNext(c)
 	}
