@@ -89,6 +89,7 @@ type Writer struct {
 	next     nextValue  // a secret key's value still to come on the next lines
 	wrapCol  int        // the column of a secret value the last line ended with
 	csv      csvTable   // the header of a CSV table being read
+	kvIndent int        // 1 + the indentation of a Key Vault secret's members being printed; 0: none
 }
 
 var utf8BOM = []byte("\ufeff")

@@ -121,6 +121,7 @@ func compileRules() {
 	compileXML()
 	compileTokens()
 	compileNextLine()
+	compileKeyVault()
 }
 
 var compiled sync.Once
@@ -244,6 +245,10 @@ func (w *Writer) plain(c, term []byte) {
 	}
 	if w.xmlClose != nil || bytes.IndexByte(c, '<') >= 0 {
 		c = w.xmlLine(c)
+	}
+	if w.kvIndent > 0 || has(lower, "/secrets/") || has(lower, "x-pkcs12") {
+		c = w.keyVault(c, lower)
+		lower = w.lowerOf(c)
 	}
 	r := w.rules(c, lower)
 	w.noteWrap(c, r)
