@@ -252,6 +252,9 @@ func (w *Writer) plain(c, term []byte) {
 	}
 	r := w.rules(c, lower)
 	w.noteWrap(c, r)
+	if bytes.IndexByte(r, '$') >= 0 && bytes.IndexByte(r, '=') >= 0 {
+		w.noteLiterals(r)
+	}
 	w.emit(r, term)
 }
 
@@ -1295,6 +1298,11 @@ func (w *Writer) arrayValues(c []byte, j int, key, kind string) (int, int, []byt
 // script's statements so, on one line.
 func (w *Writer) secureVar(c []byte) []byte {
 	ms := secureStrVar.FindAllSubmatchIndex(c, -1)
+	if len(w.held) > 0 {
+		for _, m := range ms {
+			w.redactHeld(c[m[2]:m[3]]) // assigned on a line before
+		}
+	}
 	for n := len(ms); n > 0; n-- {
 		// From the last use back: a replacement moves only what follows it.
 		m := ms[n-1]
