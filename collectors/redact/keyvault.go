@@ -6,8 +6,8 @@ import (
 )
 
 // A Key Vault secret as az keyvault secret show (or the REST API) prints
-// it: an object whose id is under a vault's /secrets/, or whose
-// contentType is a PFX, holds the secret itself as "value". The id (and
+// it: an object whose id is under a vault's /secrets/ holds the secret
+// itself as "value" (a PFX, for a certificate's secret). The id (and
 // the contentType) come before the value in az's sorted output; on one
 // line they may come in any order.
 
@@ -17,9 +17,9 @@ func compileKeyVault() {
 	kvValue = regexp.MustCompile(`("value"[ \t]*:[ \t]*)("(?:[^"\\\n]|\\.)*")`)
 }
 
-// kvMarked: the line states a Key Vault secret's id or a PFX content type.
+// kvMarked: the line states a Key Vault secret's id.
 func kvMarked(lower []byte) bool {
-	return has(lower, "/secrets/") && has(lower, ".vault.") || has(lower, "application/x-pkcs12")
+	return has(lower, "/secrets/") && has(lower, ".vault.")
 }
 
 // keyVault redacts a Key Vault secret's value on this line, or notes that

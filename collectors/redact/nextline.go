@@ -13,8 +13,8 @@ import (
 var yamlKeyOnly, yamlMapping *regexp.Regexp
 
 func compileNextLine() {
-	// clientSecret:   (nothing after the colon but a comment)
-	yamlKeyOnly = regexp.MustCompile(`^([ \t]*)(?:-[ \t]+)?["']?(` + keyName + `)["']?[ \t]*:[ \t]*(?:#.*)?$`)
+	// clientSecret:   (nothing after the colon)
+	yamlKeyOnly = regexp.MustCompile(`^([ \t]*)(?:-[ \t]+)?["']?(` + keyName + `)["']?[ \t]*:[ \t]*$`)
 	// a mapping's entry (name: x, "name": x): a nested object, no scalar
 	yamlMapping = regexp.MustCompile(`^(?:-[ \t]+)?(?:"[^"]*"|'[^']*'|[^\s"'#:][^:#]*?)[ \t]*:(?:[ \t]|$)`)
 }

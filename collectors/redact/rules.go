@@ -163,13 +163,13 @@ func (w *Writer) plain(c, term []byte) {
 		}
 		w.csv = csvTable{}
 	}
-	if c[0] == '"' || bytes.IndexByte(c, ',') >= 0 && bytes.IndexByte(c, ' ') < 0 {
+	if c[0] == '"' || bytes.IndexByte(c, ' ') < 0 && bytes.IndexByte(c, ',') >= 0 {
 		if w.csvHeader(c, w.lowerOf(c)) {
 			w.emit(c, term)
 			return
 		}
 	}
-	if t := bytes.TrimRight(c, " \t"); len(t) > 0 && t[len(t)-1] == ':' || bytes.IndexByte(c, '#') >= 0 {
+	if n := len(c); c[n-1] == ':' || (c[n-1] == ' ' || c[n-1] == '\t') && bytes.HasSuffix(bytes.TrimRight(c, " \t"), []byte(":")) {
 		defer w.startNext(c)
 	}
 	if w.pend.prefix != nil {
@@ -246,7 +246,7 @@ func (w *Writer) plain(c, term []byte) {
 	if w.xmlClose != nil || bytes.IndexByte(c, '<') >= 0 {
 		c = w.xmlLine(c)
 	}
-	if w.kvIndent > 0 || has(lower, "/secrets/") || has(lower, "x-pkcs12") {
+	if w.kvIndent > 0 || has(lower, "/secrets/") {
 		c = w.keyVault(c, lower)
 		lower = w.lowerOf(c)
 	}
