@@ -5,7 +5,8 @@ import (
 	"strings"
 )
 
-// CSV (Export-Csv, ConvertTo-Csv, a credential list) names a secret by its
+// CSV (Export-Csv, ConvertTo-Csv, a credential list; its fields apart by
+// commas, or by semicolons where the culture's list separator is one) names a secret by its
 // header: the values under a column named for a secret ("Password") go,
 // and in Name/Value rows (the environment exported) the Value goes where
 // the Name names a secret. Fields are read apart: a row's fields are no
@@ -14,6 +15,7 @@ import (
 // csvTable is the header of the CSV being read.
 type csvTable struct {
 	fields int      // the header's number of fields; 0: no table
+	sep    byte     // the delimiter: ',' or ';' (Export-Csv -UseCulture in many locales)
 	kinds  []string // per column: the kind of secret its name says, or ""
 	name   int      // the Name (or Key) column, -1 if none
 	value  int      // the Value column, -1 if none
@@ -24,7 +26,7 @@ const maxCSVHeader = 4096
 
 // csvFields splits a CSV line into fields (spans of c, quotes included);
 // ok is false for a line that is no CSV record (a quote left open).
-func csvFields(c []byte, spans [][2]int) ([][2]int, bool) {
+func csvFields(c []byte, sep byte, spans [][2]int) ([][2]int, bool) {
 	spans = spans[:0]
 	for i := 0; ; {
 		s := i
@@ -44,11 +46,11 @@ func csvFields(c []byte, spans [][2]int) ([][2]int, bool) {
 				}
 				i++
 			}
-			if i < len(c) && c[i] != ',' {
+			if i < len(c) && c[i] != sep {
 				return spans, false
 			}
 		} else {
-			for i < len(c) && c[i] != ',' {
+			for i < len(c) && c[i] != sep {
 				if c[i] == '"' {
 					return spans, false
 				}
@@ -59,7 +61,7 @@ func csvFields(c []byte, spans [][2]int) ([][2]int, bool) {
 		if i >= len(c) {
 			return spans, true
 		}
-		i++ // the comma
+		i++ // the delimiter
 	}
 }
 
@@ -87,14 +89,18 @@ func headerName(f []byte) bool {
 // csvHeader reads c as a CSV header naming a secret column or Name and
 // Value columns.
 func (w *Writer) csvHeader(c, lower []byte) bool {
-	if len(c) > maxCSVHeader || bytes.IndexByte(c, ',') < 0 || !hasAny(lower, "value", "pass", "pw", "secret", "token", "key", "auth", "cred") {
+	if len(c) > maxCSVHeader || !hasAny(lower, "value", "pass", "pw", "secret", "token", "key", "auth", "cred") {
 		return false
 	}
-	spans, ok := csvFields(c, nil)
+	sep := byte(',')
+	if bytes.IndexByte(c, ',') < 0 {
+		sep = ';'
+	}
+	spans, ok := csvFields(c, sep, nil)
 	if !ok || len(spans) < 2 {
 		return false
 	}
-	t := csvTable{fields: len(spans), kinds: make([]string, len(spans)), name: -1, value: -1}
+	t := csvTable{fields: len(spans), sep: sep, kinds: make([]string, len(spans)), name: -1, value: -1}
 	secret := false
 	for i, s := range spans {
 		f := unquoteField(c[s[0]:s[1]])
@@ -129,7 +135,7 @@ func (w *Writer) csvHeader(c, lower []byte) bool {
 // csvRow redacts a row of the table; false when c is no row of it.
 func (w *Writer) csvRow(c []byte) ([]byte, bool) {
 	t := &w.csv
-	spans, ok := csvFields(c, nil)
+	spans, ok := csvFields(c, t.sep, nil)
 	if !ok || len(spans) != t.fields {
 		return nil, false
 	}
@@ -140,7 +146,7 @@ func (w *Writer) csvRow(c []byte) ([]byte, bool) {
 	out := make([]byte, 0, len(c))
 	for i, s := range spans {
 		if i > 0 {
-			out = append(out, ',')
+			out = append(out, t.sep)
 		}
 		f := c[s[0]:s[1]]
 		kind := t.kinds[i]

@@ -163,7 +163,7 @@ func (w *Writer) plain(c, term []byte) {
 		}
 		w.csv = csvTable{}
 	}
-	if c[0] == '"' || bytes.IndexByte(c, ' ') < 0 && bytes.IndexByte(c, ',') >= 0 {
+	if c[0] == '"' || bytes.IndexByte(c, ' ') < 0 && (bytes.IndexByte(c, ',') >= 0 || bytes.IndexByte(c, ';') >= 0) {
 		if w.csvHeader(c, w.lowerOf(c)) {
 			w.emit(c, term)
 			return
@@ -572,8 +572,9 @@ func (w *Writer) keyValue(c []byte, a, b int) (int, int, []byte, bool) {
 			return j, e, []byte(Placeholder), true
 		}
 		if j < len(c) && c[j] == '[' {
-			// X-Api-Key = ["…"]: a TOML or JSON array of strings, each one
-			// the secret (containerd hosts.toml headers).
+			// X-Api-Key = ["…"]: a TOML, JSON or YAML flow array of
+			// strings or words, each one a secret (containerd hosts.toml
+			// headers, apiKeys: [a, b]).
 			return w.arrayValues(c, j, key, kind)
 		}
 		if j < len(c) && c[j] == '{' {
@@ -1245,9 +1246,9 @@ func objectValue(c []byte, j int) int {
 // (ida:ClientSecret, ida:AppKey in OWIN/ADAL samples).
 const xmlKeyPrefix = `(?:[A-Za-z0-9_.\-]+:)?`
 
-// arrayValues redacts each string of the array opening at c[j], on one
-// line; an array of anything else (objects, numbers) is left to the rules
-// that read it.
+// arrayValues redacts each string or word of the array opening at c[j],
+// on one line; an array of objects or arrays is left to the rules that
+// read it.
 func (w *Writer) arrayValues(c []byte, j int, key, kind string) (int, int, []byte, bool) {
 	var out []byte
 	out = append(out, '[')
@@ -1258,11 +1259,11 @@ func (w *Writer) arrayValues(c []byte, j int, key, kind string) (int, int, []byt
 			k++
 		}
 		out = append(out, c[s:k]...)
-		if k >= len(c) || c[k] != '"' && c[k] != '\'' {
+		if k >= len(c) || c[k] == '[' || c[k] == '{' {
 			return 0, 0, nil, false
 		}
 		e := scanValue(c, k)
-		if e < 0 || e > len(c) || c[e-1] != c[k] || e-k < 2 {
+		if e <= k || (c[k] == '"' || c[k] == '\'') && (c[e-1] != c[k] || e-k < 2) {
 			return 0, 0, nil, false
 		}
 		if secretValue(key, kind, c[k:e]) {
