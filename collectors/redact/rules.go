@@ -61,7 +61,8 @@ func compileRules() {
 	// PowerShell and Windows command lines.
 	secureString = regexp.MustCompile(`(?i)(ConvertTo-SecureString(?:[ \t]+-(?:AsPlainText|Force)(?::\$true)?)*[ \t]+(?:-String[ \t]+)?)(` + argValue + `)`)
 	// ConvertTo-SecureString $p -AsPlainText: the variable holds the plain text.
-	secureStrVar = regexp.MustCompile(`(?i)ConvertTo-SecureString(?:[ \t]+-(?:AsPlainText|Force)(?::\$true)?)*[ \t]+(?:-String[ \t]+)?\$([A-Za-z_][A-Za-z0-9_]*)`)
+	// (piped: $p | ConvertTo-SecureString; a NetworkCredential takes it plain)
+	secureStrVar = regexp.MustCompile(`(?i)ConvertTo-SecureString(?:[ \t]+-(?:AsPlainText|Force)(?::\$true)?)*[ \t]+(?:-String[ \t]+)?\$([A-Za-z_][A-Za-z0-9_]*)|\$([A-Za-z_][A-Za-z0-9_]*)[ \t]*\|[ \t]*ConvertTo-SecureString|NetworkCredential\s*(?:\(|-ArgumentList)\s*@?\(?\s*(?:"[^"\n]*"|'[^'\n]*'|\$\w+)\s*,\s*\$([A-Za-z_][A-Za-z0-9_]*)`)
 	secureStrParam = regexp.MustCompile(`(?i)((?:^|\s)-String[ \t]+)(` + argValue + `)`)
 	secureStrPipe = regexp.MustCompile(`(?i)("(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*')([ \t]*\|[ \t]*ConvertTo-SecureString)`)
 	netUser = regexp.MustCompile(`(?i)(\bnet(?:\.exe)?[ \t]+user[ \t]+(?:"[^"\n]*"|[^\s/"]+)[ \t]+)("[^"\n]*"|[^\s"/*][^\s"]*)`)
@@ -319,6 +320,9 @@ func (w *Writer) rules(c, lower []byte) []byte {
 		}
 		if has(lower, "credential") {
 			c = w.sub(c, netCredential, w.group(2, KindPassword))
+			if has(lower, "networkcredential") && !has(lower, "convertto-securestring") {
+				c = w.secureVar(c)
+			}
 		}
 	}
 	if has(lower, "setx") || has(lower, "set ") {
@@ -1294,22 +1298,33 @@ func (w *Writer) arrayValues(c []byte, j int, key, kind string) (int, int, []byt
 }
 
 // secureVar redacts the plain text a variable is given on the line that
-// hands it to ConvertTo-SecureString -AsPlainText ($p = '…'; … $p), what
-// ever the variable's name: script block logging and transcripts carry a
+// hands it to ConvertTo-SecureString -AsPlainText ($p = '…'; … $p, or
+// $p | ConvertTo-SecureString) or to a NetworkCredential, whatever the
+// variable's name: script block logging and transcripts carry a
 // script's statements so, on one line.
 func (w *Writer) secureVar(c []byte) []byte {
 	ms := secureStrVar.FindAllSubmatchIndex(c, -1)
 	if len(w.held) > 0 {
 		for _, m := range ms {
-			w.redactHeld(c[m[2]:m[3]]) // assigned on a line before
+			w.redactHeld(varName(c, m)) // assigned on a line before
 		}
 	}
 	for n := len(ms); n > 0; n-- {
 		// From the last use back: a replacement moves only what follows it.
 		m := ms[n-1]
-		c = w.assignedLiteral(c, c[m[2]:m[3]], m[0])
+		c = w.assignedLiteral(c, varName(c, m), m[0])
 	}
 	return c
+}
+
+// varName: the variable a match of secureStrVar names.
+func varName(c []byte, m []int) []byte {
+	for g := 1; 2*g+1 < len(m); g++ {
+		if m[2*g] >= 0 {
+			return c[m[2*g]:m[2*g+1]]
+		}
+	}
+	return nil
 }
 
 // assignedLiteral redacts the literals assigned to $name in c[:end].
