@@ -81,6 +81,8 @@ var publicOnPurpose = []struct {
 }{
 	{"generic-api-key", regexp.MustCompile(`--discovery-token-ca-cert-hash sha256:[0-9a-f]{64}`),
 		"kubeadm's CA certificate hash: a hash of the cluster CA's public key, printed for every joining node; it proves the CA, it grants nothing"},
+	{"generic-api-key", regexp.MustCompile(`(?i)(?:apiserver-id|server-id)["']?[:=,]?\s*["']?6dae42f8-4368-4678-94ff-3960e28e3630`),
+		"the AKS AAD server application's ID, the same in every AKS cluster's kubeconfig (azure auth-provider apiserver-id, kubelogin --server-id): it names Microsoft's public application, it grants nothing"},
 }
 
 // allowed: a finding is the placeholder (gitleaks matches the shape

@@ -35,7 +35,7 @@ var qualifiers = map[string]bool{"value": true, "string": true, "data": true, "t
 var keyPrefixes = []struct{ prefix, kind string }{
 	{"private", KindPrivateKey}, {"client", KindPrivateKey}, {"tls", KindPrivateKey}, {"ssl", KindPrivateKey},
 	{"signing", KindSecret}, {"api", KindSecret}, {"secret", KindSecret}, {"encryption", KindSecret},
-	{"decryption", KindSecret}, {"subscription", KindSecret}, {"hmac", KindSecret}, {"auth", KindSecret},
+	{"decryption", KindSecret}, {"validation", KindSecret}, {"app", KindSecret}, {"subscription", KindSecret}, {"hmac", KindSecret}, {"auth", KindSecret},
 	{"session", KindSecret}, {"license", KindSecret}, {"webhook", KindSecret}, {"product", KindSecret},
 	{"master", KindCloudCred}, {"account", KindCloudCred}, {"storage", KindCloudCred}, {"access", KindCloudCred},
 	{"shared", KindCloudCred}, {"sharedaccess", KindCloudCred}, {"sas", KindCloudCred}, {"primary", KindCloudCred},
@@ -130,6 +130,8 @@ func wordKind(last, prev string) string {
 		pre = prev
 	case strings.HasSuffix(last, "key"):
 		pre = strings.TrimSuffix(last, "key")
+	case last == "keys": // apiKeys: a list of them
+		pre = prev
 	}
 	if pre != "" {
 		for _, p := range keyPrefixes {
@@ -190,6 +192,9 @@ func secretValue(key, kind string, v []byte) bool {
 	if masked(s) { // "Password : ********": what a tool prints instead of a password
 		return false
 	}
+	if byteSize(s) { // kubectl describe secret: "token: 953 bytes", the size and not the value
+		return false
+	}
 	if verbNoun.MatchString(s) { // $pw = Read-Host, $s = ConvertTo-SecureString ...
 		return false
 	}
@@ -214,6 +219,21 @@ func masked(s string) bool {
 	}
 	for _, r := range s {
 		if r != '*' && r != '\u2022' && r != '\u25cf' {
+			return false
+		}
+	}
+	return true
+}
+
+// byteSize: "953 bytes", what kubectl describe prints for each key of a
+// Secret instead of its value.
+func byteSize(s string) bool {
+	n, ok := strings.CutSuffix(strings.TrimSpace(s), " bytes")
+	if !ok || n == "" || len(n) > 12 {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		if n[i] < '0' || n[i] > '9' {
 			return false
 		}
 	}

@@ -81,11 +81,17 @@ type Writer struct {
 	runBytes int
 	xmlClose []byte // inside a secret XML element: its closing tag ("</Password")
 	xmlKind  string
-	started  bool       // the first line was seen
-	pend     pending    // what this line's flag leaves for the next line
-	archLeft int        // lines after an archiver's name that may be its arguments
-	data     secretData // a Kubernetes data or stringData block
-	kind8    docKind    // the kind the current document stated
+	started  bool          // the first line was seen
+	pend     pending       // what this line's flag leaves for the next line
+	archLeft int           // lines after an archiver's name that may be its arguments
+	data     secretData    // a Kubernetes data or stringData block
+	kind8    docKind       // the kind the current document stated
+	next     nextValue     // a secret key's value still to come on the next lines
+	wrapCol  int           // the column of a secret value the last line ended with
+	csv      csvTable      // the header of a CSV table being read
+	kvIndent int           // 1 + the indentation of a Key Vault secret's members being printed; 0: none
+	held     []heldLiteral // literal assignments in out, held back for a later ConvertTo-SecureString
+	lineNo   int           // lines seen
 }
 
 var utf8BOM = []byte("\ufeff")
@@ -177,11 +183,20 @@ func (w *Writer) Counts() []Count {
 
 func (w *Writer) flush() {
 	if len(w.out) == 0 || w.err != nil {
-		w.out = w.out[:0]
+		w.out, w.held = w.out[:0], nil
 		return
 	}
-	_, w.err = w.dst.Write(w.out)
-	w.out = w.out[:0]
+	from := len(w.out)
+	if len(w.held) > 0 {
+		from = w.heldFrom()
+	}
+	_, w.err = w.dst.Write(w.out[:from])
+	n := copy(w.out, w.out[from:])
+	w.out = w.out[:n]
+	for i := range w.held {
+		w.held[i].s -= from
+		w.held[i].e -= from
+	}
 }
 
 // terminated splits a line ending in "\n" (or "\r\n") into content and
@@ -278,6 +293,10 @@ func (w *Writer) emit(parts ...[]byte) {
 // line handles one line: content c without its terminator term (nil for
 // the last line of the input or a piece of an over-long line).
 func (w *Writer) line(c, term []byte) {
+	w.lineNo++
+	if len(w.held) > 0 {
+		w.expireHeld()
+	}
 	if !w.started {
 		// A UTF-8 byte order mark is no part of the first line's key.
 		w.started = true

@@ -115,7 +115,11 @@ func fuzzSeeds(f *testing.F) {
 		"tls.key: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NBUUVBdTFT",
 		`"args": ["--token", "x y"]`, `"password", "Xy1"`, "redis-cli -a x", "127.0.0.1:6379> AUTH u x",
 		"winrs -u:a -p:b", "reg add k -v DefaultPassword -d x", "smbclient -U 'a%b'", "ldapsearch -wx",
-		"<ProductKey>\n<Key>BCDF2-BCDF2-BCDF2-BCDF2-BCDF2</Key>\n</ProductKey>"} {
+		"<ProductKey>\n<Key>BCDF2-BCDF2-BCDF2-BCDF2-BCDF2</Key>\n</ProductKey>",
+		"\"User\",\"Password\"\n\"u\",\"p\"\"q\"\n", "Name,Value\nA_TOKEN,x\n", "$x = 'a'\nConvertTo-SecureString $x\n",
+		"k:\n  - a\n  - b\nclientSecret:\n  x\n  y\n", "A_TOKEN   aaaa\n          bbbb\n", "h = [\"a\", \"b\"]\nkey => 'x'\n",
+		"{\n \"id\": \"https://k.vault.azure.net/secrets/a\",\n \"value\": \"x\"\n}\n", "ab12cd.0123456789abcdef\n",
+		"$p = &apos;x&apos;; ConvertTo-SecureString $p"} {
 		f.Add([]byte(s))
 	}
 }

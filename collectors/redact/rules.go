@@ -60,6 +60,9 @@ func compileRules() {
 
 	// PowerShell and Windows command lines.
 	secureString = regexp.MustCompile(`(?i)(ConvertTo-SecureString(?:[ \t]+-(?:AsPlainText|Force)(?::\$true)?)*[ \t]+(?:-String[ \t]+)?)(` + argValue + `)`)
+	// ConvertTo-SecureString $p -AsPlainText: the variable holds the plain text.
+	// (piped: $p | ConvertTo-SecureString; a NetworkCredential takes it plain)
+	secureStrVar = regexp.MustCompile(`(?i)ConvertTo-SecureString(?:[ \t]+-(?:AsPlainText|Force)(?::\$true)?)*[ \t]+(?:-String[ \t]+)?\$([A-Za-z_][A-Za-z0-9_]*)|\$([A-Za-z_][A-Za-z0-9_]*)[ \t]*\|[ \t]*ConvertTo-SecureString|NetworkCredential\s*(?:\(|-ArgumentList)\s*@?\(?\s*(?:"[^"\n]*"|'[^'\n]*'|\$\w+)\s*,\s*\$([A-Za-z_][A-Za-z0-9_]*)`)
 	secureStrParam = regexp.MustCompile(`(?i)((?:^|\s)-String[ \t]+)(` + argValue + `)`)
 	secureStrPipe = regexp.MustCompile(`(?i)("(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*')([ \t]*\|[ \t]*ConvertTo-SecureString)`)
 	netUser = regexp.MustCompile(`(?i)(\bnet(?:\.exe)?[ \t]+user[ \t]+(?:"[^"\n]*"|[^\s/"]+)[ \t]+)("[^"\n]*"|[^\s"/*][^\s"]*)`)
@@ -95,17 +98,17 @@ func compileRules() {
 	// XML: <Password>x</Password>, <AdministratorPassword><Value>x</Value>,
 	// <add key="ApiKey" value="x" />
 	xmlElem = regexp.MustCompile(`<(` + xmlPrefix + keyName + `)(?:\s[^>]*)?>(?:\s*<(?:Value|Key)>)?([^<]+)<`)
-	xmlAttr = regexp.MustCompile(`(?i)(\b(?:key|name)\s*=\s*"(` + keyName + `)"\s+value\s*=\s*")([^"]*)"`)
+	xmlAttr = regexp.MustCompile(`(?i)(\b(?:key|name)\s*=\s*"(` + xmlKeyPrefix + keyName + `)"\s+value\s*=\s*")([^"]*)"`)
 	// The same with other attributes between, or the value first:
 	// <property name="db.password" type="string" value="..."/>, <add value="..." key="ApiKey"/>.
-	xmlAttrApart = regexp.MustCompile(`<[A-Za-z][\w:.\-]*\s[^>]*?\b(?i:key|name)\s*=\s*"(` + keyName + `)"[^>]*?\s(?i:value)\s*=\s*("[^"]*"|'[^']*')`)
-	xmlAttrFirst = regexp.MustCompile(`<[A-Za-z][\w:.\-]*\s[^>]*?\b(?i:value)\s*=\s*("[^"]*"|'[^']*')[^>]*?\s(?i:key|name)\s*=\s*"(` + keyName + `)"`)
+	xmlAttrApart = regexp.MustCompile(`<[A-Za-z][\w:.\-]*\s[^>]*?\b(?i:key|name)\s*=\s*"(` + xmlKeyPrefix + keyName + `)"[^>]*?\s(?i:value)\s*=\s*("[^"]*"|'[^']*')`)
+	xmlAttrFirst = regexp.MustCompile(`<[A-Za-z][\w:.\-]*\s[^>]*?\b(?i:value)\s*=\s*("[^"]*"|'[^']*')[^>]*?\s(?i:key|name)\s*=\s*"(` + xmlKeyPrefix + keyName + `)"`)
 
 	urlCreds = regexp.MustCompile(`(\b[A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@"']*:)([^/\s@"']+)(@)`)
 	bearer = regexp.MustCompile(`(?i)(\b(bearer|basic)[ \t]+)([A-Za-z0-9\-._~+/]{8,}=*)`)
 	jwt = regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]+`)
 	awsKeyID = regexp.MustCompile(`\b(?:AKIA|ASIA|AROA|AIDA)[0-9A-Z]{16}\b`)
-	sasSig = regexp.MustCompile(`(?i)([?&](?:sig|x-amz-signature|x-amz-security-token|x-goog-signature)=)([^&\s"'<>]+)`)
+	sasSig = regexp.MustCompile(`(?i)([?&](?:sig|signature|x-amz-signature|x-amz-security-token|x-goog-signature)=)([^&\s"'<>]+)`)
 	// Tokens that say what they are by their prefix.
 	prefixed = regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{30,255}|glpat-[A-Za-z0-9_\-]{20,}|xox[abposre]-[A-Za-z0-9\-]{10,}|xoxe\.xox[bp]-[0-9]-[A-Z0-9]{20,}|npm_[A-Za-z0-9]{36}|AIza[0-9A-Za-z_\-]{35}|(?:sk|rk)_live_[A-Za-z0-9]{20,}|hf_[A-Za-z0-9]{30,})\b`)
 	portLike = regexp.MustCompile(`^[0-9.:\-]+(?:/(?:tcp|udp|sctp))?$`)
@@ -118,6 +121,8 @@ func compileRules() {
 	compileCmdline()
 	compileXML()
 	compileTokens()
+	compileNextLine()
+	compileKeyVault()
 }
 
 var compiled sync.Once
@@ -125,7 +130,7 @@ var compiled sync.Once
 // The patterns, set by compileRules.
 var (
 	objectKeyLine, psHashPair, xmlAttrApart, xmlAttrFirst,
-	beginMarker, endMarkerRe, b64PEM, blockStart, envNameLine, envValueLine, puttyPrivate, lineStart, valueStop, envPairInline, authHeader, cookieHdr, secureString, secureStrParam, secureStrPipe, netUser, netUse, setx, netrc, netUseAfter, setEnvVar, netCredential, winSlash, winSlashSp, unixUser, mysqlCmd, passCmd, sqlCmd, unixPass, sqlPass, curlUser, connPair, xmlElem, xmlAttr, urlCreds, bearer, jwt, awsKeyID, sasSig, prefixed, portLike, verbNoun, pathValue *regexp.Regexp
+	beginMarker, endMarkerRe, b64PEM, blockStart, envNameLine, envValueLine, puttyPrivate, lineStart, valueStop, envPairInline, authHeader, cookieHdr, secureString, secureStrVar, secureStrParam, secureStrPipe, netUser, netUse, setx, netrc, netUseAfter, setEnvVar, netCredential, winSlash, winSlashSp, unixUser, mysqlCmd, passCmd, sqlCmd, unixPass, sqlPass, curlUser, connPair, xmlElem, xmlAttr, urlCreds, bearer, jwt, awsKeyID, sasSig, prefixed, portLike, verbNoun, pathValue *regexp.Regexp
 )
 
 // Authorization schemes whose credentials follow a space.
@@ -146,6 +151,28 @@ func (w *Writer) plain(c, term []byte) {
 		return
 	}
 	defer w.startData(c)
+	if w.wrapCol > 0 && w.wrapped(c, term) {
+		return
+	}
+	if w.next.kind != "" && w.yamlNext(c, term) {
+		return
+	}
+	if w.csv.fields > 0 {
+		if r, ok := w.csvRow(c); ok {
+			w.emit(r, term)
+			return
+		}
+		w.csv = csvTable{}
+	}
+	if c[0] == '"' || bytes.IndexByte(c, ' ') < 0 && (bytes.IndexByte(c, ',') >= 0 || bytes.IndexByte(c, ';') >= 0) {
+		if w.csvHeader(c, w.lowerOf(c)) {
+			w.emit(c, term)
+			return
+		}
+	}
+	if n := len(c); c[n-1] == ':' || (c[n-1] == ' ' || c[n-1] == '\t') && bytes.HasSuffix(bytes.TrimRight(c, " \t"), []byte(":")) {
+		defer w.startNext(c)
+	}
 	if w.pend.prefix != nil {
 		if r, ok := w.joinPending(c); ok {
 			w.emit(r, term)
@@ -182,7 +209,9 @@ func (w *Writer) plain(c, term []byte) {
 					v = v[:e]
 				}
 				w.count(kind)
-				w.emit(c[:m[4]], quoted(v), c[m[4]+len(v):], term)
+				r := append(append(append([]byte(nil), c[:m[4]]...), quoted(v)...), c[m[4]+len(v):]...)
+				w.noteWrap(c, r)
+				w.emit(r, term)
 				return
 			}
 		}
@@ -218,7 +247,16 @@ func (w *Writer) plain(c, term []byte) {
 	if w.xmlClose != nil || bytes.IndexByte(c, '<') >= 0 {
 		c = w.xmlLine(c)
 	}
-	w.emit(w.rules(c, lower), term)
+	if w.kvIndent > 0 || has(lower, "/secrets/") {
+		c = w.keyVault(c, lower)
+		lower = w.lowerOf(c)
+	}
+	r := w.rules(c, lower)
+	w.noteWrap(c, r)
+	if bytes.IndexByte(r, '$') >= 0 && bytes.IndexByte(r, '=') >= 0 {
+		w.noteLiterals(r)
+	}
+	w.emit(r, term)
 }
 
 func (w *Writer) startBlock(c, term []byte, keyCol int, kind string) {
@@ -268,6 +306,7 @@ func (w *Writer) rules(c, lower []byte) []byte {
 		c = w.sub(c, secureString, w.group(2, KindPassword))
 		c = w.sub(c, secureStrParam, w.group(2, KindPassword))
 		c = w.sub(c, secureStrPipe, w.group(1, KindPassword))
+		c = w.secureVar(c)
 	}
 	if has(lower, "net") {
 		if has(lower, "user") {
@@ -281,6 +320,9 @@ func (w *Writer) rules(c, lower []byte) []byte {
 		}
 		if has(lower, "credential") {
 			c = w.sub(c, netCredential, w.group(2, KindPassword))
+			if has(lower, "networkcredential") && !has(lower, "convertto-securestring") {
+				c = w.secureVar(c)
+			}
 		}
 	}
 	if has(lower, "setx") || has(lower, "set ") {
@@ -513,14 +555,32 @@ func (w *Writer) keyValue(c []byte, a, b int) (int, int, []byte, bool) {
 		j++
 	}
 	if j < len(c) && (c[j] == ':' || c[j] == '=') {
-		if c[j] == ':' && j+1 < len(c) && c[j+1] == '=' {
-			j++
+		if j+1 < len(c) && (c[j] == ':' && c[j+1] == '=' || c[j] == '=' && c[j+1] == '>') {
+			j++ // key := value; key => value (Puppet, Ruby, Perl, PHP)
 		}
 		j++
 		for j < len(c) && (c[j] == ' ' || c[j] == '\t') {
 			j++
 		}
 		sep := c[sepStart:j]
+		if a > 0 && (c[a-1] == '?' || c[a-1] == '&') && bytes.Equal(sep, []byte("=")) {
+			// A URL's query: the value ends at the next parameter.
+			e := j
+			for e < len(c) && !isSpace(c[e]) && strings.IndexByte("&#\"'<>", c[e]) < 0 {
+				e++
+			}
+			if e == j || !secretValue(key, kind, c[j:e]) {
+				return 0, 0, nil, false
+			}
+			w.count(kind)
+			return j, e, []byte(Placeholder), true
+		}
+		if j < len(c) && c[j] == '[' {
+			// X-Api-Key = ["…"]: a TOML, JSON or YAML flow array of
+			// strings or words, each one a secret (containerd hosts.toml
+			// headers, apiKeys: [a, b]).
+			return w.arrayValues(c, j, key, kind)
+		}
 		if j < len(c) && c[j] == '{' {
 			// "adminPassword": { "value": "x" }: an ARM parameter.
 			j = objectValue(c, j)
@@ -530,7 +590,7 @@ func (w *Writer) keyValue(c []byte, a, b int) (int, int, []byte, bool) {
 			return 0, 0, nil, false
 		}
 		s, v := j, c[j:e]
-		if v[0] != '"' && v[0] != '\'' && !bytes.HasPrefix(v, []byte(`\"`)) {
+		if v[0] != '"' && v[0] != '\'' && !bytes.HasPrefix(v, []byte(`\"`)) && entityQuote(v) == "" {
 			switch {
 			case open < a && !quotedKey:
 				// "KEY=value ..." inside a string: the value ends with it.
@@ -554,6 +614,9 @@ func (w *Writer) keyValue(c []byte, a, b int) (int, int, []byte, bool) {
 				if len(sep) > 1 || !shellCommand(c[e:]) {
 					e = extend(c, e)
 				}
+			}
+			if byteSize(string(c[s:e])) {
+				return 0, 0, nil, false
 			}
 		}
 		w.count(kind)
@@ -682,6 +745,15 @@ func scanValue(c []byte, j int) int {
 			}
 		}
 		return len(c)
+	case c[j] == '&':
+		// &apos;…&apos; and &quot;…&quot;: a string quoted inside XML (an
+		// event's ScriptBlockText); it ends at the same entity.
+		if q := entityQuote(c[j:]); q != "" {
+			if k := bytes.Index(c[j+len(q):], []byte(q)); k >= 0 {
+				return j + len(q) + k + len(q)
+			}
+			return len(c)
+		}
 	case isSpace(c[j]) || strings.IndexByte(`"',;=(){}[]<>|`, c[j]) >= 0:
 		return -1
 	}
@@ -1064,8 +1136,21 @@ func (w *Writer) base64PEM(c []byte) []byte {
 	})
 }
 
+// entityQuote returns the XML entity for a quote that b starts with.
+func entityQuote(b []byte) string {
+	for _, q := range []string{"&apos;", "&quot;", "&#39;", "&#34;"} {
+		if bytes.HasPrefix(b, []byte(q)) {
+			return q
+		}
+	}
+	return ""
+}
+
 // quoted keeps the value's quotes around the placeholder.
 func quoted(v []byte) []byte {
+	if q := entityQuote(v); q != "" && len(v) >= 2*len(q) && bytes.HasSuffix(v, []byte(q)) {
+		return []byte(q + Placeholder + q)
+	}
 	switch {
 	case len(v) >= 4 && bytes.HasPrefix(v, []byte(`\"`)) && bytes.HasSuffix(v, []byte(`\"`)):
 		return []byte(`\"` + Placeholder + `\"`)
@@ -1159,4 +1244,128 @@ func objectValue(c []byte, j int) int {
 		k++
 	}
 	return k
+}
+
+// xmlKeyPrefix: the prefix ASP.NET appSettings keys often carry
+// (ida:ClientSecret, ida:AppKey in OWIN/ADAL samples).
+const xmlKeyPrefix = `(?:[A-Za-z0-9_.\-]+:)?`
+
+// arrayValues redacts each string or word of the array opening at c[j],
+// on one line; an array of objects or arrays is left to the rules that
+// read it.
+func (w *Writer) arrayValues(c []byte, j int, key, kind string) (int, int, []byte, bool) {
+	var out []byte
+	out = append(out, '[')
+	k, n := j+1, 0
+	for {
+		s := k
+		for k < len(c) && (c[k] == ' ' || c[k] == '\t') {
+			k++
+		}
+		out = append(out, c[s:k]...)
+		if k >= len(c) || c[k] == '[' || c[k] == '{' {
+			return 0, 0, nil, false
+		}
+		e := scanValue(c, k)
+		if e <= k || (c[k] == '"' || c[k] == '\'') && (c[e-1] != c[k] || e-k < 2) {
+			return 0, 0, nil, false
+		}
+		if secretValue(key, kind, c[k:e]) {
+			out = append(out, quoted(c[k:e])...)
+			n++
+		} else {
+			out = append(out, c[k:e]...)
+		}
+		k = e
+		s = k
+		for k < len(c) && (c[k] == ' ' || c[k] == '\t') {
+			k++
+		}
+		out = append(out, c[s:k]...)
+		if k < len(c) && c[k] == ']' {
+			if n == 0 {
+				return 0, 0, nil, false
+			}
+			w.counts[kind] += n
+			return j, k + 1, append(out, ']'), true
+		}
+		if k >= len(c) || c[k] != ',' {
+			return 0, 0, nil, false
+		}
+		out = append(out, ',')
+		k++
+	}
+}
+
+// secureVar redacts the plain text a variable is given on the line that
+// hands it to ConvertTo-SecureString -AsPlainText ($p = '…'; … $p, or
+// $p | ConvertTo-SecureString) or to a NetworkCredential, whatever the
+// variable's name: script block logging and transcripts carry a
+// script's statements so, on one line.
+func (w *Writer) secureVar(c []byte) []byte {
+	ms := secureStrVar.FindAllSubmatchIndex(c, -1)
+	if len(w.held) > 0 {
+		for _, m := range ms {
+			w.redactHeld(varName(c, m)) // assigned on a line before
+		}
+	}
+	for n := len(ms); n > 0; n-- {
+		// From the last use back: a replacement moves only what follows it.
+		m := ms[n-1]
+		c = w.assignedLiteral(c, varName(c, m), m[0])
+	}
+	return c
+}
+
+// varName: the variable a match of secureStrVar names.
+func varName(c []byte, m []int) []byte {
+	for g := 1; 2*g+1 < len(m); g++ {
+		if m[2*g] >= 0 {
+			return c[m[2*g]:m[2*g+1]]
+		}
+	}
+	return nil
+}
+
+// assignedLiteral redacts the literals assigned to $name in c[:end].
+func (w *Writer) assignedLiteral(c, name []byte, end int) []byte {
+	v := append([]byte{'$'}, name...)
+	var out []byte
+	last := 0
+	for off := 0; off < end; {
+		i := bytes.Index(c[off:end], v)
+		if i < 0 {
+			break
+		}
+		j := off + i + len(v)
+		off = j
+		if j < len(c) && (isKeyChar(c[j]) || c[j] == ':') {
+			continue // a longer name ($pw, $p.Length, $p:x)
+		}
+		for j < len(c) && (c[j] == ' ' || c[j] == '\t') {
+			j++
+		}
+		if j+1 >= len(c) || c[j] != '=' || c[j+1] == '=' {
+			continue
+		}
+		j++
+		for j < len(c) && (c[j] == ' ' || c[j] == '\t') {
+			j++
+		}
+		if j >= len(c) || c[j] != '"' && c[j] != '\'' && entityQuote(c[j:]) == "" {
+			continue // only a literal: $p = Read-Host … holds no secret here
+		}
+		e := scanValue(c, j)
+		if e < 0 || e > end || !secretValue("", KindPassword, c[j:e]) {
+			continue
+		}
+		out = append(out, c[last:j]...)
+		out = append(out, quoted(c[j:e])...)
+		last, off = e, e
+		w.count(KindPassword)
+	}
+	if out == nil {
+		return c
+	}
+	return append(out, c[last:]...)
 }

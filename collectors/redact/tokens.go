@@ -43,7 +43,62 @@ func (w *Writer) tokens(c, lower []byte) []byte {
 	if hasAny(lower, "pass", "pwd", "secret", "token", "key", "credential") {
 		c = w.secretNear(c)
 	}
+	if bytes.IndexByte(c, '.') >= 0 {
+		c = w.bootstrapTokens(c)
+	}
 	return w.productKeys(c)
+}
+
+// bootstrapTokens redacts kubeadm bootstrap tokens by their shape, six
+// and sixteen of [a-z0-9] joined by a dot, wherever they stand ("kubeadm
+// token list"'s TOKEN column, "kubeadm token create" alone on a line):
+// the sixteen after the dot are the secret; the six before are the
+// token's public ID (the Secret bootstrap-token-<id> names it). A
+// digit and a letter among them tell a token from a name or a number.
+func (w *Writer) bootstrapTokens(c []byte) []byte {
+	var out []byte
+	last := 0
+	for off := 0; off < len(c); {
+		i := bytes.IndexByte(c[off:], '.')
+		if i < 0 {
+			break
+		}
+		i += off
+		off = i + 1
+		if i < 6 || i+17 > len(c) || i > 6 && tokenEdge(c[i-7]) || i+17 < len(c) && tokenEdge(c[i+17]) {
+			continue
+		}
+		digit, letter, ok := false, false, true
+		for k := i - 6; k < i+17 && ok; k++ {
+			switch b := c[k]; {
+			case k == i:
+			case b >= '0' && b <= '9':
+				digit = true
+			case b >= 'a' && b <= 'z':
+				letter = letter || k > i
+			default:
+				ok = false
+			}
+		}
+		if !ok || !digit || !letter {
+			continue
+		}
+		out = append(out, c[last:i+1]...)
+		out = append(out, Placeholder...)
+		last = i + 17
+		off = last
+		w.count(KindToken)
+	}
+	if out == nil {
+		return c
+	}
+	return append(out, c[last:]...)
+}
+
+// tokenEdge: a byte that would make a bootstrap token's shape part of a
+// longer word, name or number.
+func tokenEdge(b byte) bool {
+	return isKeyChar(b) || b == '/' || b == '\\' || b == '@' || b == ':'
 }
 
 // providerMarked are the prefixes of providerToken up to their first _
