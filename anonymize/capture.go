@@ -1,12 +1,10 @@
 package anonymize
 
 import (
-	"bytes"
-	"compress/gzip"
 	"encoding/binary"
 	"errors"
-	"fmt"
-	"io"
+
+	"github.com/wincni/diag/capture/payload"
 )
 
 // MaxCapture bounds the capture Capture rewrites in memory (a gzip'd one
@@ -22,144 +20,71 @@ var MaxCapture int64 = 1 << 30
 // are left out, and so are the options of the others but for the ones a
 // reader needs (timestamp resolution, FCS length, packet flags).
 func (a *Anonymizer) Capture(data []byte) ([]byte, error) {
-	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			return nil, fmt.Errorf("gzip: %w", err)
+	return payload.Inflated(data, MaxCapture, func(raw []byte) ([]byte, error) {
+		if len(raw) < 4 {
+			return nil, errors.New("not a pcap or pcapng file")
 		}
-		raw, err := io.ReadAll(io.LimitReader(zr, MaxCapture+1))
-		if err != nil {
-			return nil, fmt.Errorf("gzip: %w", err)
+		if binary.LittleEndian.Uint32(raw) == payload.PcapngSHB {
+			return a.pcapng(raw)
 		}
-		if int64(len(raw)) > MaxCapture {
-			return nil, fmt.Errorf("inflates to more than %d MiB", MaxCapture>>20)
-		}
-		out, err := a.Capture(raw)
-		if err != nil {
+		if err := payload.PcapFrames(raw, a.frame); err != nil {
 			return nil, err
 		}
-		var buf bytes.Buffer
-		zw := gzip.NewWriter(&buf)
-		zw.Write(out)
-		if err := zw.Close(); err != nil {
-			return nil, err
-		}
-		return buf.Bytes(), nil
-	}
-	if len(data) < 4 {
-		return nil, errors.New("not a pcap or pcapng file")
-	}
-	if binary.LittleEndian.Uint32(data) == 0x0a0d0d0a {
-		return a.pcapng(data)
-	}
-	return a.pcap(data)
-}
-
-func (a *Anonymizer) pcap(data []byte) ([]byte, error) {
-	if len(data) < 24 {
-		return nil, errors.New("pcap file header cut short")
-	}
-	var order binary.ByteOrder
-	switch binary.LittleEndian.Uint32(data) {
-	case 0xa1b2c3d4, 0xa1b23c4d:
-		order = binary.LittleEndian
-	case 0xd4c3b2a1, 0x4d3cb2a1:
-		order = binary.BigEndian
-	default:
-		return nil, errors.New("not a pcap or pcapng file")
-	}
-	out := data
-	link := order.Uint32(out[20:24]) & 0x0fffffff
-	for off := 24; off+16 <= len(out); {
-		incl := int(order.Uint32(out[off+8:]))
-		end := off + 16 + incl
-		if incl < 0 || end > len(out) {
-			a.frame(out[off+16:], link) // the last record, cut short
-			break
-		}
-		a.frame(out[off+16:end], link)
-		off = end
-	}
-	return out, nil
+		return raw, nil
+	})
 }
 
 // Options kept per pcapng block type.
 var keptOptions = map[uint32]map[uint16]bool{
-	0x00000001: {9: true, 13: true, 14: true}, // IDB: if_tsresol, if_fcslen, if_tsoffset (capture decode reads them)
-	0x00000006: {2: true, 5: true},            // EPB: epb_flags, epb_packetid (pktmon's duplicates are told by it)
+	payload.PcapngIDB: {9: true, 13: true, 14: true}, // IDB: if_tsresol, if_fcslen, if_tsoffset (capture decode reads them)
+	payload.PcapngEPB: {2: true, 5: true},            // EPB: epb_flags, epb_packetid (pktmon's duplicates are told by it)
 }
 
 func (a *Anonymizer) pcapng(data []byte) ([]byte, error) {
 	out := make([]byte, 0, len(data))
-	var order binary.ByteOrder = binary.LittleEndian
 	var links []uint32
-	for off := 0; off+12 <= len(data); {
-		typ := binary.LittleEndian.Uint32(data[off:])
-		if typ == 0x0a0d0d0a {
-			switch binary.LittleEndian.Uint32(data[off+8:]) {
-			case 0x1a2b3c4d:
-				order = binary.LittleEndian
-			case 0x4d3c2b1a:
-				order = binary.BigEndian
-			default:
-				return nil, fmt.Errorf("pcapng section at byte %d: unknown byte order", off)
-			}
-			links = links[:0]
-		} else {
-			typ = order.Uint32(data[off:])
-		}
-		n := int(order.Uint32(data[off+4:]))
-		if n < 12 || n%4 != 0 || off+n > len(data) {
-			return nil, fmt.Errorf("pcapng block at byte %d: length %d does not fit the file", off, n)
-		}
-		body := append([]byte(nil), data[off+8:off+n-4]...)
+	err := payload.PcapngBlocks(data, func(blk payload.PcapngBlock) error {
+		typ, order := blk.Type, blk.Order
+		body := append([]byte(nil), blk.Body...)
 		var fixed int // the body's fixed part, before options
 		switch typ {
-		case 0x0a0d0d0a: // SHB
+		case payload.PcapngSHB:
+			links = links[:0]
 			fixed = 16
 			if len(body) >= 16 {
 				// Blocks are left out: the section's length is "unknown".
 				copy(body[8:16], []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff})
 			}
-		case 0x00000001: // IDB
+		case payload.PcapngIDB:
 			fixed = 8
 			if len(body) >= 2 {
 				links = append(links, uint32(order.Uint16(body)))
 			}
-		case 0x00000006, 0x00000002: // EPB, OPB
-			if len(body) < 20 {
-				return nil, fmt.Errorf("pcapng packet block at byte %d cut short", off)
-			}
-			capLen := int(order.Uint32(body[12:]))
-			id := int(order.Uint32(body[0:]))
-			if typ == 2 {
-				id = int(order.Uint16(body[0:]))
-			}
-			if capLen > len(body)-20 {
-				capLen = len(body) - 20
+		case payload.PcapngEPB, payload.PcapngOPB:
+			id, pkt, err := payload.PcapngPacket(payload.PcapngBlock{Off: blk.Off, Type: typ, Order: order, Body: body})
+			if err != nil {
+				return err
 			}
 			if id >= len(links) {
 				// No interface describes it: its bytes cannot be read,
 				// so they are not kept.
-				off += n
-				continue
+				return nil
 			}
-			a.frame(body[20:20+capLen], links[id])
-			fixed = 20 + (capLen+3)/4*4
-		case 0x00000003: // SPB
+			a.frame(pkt, links[id])
+			fixed = 20 + (len(pkt)+3)/4*4
+		case payload.PcapngSPB:
 			if len(links) > 0 && len(body) > 4 {
 				a.frame(body[4:], links[0])
 			}
 			fixed = len(body)
 		default:
-			off += n
-			continue // left out
+			return nil // left out
 		}
 		fixed = min(fixed, len(body))
 		body = append(body[:fixed:fixed], options(body[fixed:], order, keptOptions[typ])...)
 		total := len(body) + 12
 		var hdr [8]byte
-		if typ == 0x0a0d0d0a {
+		if typ == payload.PcapngSHB {
 			binary.LittleEndian.PutUint32(hdr[0:], typ)
 		} else {
 			order.PutUint32(hdr[0:], typ)
@@ -168,7 +93,10 @@ func (a *Anonymizer) pcapng(data []byte) ([]byte, error) {
 		out = append(out, hdr[:]...)
 		out = append(out, body...)
 		out = append(out, hdr[4:8]...) // the trailing length
-		off += n
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(out) == 0 {
 		return nil, errors.New("pcapng file without a whole section header block")

@@ -20,50 +20,65 @@ var MaxCapture int64 = 1 << 30
 // damage could not be cleared. vxlanPorts are VXLAN ports besides 4789
 // and 8472 (--vxlan-port), whose inner frames are walked into.
 func Clear(data []byte, vxlanPorts ...uint16) ([]byte, int64, error) {
-	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			return nil, 0, fmt.Errorf("gzip: %w", err)
-		}
-		raw, err := io.ReadAll(io.LimitReader(zr, MaxCapture+1))
-		if err != nil {
-			return nil, 0, fmt.Errorf("gzip: %w", err)
-		}
-		if int64(len(raw)) > MaxCapture {
-			return nil, 0, fmt.Errorf("inflates to more than %d MiB", MaxCapture>>20)
-		}
-		out, n, err := Clear(raw, vxlanPorts...)
-		if err != nil {
-			return nil, 0, err
-		}
-		var buf bytes.Buffer
-		zw := gzip.NewWriter(&buf)
-		zw.Write(out) // a bytes.Buffer does not fail
-		if err := zw.Close(); err != nil {
-			return nil, 0, err
-		}
-		return buf.Bytes(), n, nil
-	}
-	if len(data) < 4 {
-		return nil, 0, errors.New("not a pcap or pcapng file")
-	}
 	c := clearer{ports: map[uint16]bool{}}
 	for _, p := range vxlanPorts {
 		c.ports[p] = true
 	}
-	var err error
-	if binary.LittleEndian.Uint32(data) == 0x0a0d0d0a {
-		err = c.pcapng(data)
-	} else {
-		err = c.pcap(data)
-	}
+	out, err := Inflated(data, MaxCapture, func(raw []byte) ([]byte, error) {
+		if len(raw) < 4 {
+			return nil, errors.New("not a pcap or pcapng file")
+		}
+		var err error
+		if binary.LittleEndian.Uint32(raw) == PcapngSHB {
+			err = c.pcapng(raw)
+		} else {
+			err = PcapFrames(raw, c.frame)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return raw, nil
+	})
 	if err != nil {
 		return nil, 0, err
 	}
-	return data, c.cleared, nil
+	return out, c.cleared, nil
 }
 
-func (c *clearer) pcap(data []byte) error {
+// Inflated runs rewrite on a capture file, a gzip'd one inflated first
+// (to at most max bytes) and rewrite's result deflated again.
+func Inflated(data []byte, max int64, rewrite func([]byte) ([]byte, error)) ([]byte, error) {
+	if len(data) < 2 || data[0] != 0x1f || data[1] != 0x8b {
+		return rewrite(data)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("gzip: %w", err)
+	}
+	raw, err := io.ReadAll(io.LimitReader(zr, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("gzip: %w", err)
+	}
+	if int64(len(raw)) > max {
+		return nil, fmt.Errorf("inflates to more than %d MiB", max>>20)
+	}
+	out, err := Inflated(raw, max, rewrite) // gzip'd again inside
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(out) // a bytes.Buffer does not fail
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// PcapFrames calls frame with the packet of each record of a classic pcap
+// file and the file's link type; a last record cut short is passed as far
+// as it goes.
+func PcapFrames(data []byte, frame func(pkt []byte, link uint32)) error {
 	if len(data) < 24 {
 		return errors.New("pcap file header cut short")
 	}
@@ -81,21 +96,41 @@ func (c *clearer) pcap(data []byte) error {
 		incl := int(order.Uint32(data[off+8:]))
 		end := off + 16 + incl
 		if incl < 0 || end > len(data) || end < off {
-			c.frame(data[off+16:], link) // the last record, cut short
+			frame(data[off+16:], link) // the last record, cut short
 			break
 		}
-		c.frame(data[off+16:end], link)
+		frame(data[off+16:end], link)
 		off = end
 	}
 	return nil
 }
 
-func (c *clearer) pcapng(data []byte) error {
+// Pcapng block types (pcapng draft, section 4).
+const (
+	PcapngSHB uint32 = 0x0a0d0d0a // section header
+	PcapngIDB uint32 = 0x00000001 // interface description
+	PcapngOPB uint32 = 0x00000002 // obsolete packet
+	PcapngSPB uint32 = 0x00000003 // simple packet
+	PcapngEPB uint32 = 0x00000006 // enhanced packet
+)
+
+// PcapngBlock is one block of a pcapng file: where it starts, its type
+// and body (between the lengths), read in its section's byte order.
+type PcapngBlock struct {
+	Off   int
+	Type  uint32
+	Order binary.ByteOrder
+	Body  []byte
+}
+
+// PcapngBlocks calls fn with each block of a pcapng file in turn, each in
+// the byte order its section header gives. A block whose length does not
+// fit the file ends the walk with an error.
+func PcapngBlocks(data []byte, fn func(PcapngBlock) error) error {
 	var order binary.ByteOrder = binary.LittleEndian
-	var links []uint32
 	for off := 0; off+12 <= len(data); {
 		typ := binary.LittleEndian.Uint32(data[off:])
-		if typ == 0x0a0d0d0a {
+		if typ == PcapngSHB {
 			switch binary.LittleEndian.Uint32(data[off+8:]) {
 			case 0x1a2b3c4d:
 				order = binary.LittleEndian
@@ -104,7 +139,6 @@ func (c *clearer) pcapng(data []byte) error {
 			default:
 				return fmt.Errorf("pcapng section at byte %d: unknown byte order", off)
 			}
-			links = links[:0]
 		} else {
 			typ = order.Uint32(data[off:])
 		}
@@ -112,37 +146,58 @@ func (c *clearer) pcapng(data []byte) error {
 		if n < 12 || n%4 != 0 || off+n > len(data) || off+n < off {
 			return fmt.Errorf("pcapng block at byte %d: length %d does not fit the file", off, n)
 		}
-		body := data[off+8 : off+n-4]
-		switch typ {
-		case 0x00000001: // IDB
-			if len(body) >= 2 {
-				links = append(links, uint32(order.Uint16(body)))
-			}
-		case 0x00000006, 0x00000002: // EPB, OPB
-			if len(body) < 20 {
-				return fmt.Errorf("pcapng packet block at byte %d cut short", off)
-			}
-			id := int(order.Uint32(body[0:]))
-			if typ == 2 {
-				id = int(order.Uint16(body[0:]))
-			}
-			capLen := min(int(order.Uint32(body[12:])), len(body)-20)
-			switch {
-			case capLen <= 0:
-			case id < len(links):
-				c.frame(body[20:20+capLen], links[id])
-			default:
-				// No interface describes it: no reader can tell its
-				// headers from its payload, so it goes whole.
-				clear(body[20 : 20+capLen])
-				c.cleared += int64(capLen)
-			}
-		case 0x00000003: // SPB
-			if len(links) > 0 && len(body) > 4 {
-				c.frame(body[4:], links[0])
-			}
+		if err := fn(PcapngBlock{Off: off, Type: typ, Order: order, Body: data[off+8 : off+n-4]}); err != nil {
+			return err
 		}
 		off += n
 	}
 	return nil
+}
+
+// PcapngPacket is the interface index and the captured bytes of an
+// enhanced or obsolete packet block's body (cut to the body when its
+// length says more), or an error when the body is too short for one.
+func PcapngPacket(b PcapngBlock) (iface int, pkt []byte, err error) {
+	if len(b.Body) < 20 {
+		return 0, nil, fmt.Errorf("pcapng packet block at byte %d cut short", b.Off)
+	}
+	iface = int(b.Order.Uint32(b.Body[0:]))
+	if b.Type == PcapngOPB {
+		iface = int(b.Order.Uint16(b.Body[0:]))
+	}
+	capLen := min(int(b.Order.Uint32(b.Body[12:])), len(b.Body)-20)
+	return iface, b.Body[20 : 20+max(capLen, 0)], nil
+}
+
+func (c *clearer) pcapng(data []byte) error {
+	var links []uint32
+	return PcapngBlocks(data, func(b PcapngBlock) error {
+		switch b.Type {
+		case PcapngSHB:
+			links = links[:0]
+		case PcapngIDB:
+			if len(b.Body) >= 2 {
+				links = append(links, uint32(b.Order.Uint16(b.Body)))
+			}
+		case PcapngEPB, PcapngOPB:
+			id, pkt, err := PcapngPacket(b)
+			switch {
+			case err != nil:
+				return err
+			case len(pkt) == 0:
+			case id < len(links):
+				c.frame(pkt, links[id])
+			default:
+				// No interface describes it: no reader can tell its
+				// headers from its payload, so it goes whole.
+				clear(pkt)
+				c.cleared += int64(len(pkt))
+			}
+		case PcapngSPB:
+			if len(links) > 0 && len(b.Body) > 4 {
+				c.frame(b.Body[4:], links[0])
+			}
+		}
+		return nil
+	})
 }
