@@ -5,7 +5,6 @@
 // the small interfaces of Env (an HNS source, a command runner, a file
 // system, a Kubernetes source), so all of it is tested on Linux with fakes.
 //
-// Imports: bundle, capture (live capture), capture/payload (captures'
-// payloads cleared when redacting), collectors/redact, hostexec (the node's
-// tools run).
+// Imports: bundle, capture (live capture), hostexec (the node's tools run),
+// redact (every text file redacted before it is stored).
 package collectors

@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wincni/diag/bundle"
-	"github.com/wincni/diag/collectors/redact"
+	"github.com/wincni/diag/redact"
 )
 
 // Output is one collector's handle on the bundle. Every text file goes
@@ -63,7 +63,7 @@ func (o *Output) Problem(err error) {
 // redirections write it) is stored as UTF-8 so that redaction can read it.
 // Binary data is refused: it cannot be redacted safely.
 func (o *Output) WriteText(name string, data []byte) error {
-	clean, marks, err := RedactText(data)
+	clean, marks, err := redact.File(data)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -201,7 +201,7 @@ func (o *Output) CopyFiles(fsys fs.FS, dir string, max int64, patterns ...string
 				o.Problem(fmt.Errorf("read %s: %w", m, err))
 				continue
 			}
-			if redact.IsBinary(ToUTF8(data)) {
+			if redact.IsBinary(redact.Decode(data)) {
 				o.Logf("%s: binary or compressed, left out", m)
 				continue
 			}
@@ -245,7 +245,3 @@ func safeName(s string) string {
 		return r
 	}, s)
 }
-
-// ToUTF8 transcodes UTF-16 text, with a byte order mark or without one
-// (cmd /u), to UTF-8.
-func ToUTF8(data []byte) []byte { return redact.Decode(data) }

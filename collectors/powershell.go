@@ -5,8 +5,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/wincni/diag/collectors/redact"
 	"github.com/wincni/diag/hostexec"
+	"github.com/wincni/diag/redact"
 )
 
 // PowerShell scripts the Windows collectors run. They are constants: no

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf16"
+
+	"github.com/wincni/diag/redact"
 )
 
 // A review27 case is one file of testdata/review27: the secrets planted in
@@ -44,7 +46,7 @@ func review27Encodings(text string) map[string][]byte {
 }
 
 // checkReview27 redacts every case in every encoding as diag collect and
-// diag bundle redact do (RedactText) and reports each secret left, each
+// diag bundle redact do (redact.File) and reports each secret left, each
 // look-alike lost and each file refused.
 func checkReview27(t *testing.T, cases []review27Case) {
 	t.Helper()
@@ -65,8 +67,8 @@ func checkReview27(t *testing.T, cases []review27Case) {
 			}
 		}
 		for enc, in := range review27Encodings(text) {
-			out, _, err := RedactText(in)
-			if errors.Is(err, ErrBinary) {
+			out, _, err := redact.File(in)
+			if errors.Is(err, redact.ErrBinary) {
 				t.Errorf("%s (%s): refused as binary: a text file left out", c.file, enc)
 				continue
 			}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wincni/diag/redact"
 )
 
 // checkReview27b is checkReview27 over testdata/review27b: a Windows
@@ -26,8 +28,8 @@ func checkReview27b(t *testing.T, cases []review27Case) {
 			}
 		}
 		for enc, in := range review27Encodings(text) {
-			out, _, err := RedactText(in)
-			if errors.Is(err, ErrBinary) {
+			out, _, err := redact.File(in)
+			if errors.Is(err, redact.ErrBinary) {
 				t.Errorf("%s (%s): refused as binary: a text file left out", c.file, enc)
 				continue
 			}

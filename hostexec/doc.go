@@ -4,5 +4,5 @@
 // holding the pipes not waited for, standard error bounded and its first
 // line made printable).
 //
-// Imports: collectors/redact (a tool's UTF-16 error text decoded).
+// Imports: redact (a tool's UTF-16 error text decoded).
 package hostexec

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wincni/diag/collectors/redact"
+	"github.com/wincni/diag/redact"
 )
 
 // Runner runs one command with an argument list, never through a shell

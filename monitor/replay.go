@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/wincni/diag/bundle"
-	"github.com/wincni/diag/collectors"
+	"github.com/wincni/diag/redact"
 )
 
 // ReplaySource plays saved bundles, one per round, in the order given:
@@ -54,7 +54,7 @@ func (r *ReplaySource) Record(ctx context.Context, t *Taken, path string) error 
 		return err
 	}
 	w.NoReplace()
-	if _, err := bundle.Rewrite(ctx, t.Bundle, w, collectors.RedactEntry); err != nil {
+	if _, err := bundle.Rewrite(ctx, t.Bundle, w, redact.Entry); err != nil {
 		w.Abort()
 		return err
 	}

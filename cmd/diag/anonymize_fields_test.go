@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode/utf16"
 
-	"github.com/wincni/diag/collectors"
+	"github.com/wincni/diag/redact"
 )
 
 // TestAnonymizeStatedNamesInEveryEncoding: files that state the node, its
@@ -48,7 +48,7 @@ func TestAnonymizeStatedNamesInEveryEncoding(t *testing.T) {
 			continue
 		}
 		n++
-		got := strings.ToLower(string(collectors.ToUTF8(data)))
+		got := strings.ToLower(string(redact.Decode(data)))
 		for _, s := range []string{"northwind", "asmith", "winpool"} {
 			if strings.Contains(got, s) && !strings.Contains(strings.ToLower(r.stderr), s) {
 				t.Errorf("%s: %s left, not named as kept:\n%s", name, s, got)

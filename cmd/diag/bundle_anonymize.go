@@ -12,8 +12,9 @@ import (
 
 	"github.com/wincni/diag/anonymize"
 	"github.com/wincni/diag/bundle"
-	"github.com/wincni/diag/collectors"
+	"github.com/wincni/diag/capture/payload"
 	"github.com/wincni/diag/ownerfile"
+	"github.com/wincni/diag/redact"
 )
 
 type anonymizeOptions struct {
@@ -179,9 +180,9 @@ func runBundleAnonymize(ctx context.Context, e *env, o anonymizeOptions, input s
 		}
 		return nil
 	}
-	filter := a.Filter(collectors.RedactEntry)
+	filter := a.Filter(redact.Entry)
 	if !o.keepPay {
-		filter = collectors.ClearPayloads(filter, vxlanPorts(o.ports)...)
+		filter = redact.ClearPayloads(filter, vxlanPorts(o.ports)...)
 	}
 	res, err := rewriteBundleWith(ctx, in, input, out, m, o.force, filter, before, "anonymized", companions)
 	if err != nil {
@@ -249,7 +250,7 @@ func addKeywords(a *anonymize.Anonymizer, o anonymizeOptions) error {
 	if len(data) > maxKeywordFile {
 		return usageErrorf("--keyword-file %s: over %d KiB; a keyword file is a list of words", o.kwFile, maxKeywordFile>>10)
 	}
-	for i, l := range strings.Split(string(collectors.ToUTF8(data)), "\n") {
+	for i, l := range strings.Split(string(redact.Decode(data)), "\n") {
 		l = strings.TrimSpace(strings.TrimPrefix(l, "\ufeff"))
 		if l == "" || strings.HasPrefix(l, "#") {
 			continue
@@ -277,29 +278,29 @@ func keptNames(kept []anonymize.KeptName) string {
 // harvestNames reads every text entry once before anything is written,
 // for the host, domain and user names it states (ipconfig /all,
 // systeminfo, profile paths): a name found in the last file must be
-// replaced in the first one too. Entries over collectors.MaxRedactEntry
+// replaced in the first one too. Entries over redact.MaxEntry
 // are left out of the rewrite anyway.
 func harvestNames(ctx context.Context, a *anonymize.Anonymizer, in *bundle.Bundle) error {
 	for _, name := range in.Names() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if name == bundle.ManifestPath || in.Size(name) > collectors.MaxRedactEntry {
+		if name == bundle.ManifestPath || in.Size(name) > redact.MaxEntry {
 			continue
 		}
 		rc, err := in.Open(name)
 		if err != nil {
 			return err
 		}
-		data, err := io.ReadAll(io.LimitReader(rc, collectors.MaxRedactEntry+1))
+		data, err := io.ReadAll(io.LimitReader(rc, redact.MaxEntry+1))
 		rc.Close()
 		if err != nil {
 			return fmt.Errorf("read %s: %w", name, err)
 		}
-		if collectors.IsCapture(data) {
+		if payload.IsCapture(data) {
 			continue
 		}
-		a.HarvestText(collectors.ToUTF8(data))
+		a.HarvestText(redact.Decode(data))
 		a.HarvestText([]byte(name)) // a collectlogs file named after a user's profile path
 	}
 	return nil

@@ -64,7 +64,7 @@ func verdicts(t *testing.T, inputs ...string) string {
 // every analyzer scenario, and every cluster scenario's bundles.
 func anonymizeInputs(t *testing.T) [][]string {
 	var sets [][]string
-	for _, g := range []string{"../../testdata/bundles/*", "../../testdata/collectlogs/*", "../../testdata/text/*", "../../analyzers/testdata/scenarios/*", "../../anonymize/testdata/short-names", "../../collectors/redact/testdata/*-planted"} {
+	for _, g := range []string{"../../testdata/bundles/*", "../../testdata/collectlogs/*", "../../testdata/text/*", "../../analyzers/testdata/scenarios/*", "../../anonymize/testdata/short-names", "../../redact/testdata/*-planted"} {
 		m, _ := filepath.Glob(g)
 		for _, p := range m {
 			sets = append(sets, []string{p})
@@ -440,7 +440,7 @@ func TestAnonymizeKeywordErrors(t *testing.T) {
 // TestAnonymizeRemovesPlantedSecrets: anonymize redacts as bundle redact
 // does: no planted secret is left and no file is left out.
 func TestAnonymizeRemovesPlantedSecrets(t *testing.T) {
-	ins, _ := filepath.Glob("../../collectors/redact/testdata/*-planted")
+	ins, _ := filepath.Glob("../../redact/testdata/*-planted")
 	if len(ins) < 2 {
 		t.Fatalf("planted fixtures: %v", ins)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wincni/diag/bundle"
-	"github.com/wincni/diag/collectors"
+	"github.com/wincni/diag/redact"
 	"github.com/wincni/diag/snapshot"
 )
 
@@ -101,9 +101,9 @@ func runBundleRedact(ctx context.Context, e *env, o redactOptions, input string)
 		}
 	}
 	m := redactManifest(in, before, input)
-	filter := collectors.RedactEntry
+	filter := redact.Entry
 	if !o.keepPay {
-		filter = collectors.ClearPayloads(filter, vxlanPorts(o.ports)...)
+		filter = redact.ClearPayloads(filter, vxlanPorts(o.ports)...)
 	}
 	res, err := rewriteBundle(ctx, in, input, out, m, o.force, filter, before, "redacted")
 	if err != nil {
@@ -206,7 +206,7 @@ func redactString(s string) string {
 	if s == "" {
 		return s
 	}
-	clean, _, err := collectors.RedactText([]byte(s))
+	clean, _, err := redact.File([]byte(s))
 	if err != nil {
 		return ""
 	}
@@ -219,7 +219,7 @@ func redactSummary(out string, res *bundle.RewriteResult) string {
 	withSecrets := 0
 	for _, f := range res.Files {
 		for _, r := range f.Redacted {
-			if r.Kind != collectors.KindPayload {
+			if r.Kind != redact.KindPayload {
 				withSecrets++
 				break
 			}
@@ -231,7 +231,7 @@ func redactSummary(out string, res *bundle.RewriteResult) string {
 	}
 	var kinds []string
 	for _, r := range res.Redacted {
-		if r.Kind != collectors.KindPayload { // payloadNote says it
+		if r.Kind != redact.KindPayload { // payloadNote says it
 			kinds = append(kinds, fmt.Sprintf("%d %s", r.Count, r.Kind))
 		}
 	}
@@ -251,7 +251,7 @@ func payloadNote(res *bundle.RewriteResult, kept bool) string {
 	var bytes, captures int
 	for _, f := range res.Files {
 		for _, r := range f.Redacted {
-			if r.Kind == collectors.KindPayload {
+			if r.Kind == redact.KindPayload {
 				bytes += r.Count
 				captures++
 			}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"unicode/utf16"
 
-	"github.com/wincni/diag/collectors/redact"
+	"github.com/wincni/diag/redact"
 )
 
 // gitleaks is the independent check of redaction: its rule set was
@@ -123,7 +123,7 @@ func corpusTree(t *testing.T, utf8Only bool) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, f := range []string{"secrets.txt", "lookalikes.txt"} {
-		data, err := os.ReadFile(filepath.Join("../../collectors/redact/testdata", f))
+		data, err := os.ReadFile(filepath.Join("../../redact/testdata", f))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,7 +159,7 @@ func TestRedactGitleaksOracle(t *testing.T) {
 	if raw := runGitleaks(t, bin, corpusTree(t, true)); len(raw) < 15 {
 		t.Fatalf("gitleaks finds only %d secrets in the unredacted corpus: the oracle sees too little", len(raw))
 	}
-	inputs := []string{"../../collectors/redact/testdata/collectlogs-planted", "../../collectors/redact/testdata/bundle-planted"}
+	inputs := []string{"../../redact/testdata/collectlogs-planted", "../../redact/testdata/bundle-planted"}
 	for _, g := range []string{"../../testdata/bundles/*", "../../testdata/collectlogs/*"} {
 		m, _ := filepath.Glob(g)
 		inputs = append(inputs, m...)

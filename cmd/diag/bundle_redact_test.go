@@ -13,7 +13,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/wincni/diag/bundle"
-	"github.com/wincni/diag/collectors"
+	"github.com/wincni/diag/redact"
 )
 
 // Planted secrets: none of these values may appear in a redacted bundle.
@@ -328,7 +328,7 @@ func TestBundleRedactCollectlogsFolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := bundle.Rewrite(context.Background(), b, w, collectors.RedactEntry)
+	res, err := bundle.Rewrite(context.Background(), b, w, redact.Entry)
 	b.Close()
 	if err != nil {
 		w.Abort()

@@ -1,4 +1,4 @@
-package collectors
+package redact
 
 import (
 	"fmt"
@@ -22,7 +22,7 @@ const KindPayload = "capture-payload-bytes"
 func ClearPayloads(f bundle.Filter, vxlanPorts ...uint16) bundle.Filter {
 	return func(e *bundle.RewriteEntry) (bundle.Outcome, error) {
 		out, err := f(e)
-		if err != nil || !IsCapture(e.Head) {
+		if err != nil || !payload.IsCapture(e.Head) {
 			return out, err
 		}
 		var data []byte

@@ -1,57 +1,24 @@
-package collectors
+package redact
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"strings"
 	"testing"
 
 	"github.com/wincni/diag/bundle"
-	"github.com/wincni/diag/collectors/redact"
 )
-
-func gz(b []byte) []byte {
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	zw.Write(b)
-	zw.Close()
-	return buf.Bytes()
-}
-
-func TestIsCapture(t *testing.T) {
-	pcap := []byte{0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0}
-	pcapng := []byte{0x0a, 0x0d, 0x0d, 0x0a, 0x1c, 0, 0, 0}
-	for _, c := range []struct {
-		name string
-		head []byte
-		want bool
-	}{
-		{"pcap", pcap, true},
-		{"pcapng", pcapng, true},
-		{"gzip'd pcap", gz(pcap), true},
-		{"gzip'd pcapng", gz(pcapng), true},
-		{"gzip'd text", gz([]byte("password=x\n")), false},
-		{"zip", []byte("PK\x03\x04rest"), false},
-		{"text", []byte("hello"), false},
-		{"short", []byte{0xd4}, false},
-	} {
-		if got := IsCapture(c.head); got != c.want {
-			t.Errorf("%s: IsCapture = %v", c.name, got)
-		}
-	}
-}
 
 func TestRedactText(t *testing.T) {
 	utf16 := []byte{0xFF, 0xFE}
 	for _, r := range "password=hunter2\r\n" {
 		utf16 = append(utf16, byte(r), 0)
 	}
-	clean, marks, err := RedactText(utf16)
+	clean, marks, err := File(utf16)
 	if err != nil || string(clean) != "password=REDACTED\r\n" || len(marks) != 1 || marks[0].Kind != "password" || marks[0].Count != 1 {
 		t.Errorf("UTF-16: %q %v %v", clean, marks, err)
 	}
-	if _, _, err := RedactText([]byte("\x00\x01binary")); !errors.Is(err, ErrBinary) {
+	if _, _, err := File([]byte("\x00\x01binary")); !errors.Is(err, ErrBinary) {
 		t.Errorf("binary: %v", err)
 	}
 }
@@ -59,14 +26,14 @@ func TestRedactText(t *testing.T) {
 // A text entry larger than bundle redact reads at once is left out, never
 // carried unredacted.
 func TestRedactEntryTooLargeIsLeftOut(t *testing.T) {
-	e := &bundle.RewriteEntry{Name: "logs/kube-proxy.log", Size: MaxRedactEntry + 1, Head: []byte("I1124 password=hunter2\n")}
-	out, err := RedactEntry(e)
+	e := &bundle.RewriteEntry{Name: "logs/kube-proxy.log", Size: MaxEntry + 1, Head: []byte("I1124 password=hunter2\n")}
+	out, err := Entry(e)
 	if err != nil || out.Action != bundle.Omit || !strings.Contains(out.Reason, "not redacted") {
 		t.Errorf("%+v %v", out, err)
 	}
 }
 
-// A text file whose one line is over redact.MaxLine is cut into pieces;
+// A text file whose one line is over MaxLine is cut into pieces;
 // a key and its value on either side of the cut go all the same, in the
 // file bundle redact reads whole (no final newline), in UTF-16 too.
 func TestRedactTextHugeLineCut(t *testing.T) {
@@ -77,12 +44,12 @@ func TestRedactTextHugeLineCut(t *testing.T) {
 		{`["token", `, `"S3CR3Tqz4k9"], `},
 	} {
 		var b strings.Builder
-		for b.Len() < redact.MaxLine-len(pair.key)-64 {
+		for b.Len() < MaxLine-len(pair.key)-64 {
 			b.WriteString(`{"Name":"ep","IPAddress":"100.244.1.2"}, `)
 		}
-		b.WriteString(strings.Repeat("x", redact.MaxLine-len(pair.key)-b.Len()-1))
+		b.WriteString(strings.Repeat("x", MaxLine-len(pair.key)-b.Len()-1))
 		b.WriteString(" " + pair.key + pair.value) // the key ends at the 1 MiB mark
-		for b.Len() < redact.MaxLine+64<<10 {
+		for b.Len() < MaxLine+64<<10 {
 			b.WriteString(`{"Name":"ep","IPAddress":"100.244.1.2"}, `)
 		}
 		for _, enc := range []string{"utf-8", "utf-16le"} {
@@ -90,7 +57,7 @@ func TestRedactTextHugeLineCut(t *testing.T) {
 			if enc == "utf-16le" {
 				data = utf16le(b.String())
 			}
-			clean, marks, err := RedactText(data)
+			clean, marks, err := File(data)
 			if err != nil {
 				t.Fatal(err)
 			}
