@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/wincni/diag/finding"
 	"github.com/wincni/diag/formats/formatstest"
 	"github.com/wincni/diag/snapshot"
 )
@@ -34,7 +35,7 @@ func TestCombineAfterDropMatchesRun(t *testing.T) {
 	}
 	want := Run(load(), Selection{})
 	snaps := load()
-	each := make([]Result, len(snaps))
+	each := make([]finding.Result, len(snaps))
 	for i, s := range snaps {
 		each[i] = RunNode(s, Selection{})
 		s.DropNodeDetail()

@@ -151,51 +151,11 @@ func (sel Selection) Includes(id string) bool {
 	return true
 }
 
-// Result is the outcome of running the rules.
-type Result struct {
-	Findings []finding.Finding
-	Skipped  []finding.Skipped
-	// Notes are about the analysis as a whole (several bundles of one
-	// node); reports show each as one line.
-	Notes []string
-	// Coverage says, per input, which rules ran and which do not apply, so
-	// that "no findings" never reads as "everything was checked".
-	Coverage map[string]*Coverage
-}
-
-// Coverage is what was checked on one input.
-type Coverage struct {
-	Ran []string `json:"ran"` // rule IDs that ran on the input's data
-	// NotApplicable counts the rules that do not apply to the node, by
-	// why: "linux" (HNS, VFP and Windows rules on a Linux node) or the
-	// network plugin they are about ("flannel").
-	NotApplicable map[string]int `json:"notApplicable,omitempty"`
-}
-
-func (res *Result) coverage(input string) *Coverage {
-	if res.Coverage == nil {
-		res.Coverage = map[string]*Coverage{}
-	}
-	c := res.Coverage[input]
-	if c == nil {
-		c = &Coverage{Ran: []string{}}
-		res.Coverage[input] = c
-	}
-	return c
-}
-
-func (c *Coverage) notApplicable(why string) {
-	if c.NotApplicable == nil {
-		c.NotApplicable = map[string]int{}
-	}
-	c.NotApplicable[why]++
-}
-
 // Run runs the selected rules on every snapshot. Several bundles of one
 // node are times of that node (see nodeLabels): the per-node rules run on
 // each and name it, the cross-node rules run on the latest of each node.
-func Run(snaps []*snapshot.Snapshot, sel Selection) Result {
-	each := make([]Result, len(snaps))
+func Run(snaps []*snapshot.Snapshot, sel Selection) finding.Result {
+	each := make([]finding.Result, len(snaps))
 	for i, s := range snaps {
 		each[i] = RunNode(s, sel)
 	}
@@ -207,8 +167,8 @@ func Run(snaps []*snapshot.Snapshot, sel Selection) Result {
 // bundles of one node are told apart by their times). A caller that holds
 // many bundles runs this as each is loaded and can then let the snapshot
 // go of what only these rules read (snapshot.DropNodeDetail).
-func RunNode(s *snapshot.Snapshot, sel Selection) Result {
-	var res Result
+func RunNode(s *snapshot.Snapshot, sel Selection) finding.Result {
+	var res finding.Result
 	for _, r := range Rules() {
 		if sel.Includes(r.ID) && r.Check != nil {
 			runRule(r, s, "", &res)
@@ -219,8 +179,8 @@ func RunNode(s *snapshot.Snapshot, sel Selection) Result {
 
 // Combine labels the per-node results of RunNode (each[i] is of snaps[i])
 // and runs the cross-node rules on the latest bundle of each node.
-func Combine(snaps []*snapshot.Snapshot, each []Result, sel Selection) Result {
-	var res Result
+func Combine(snaps []*snapshot.Snapshot, each []finding.Result, sel Selection) finding.Result {
+	var res finding.Result
 	labels, latest, notes := nodeLabels(snaps)
 	res.Notes = notes
 	for i, r := range each {
@@ -234,7 +194,7 @@ func Combine(snaps []*snapshot.Snapshot, each []Result, sel Selection) Result {
 		}
 		for input, c := range r.Coverage {
 			if res.Coverage == nil {
-				res.Coverage = map[string]*Coverage{}
+				res.Coverage = map[string]*finding.Coverage{}
 			}
 			res.Coverage[input] = c
 		}
@@ -293,11 +253,11 @@ func pseudonymGroups(snaps []*snapshot.Snapshot) ([][]*snapshot.Snapshot, string
 	return out, "warning: the inputs are not alike (" + strings.Join(desc, "; ") + "): pseudonyms are not compared with real addresses or another key's, so the cross-node rules ran within each group only; anonymize every bundle with one --key-file to compare them all"
 }
 
-func runRule(r *Rule, s *snapshot.Snapshot, node string, res *Result) {
-	cov := res.coverage(s.Source)
+func runRule(r *Rule, s *snapshot.Snapshot, node string, res *finding.Result) {
+	cov := res.CoverageFor(s.Source)
 	switch notFor, skip := r.appliesTo(s); {
 	case notFor != "":
-		cov.notApplicable(notFor)
+		cov.CountNotApplicable(notFor)
 		return
 	case skip != "":
 		res.Skipped = append(res.Skipped, finding.Skipped{ID: r.ID, Node: node, Input: s.Source, Reason: skip})
@@ -308,18 +268,18 @@ func runRule(r *Rule, s *snapshot.Snapshot, node string, res *Result) {
 	if !errors.As(err, &skip) {
 		cov.Ran = append(cov.Ran, r.ID)
 	}
-	res.record(r, node, s.Source, "with the bundle (or the snapshot from `diag snapshot`)", issues, err)
+	record(res, r, node, s.Source, "with the bundle (or the snapshot from `diag snapshot`)", issues, err)
 }
 
-func runClusterRule(r *Rule, snaps []*snapshot.Snapshot, res *Result) {
+func runClusterRule(r *Rule, snaps []*snapshot.Snapshot, res *finding.Result) {
 	issues, err := safeCall(func() ([]Issue, error) { return r.CheckCluster(snaps) })
-	res.record(r, "cluster", "", "with the bundles", issues, err)
+	record(res, r, "cluster", "", "with the bundles", issues, err)
 }
 
 // record turns what a rule's check returned into a skip, an error finding
 // (the check failed or panicked: a bug in diag, reported with what to send
 // along) or its findings.
-func (res *Result) record(r *Rule, node, input, sendAlong string, issues []Issue, err error) {
+func record(res *finding.Result, r *Rule, node, input, sendAlong string, issues []Issue, err error) {
 	entry := catalog.Entry{ID: r.ID, Title: r.Title, Severity: r.Severity, Fix: r.Fix}
 	var skip skipError
 	switch {

@@ -15,7 +15,7 @@ import (
 // checked on data that has the benign pattern: the pattern must be present
 // (or the test proves nothing) and the rule it could mislead must stay silent.
 
-func findingsFor(res Result, id string) []finding.Finding {
+func findingsFor(res finding.Result, id string) []finding.Finding {
 	var out []finding.Finding
 	for _, f := range res.Findings {
 		if f.ID == id {

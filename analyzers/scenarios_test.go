@@ -51,7 +51,7 @@ func readExpectations(t *testing.T, path string) []expectation {
 	return out
 }
 
-func checkExpectations(t *testing.T, res Result, exps []expectation, coverage map[string]map[string]bool) {
+func checkExpectations(t *testing.T, res finding.Result, exps []expectation, coverage map[string]map[string]bool) {
 	for _, e := range exps {
 		var mine []finding.Finding
 		for _, f := range res.Findings {

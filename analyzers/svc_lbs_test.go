@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wincni/diag/finding"
 	"github.com/wincni/diag/formats/formatstest"
 	"github.com/wincni/diag/snapshot"
 )
@@ -33,7 +34,7 @@ func TestLoadBalancerWithoutPortMappings(t *testing.T) {
 	}
 }
 
-func findRule(res Result, id string) ([]string, string, bool) {
+func findRule(res finding.Result, id string) ([]string, string, bool) {
 	var sums []string
 	for _, f := range res.Findings {
 		if f.ID == id {

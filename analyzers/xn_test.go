@@ -18,7 +18,7 @@ const (
 	sameNodeCluster = "testdata/clusters/xn-same-node"
 )
 
-func findingsOf(res Result, id string) []finding.Finding {
+func findingsOf(res finding.Result, id string) []finding.Finding {
 	var out []finding.Finding
 	for _, f := range res.Findings {
 		if f.ID == id {
@@ -28,7 +28,7 @@ func findingsOf(res Result, id string) []finding.Finding {
 	return out
 }
 
-func crossFindings(res Result) []finding.Finding {
+func crossFindings(res finding.Result) []finding.Finding {
 	var out []finding.Finding
 	for _, f := range res.Findings {
 		if strings.HasPrefix(f.ID, "XN-") {

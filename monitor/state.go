@@ -3,7 +3,6 @@ package monitor
 import (
 	"strings"
 
-	"github.com/wincni/diag/analyzers"
 	"github.com/wincni/diag/finding"
 	"github.com/wincni/diag/snapshot"
 )
@@ -24,7 +23,7 @@ type roundState struct {
 // HNS object kinds as the metrics label them.
 var objectKinds = []string{"networks", "endpoints", "remote_endpoints", "loadbalancers", "namespaces"}
 
-func newRoundState(s *snapshot.Snapshot, res analyzers.Result) *roundState {
+func newRoundState(s *snapshot.Snapshot, res finding.Result) *roundState {
 	st := &roundState{open: map[string]finding.Finding{}, skipped: len(res.Skipped), unjudged: s.Unjudged}
 	for _, c := range res.Coverage {
 		st.ran += len(c.Ran)

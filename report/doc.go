@@ -3,6 +3,6 @@
 // renderer takes a report and a writer; it never decides about colour or
 // terminal size itself: the command line tells it.
 //
-// Imports: analyzers (the engine's Result), bundle (collector statuses),
-// capture, catalog, diff, finding, snapshot.
+// Imports: bundle (collector statuses), capture, catalog, diff, finding,
+// snapshot.
 package report

@@ -3,7 +3,6 @@ package report
 import (
 	"time"
 
-	"github.com/wincni/diag/analyzers"
 	"github.com/wincni/diag/bundle"
 	"github.com/wincni/diag/finding"
 	"github.com/wincni/diag/snapshot"
@@ -57,7 +56,7 @@ type Input struct {
 	CollectorsFailed []CollectorProblem `json:"collectorsFailed,omitempty"`
 	Notes            []string           `json:"notes,omitempty"`
 	// Checked says which rules ran on the input and which do not apply.
-	Checked *analyzers.Coverage `json:"checked,omitempty"`
+	Checked *finding.Coverage `json:"checked,omitempty"`
 }
 
 // CollectorProblem is a collector that did not finish cleanly.
@@ -77,7 +76,7 @@ type Summary struct {
 }
 
 // Build assembles a report from analyzed snapshots and the rules' result.
-func Build(tool Tool, now *time.Time, snaps []*snapshot.Snapshot, res analyzers.Result) *Report {
+func Build(tool Tool, now *time.Time, snaps []*snapshot.Snapshot, res finding.Result) *Report {
 	r := &Report{SchemaVersion: SchemaVersion, Tool: tool, GeneratedAt: now,
 		Inputs: []Input{}, Findings: res.Findings, Skipped: res.Skipped, Notes: res.Notes}
 	if r.Findings == nil {

@@ -105,7 +105,7 @@ func runAnalyze(ctx context.Context, e *env, g *globalOptions, o *analyzeOptions
 		return err
 	}
 	snaps := make([]*snapshot.Snapshot, 0, len(paths))
-	each := make([]analyzers.Result, 0, len(paths))
+	each := make([]finding.Result, 0, len(paths))
 	budget := newMemoryBudget(e.getenv("GOMEMLIMIT") != "")
 	var nodes snapshot.KubeNodeTable // the cluster's Node list, once for all its bundles
 	defer budget.restore()
@@ -362,7 +362,7 @@ func analyzeExit(rep *report.Report, failOn finding.Severity) error {
 
 // analyzeBundleCaptures runs the capture rules on the captures inside the
 // bundles (capture/*.pcapng), with every bundle of the run as context.
-func analyzeBundleCaptures(paths []string, snaps []*snapshot.Snapshot, sel analyzers.Selection, lim capture.Limits, budget *memoryBudget, res *analyzers.Result) error {
+func analyzeBundleCaptures(paths []string, snaps []*snapshot.Snapshot, sel analyzers.Selection, lim capture.Limits, budget *memoryBudget, res *finding.Result) error {
 	// A capture is read beside the nodes whose addresses are of its own
 	// kind: pseudonyms of its key, or real ones (analyzers' groups).
 	contexts := map[string]*capture.Context{}
