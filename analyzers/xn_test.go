@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wincni/diag/bundle"
 	"github.com/wincni/diag/finding"
 	"github.com/wincni/diag/formats/formatstest"
+	"github.com/wincni/diag/manifest"
 	"github.com/wincni/diag/snapshot"
 )
 
@@ -41,7 +41,7 @@ func crossFindings(res finding.Result) []finding.Finding {
 // withManifest gives a loaded snapshot a manifest naming the node and the
 // time it was collected.
 func withManifest(s *snapshot.Snapshot, node string, started string) *snapshot.Snapshot {
-	m := &bundle.Manifest{Format: "diag-bundle", Version: 1, Node: node}
+	m := &manifest.Manifest{Format: "diag-bundle", Version: 1, Node: node}
 	if started != "" {
 		t, err := time.Parse(time.RFC3339, started)
 		if err != nil {

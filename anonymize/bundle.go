@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wincni/diag/bundle"
+	"github.com/wincni/diag/manifest"
 	"github.com/wincni/diag/snapshot"
 )
 
@@ -121,7 +122,7 @@ func (a *Anonymizer) entryName(name string) string {
 // Manifest anonymizes the free text of a manifest written for the output:
 // the node, the description, option values and collector messages and
 // file lists.
-func (a *Anonymizer) Manifest(m *bundle.Manifest) {
+func (a *Anonymizer) Manifest(m *manifest.Manifest) {
 	m.Node = a.WholeName(m.Node)
 	m.Description = a.String(m.Description)
 	for k, v := range m.Options {

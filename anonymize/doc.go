@@ -7,5 +7,5 @@
 // that diag analyze reads an anonymized bundle as it read the original.
 //
 // Imports: bundle, capture/payload (the checksum arithmetic of the packets it
-// rewrites), ownerfile (the key, readable by its owner only), snapshot.
+// rewrites), manifest, ownerfile (the key, readable by its owner only), snapshot.
 package anonymize

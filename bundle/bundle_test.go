@@ -13,12 +13,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wincni/diag/manifest"
 )
 
 func writeTestBundle(t *testing.T, dir string) string {
 	t.Helper()
 	out := filepath.Join(dir, "bundle.zip")
-	w, err := Create(out, Manifest{Node: "win-1", OS: "windows"})
+	w, err := Create(out, manifest.Manifest{Node: "win-1", OS: "windows"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +35,7 @@ func writeTestBundle(t *testing.T, dir string) string {
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
-	w.AddCollector(CollectorResult{ID: "hns", Status: StatusOK, DurationMS: 12})
+	w.AddCollector(manifest.CollectorResult{ID: "hns", Status: manifest.StatusOK, DurationMS: 12})
 	if _, err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +78,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 }
 
 func TestWriterRejectsBadNamesAndDuplicates(t *testing.T) {
-	w, err := Create(filepath.Join(t.TempDir(), "b.zip"), Manifest{Node: "n"})
+	w, err := Create(filepath.Join(t.TempDir(), "b.zip"), manifest.Manifest{Node: "n"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +99,7 @@ func TestWriterRejectsBadNamesAndDuplicates(t *testing.T) {
 func TestAbortedEntryLeavesNothing(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "b.zip")
-	w, _ := Create(out, Manifest{Node: "n"})
+	w, _ := Create(out, manifest.Manifest{Node: "n"})
 	e, _ := w.Create("half.txt")
 	e.Write([]byte("partial"))
 	e.Abort()
@@ -113,7 +115,7 @@ func TestAbortedEntryLeavesNothing(t *testing.T) {
 func TestFailedCloseLeavesNoZip(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "missing-dir", "b.zip")
-	w, _ := Create(out, Manifest{Node: "n"})
+	w, _ := Create(out, manifest.Manifest{Node: "n"})
 	w.WriteFile("a.txt", []byte("x"))
 	if _, err := w.Close(); err == nil {
 		t.Fatal("Close into a missing directory succeeded")
@@ -373,7 +375,7 @@ func TestOpenMissingPath(t *testing.T) {
 func TestManifestTimesRoundTrip(t *testing.T) {
 	now := time.Date(2026, 11, 22, 5, 0, 0, 0, time.UTC)
 	out := filepath.Join(t.TempDir(), "b.zip")
-	w, _ := Create(out, Manifest{Node: "n", Started: &now, Finished: &now})
+	w, _ := Create(out, manifest.Manifest{Node: "n", Started: &now, Finished: &now})
 	w.Close()
 	b, err := Open(out, DefaultLimits)
 	if err != nil {

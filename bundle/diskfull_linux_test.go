@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/wincni/diag/manifest"
 )
 
 // A disk that fills up while the zip is written leaves no half-written
@@ -20,7 +22,7 @@ func TestDiskFullLeavesNoZip(t *testing.T) {
 	}
 	defer exec.Command("umount", dir).Run()
 	out := filepath.Join(dir, "b.zip")
-	w, err := Create(out, Manifest{Node: "n"})
+	w, err := Create(out, manifest.Manifest{Node: "n"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,5 +2,5 @@
 // same layout) of raw node artifacts plus manifest.json. The writer is atomic
 // and checksums every entry; the reader treats its input as hostile.
 //
-// Imports: none.
+// Imports: manifest (what the bundle says about its collection).
 package bundle

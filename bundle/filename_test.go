@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/wincni/diag/manifest"
 )
 
 // Node names become file names through FileNamePart: Windows' device names
@@ -45,7 +47,7 @@ func TestWriteDeviceNamedNodes(t *testing.T) {
 	dir := t.TempDir()
 	for _, node := range []string{"con", "nul", "aux", "com1", "prn", "lpt1"} {
 		out := filepath.Join(dir, FileNamePart(node)+".zip")
-		w, err := Create(out, Manifest{Node: node})
+		w, err := Create(out, manifest.Manifest{Node: node})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,12 +7,14 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/wincni/diag/manifest"
 )
 
 // writeSmall writes a one-entry bundle to out and returns Close's error.
 func writeSmall(t *testing.T, out string) error {
 	t.Helper()
-	w, err := Create(out, Manifest{Node: "win-1"})
+	w, err := Create(out, manifest.Manifest{Node: "win-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +120,7 @@ func TestCloseCompanion(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "b.zip")
 	write := func(content string) error {
-		w, err := Create(out, Manifest{Node: "win-1"})
+		w, err := Create(out, manifest.Manifest{Node: "win-1"})
 		if err != nil {
 			t.Fatal(err)
 		}

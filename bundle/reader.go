@@ -19,6 +19,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/wincni/diag/manifest"
 )
 
 // ErrTooLarge is returned when an entry or the whole bundle is bigger than
@@ -51,7 +53,7 @@ type Bundle struct {
 	mu       sync.Mutex
 	mismatch []string // entries whose content differs from the manifest
 	read     atomic.Int64
-	Manifest *Manifest // nil when the bundle has none
+	Manifest *manifest.Manifest // nil when the bundle has none
 }
 
 type entry struct {
@@ -260,7 +262,7 @@ func (b *Bundle) finish() error {
 	if err != nil {
 		return err
 	}
-	m, err := ParseManifest(data)
+	m, err := manifest.Parse(data)
 	if err != nil {
 		return &Error{Path: b.path, Entry: ManifestPath, Err: err}
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"sort"
+
+	"github.com/wincni/diag/manifest"
 )
 
 // Action is what Rewrite does with one entry of its input.
@@ -24,10 +26,10 @@ const (
 // Outcome is a Filter's decision about one entry.
 type Outcome struct {
 	Action   Action
-	Data     []byte      // Replace: the new content
-	Redacted []Redaction // Replace: what was removed, recorded in the manifest
-	Reason   string      // Omit: why, for the user
-	Name     string      // Replace: the entry's new name, when it changes (anonymize maps host names in file names)
+	Data     []byte               // Replace: the new content
+	Redacted []manifest.Redaction // Replace: what was removed, recorded in the manifest
+	Reason   string               // Omit: why, for the user
+	Name     string               // Replace: the entry's new name, when it changes (anonymize maps host names in file names)
 }
 
 // RewriteHead is how many bytes of an entry a Filter sees before it decides
@@ -71,9 +73,9 @@ type Omission struct {
 
 // RewriteResult is what Rewrite wrote.
 type RewriteResult struct {
-	Files    []FileEntry // entries written, sorted, with what was removed from each (Size and SHA256 are not set)
-	Omitted  []Omission  // entries left out, sorted
-	Redacted []Redaction // totals over every entry, sorted by kind
+	Files    []manifest.FileEntry // entries written, sorted, with what was removed from each (Size and SHA256 are not set)
+	Omitted  []Omission           // entries left out, sorted
+	Redacted []manifest.Redaction // totals over every entry, sorted by kind
 }
 
 // Rewrite copies every entry of in through filter into w, except
@@ -116,10 +118,10 @@ func Rewrite(ctx context.Context, in *Bundle, w *Writer, filter Filter) (*Rewrit
 		for _, r := range out.Redacted {
 			totals[r.Kind] += r.Count
 		}
-		res.Files = append(res.Files, FileEntry{Path: written, Redacted: out.Redacted, Truncated: truncated})
+		res.Files = append(res.Files, manifest.FileEntry{Path: written, Redacted: out.Redacted, Truncated: truncated})
 	}
 	for k, n := range totals {
-		res.Redacted = append(res.Redacted, Redaction{Kind: k, Count: n})
+		res.Redacted = append(res.Redacted, manifest.Redaction{Kind: k, Count: n})
 	}
 	sort.Slice(res.Redacted, func(i, j int) bool { return res.Redacted[i].Kind < res.Redacted[j].Kind })
 	return res, nil

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wincni/diag/manifest"
 )
 
 func rewriteInput(t *testing.T) *Bundle {
@@ -47,7 +49,7 @@ func testFilter(e *RewriteEntry) (Outcome, error) {
 		return Outcome{}, err
 	}
 	if bytes.Contains(data, []byte("secret")) {
-		return Outcome{Action: Replace, Data: bytes.ReplaceAll(data, []byte("secret"), []byte("REDACTED")), Redacted: []Redaction{{Kind: "secret", Count: 1}}}, nil
+		return Outcome{Action: Replace, Data: bytes.ReplaceAll(data, []byte("secret"), []byte("REDACTED")), Redacted: []manifest.Redaction{{Kind: "secret", Count: 1}}}, nil
 	}
 	return Outcome{Action: Replace, Data: data}, nil
 }
@@ -55,7 +57,7 @@ func testFilter(e *RewriteEntry) (Outcome, error) {
 func TestRewrite(t *testing.T) {
 	b := rewriteInput(t)
 	out := filepath.Join(t.TempDir(), "out.zip")
-	w, err := Create(out, Manifest{Node: "n1"})
+	w, err := Create(out, manifest.Manifest{Node: "n1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +95,7 @@ func TestRewriteInterrupted(t *testing.T) {
 	b := rewriteInput(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.zip")
-	w, err := Create(out, Manifest{})
+	w, err := Create(out, manifest.Manifest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +117,7 @@ func TestWriterNoReplace(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.zip")
 	os.WriteFile(out, []byte("mine"), 0o644)
-	w, err := Create(out, Manifest{})
+	w, err := Create(out, manifest.Manifest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +134,7 @@ func TestWriterNoReplace(t *testing.T) {
 	}
 
 	os.Remove(out)
-	w, _ = Create(out, Manifest{})
+	w, _ = Create(out, manifest.Manifest{})
 	w.NoReplace()
 	w.WriteFile("a.txt", []byte("a"))
 	if _, err := w.Close(); err != nil {

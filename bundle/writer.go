@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/wincni/diag/manifest"
 )
 
 // Writer builds a bundle. Entries are staged as files in a private temporary
@@ -26,11 +28,11 @@ import (
 type Writer struct {
 	out      string
 	staging  string
-	manifest Manifest
+	manifest manifest.Manifest
 	now      func() time.Time
 
 	mu         sync.Mutex
-	files      map[string]*FileEntry
+	files      map[string]*manifest.FileEntry
 	staged     map[string]string // entry name → its staged file
 	seq        int
 	open       map[string]bool
@@ -41,7 +43,7 @@ type Writer struct {
 
 // Create starts a bundle that will be written to out. The manifest's Format,
 // Version and Files are filled in by the writer.
-func Create(out string, m Manifest) (*Writer, error) {
+func Create(out string, m manifest.Manifest) (*Writer, error) {
 	staging, err := os.MkdirTemp("", "diag-bundle-")
 	if err != nil {
 		return nil, fmt.Errorf("create staging directory: %w", err)
@@ -51,7 +53,7 @@ func Create(out string, m Manifest) (*Writer, error) {
 		staging:  staging,
 		manifest: m,
 		now:      time.Now,
-		files:    map[string]*FileEntry{},
+		files:    map[string]*manifest.FileEntry{},
 		staged:   map[string]string{},
 		open:     map[string]bool{},
 	}, nil
@@ -123,7 +125,7 @@ func (e *EntryWriter) Close() error {
 		os.Remove(e.partial)
 		return fmt.Errorf("entry %q: %w", e.name, err)
 	}
-	e.w.files[e.name] = &FileEntry{Path: e.name, Size: e.n, SHA256: hex.EncodeToString(e.h.Sum(nil))}
+	e.w.files[e.name] = &manifest.FileEntry{Path: e.name, Size: e.n, SHA256: hex.EncodeToString(e.h.Sum(nil))}
 	e.w.staged[e.name] = e.final
 	return nil
 }
@@ -155,7 +157,7 @@ func (w *Writer) WriteFile(name string, data []byte) error {
 }
 
 // MarkEntry records redactions or truncation of a committed entry.
-func (w *Writer) MarkEntry(name string, truncated bool, redacted []Redaction) error {
+func (w *Writer) MarkEntry(name string, truncated bool, redacted []manifest.Redaction) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	fe, ok := w.files[name]
@@ -185,7 +187,7 @@ func (w *Writer) SetFinished(t time.Time) {
 }
 
 // AddCollector records a collector's outcome in the manifest.
-func (w *Writer) AddCollector(r CollectorResult) {
+func (w *Writer) AddCollector(r manifest.CollectorResult) {
 	w.mu.Lock()
 	w.manifest.Collectors = append(w.manifest.Collectors, r)
 	w.mu.Unlock()
@@ -213,14 +215,14 @@ func (w *Writer) Close() (string, error) {
 	}
 
 	m := w.manifest
-	m.Format, m.Version = Format, Version
-	m.Files = make([]FileEntry, 0, len(w.files))
+	m.Format, m.Version = manifest.Format, manifest.Version
+	m.Files = make([]manifest.FileEntry, 0, len(w.files))
 	for _, fe := range w.files {
 		m.Files = append(m.Files, *fe)
 	}
 	sort.Slice(m.Files, func(i, j int) bool { return m.Files[i].Path < m.Files[j].Path })
 	sort.Slice(m.Collectors, func(i, j int) bool { return m.Collectors[i].ID < m.Collectors[j].ID })
-	manifest, err := json.MarshalIndent(m, "", "  ")
+	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return "", fmt.Errorf("encode manifest: %w", err)
 	}
@@ -232,7 +234,7 @@ func (w *Writer) Close() (string, error) {
 	zipTmp, sum, err := writeTemp(w.out, func(f io.Writer) error {
 		zw := zip.NewWriter(f)
 		if err := addZipEntry(zw, ManifestPath, modified, func(dst io.Writer) error {
-			_, err := dst.Write(append(manifest, '\n'))
+			_, err := dst.Write(append(data, '\n'))
 			return err
 		}); err != nil {
 			return err

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+
+	"github.com/wincni/diag/manifest"
 )
 
 // foldedNames are entry names a Windows file system folds into one file
@@ -14,7 +16,7 @@ var foldedNames = []string{"logs/Kubelet.log", "logs/kubelet.log", "logs/KUBELET
 // makes of its name: the writer never stages an entry under it.
 func TestWriterFoldedAndDeviceNames(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "b.zip")
-	w, err := Create(out, Manifest{Node: "win-1"})
+	w, err := Create(out, manifest.Manifest{Node: "win-1"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wincni/diag/bundle"
+	"github.com/wincni/diag/manifest"
 	"github.com/wincni/diag/tools/wine/standin/standintest"
 )
 
@@ -32,7 +32,7 @@ func TestCaptureCollectorPktmon(t *testing.T) {
 	tmp := t.TempDir()
 	Run(context.Background(), w, &Env{Runner: ExecRunner{}, TempDir: tmp}, []Collector{CaptureCollector(100 * time.Millisecond)}, RunOptions{})
 	b := closeAndVerify(t, w, path)
-	if r := result(t, b, "capture"); r.Status != bundle.StatusOK {
+	if r := result(t, b, "capture"); r.Status != manifest.StatusOK {
 		t.Fatalf("capture: %s %q; calls %q", r.Status, r.Error, calls())
 	}
 	if got, _ := b.ReadFile("capture/diag.pcapng"); !bytes.Equal(got, pcap) {

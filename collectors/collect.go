@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wincni/diag/bundle"
+	"github.com/wincni/diag/manifest"
 )
 
 // Plan is the collectors for an OS, with --only and --skip applied.
@@ -68,7 +69,7 @@ type Result struct {
 // written even when collectors fail or ctx is cancelled (Ctrl-C): only a
 // failure to write the bundle itself is an error, and then nothing is left
 // at path.
-func Collect(ctx context.Context, path string, m bundle.Manifest, e *Env, cs []Collector, opts RunOptions) (Result, error) {
+func Collect(ctx context.Context, path string, m manifest.Manifest, e *Env, cs []Collector, opts RunOptions) (Result, error) {
 	start := time.Now().UTC()
 	m.Started = &start
 	w, err := bundle.Create(path, m)

@@ -6,5 +6,6 @@
 // system, a Kubernetes source), so all of it is tested on Linux with fakes.
 //
 // Imports: bundle, capture (live capture), hostexec (the node's tools run),
-// redact (every text file redacted before it is stored).
+// manifest (each collector's outcome), redact (every text file redacted
+// before it is stored).
 package collectors

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wincni/diag/bundle"
+	"github.com/wincni/diag/manifest"
 )
 
 // Event reports a collector's progress to whoever shows it.
@@ -72,7 +73,7 @@ func Run(ctx context.Context, w *bundle.Writer, e *Env, cs []Collector, opts Run
 		}
 	}
 
-	results := make([]bundle.CollectorResult, len(cs))
+	results := make([]manifest.CollectorResult, len(cs))
 	slots := make(chan struct{}, opts.Parallel)
 	var wg sync.WaitGroup
 	for i, c := range cs {
@@ -81,7 +82,7 @@ func Run(ctx context.Context, w *bundle.Writer, e *Env, cs []Collector, opts Run
 		case <-runCtx.Done():
 		}
 		if runCtx.Err() != nil {
-			results[i] = bundle.CollectorResult{ID: c.ID, Status: bundle.StatusSkipped, Error: "not started: " + stopReason(ctx, runCtx, opts.Deadline)}
+			results[i] = manifest.CollectorResult{ID: c.ID, Status: manifest.StatusSkipped, Error: "not started: " + stopReason(ctx, runCtx, opts.Deadline)}
 			logf("%s: skipped, %s", c.ID, results[i].Error)
 			continue
 		}
@@ -101,7 +102,7 @@ func Run(ctx context.Context, w *bundle.Writer, e *Env, cs []Collector, opts Run
 	for _, r := range results {
 		w.AddCollector(r)
 		switch r.Status {
-		case bundle.StatusOK, bundle.StatusSkipped, bundle.StatusUnsupported:
+		case manifest.StatusOK, manifest.StatusSkipped, manifest.StatusUnsupported:
 			if strings.HasPrefix(r.Error, "not started") {
 				complete = false
 			}
@@ -120,7 +121,7 @@ func Run(ctx context.Context, w *bundle.Writer, e *Env, cs []Collector, opts Run
 
 // runOne runs a collector with its own timeout inside the run's context,
 // recovering a panic and abandoning a collector that does not return.
-func runOne(parent, runCtx context.Context, w *bundle.Writer, e *Env, c Collector, deadline time.Duration, logf func(string, ...any)) bundle.CollectorResult {
+func runOne(parent, runCtx context.Context, w *bundle.Writer, e *Env, c Collector, deadline time.Duration, logf func(string, ...any)) manifest.CollectorResult {
 	timeout := c.Timeout
 	if timeout <= 0 {
 		timeout = DefaultCollectorTimeout
@@ -129,7 +130,7 @@ func runOne(parent, runCtx context.Context, w *bundle.Writer, e *Env, c Collecto
 	defer cancel()
 	out := newOutput(c.ID, w, logf)
 	start := time.Now()
-	res := bundle.CollectorResult{ID: c.ID, Started: start.UTC().Format(time.RFC3339Nano)}
+	res := manifest.CollectorResult{ID: c.ID, Started: start.UTC().Format(time.RFC3339Nano)}
 	logf("%s: started", c.ID)
 
 	done := make(chan error, 1)
@@ -164,24 +165,24 @@ func runOne(parent, runCtx context.Context, w *bundle.Writer, e *Env, c Collecto
 	var skip skipError
 	switch {
 	case ctx.Err() != nil && (abandoned || err != nil || len(problems) > 0):
-		res.Status = bundle.StatusTimeout
+		res.Status = manifest.StatusTimeout
 		res.Error = timeoutReason(parent, runCtx, timeout, deadline)
 		if parent.Err() != nil {
-			res.Status = bundle.StatusFailed
+			res.Status = manifest.StatusFailed
 		}
 	case errors.As(err, &skip):
-		res.Status, res.Error = bundle.StatusSkipped, skip.reason
+		res.Status, res.Error = manifest.StatusSkipped, skip.reason
 	case errors.Is(err, ErrUnsupported):
-		res.Status, res.Error = bundle.StatusUnsupported, err.Error()
+		res.Status, res.Error = manifest.StatusUnsupported, err.Error()
 	case err != nil && len(res.Files) == 0:
-		res.Status, res.Error = bundle.StatusFailed, err.Error()
+		res.Status, res.Error = manifest.StatusFailed, err.Error()
 	case err != nil:
-		res.Status, res.Error = bundle.StatusPartial, err.Error()
+		res.Status, res.Error = manifest.StatusPartial, err.Error()
 	case len(problems) > 0:
-		res.Status = bundle.StatusPartial
+		res.Status = manifest.StatusPartial
 		res.Error = errors.Join(problems...).Error()
 	default:
-		res.Status = bundle.StatusOK
+		res.Status = manifest.StatusOK
 	}
 	if res.Error != "" {
 		logf("%s: %s after %dms: %s", c.ID, res.Status, res.DurationMS, res.Error)

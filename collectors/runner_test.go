@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wincni/diag/bundle"
+	"github.com/wincni/diag/manifest"
 )
 
 // openBundle closes w and opens and verifies the zip it wrote.
@@ -35,14 +36,14 @@ func closeAndVerify(t *testing.T, w *bundle.Writer, path string) *bundle.Bundle 
 func newTestWriter(t *testing.T) (*bundle.Writer, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "b.zip")
-	w, err := bundle.Create(path, bundle.Manifest{Node: "test"})
+	w, err := bundle.Create(path, manifest.Manifest{Node: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return w, path
 }
 
-func result(t *testing.T, b *bundle.Bundle, id string) bundle.CollectorResult {
+func result(t *testing.T, b *bundle.Bundle, id string) manifest.CollectorResult {
 	t.Helper()
 	for _, r := range b.Manifest.Collectors {
 		if r.ID == id {
@@ -50,7 +51,7 @@ func result(t *testing.T, b *bundle.Bundle, id string) bundle.CollectorResult {
 		}
 	}
 	t.Fatalf("no manifest entry for %s in %+v", id, b.Manifest.Collectors)
-	return bundle.CollectorResult{}
+	return manifest.CollectorResult{}
 }
 
 // A collector that hangs (and ignores its context), one that fails and

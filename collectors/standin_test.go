@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wincni/diag/bundle"
+	"github.com/wincni/diag/manifest"
 	"github.com/wincni/diag/tools/wine/standin/standintest"
 )
 
@@ -71,7 +72,7 @@ func TestPowerShellByteOrderMark(t *testing.T) {
 	calls := standintest.Install(t, rules)
 	b := collectWith(t, "host-adapters", "host-routes", "firewall", "os", "kube-proxy")
 	for id, s := range scripts {
-		if r := result(t, b, id); r.Status != bundle.StatusOK {
+		if r := result(t, b, id); r.Status != manifest.StatusOK {
 			t.Errorf("%s: %s: %s", id, r.Status, r.Error)
 			continue
 		}
@@ -98,7 +99,7 @@ func TestToolLeavesProcessHoldingOutput(t *testing.T) {
 	start := time.Now()
 	b := collectWith(t, "os")
 	took := time.Since(start)
-	if r := result(t, b, "os"); r.Status != bundle.StatusOK {
+	if r := result(t, b, "os"); r.Status != manifest.StatusOK {
 		t.Errorf("os: %s: %s", r.Status, r.Error)
 	}
 	if took >= hold {
@@ -118,7 +119,7 @@ func TestNetshEmptyAnswer(t *testing.T) {
 		standintest.Install(t, []standintest.Rule{{Tool: "netsh"}})
 		b := collectWith(t, "port-ranges")
 		r := result(t, b, "port-ranges")
-		if r.Status != bundle.StatusFailed || !strings.Contains(r.Error, "answered none") || b.Has("host/portranges.json") {
+		if r.Status != manifest.StatusFailed || !strings.Contains(r.Error, "answered none") || b.Has("host/portranges.json") {
 			t.Errorf("port-ranges: %s %q, has the file: %v", r.Status, r.Error, b.Has("host/portranges.json"))
 		}
 	})
@@ -130,7 +131,7 @@ func TestNetshEmptyAnswer(t *testing.T) {
 		})
 		b := collectWith(t, "port-ranges")
 		r := result(t, b, "port-ranges")
-		if r.Status != bundle.StatusPartial || !strings.Contains(r.Error, "dynamicport udp printed nothing") {
+		if r.Status != manifest.StatusPartial || !strings.Contains(r.Error, "dynamicport udp printed nothing") {
 			t.Errorf("port-ranges: %s %q", r.Status, r.Error)
 		}
 		got := entry(t, b, "host/portranges.json")
@@ -157,7 +158,7 @@ func TestVFPStandIn(t *testing.T) {
 		{Tool: "vfpctrl", Args: "/port " + port, Stdout: "Command succeeded!\r\n"},
 	})
 	b := collectWith(t, "vfp")
-	if r := result(t, b, "vfp"); r.Status != bundle.StatusOK {
+	if r := result(t, b, "vfp"); r.Status != manifest.StatusOK {
 		t.Errorf("vfp: %s %q", r.Status, r.Error)
 	}
 	got := entry(t, b, "vfp/port-"+port+".txt")
@@ -181,7 +182,7 @@ func TestPowerShellHangs(t *testing.T) {
 		t.Errorf("the run took %s", took)
 	}
 	b := closeAndVerify(t, w, path)
-	if r := result(t, b, "os"); r.Status != bundle.StatusTimeout {
+	if r := result(t, b, "os"); r.Status != manifest.StatusTimeout {
 		t.Errorf("os: %s %q", r.Status, r.Error)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/wincni/diag/bundle"
 	"github.com/wincni/diag/finding"
 	"github.com/wincni/diag/formats"
+	"github.com/wincni/diag/manifest"
 	"github.com/wincni/diag/snapshot"
 )
 
@@ -51,7 +52,7 @@ func TestWindowsBusyNodeBundle(t *testing.T) {
 		t.Fatalf("verify: %v %v", problems, err)
 	}
 	for _, r := range b.Manifest.Collectors {
-		if r.Status != bundle.StatusOK {
+		if r.Status != manifest.StatusOK {
 			t.Errorf("collector %s: %s %s", r.ID, r.Status, r.Error)
 		}
 	}
@@ -257,7 +258,7 @@ func TestWindowsCollectionIsReadOnly(t *testing.T) {
 
 func newTestWriterTB(t testing.TB) (*bundle.Writer, string) {
 	path := t.TempDir() + "/b.zip"
-	w, err := bundle.Create(path, bundle.Manifest{Node: "node-0000", OS: "windows"})
+	w, err := bundle.Create(path, manifest.Manifest{Node: "node-0000", OS: "windows"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,5 +6,5 @@
 // input's kind apart, expands folders of bundles, and says what it could
 // not read (notes) rather than guessing.
 //
-// Imports: bundle, snapshot.
+// Imports: bundle, manifest, snapshot.
 package formats

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/wincni/diag/bundle"
+	"github.com/wincni/diag/manifest"
 	"github.com/wincni/diag/snapshot"
 )
 
@@ -22,7 +22,7 @@ func markUnjudged(s *snapshot.Snapshot) {
 	var why []string
 	if m := s.Manifest; m != nil {
 		for _, c := range m.Collectors {
-			if hnsCollectors[c.ID] && c.Status != bundle.StatusOK {
+			if hnsCollectors[c.ID] && c.Status != manifest.StatusOK {
 				w := c.ID + " " + c.Status
 				if c.Error != "" {
 					w += ": " + c.Error

@@ -17,6 +17,6 @@
 //
 // Imports: analyzers, bundle, cluster (the kubeconfig, as collect --cluster
 // loads it), collectors (the live state, the HNS service process), finding,
-// formats, redact (a replayed bundle redacted as bundle redact does),
+// formats, manifest, redact (a replayed bundle redacted as bundle redact does),
 // snapshot.
 package monitor

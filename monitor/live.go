@@ -15,6 +15,7 @@ import (
 
 	"github.com/wincni/diag/bundle"
 	"github.com/wincni/diag/collectors"
+	"github.com/wincni/diag/manifest"
 )
 
 // roundCollectors are the collectors a live round runs besides HNS: the
@@ -142,8 +143,8 @@ func (l *LiveSource) Take(ctx context.Context) (t *Taken, err error) {
 		}
 	}()
 	sources := map[string]error{}
-	m := bundle.Manifest{Format: bundle.Format, Version: bundle.Version, Node: l.Env.NodeName, OS: l.GOOS,
-		Tool: &bundle.ToolInfo{Name: "diag", Version: l.Version}, Options: map[string]string{"monitor.round": fmt.Sprint(round)}}
+	m := manifest.Manifest{Format: manifest.Format, Version: manifest.Version, Node: l.Env.NodeName, OS: l.GOOS,
+		Tool: &manifest.ToolInfo{Name: "diag", Version: l.Version}, Options: map[string]string{"monitor.round": fmt.Sprint(round)}}
 	if l.GOOS == "windows" {
 		res, err := l.readHNS(ctx, dir)
 		if err != nil {
@@ -151,7 +152,7 @@ func (l *LiveSource) Take(ctx context.Context) (t *Taken, err error) {
 		}
 		m.Collectors = append(m.Collectors, res)
 		sources[SourceHNS] = nil
-		if res.Status == bundle.StatusFailed {
+		if res.Status == manifest.StatusFailed {
 			sources[SourceHNS] = errors.New(res.Error)
 		}
 		if l.vfpRound(round) {
@@ -204,9 +205,9 @@ func (l *LiveSource) Take(ctx context.Context) (t *Taken, err error) {
 // readHNS runs the HNS queries into dir. No query answered is the HNS
 // source down (with the first error), not a failed round: the rules that
 // need HNS skip, the others run.
-func (l *LiveSource) readHNS(ctx context.Context, dir string) (bundle.CollectorResult, error) {
+func (l *LiveSource) readHNS(ctx context.Context, dir string) (manifest.CollectorResult, error) {
 	start := time.Now()
-	res := bundle.CollectorResult{ID: "hns", Started: start.UTC().Format(time.RFC3339Nano)}
+	res := manifest.CollectorResult{ID: "hns", Started: start.UTC().Format(time.RFC3339Nano)}
 	var first error
 	answered := 0
 	if l.Env.HNS == nil {
@@ -230,11 +231,11 @@ func (l *LiveSource) readHNS(ctx context.Context, dir string) (bundle.CollectorR
 	res.DurationMS = time.Since(start).Milliseconds()
 	switch {
 	case answered == 0:
-		res.Status, res.Error = bundle.StatusFailed, first.Error()
+		res.Status, res.Error = manifest.StatusFailed, first.Error()
 	case first != nil:
-		res.Status, res.Error = bundle.StatusPartial, first.Error()
+		res.Status, res.Error = manifest.StatusPartial, first.Error()
 	default:
-		res.Status = bundle.StatusOK
+		res.Status = manifest.StatusOK
 	}
 	return res, nil
 }
@@ -247,13 +248,13 @@ var vfpPortQueries = []string{"/list-rule", "/get-port-state"}
 // files (vfp/ports.txt, vfp/port-<name>.txt), one port at a time: a large
 // cluster's node has a thousand encap rules per port, and the collector's
 // eight ports at once, redacted, would be the round's peak of memory.
-func (l *LiveSource) readVFP(ctx context.Context, dir string) (bundle.CollectorResult, error) {
+func (l *LiveSource) readVFP(ctx context.Context, dir string) (manifest.CollectorResult, error) {
 	start := time.Now()
-	res := bundle.CollectorResult{ID: "vfp", Started: start.UTC().Format(time.RFC3339Nano)}
+	res := manifest.CollectorResult{ID: "vfp", Started: start.UTC().Format(time.RFC3339Nano)}
 	defer func() { res.DurationMS = time.Since(start).Milliseconds() }()
 	list, err := l.Env.Runner.Run(ctx, "vfpctrl", "/list-vmswitch-port")
 	if err != nil {
-		res.Status, res.Error = bundle.StatusFailed, "vfpctrl /list-vmswitch-port: "+err.Error()
+		res.Status, res.Error = manifest.StatusFailed, "vfpctrl /list-vmswitch-port: "+err.Error()
 		return res, nil
 	}
 	if err := writeEntry(dir, "vfp/ports.txt", list); err != nil {
@@ -289,9 +290,9 @@ func (l *LiveSource) readVFP(ctx context.Context, dir string) (bundle.CollectorR
 		}
 		res.Files = append(res.Files, name)
 	}
-	res.Status = bundle.StatusOK
+	res.Status = manifest.StatusOK
 	if first != nil {
-		res.Status, res.Error = bundle.StatusPartial, first.Error()
+		res.Status, res.Error = manifest.StatusPartial, first.Error()
 	}
 	return res, nil
 }
@@ -299,11 +300,11 @@ func (l *LiveSource) readVFP(ctx context.Context, dir string) (bundle.CollectorR
 // collect runs the round's collectors as diag collect runs them (the
 // runner, timeouts, redaction) into a zip beside dir, and moves its
 // entries into dir.
-func (l *LiveSource) collect(ctx context.Context, dir string, plan []collectors.Collector) ([]bundle.CollectorResult, error) {
+func (l *LiveSource) collect(ctx context.Context, dir string, plan []collectors.Collector) ([]manifest.CollectorResult, error) {
 	zipPath := dir + ".zip"
 	defer os.Remove(zipPath)
 	defer os.Remove(zipPath + ".sha256")
-	m := bundle.Manifest{Node: l.Env.NodeName, OS: l.GOOS}
+	m := manifest.Manifest{Node: l.Env.NodeName, OS: l.GOOS}
 	if _, err := collectors.Collect(ctx, zipPath, m, l.Env, plan, collectors.RunOptions{Parallel: 4}); err != nil {
 		return nil, err
 	}
@@ -349,7 +350,7 @@ func (l *LiveSource) Record(ctx context.Context, _ *Taken, path string) error {
 	if err != nil {
 		return err
 	}
-	m := bundle.Manifest{Node: l.Env.NodeName, OS: l.GOOS, Tool: &bundle.ToolInfo{Name: "diag", Version: l.Version},
+	m := manifest.Manifest{Node: l.Env.NodeName, OS: l.GOOS, Tool: &manifest.ToolInfo{Name: "diag", Version: l.Version},
 		Options: map[string]string{"monitor.recorded": "a new fail"}}
 	_, err = collectors.Collect(ctx, path, m, l.Env, plan, collectors.RunOptions{Parallel: 4, Deadline: 3 * time.Minute})
 	return err

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/wincni/diag/bundle"
+	"github.com/wincni/diag/manifest"
 	"github.com/wincni/diag/redact"
 )
 
@@ -44,7 +45,7 @@ func (r *ReplaySource) Take(ctx context.Context) (*Taken, error) {
 // Record rewrites the replayed bundle through the redaction of diag bundle
 // redact: what a collection of that moment would have written.
 func (r *ReplaySource) Record(ctx context.Context, t *Taken, path string) error {
-	m := bundle.Manifest{Tool: &bundle.ToolInfo{Name: "diag", Version: r.Version}, Options: map[string]string{}}
+	m := manifest.Manifest{Tool: &manifest.ToolInfo{Name: "diag", Version: r.Version}, Options: map[string]string{}}
 	if old := t.Bundle.Manifest; old != nil {
 		m.Node, m.OS, m.Started, m.Finished = old.Node, old.OS, old.Started, old.Finished
 	}

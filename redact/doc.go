@@ -26,5 +26,5 @@
 // application payload of the captures it keeps.
 //
 // Imports: bundle (the entries it rewrites), capture/payload (captures
-// recognised and their payloads cleared).
+// recognised and their payloads cleared), manifest (what was removed).
 package redact

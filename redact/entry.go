@@ -6,6 +6,7 @@ import (
 
 	"github.com/wincni/diag/bundle"
 	"github.com/wincni/diag/capture/payload"
+	"github.com/wincni/diag/manifest"
 )
 
 // ErrBinary is returned by File for data that is not text: it cannot
@@ -18,15 +19,15 @@ var ErrBinary = errors.New("binary data, not stored (it cannot be redacted)")
 // redaction can read it, binary data is refused with ErrBinary, and secrets
 // are replaced. The marks say per kind how many values were removed, never
 // the values.
-func File(data []byte) ([]byte, []bundle.Redaction, error) {
+func File(data []byte) ([]byte, []manifest.Redaction, error) {
 	data = Decode(data)
 	if IsBinary(data) {
 		return nil, nil, ErrBinary
 	}
 	clean, counts := Text(data)
-	var marks []bundle.Redaction
+	var marks []manifest.Redaction
 	for _, c := range counts {
-		marks = append(marks, bundle.Redaction{Kind: c.Kind, Count: c.Count})
+		marks = append(marks, manifest.Redaction{Kind: c.Kind, Count: c.Count})
 	}
 	return clean, marks, nil
 }

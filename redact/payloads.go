@@ -5,6 +5,7 @@ import (
 
 	"github.com/wincni/diag/bundle"
 	"github.com/wincni/diag/capture/payload"
+	"github.com/wincni/diag/manifest"
 )
 
 // KindPayload marks, among what was removed from a file, the bytes of
@@ -45,7 +46,7 @@ func ClearPayloads(f bundle.Filter, vxlanPorts ...uint16) bundle.Filter {
 		}
 		out.Action, out.Data = bundle.Replace, clean
 		if n > 0 {
-			out.Redacted = append(out.Redacted, bundle.Redaction{Kind: KindPayload, Count: int(n)})
+			out.Redacted = append(out.Redacted, manifest.Redaction{Kind: KindPayload, Count: int(n)})
 		}
 		return out, nil
 	}

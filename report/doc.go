@@ -3,6 +3,6 @@
 // renderer takes a report and a writer; it never decides about colour or
 // terminal size itself: the command line tells it.
 //
-// Imports: bundle (collector statuses), capture, catalog, diff, finding,
+// Imports: capture, catalog, diff, finding, manifest (collector statuses),
 // snapshot.
 package report

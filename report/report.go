@@ -3,8 +3,8 @@ package report
 import (
 	"time"
 
-	"github.com/wincni/diag/bundle"
 	"github.com/wincni/diag/finding"
+	"github.com/wincni/diag/manifest"
 	"github.com/wincni/diag/snapshot"
 )
 
@@ -93,7 +93,7 @@ func Build(tool Tool, now *time.Time, snaps []*snapshot.Snapshot, res finding.Re
 			}
 			in.Collected = m.Started
 			for _, c := range m.Collectors {
-				if c.Status != bundle.StatusOK && c.Status != bundle.StatusSkipped && c.Status != bundle.StatusUnsupported {
+				if c.Status != manifest.StatusOK && c.Status != manifest.StatusSkipped && c.Status != manifest.StatusUnsupported {
 					in.CollectorsFailed = append(in.CollectorsFailed, CollectorProblem{ID: c.ID, Status: c.Status, Error: c.Error})
 				}
 			}

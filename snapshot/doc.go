@@ -4,5 +4,5 @@
 // feature answers). It reads no file: formats builds it, and rules only
 // ever see it.
 //
-// Imports: bundle (the manifest the snapshot was read with).
+// Imports: manifest (what the input says about its collection).
 package snapshot

@@ -5,16 +5,16 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/wincni/diag/bundle"
+	"github.com/wincni/diag/manifest"
 )
 
 // Snapshot is one node as a bundle shows it.
 type Snapshot struct {
-	Source     string           `json:"source,omitempty"`     // the bundle path, for messages
-	SourceKind string           `json:"sourceKind,omitempty"` // "zip", "directory" or "file"
-	Format     string           `json:"format,omitempty"`     // FormatBundle, FormatCollectlogs or FormatLoose
-	Manifest   *bundle.Manifest `json:"manifest,omitempty"`   // nil for hand-assembled bundles without one
-	Facts      NodeFacts        `json:"facts"`
+	Source     string             `json:"source,omitempty"`     // the bundle path, for messages
+	SourceKind string             `json:"sourceKind,omitempty"` // "zip", "directory" or "file"
+	Format     string             `json:"format,omitempty"`     // FormatBundle, FormatCollectlogs or FormatLoose
+	Manifest   *manifest.Manifest `json:"manifest,omitempty"`   // nil for hand-assembled bundles without one
+	Facts      NodeFacts          `json:"facts"`
 
 	Networks       []*Network       `json:"networks,omitempty"`
 	Endpoints      []*Endpoint      `json:"endpoints,omitempty"`

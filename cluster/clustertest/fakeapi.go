@@ -3,7 +3,7 @@
 // the wsstream package the kubelet's streaming server uses), with nodes
 // that misbehave on request.
 //
-// Imports: bundle.
+// Imports: bundle, manifest.
 package clustertest
 
 import (
@@ -28,6 +28,7 @@ import (
 	"k8s.io/streaming/pkg/httpstream/wsstream"
 
 	"github.com/wincni/diag/bundle"
+	"github.com/wincni/diag/manifest"
 )
 
 // Node behaviours the fake API server plays.
@@ -614,7 +615,7 @@ func (f *Server) StreamFor(node string) []byte {
 
 func smallBundle(dir, node, nodeOS string) ([]byte, error) {
 	path := filepath.Join(dir, "b.zip")
-	w, err := bundle.Create(path, bundle.Manifest{Node: node, OS: nodeOS})
+	w, err := bundle.Create(path, manifest.Manifest{Node: node, OS: nodeOS})
 	if err != nil {
 		return nil, err
 	}

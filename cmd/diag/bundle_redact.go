@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wincni/diag/bundle"
+	"github.com/wincni/diag/manifest"
 	"github.com/wincni/diag/redact"
 	"github.com/wincni/diag/snapshot"
 )
@@ -170,8 +171,8 @@ func removeOutput(out string) {
 // input's collection facts (node, OS, times, collectors) with their free
 // text redacted, and where it came from (the input's file name only: its
 // full path may name a customer or a user).
-func redactManifest(in *bundle.Bundle, s *snapshot.Snapshot, input string) bundle.Manifest {
-	m := bundle.Manifest{Tool: &bundle.ToolInfo{Name: "diag", Version: toolVersion()}, Options: map[string]string{}}
+func redactManifest(in *bundle.Bundle, s *snapshot.Snapshot, input string) manifest.Manifest {
+	m := manifest.Manifest{Tool: &manifest.ToolInfo{Name: "diag", Version: toolVersion()}, Options: map[string]string{}}
 	if old := in.Manifest; old != nil {
 		m.Node, m.OS, m.Started, m.Finished = old.Node, old.OS, old.Started, old.Finished
 		m.Description = redactString(old.Description)

@@ -13,6 +13,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/wincni/diag/bundle"
+	"github.com/wincni/diag/manifest"
 	"github.com/wincni/diag/redact"
 )
 
@@ -122,16 +123,16 @@ func checkNoSecrets(t *testing.T, out string) {
 	}
 }
 
-func readManifest(t *testing.T, out string) *bundle.Manifest {
+func readManifest(t *testing.T, out string) *manifest.Manifest {
 	t.Helper()
-	m, err := bundle.ParseManifest(readZip(t, out)[bundle.ManifestPath])
+	m, err := manifest.Parse(readZip(t, out)[bundle.ManifestPath])
 	if err != nil {
 		t.Fatal(err)
 	}
 	return m
 }
 
-func kinds(rs []bundle.Redaction) map[string]int {
+func kinds(rs []manifest.Redaction) map[string]int {
 	out := map[string]int{}
 	for _, r := range rs {
 		out[r.Kind] += r.Count
@@ -324,7 +325,7 @@ func TestBundleRedactCollectlogsFolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := bundle.Create(direct, bundle.Manifest{Node: "winw1"})
+	w, err := bundle.Create(direct, manifest.Manifest{Node: "winw1"})
 	if err != nil {
 		t.Fatal(err)
 	}

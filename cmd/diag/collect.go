@@ -19,6 +19,7 @@ import (
 
 	"github.com/wincni/diag/bundle"
 	"github.com/wincni/diag/collectors"
+	"github.com/wincni/diag/manifest"
 )
 
 type collectOptions struct {
@@ -240,10 +241,10 @@ func runCollect(ctx context.Context, e *env, o collectOptions) error {
 	} else if from != "" {
 		view.line("kubernetes: credentials from " + from)
 	}
-	m := bundle.Manifest{
+	m := manifest.Manifest{
 		Node: node,
 		OS:   runtime.GOOS,
-		Tool: &bundle.ToolInfo{Name: "diag", Version: toolVersion()},
+		Tool: &manifest.ToolInfo{Name: "diag", Version: toolVersion()},
 		Options: map[string]string{
 			"timeout": o.timeout.String(), "only": strings.Join(o.only, ","), "skip": strings.Join(o.skip, ","),
 			"capture": o.capture.String(), "parallel": fmt.Sprint(o.parallel), "max-log-bytes": fmt.Sprint(o.maxLogBytes),
@@ -466,7 +467,7 @@ func (v *collectView) summary() string {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	var parts []string
-	for _, st := range []string{bundle.StatusOK, bundle.StatusPartial, bundle.StatusFailed, bundle.StatusTimeout, bundle.StatusSkipped, bundle.StatusUnsupported} {
+	for _, st := range []string{manifest.StatusOK, manifest.StatusPartial, manifest.StatusFailed, manifest.StatusTimeout, manifest.StatusSkipped, manifest.StatusUnsupported} {
 		if n := v.counts[st]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, st))
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/wincni/diag/bundle"
 	"github.com/wincni/diag/cluster"
 	"github.com/wincni/diag/cluster/clustertest"
+	"github.com/wincni/diag/manifest"
 )
 
 // bundleOf makes a bundle zip, checksums and all, of a bundle directory of
@@ -30,7 +31,7 @@ func bundleOf(t *testing.T, dir string) []byte {
 	}
 	defer src.Close()
 	out := filepath.Join(t.TempDir(), "b.zip")
-	w, err := bundle.Create(out, bundle.Manifest{Node: src.Manifest.Node, OS: src.Manifest.OS})
+	w, err := bundle.Create(out, manifest.Manifest{Node: src.Manifest.Node, OS: src.Manifest.OS})
 	if err != nil {
 		t.Fatal(err)
 	}

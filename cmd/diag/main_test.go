@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wincni/diag/golden"
+	"github.com/wincni/diag/manifest"
 
 	"github.com/spf13/cobra"
 
@@ -272,7 +273,7 @@ func TestRulesCommand(t *testing.T) {
 func TestBundleVerify(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "b.zip")
-	w, err := bundle.Create(out, bundle.Manifest{Node: "win-1"})
+	w, err := bundle.Create(out, manifest.Manifest{Node: "win-1"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/wincni/diag/bundle"
+	"github.com/wincni/diag/manifest"
 	"github.com/wincni/diag/snapshot"
 )
 
@@ -20,14 +21,14 @@ import (
 // this diag would read it as a different kind of input than before (the
 // input as analyze read it; nil when analyze cannot). verb names the
 // command's work in messages ("redacted", "anonymized"). ctx is not nil.
-func rewriteBundle(ctx context.Context, in *bundle.Bundle, input, out string, m bundle.Manifest, force bool, filter bundle.Filter, before *snapshot.Snapshot, verb string) (*bundle.RewriteResult, error) {
+func rewriteBundle(ctx context.Context, in *bundle.Bundle, input, out string, m manifest.Manifest, force bool, filter bundle.Filter, before *snapshot.Snapshot, verb string) (*bundle.RewriteResult, error) {
 	return rewriteBundleWith(ctx, in, input, out, m, force, filter, before, verb, nil)
 }
 
 // rewriteBundleWith is rewriteBundle whose companions, when not nil, is
 // called once every entry is written, to give the Writer the files that are
 // to take their places with the bundle (anonymize's key and map).
-func rewriteBundleWith(ctx context.Context, in *bundle.Bundle, input, out string, m bundle.Manifest, force bool, filter bundle.Filter, before *snapshot.Snapshot, verb string, companions func(*bundle.Writer) error) (*bundle.RewriteResult, error) {
+func rewriteBundleWith(ctx context.Context, in *bundle.Bundle, input, out string, m manifest.Manifest, force bool, filter bundle.Filter, before *snapshot.Snapshot, verb string, companions func(*bundle.Writer) error) (*bundle.RewriteResult, error) {
 	w, err := bundle.Create(out, m)
 	if err != nil {
 		return nil, err

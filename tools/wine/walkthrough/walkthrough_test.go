@@ -18,6 +18,7 @@ import (
 
 	"github.com/wincni/diag/bundle"
 	"github.com/wincni/diag/golden"
+	"github.com/wincni/diag/manifest"
 	"github.com/wincni/diag/tools/wine/standin/standintest"
 )
 
@@ -164,11 +165,11 @@ func TestWalkthroughUnderWine(t *testing.T) {
 		status[c.ID] = c.Status
 	}
 	for _, id := range []string{"host-adapters", "host-routes", "firewall", "os", "kube-proxy", "port-ranges", "vfp"} {
-		if status[id] != bundle.StatusOK {
+		if status[id] != manifest.StatusOK {
 			t.Errorf("collector %s: %s", id, status[id])
 		}
 	}
-	if status["hns-v2"] == bundle.StatusOK {
+	if status["hns-v2"] == manifest.StatusOK {
 		t.Errorf("hns-v2 ok under Wine, which has no HNS")
 	}
 	t.Logf("collectors: %v", status)
