@@ -32,7 +32,7 @@ func NewCaptureReport(tool Tool, now *time.Time, r *capture.Report) *CaptureRepo
 	return &CaptureReport{SchemaVersion: SchemaVersion, Tool: tool, GeneratedAt: now, Report: r}
 }
 
-// WriteCaptureJSON writes {"schemaVersion":1, "packets":..., "vxlanPackets":...,
+// writeJSON writes {"schemaVersion":1, "packets":..., "vxlanPackets":...,
 // "tunnels":[...], "flows":[...], "findings":[...], ...}.
 //
 // A capture can hold hundreds of thousands of flows: the JSON is written
@@ -42,7 +42,7 @@ func NewCaptureReport(tool Tool, now *time.Time, r *capture.Report) *CaptureRepo
 // encoding/json, into the place its encoding of the report without flows
 // leaves for them: the bytes are those of encoding the report whole
 // (TestCaptureJSONStreamed), without building them all in memory first.
-func WriteCaptureJSON(w io.Writer, r *CaptureReport) error {
+func (r *CaptureReport) writeJSON(w io.Writer) error {
 	// No flows list (null) or a flow encoding/json refuses: encoding/json
 	// writes it, or refuses before anything is written.
 	if r.Report == nil || r.Flows == nil || slices.ContainsFunc(r.Flows, func(fl *capture.Flow) bool { return !fl.JSONEncodable() }) {
@@ -171,8 +171,8 @@ func flowRows(r *CaptureReport, max int) [][]string {
 	return rows
 }
 
-// WriteCaptureTable writes the findings first, then tunnels and flows.
-func WriteCaptureTable(w io.Writer, r *CaptureReport, opts TableOptions) error {
+// writeTable writes the findings first, then tunnels and flows.
+func (r *CaptureReport) writeTable(w io.Writer, opts TableOptions) error {
 	if opts.Width <= 0 {
 		opts.Width = 100
 	}
@@ -234,8 +234,8 @@ func captureCounts(r *CaptureReport, pal palette) string {
 	return line
 }
 
-// WriteCaptureMarkdown writes the capture report for a ticket.
-func WriteCaptureMarkdown(w io.Writer, r *CaptureReport) error {
+// writeMarkdown writes the capture report for a ticket.
+func (r *CaptureReport) writeMarkdown(w io.Writer) error {
 	ew := &errWriter{w: w}
 	ew.printf("## diag capture report\n\n%s\n\n", mdText(captureSummary(r)))
 	if len(r.Findings) == 0 {
@@ -279,10 +279,10 @@ func WriteCaptureMarkdown(w io.Writer, r *CaptureReport) error {
 // the capture itself.
 const maxHTMLRows = 200
 
-// WriteCaptureHTML writes the capture's findings, tunnels and flows as one
+// writeHTML writes the capture's findings, tunnels and flows as one
 // self-contained HTML file (the overlay picture needs bundles, so it has
 // none).
-func WriteCaptureHTML(w io.Writer, r *CaptureReport) error {
+func (r *CaptureReport) writeHTML(w io.Writer) error {
 	rep := &Report{SchemaVersion: SchemaVersion, Tool: r.Tool, GeneratedAt: r.GeneratedAt, Findings: r.Findings, Skipped: r.Skipped}
 	for _, f := range r.Files {
 		node := ""

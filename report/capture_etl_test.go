@@ -35,7 +35,7 @@ func TestCaptureJSONValidatesWithETL(t *testing.T) {
 	schema := compileSchema(t, "../docs/capture.schema.json")
 	check := func(name string, rep *CaptureReport) map[string]any {
 		var buf bytes.Buffer
-		if err := WriteCaptureJSON(&buf, rep); err != nil {
+		if err := Render(&buf, rep, JSON, TableOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(buf.Bytes()))
@@ -80,13 +80,13 @@ func TestCaptureJSONValidatesWithETL(t *testing.T) {
 func TestCaptureHTMLAndTableShowETL(t *testing.T) {
 	rep := etlDropReport(t)
 	var h, tb, md bytes.Buffer
-	if err := WriteCaptureHTML(&h, rep); err != nil {
+	if err := Render(&h, rep, HTML, TableOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteCaptureMarkdown(&md, rep); err != nil {
+	if err := Render(&md, rep, Markdown, TableOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteCaptureTable(&tb, rep, TableOptions{Width: 160}); err != nil {
+	if err := Render(&tb, rep, Table, TableOptions{Width: 160}); err != nil {
 		t.Fatal(err)
 	}
 	for name, out := range map[string]string{"html": h.String(), "table": tb.String(), "markdown": strings.ReplaceAll(md.String(), `\`, "")} {

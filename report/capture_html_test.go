@@ -20,7 +20,7 @@ func TestCaptureEvidenceHasNoEmptyFileColumn(t *testing.T) {
 		t.Fatalf("the seed capture raised no finding with evidence: %+v", rep.Findings)
 	}
 	var buf bytes.Buffer
-	if err := WriteCaptureHTML(&buf, rep); err != nil {
+	if err := Render(&buf, rep, HTML, TableOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if html := buf.String(); strings.Contains(html, "<th>File</th>") || !strings.Contains(html, "<th>Object</th>") {

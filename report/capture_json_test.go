@@ -10,7 +10,7 @@ import (
 	"github.com/wincni/diag/capture"
 )
 
-// WriteCaptureJSON streams the flows into the report's JSON: the bytes are
+// Render (JSON) streams the flows into the report's JSON: the bytes are
 // those of encoding the whole report at once, for every capture of
 // testdata and the public traces beside the project when they are there
 // (IPv4 and IPv6 flows, findings, notes), and with no report at all.
@@ -46,7 +46,7 @@ func TestCaptureJSONStreamed(t *testing.T) {
 	many[2999].Last = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
 	rep := NewCaptureReport(Tool{Name: "diag"}, &now, &capture.Report{Result: capture.Result{Flows: many}})
 	var out bytes.Buffer
-	if err := WriteCaptureJSON(&out, rep); err == nil || out.Len() != 0 {
+	if err := Render(&out, rep, JSON, TableOptions{}); err == nil || out.Len() != 0 {
 		t.Errorf("a refused time: error %v, %d bytes written", err, out.Len())
 	}
 }
@@ -59,7 +59,7 @@ func checkStreamed(t *testing.T, name string, rep *CaptureReport) {
 	if err := enc.Encode(rep); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	if err := WriteCaptureJSON(&got, rep); err != nil {
+	if err := Render(&got, rep, JSON, TableOptions{}); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 	if !bytes.Equal(got.Bytes(), want.Bytes()) {

@@ -93,8 +93,8 @@ func (r *DiffReport) Changed() bool {
 	return len(r.Changes) > 0 || len(r.Findings.New) > 0 || len(r.Findings.Resolved) > 0
 }
 
-// WriteDiffJSON writes the report as one indented JSON object.
-func WriteDiffJSON(w io.Writer, r *DiffReport) error {
+// writeJSON writes the report as one indented JSON object.
+func (r *DiffReport) writeJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)

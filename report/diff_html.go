@@ -22,9 +22,9 @@ type diffHTMLView struct {
 	Rows    []diffRow
 }
 
-// WriteDiffHTML writes the diff as one self-contained HTML file, styled
+// writeHTML writes the diff as one self-contained HTML file, styled
 // like the analyze report; html/template escapes what comes from inputs.
-func WriteDiffHTML(w io.Writer, r *DiffReport) error {
+func (r *DiffReport) writeHTML(w io.Writer) error {
 	return diffHTMLTemplate().Execute(w, diffHTMLView{R: r, Node: diffNode(r), OldLine: sideLine("OLD", r.Old),
 		NewLine: sideLine("NEW", r.New), Summary: diffSummary(r), Rows: diffRows(r.Changes)})
 }

@@ -6,9 +6,9 @@ import (
 	"github.com/wincni/diag/finding"
 )
 
-// WriteDiffMarkdown writes the diff for a ticket: changes and findings as
+// writeMarkdown writes the diff for a ticket: changes and findings as
 // tables, the new findings' evidence folded.
-func WriteDiffMarkdown(w io.Writer, r *DiffReport) error {
+func (r *DiffReport) writeMarkdown(w io.Writer) error {
 	ew := &errWriter{w: w}
 	ew.printf("## diag diff: %s\n\n", mdText(diffNode(r)))
 	ew.printf("- %s\n- %s\n\n", mdText(sideLine("OLD", r.Old)), mdText(sideLine("NEW", r.New)))

@@ -12,10 +12,10 @@ import (
 	"github.com/wincni/diag/finding"
 )
 
-// WriteDiffTable writes the diff for a terminal: the changes, then the
+// writeTable writes the diff for a terminal: the changes, then the
 // findings new, resolved and persisting, then the notes and one line of
 // counts.
-func WriteDiffTable(w io.Writer, r *DiffReport, opts TableOptions) error {
+func (r *DiffReport) writeTable(w io.Writer, opts TableOptions) error {
 	if opts.Width <= 0 {
 		opts.Width = 100
 	}

@@ -39,13 +39,13 @@ func renderDiff(t *testing.T, r *DiffReport, format string) []byte {
 	var err error
 	switch format {
 	case "json":
-		err = WriteDiffJSON(&buf, r)
+		err = Render(&buf, r, JSON, TableOptions{})
 	case "md":
-		err = WriteDiffMarkdown(&buf, r)
+		err = Render(&buf, r, Markdown, TableOptions{})
 	case "html":
-		err = WriteDiffHTML(&buf, r)
+		err = Render(&buf, r, HTML, TableOptions{})
 	default:
-		err = WriteDiffTable(&buf, r, TableOptions{Width: 100})
+		err = Render(&buf, r, Table, TableOptions{Width: 100})
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -168,8 +168,8 @@ func TestDiffHTMLEscapesAndIsSelfContained(t *testing.T) {
 func TestDiffTableColour(t *testing.T) {
 	r := buildDiff(t, diffCases[0].old, diffCases[0].new)
 	var plain, coloured bytes.Buffer
-	WriteDiffTable(&plain, r, TableOptions{Width: 80})
-	WriteDiffTable(&coloured, r, TableOptions{Width: 80, Color: true})
+	Render(&plain, r, Table, TableOptions{Width: 80})
+	Render(&coloured, r, Table, TableOptions{Width: 80, Color: true})
 	if strings.Contains(plain.String(), "\x1b[") || !strings.Contains(coloured.String(), "\x1b[") {
 		t.Error("colour not as asked")
 	}

@@ -62,20 +62,3 @@ func Render(w io.Writer, d Document, f Format, opts TableOptions) error {
 	}
 	return fmt.Errorf("report format %q", f)
 }
-
-func (r *Report) writeTable(w io.Writer, o TableOptions) error { return WriteTable(w, r, o) }
-func (r *Report) writeMarkdown(w io.Writer) error              { return WriteMarkdown(w, r) }
-func (r *Report) writeJSON(w io.Writer) error                  { return WriteJSON(w, r) }
-func (r *Report) writeHTML(w io.Writer) error                  { return WriteHTML(w, r) }
-
-func (r *DiffReport) writeTable(w io.Writer, o TableOptions) error { return WriteDiffTable(w, r, o) }
-func (r *DiffReport) writeMarkdown(w io.Writer) error              { return WriteDiffMarkdown(w, r) }
-func (r *DiffReport) writeJSON(w io.Writer) error                  { return WriteDiffJSON(w, r) }
-func (r *DiffReport) writeHTML(w io.Writer) error                  { return WriteDiffHTML(w, r) }
-
-func (r *CaptureReport) writeTable(w io.Writer, o TableOptions) error {
-	return WriteCaptureTable(w, r, o)
-}
-func (r *CaptureReport) writeMarkdown(w io.Writer) error { return WriteCaptureMarkdown(w, r) }
-func (r *CaptureReport) writeJSON(w io.Writer) error     { return WriteCaptureJSON(w, r) }
-func (r *CaptureReport) writeHTML(w io.Writer) error     { return WriteCaptureHTML(w, r) }

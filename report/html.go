@@ -68,10 +68,10 @@ type htmlTable struct {
 	Rows   [][]string
 }
 
-// WriteHTML writes one self-contained HTML file: summary, the overlay as
+// writeHTML writes one self-contained HTML file: summary, the overlay as
 // inline SVG with its broken parts in red, and the findings with their
 // evidence. html/template escapes everything that comes from the inputs.
-func WriteHTML(w io.Writer, r *Report) error { return writeHTML(w, r, nil) }
+func (r *Report) writeHTML(w io.Writer) error { return writeHTML(w, r, nil) }
 
 func writeHTML(w io.Writer, r *Report, tables []htmlTable) error {
 	v := htmlView{R: r, SVG: layoutOverlay(r.picture()), Tables: tables}

@@ -5,8 +5,8 @@ import (
 	"io"
 )
 
-// WriteJSON writes the report as one indented JSON object.
-func WriteJSON(w io.Writer, r *Report) error {
+// writeJSON writes the report as one indented JSON object.
+func (r *Report) writeJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)

@@ -7,11 +7,11 @@ import (
 	"github.com/wincni/diag/finding"
 )
 
-// WriteMarkdown writes what a person pastes into a GitHub issue or a ticket:
+// writeMarkdown writes what a person pastes into a GitHub issue or a ticket:
 // a summary, a findings table, and per finding the evidence and the fix in a
 // collapsible section. Text from the inputs is escaped so that it renders as
 // text (a network named <script> stays visible and inert).
-func WriteMarkdown(w io.Writer, r *Report) error {
+func (r *Report) writeMarkdown(w io.Writer) error {
 	ew := &errWriter{w: w}
 	s := r.Summary
 	ew.printf("## diag report\n\n")

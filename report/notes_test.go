@@ -65,8 +65,8 @@ func TestSkippedSummary(t *testing.T) {
 	r := buildReport(t, "seed-broken")
 	r.Skipped = append(r.Skipped, finding.Skipped{ID: "SVC-09", Node: "winw1", Reason: "no host/portranges.json"}, finding.Skipped{ID: "SVC-07", Node: "winw1", Reason: "no host/os.json"})
 	var short, long strings.Builder
-	WriteTable(&short, r, TableOptions{Width: 200})
-	WriteTable(&long, r, TableOptions{Width: 200, ShowSkipped: true})
+	Render(&short, r, Table, TableOptions{Width: 200})
+	Render(&long, r, Table, TableOptions{Width: 200, ShowSkipped: true})
 	if strings.Contains(short.String(), "no host/portranges.json") || !strings.Contains(short.String(), "not run for want of their inputs") || !strings.Contains(short.String(), "--show-skipped") {
 		t.Errorf("default:\n%s", short.String())
 	}

@@ -56,13 +56,13 @@ func render(t *testing.T, r *Report, format string) []byte {
 	var err error
 	switch format {
 	case "table":
-		err = WriteTable(&buf, r, TableOptions{Width: 100})
+		err = Render(&buf, r, Table, TableOptions{Width: 100})
 	case "md":
-		err = WriteMarkdown(&buf, r)
+		err = Render(&buf, r, Markdown, TableOptions{})
 	case "json":
-		err = WriteJSON(&buf, r)
+		err = Render(&buf, r, JSON, TableOptions{})
 	case "html":
-		err = WriteHTML(&buf, r)
+		err = Render(&buf, r, HTML, TableOptions{})
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -82,8 +82,8 @@ func TestGolden(t *testing.T) {
 func TestTableColourAndWidth(t *testing.T) {
 	r := buildReport(t, "seed-broken")
 	var plain, coloured bytes.Buffer
-	WriteTable(&plain, r, TableOptions{Width: 80})
-	WriteTable(&coloured, r, TableOptions{Width: 80, Color: true})
+	Render(&plain, r, Table, TableOptions{Width: 80})
+	Render(&coloured, r, Table, TableOptions{Width: 80, Color: true})
 	if strings.Contains(plain.String(), "\x1b[") || !strings.Contains(coloured.String(), "\x1b[") {
 		t.Error("colour option not honoured")
 	}
@@ -99,7 +99,7 @@ func TestClusterFindingsAreShown(t *testing.T) {
 		{ID: "XN-01", Severity: finding.Fail, Summary: "two nodes share ManagementIP 10.0.2.15", Evidence: []finding.Evidence{}},
 	}}
 	var out bytes.Buffer
-	WriteTable(&out, r, TableOptions{})
+	Render(&out, r, Table, TableOptions{})
 	if !strings.Contains(out.String(), "cluster") || !strings.Contains(out.String(), "XN-01") {
 		t.Errorf("cluster finding missing:\n%s", out.String())
 	}
@@ -203,7 +203,7 @@ func TestTableLongRuleIDs(t *testing.T) {
 		{ID: "OVL-01", Severity: finding.Fail, Input: "a.zip", Node: "a", Summary: "ManagementIP on the NAT adapter"},
 	}}
 	var out bytes.Buffer
-	WriteTable(&out, r, TableOptions{Width: 80})
+	Render(&out, r, Table, TableOptions{Width: 80})
 	if !strings.Contains(out.String(), "| HOST-04 |") {
 		t.Errorf("rule ID cut:\n%s", out.String())
 	}

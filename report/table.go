@@ -49,9 +49,9 @@ func (p palette) severity(s finding.Severity) string {
 	return p.sev[s].Sprint(strings.ToUpper(s.String()))
 }
 
-// WriteTable writes the findings grouped by node, worst first, each with its
+// writeTable writes the findings grouped by node, worst first, each with its
 // fix, then the evidence and a summary line.
-func WriteTable(w io.Writer, r *Report, opts TableOptions) error {
+func (r *Report) writeTable(w io.Writer, opts TableOptions) error {
 	if opts.Width <= 0 {
 		opts.Width = 100
 	}
