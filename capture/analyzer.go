@@ -21,6 +21,7 @@ type Options struct {
 	// FlowsGrew, when set, is called each time the tracked flows reach
 	// another multiple of FlowsGrewEvery, with their number: memory grows
 	// with flows, not packets, and the caller can scale its GC limit.
+	// AnalyzeBundle calls it with 0 before the first packet of a bundle.
 	FlowsGrew func(flows int)
 }
 

@@ -153,7 +153,8 @@ func runAnalyze(ctx context.Context, e *env, g *globalOptions, o *analyzeOptions
 	for _, err := range unread {
 		res.Notes = append(res.Notes, "not read: "+oneLine(err.Error()))
 	}
-	if err := analyzeBundleCaptures(read, snaps, sel, o.capture, budget, &res); err != nil {
+	capOpts := capture.Options{Limits: o.capture, FlowsGrew: budget.flows}
+	if err := capture.AnalyzeBundles(read, snaps, analyzers.NodeLabels(snaps), sel.Includes, capOpts, &res); err != nil {
 		return err
 	}
 	now := e.now().UTC()
@@ -357,67 +358,5 @@ func analyzeExit(rep *report.Report, failOn finding.Severity) error {
 	if crashed {
 		return &exitError{code: exitInternal, err: fmt.Errorf("a rule crashed; its finding is in the report")}
 	}
-	return nil
-}
-
-// analyzeBundleCaptures runs the capture rules on the captures inside the
-// bundles (capture/*.pcapng), with every bundle of the run as context.
-func analyzeBundleCaptures(paths []string, snaps []*snapshot.Snapshot, sel analyzers.Selection, lim capture.Limits, budget *memoryBudget, res *finding.Result) error {
-	// A capture is read beside the nodes whose addresses are of its own
-	// kind: pseudonyms of its key, or real ones (analyzers' groups).
-	contexts := map[string]*capture.Context{}
-	labels := analyzers.NodeLabels(snaps) // the node as the rules' findings name it
-	for i, p := range paths {
-		if p == "-" {
-			continue // standard input is text or JSON, read once
-		}
-		key := snaps[i].PseudonymKey()
-		ctx, ok := contexts[key]
-		if !ok {
-			var same []*snapshot.Snapshot
-			for _, s := range snaps {
-				if s.PseudonymKey() == key {
-					same = append(same, s)
-				}
-			}
-			ctx = capture.ContextFromSnapshots(same...)
-			contexts[key] = ctx
-		}
-		b, err := bundle.Open(p, bundle.DefaultLimits)
-		if err != nil {
-			return err
-		}
-		node := labels[i]
-		if len(capture.BundleCaptures(b)) > 0 {
-			budget.flows(0)
-		}
-		rep, err := capture.AnalyzeBundle(b, node, capture.Options{Context: ctx, MTU: ctx.MTU, Limits: lim, FlowsGrew: budget.flows})
-		b.Close()
-		if err != nil {
-			return err
-		}
-		if rep == nil {
-			continue
-		}
-		// What the decoder skipped or counted together (limits, offload,
-		// duplicates) is said under the node, as the parsers' notes are.
-		for _, n := range rep.Notes {
-			snaps[i].Notes = append(snaps[i].Notes, "capture: "+n)
-		}
-		for _, f := range rep.Findings {
-			if sel.Includes(f.ID) {
-				f.Input = p
-				res.Findings = append(res.Findings, f)
-			}
-		}
-		for _, sk := range rep.Skipped {
-			if sel.Includes(sk.ID) {
-				sk.Input = p
-				res.Skipped = append(res.Skipped, sk)
-			}
-		}
-	}
-	finding.Sort(res.Findings)
-	finding.LinkCauses(res.Findings)
 	return nil
 }

@@ -103,7 +103,8 @@ func runDiff(ctx context.Context, e *env, g *globalOptions, o *diffOptions, oldP
 	// capture rules on the captures inside a bundle.
 	findings := func(p string, s *snapshot.Snapshot) ([]finding.Finding, error) {
 		res := analyzers.Run([]*snapshot.Snapshot{s}, analyzers.Selection{})
-		err := analyzeBundleCaptures([]string{p}, []*snapshot.Snapshot{s}, analyzers.Selection{}, capture.Limits{}, budget, &res)
+		snaps := []*snapshot.Snapshot{s}
+		err := capture.AnalyzeBundles([]string{p}, snaps, analyzers.NodeLabels(snaps), analyzers.Selection{}.Includes, capture.Options{FlowsGrew: budget.flows}, &res)
 		return res.Findings, err
 	}
 	of, err := findings(oldPath, old)
