@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -33,10 +34,10 @@ type ConvertStats struct {
 // window) names its component by number only. ConvertETLFile reads the
 // file twice to name them all.
 func ConvertETL(in io.Reader, name string, out io.Writer, app string) (ConvertStats, error) {
-	return convertETL(in, name, out, app, nil)
+	return convertETL(context.Background(), in, name, out, app, nil)
 }
 
-func convertETL(in io.Reader, name string, out io.Writer, app string, rundown *etl.Reader) (ConvertStats, error) {
+func convertETL(ctx context.Context, in io.Reader, name string, out io.Writer, app string, rundown *etl.Reader) (ConvertStats, error) {
 	var st ConvertStats
 	r, err := etl.NewReader(in, name, etl.Limits{})
 	if err != nil {
@@ -56,7 +57,10 @@ func convertETL(in io.Reader, name string, out io.Writer, app string, rundown *e
 		link LinkType
 	}
 	ifaces := map[ifKey]uint32{}
-	for {
+	for n := 0; ; n++ {
+		if n%4096 == 0 && ctx.Err() != nil {
+			return st, fmt.Errorf("%s: conversion stopped after %d packets: %w", name, st.Packets, context.Cause(ctx))
+		}
 		p, err := r.Next()
 		if errors.Is(err, io.EOF) {
 			break
@@ -108,8 +112,9 @@ func convertETL(in io.Reader, name string, out io.Writer, app string, rundown *e
 }
 
 // ConvertETLFile converts the ETL file at path into a pcapng file at
-// outPath (written to a temporary file, renamed when complete).
-func ConvertETLFile(path, outPath, app string) (ConvertStats, error) {
+// outPath (written to a temporary file, renamed when complete). When ctx
+// ends, it stops and outPath is left as it was.
+func ConvertETLFile(ctx context.Context, path, outPath, app string) (ConvertStats, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		var pe *os.PathError
@@ -132,7 +137,7 @@ func ConvertETLFile(path, outPath, app string) (ConvertStats, error) {
 		return ConvertStats{}, err
 	}
 	defer os.Remove(tmp.Name())
-	st, err := convertETL(bufio.NewReaderSize(f, 1<<20), path, tmp, app, rundown)
+	st, err := convertETL(ctx, bufio.NewReaderSize(f, 1<<20), path, tmp, app, rundown)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -197,7 +198,7 @@ func TestConvertETLTshark(t *testing.T) {
 		t.Skipf("no real ETL file: %v", err)
 	}
 	out := filepath.Join(t.TempDir(), "out.pcapng")
-	if _, err := ConvertETLFile(realETLDir+"demikernel.PktMon.etl", out, "diag test"); err != nil {
+	if _, err := ConvertETLFile(context.Background(), realETLDir+"demikernel.PktMon.etl", out, "diag test"); err != nil {
 		t.Fatal(err)
 	}
 	fields := func(path string) []string {
@@ -255,4 +256,37 @@ func parseV4(t *testing.T, s string) []byte {
 		out = append(out, byte(n))
 	}
 	return out
+}
+
+// A conversion whose context ends (Ctrl-C) stops with the context's error
+// and leaves the output as it was: no file, no temporary beside it.
+func TestConvertETLFileStopsWithItsContext(t *testing.T) {
+	dir := t.TempDir()
+	var in bytes.Buffer
+	w, err := etltest.NewWriter(&in, etltest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Component(etltest.Component{ID: 4, Type: 5, Name: "vmswitch.sys", Description: "Container NIC 5e1d"})
+	w.Packet(etltest.Packet{GroupID: 1, Type: 1, Component: 4, Direction: 5, Data: ipv4UDP(t, "10.244.1.5", "10.244.2.7", 40000, 53)})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(dir, "PktMon.etl")
+	if err := os.WriteFile(src, in.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.pcapng")
+	if _, err := ConvertETLFile(context.Background(), src, out, "diag test"); err != nil {
+		t.Fatalf("the file does not convert: %v", err)
+	}
+	os.Remove(out)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ConvertETLFile(ctx, src, out, "diag test"); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled conversion: %v, want context.Canceled", err)
+	}
+	if names, _ := filepath.Glob(filepath.Join(dir, "*.pcapng")); len(names) != 0 {
+		t.Errorf("left behind: %v", names)
+	}
 }

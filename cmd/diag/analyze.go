@@ -27,6 +27,27 @@ type analyzeOptions struct {
 	maxPart   string
 	showSkip  bool
 	capture   capture.Limits // of the captures inside bundles
+
+	// What validate read from the flags.
+	sel analyzers.Selection
+	lim formats.Limits
+}
+
+// validate reads the flags before any input is opened.
+func (o *analyzeOptions) validate() error {
+	if err := o.reportFlags.validate(true); err != nil {
+		return err
+	}
+	o.sel = analyzers.Selection{Only: o.rules, Skip: o.skipRules}
+	if err := o.sel.Validate(); err != nil {
+		return usageErrorf("%v", err)
+	}
+	maxPart, err := parseByteSize(o.maxPart)
+	if err != nil {
+		return usageErrorf("--max-part-size: %v", err)
+	}
+	o.lim = partLimits(maxPart)
+	return checkCaptureLimits(o.capture)
 }
 
 func newAnalyzeCommand(e *env, g *globalOptions) *cobra.Command {
@@ -59,7 +80,12 @@ finding reaches --fail-on but a rule crashed, the exit status is 1.`,
   diag analyze -o json --fail-on warn node1.zip node2.zip > findings.json
   diag analyze --rules OVL --skip-rules OVL-02 bundle.zip`,
 		Args: minArgs(1, "at least one input (a bundle, collectlogs output, a paste, or - for standard input)"),
-		RunE: func(c *cobra.Command, args []string) error { return runAnalyze(c.Context(), e, g, o, args) },
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := o.validate(); err != nil {
+				return err
+			}
+			return runAnalyze(c.Context(), e, g, o, args)
+		},
 	}
 	f := c.Flags()
 	addReportFlags(c, &o.reportFlags, true)
@@ -80,24 +106,7 @@ func defaultAnalyzeOptions() analyzeOptions {
 }
 
 func runAnalyze(ctx context.Context, e *env, g *globalOptions, o *analyzeOptions, paths []string) error {
-	format, failOn, err := o.checkJudged()
-	if err != nil {
-		return err
-	}
-	sel := analyzers.Selection{Only: o.rules, Skip: o.skipRules}
-	if err := sel.Validate(); err != nil {
-		return usageErrorf("%v", err)
-	}
-
-	maxPart, err := parseByteSize(o.maxPart)
-	if err != nil {
-		return usageErrorf("--max-part-size: %v", err)
-	}
-	lim := partLimits(maxPart)
-	if err := checkCaptureLimits(o.capture); err != nil {
-		return err
-	}
-
+	sel, lim, failOn := o.sel, o.lim, o.severity
 	// A folder of bundles (an upload unpacked, diag collect --cluster's
 	// output) is each of its bundles, not one node made of them all.
 	paths, expandNotes, err := expandInputs(e, paths)
@@ -160,7 +169,7 @@ func runAnalyze(ctx context.Context, e *env, g *globalOptions, o *analyzeOptions
 	now := e.now().UTC()
 	rep := report.Build(report.Tool{Name: "diag", Version: toolVersion()}, &now, snaps, res)
 
-	if err := o.write(e, g, rep, format, report.TableOptions{ShowSkipped: o.showSkip}); err != nil {
+	if err := o.write(e, g, rep, report.TableOptions{ShowSkipped: o.showSkip}); err != nil {
 		return err
 	}
 	if len(unread) > 0 {

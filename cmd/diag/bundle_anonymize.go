@@ -29,6 +29,14 @@ type anonymizeOptions struct {
 	keepPay   bool // --keep-payloads
 }
 
+// validate reads the flags before the input or the key is opened.
+func (o *anonymizeOptions) validate(c *cobra.Command) error {
+	if err := checkOutputFileFlags(c, &o.output, &o.outputOld); err != nil {
+		return err
+	}
+	return checkVXLANPorts(o.ports)
+}
+
 func newBundleAnonymizeCommand(e *env) *cobra.Command {
 	var o anonymizeOptions
 	c := &cobra.Command{
@@ -73,7 +81,7 @@ The output defaults to <INPUT name>-anonymized.zip beside the input.` + exitStat
   diag bundle anonymize node.zip --keywords contoso,projectx --keyword-file customers.txt`,
 		Args: func(c *cobra.Command, args []string) error { return exactlyOne(c, args, "the input to anonymize") },
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := checkOutputFileFlags(c, &o.output, &o.outputOld); err != nil {
+			if err := o.validate(c); err != nil {
 				return err
 			}
 			return runBundleAnonymize(c.Context(), e, o, args[0])
@@ -135,9 +143,6 @@ func runBundleAnonymize(ctx context.Context, e *env, o anonymizeOptions, input s
 	}
 	a := anonymize.New(key)
 	for _, p := range o.ports {
-		if p == 0 || p > 65535 {
-			return usageErrorf("--vxlan-port %d: a UDP port is 1 to 65535", p)
-		}
 		a.AddVXLANPort(uint16(p))
 	}
 	if err := addKeywords(a, o); err != nil {

@@ -23,6 +23,24 @@ type redactOptions struct {
 	ports     []uint // --vxlan-port
 }
 
+// validate reads the flags before the input is opened.
+func (o *redactOptions) validate(c *cobra.Command) error {
+	if err := checkOutputFileFlags(c, &o.output, &o.outputOld); err != nil {
+		return err
+	}
+	return checkVXLANPorts(o.ports)
+}
+
+// checkVXLANPorts refuses --vxlan-port values that are no UDP port.
+func checkVXLANPorts(ports []uint) error {
+	for _, p := range ports {
+		if p == 0 || p > 65535 {
+			return usageErrorf("--vxlan-port %d: a UDP port is 1 to 65535", p)
+		}
+	}
+	return nil
+}
+
 func newBundleRedactCommand(e *env) *cobra.Command {
 	var o redactOptions
 	c := &cobra.Command{
@@ -60,7 +78,7 @@ A one-line summary goes to stderr, the output's path to stdout.` + exitStatusCom
   diag bundle redact aks-node_logs.zip --output-file out.zip --force`,
 		Args: func(c *cobra.Command, args []string) error { return exactlyOne(c, args, "the input to redact") },
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := checkOutputFileFlags(c, &o.output, &o.outputOld); err != nil {
+			if err := o.validate(c); err != nil {
 				return err
 			}
 			return runBundleRedact(c.Context(), e, o, args[0])
@@ -96,11 +114,6 @@ func runBundleRedact(ctx context.Context, e *env, o redactOptions, input string)
 	// analyze cannot parse is still redacted.
 	before, _ := loadBundle(input, nil)
 
-	for _, p := range o.ports {
-		if p == 0 || p > 65535 {
-			return usageErrorf("--vxlan-port %d: a UDP port is 1 to 65535", p)
-		}
-	}
 	m := redactManifest(in, before, input)
 	filter := redact.Entry
 	if !o.keepPay {

@@ -48,6 +48,25 @@ type captureDecodeOptions struct {
 	limits capture.Limits
 }
 
+// validate reads the flags before any capture or bundle is opened.
+func (o *captureDecodeOptions) validate(c *cobra.Command) error {
+	switch {
+	case c.Flags().Changed("vni") && (o.vni == 0 || o.vni > 1<<24-1):
+		return outOfRange(c, "vni", o.vni)
+	case c.Flags().Changed("mtu") && (o.mtu < 576 || o.mtu > 65535):
+		return outOfRange(c, "mtu", o.mtu)
+	}
+	for _, p := range o.ports {
+		if p == 0 || p > 65535 {
+			return outOfRange(c, "vxlan-port", p)
+		}
+	}
+	if err := o.reportFlags.validate(true); err != nil {
+		return err
+	}
+	return checkCaptureLimits(o.limits)
+}
+
 func newCaptureDecodeCommand(e *env, g *globalOptions) *cobra.Command {
 	o := &captureDecodeOptions{}
 	c := &cobra.Command{
@@ -68,16 +87,8 @@ addresses (CAP-04) and their DR MACs (CAP-07), the pod subnets (CAP-01).` + exit
   diag capture decode --bundle win-1.zip --vni 4096 -o markdown capture.pcapng`,
 		Args: minArgs(1, "at least one capture file"),
 		RunE: func(c *cobra.Command, args []string) error {
-			switch {
-			case c.Flags().Changed("vni") && (o.vni == 0 || o.vni > 1<<24-1):
-				return outOfRange(c, "vni", o.vni)
-			case c.Flags().Changed("mtu") && (o.mtu < 576 || o.mtu > 65535):
-				return outOfRange(c, "mtu", o.mtu)
-			}
-			for _, p := range o.ports {
-				if p == 0 || p > 65535 {
-					return outOfRange(c, "vxlan-port", p)
-				}
+			if err := o.validate(c); err != nil {
+				return err
 			}
 			return runCaptureDecode(c.Context(), e, g, o, args)
 		},
@@ -96,13 +107,6 @@ addresses (CAP-04) and their DR MACs (CAP-07), the pod subnets (CAP-01).` + exit
 }
 
 func runCaptureDecode(ctx context.Context, e *env, g *globalOptions, o *captureDecodeOptions, files []string) error {
-	format, failOn, err := o.checkJudged()
-	if err != nil {
-		return err
-	}
-	if err := checkCaptureLimits(o.limits); err != nil {
-		return err
-	}
 	opts := capture.Options{VXLANPorts: []uint16{4789}, ExpectedVNI: o.vni, MTU: o.mtu, Limits: o.limits}
 	for _, p := range o.ports {
 		opts.VXLANPorts = append(opts.VXLANPorts, uint16(p))
@@ -147,11 +151,11 @@ func runCaptureDecode(ctx context.Context, e *env, g *globalOptions, o *captureD
 	}
 	now := e.now().UTC()
 	rep := report.NewCaptureReport(report.Tool{Name: "diag", Version: toolVersion()}, &now, a.Finish(node))
-	if err := o.write(e, g, rep, format, report.TableOptions{}); err != nil {
+	if err := o.write(e, g, rep, report.TableOptions{}); err != nil {
 		return err
 	}
 	for _, f := range rep.Findings {
-		if f.Severity >= failOn {
+		if f.Severity >= o.severity {
 			return &exitError{code: exitFindings}
 		}
 	}
@@ -164,6 +168,25 @@ type captureStartOptions struct {
 	iface    string
 	ports    []uint
 	force    bool
+}
+
+// validate reads the flags before the capture starts.
+func (o *captureStartOptions) validate() error {
+	if o.output == "" {
+		return usageErrorf("diag capture start needs --output-file FILE")
+	}
+	if err := refuseExisting("--output-file", o.output, o.force); err != nil {
+		return err
+	}
+	if o.duration <= 0 {
+		return usageErrorf("--duration must be positive, not %s", o.duration)
+	}
+	if o.iface != "" {
+		if _, err := net.InterfaceByName(o.iface); err != nil {
+			return usageErrorf("--interface %s: no such network interface", o.iface)
+		}
+	}
+	return nil
 }
 
 func newCaptureStartCommand(e *env) *cobra.Command {
@@ -180,7 +203,12 @@ Ctrl-C stops early and keeps what was captured. Needs root / Administrator.` + e
   diag capture start --duration 1m --interface eth1 --vxlan-port 8472 --output-file linux.pcapng
   diag capture decode out.pcapng`,
 		Args: maxArgs(0),
-		RunE: func(c *cobra.Command, _ []string) error { return runCaptureStart(c.Context(), e, o) },
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := o.validate(); err != nil {
+				return err
+			}
+			return runCaptureStart(c.Context(), e, o)
+		},
 	}
 	f := c.Flags()
 	f.DurationVar(&o.duration, "duration", 30*time.Second, "how long to capture")
@@ -195,23 +223,9 @@ Ctrl-C stops early and keeps what was captured. Needs root / Administrator.` + e
 }
 
 func runCaptureStart(ctx context.Context, e *env, o *captureStartOptions) error {
-	if o.output == "" {
-		return usageErrorf("diag capture start needs --output-file FILE")
-	}
-	if err := refuseExisting("--output-file", o.output, o.force); err != nil {
-		return err
-	}
-	if o.duration <= 0 {
-		return usageErrorf("--duration must be positive, not %s", o.duration)
-	}
 	opts := capture.LiveOptions{Duration: o.duration, Interface: o.iface, VXLANPorts: []uint16{4789}}
 	for _, p := range o.ports {
 		opts.VXLANPorts = append(opts.VXLANPorts, uint16(p))
-	}
-	if o.iface != "" {
-		if _, err := net.InterfaceByName(o.iface); err != nil {
-			return usageErrorf("--interface %s: no such network interface", o.iface)
-		}
 	}
 	if ctx == nil {
 		ctx = context.Background()

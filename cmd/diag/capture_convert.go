@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -11,6 +12,14 @@ import (
 type captureConvertOptions struct {
 	output string
 	force  bool
+}
+
+// validate reads the flags before the ETL file is opened.
+func (o *captureConvertOptions) validate() error {
+	if o.output == "" {
+		return usageErrorf("diag capture convert needs --output-file FILE")
+	}
+	return refuseExisting("--output-file", o.output, o.force)
 }
 
 func newCaptureConvertCommand(e *env) *cobra.Command {
@@ -27,7 +36,12 @@ PktGroupId becomes the pcapng packet id. Wireshark and tshark open the result.` 
 		Example: `  diag capture convert PktMon.etl --output-file pktmon.pcapng
   tshark -r pktmon.pcapng -Y 'frame.comment contains "drop"'`,
 		Args: func(c *cobra.Command, args []string) error { return exactlyOne(c, args, "one pktmon ETL file") },
-		RunE: func(c *cobra.Command, args []string) error { return runCaptureConvert(e, o, args[0]) },
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := o.validate(); err != nil {
+				return err
+			}
+			return runCaptureConvert(c.Context(), e, o, args[0])
+		},
 	}
 	f := c.Flags()
 	f.StringVar(&o.output, "output-file", "", "the pcapng file to write (required)")
@@ -35,14 +49,8 @@ PktGroupId becomes the pcapng packet id. Wireshark and tshark open the result.` 
 	return c
 }
 
-func runCaptureConvert(e *env, o *captureConvertOptions, in string) error {
-	if o.output == "" {
-		return usageErrorf("diag capture convert needs --output-file FILE")
-	}
-	if err := refuseExisting("--output-file", o.output, o.force); err != nil {
-		return err
-	}
-	st, err := capture.ConvertETLFile(in, o.output, "diag "+toolVersion())
+func runCaptureConvert(ctx context.Context, e *env, o *captureConvertOptions, in string) error {
+	st, err := capture.ConvertETLFile(ctx, in, o.output, "diag "+toolVersion())
 	if err != nil {
 		return err
 	}

@@ -95,34 +95,8 @@ left, and with --force also removes those left Terminating, without their kubele
   diag collect --cluster --windows-only --parallel 10 -o html --output-file report.html`,
 		Args: maxArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			check := checkOutputFileFlags
-			if co.on {
-				check = co.takeOutputFlags
-			}
-			if err := check(c, &o.output, &o.outputOld); err != nil {
+			if err := o.validate(c, &co); err != nil {
 				return err
-			}
-			// Collector IDs in any case, as rule IDs.
-			for _, ids := range [][]string{o.only, o.skip} {
-				for i := range ids {
-					ids[i] = strings.ToLower(ids[i])
-				}
-			}
-			if err := checkClusterFlags(c, &co, o); err != nil {
-				return err
-			}
-			if o.stream && o.output != "" {
-				return usageErrorf("--stream writes the bundle to stdout: it takes no --output-file")
-			}
-			switch {
-			case o.timeout <= 0:
-				return outOfRange(c, "timeout", o.timeout)
-			case o.capture < 0:
-				return outOfRange(c, "capture", o.capture)
-			case o.parallel < 1 || o.parallel > 64:
-				return outOfRange(c, "parallel", o.parallel)
-			case o.maxLogBytes < 1:
-				return outOfRange(c, "max-log-bytes", o.maxLogBytes)
 			}
 			if co.on {
 				return runCollectCluster(c.Context(), e, g, &co, o)
@@ -180,6 +154,41 @@ func stopOnSignals(ctx context.Context) (_ context.Context, stop context.CancelF
 		return ctx, func() {}
 	}
 	return signal.NotifyContext(ctx, sigs...)
+}
+
+// validate reads the flags, the node's and --cluster's, before anything
+// runs.
+func (o *collectOptions) validate(c *cobra.Command, co *clusterOptions) error {
+	check := checkOutputFileFlags
+	if co.on {
+		check = co.takeOutputFlags
+	}
+	if err := check(c, &o.output, &o.outputOld); err != nil {
+		return err
+	}
+	// Collector IDs in any case, as rule IDs.
+	for _, ids := range [][]string{o.only, o.skip} {
+		for i := range ids {
+			ids[i] = strings.ToLower(ids[i])
+		}
+	}
+	if err := checkClusterFlags(c, co, *o); err != nil {
+		return err
+	}
+	if o.stream && o.output != "" {
+		return usageErrorf("--stream writes the bundle to stdout: it takes no --output-file")
+	}
+	switch {
+	case o.timeout <= 0:
+		return outOfRange(c, "timeout", o.timeout)
+	case o.capture < 0:
+		return outOfRange(c, "capture", o.capture)
+	case o.parallel < 1 || o.parallel > 64:
+		return outOfRange(c, "parallel", o.parallel)
+	case o.maxLogBytes < 1:
+		return outOfRange(c, "max-log-bytes", o.maxLogBytes)
+	}
+	return nil
 }
 
 func runCollect(ctx context.Context, e *env, o collectOptions) error {

@@ -35,6 +35,7 @@ type clusterOptions struct {
 	report      string
 	reportFile  string
 	maxBundle   string
+	maxBytes    int64 // --max-bundle-size, as checkClusterFlags read it
 	cleanup     bool
 	printRBAC   bool
 }
@@ -137,7 +138,17 @@ func checkClusterFlags(c *cobra.Command, o *clusterOptions, co collectOptions) e
 		return usageErrorf("--image is empty: it names the diag image the collector pods run")
 	case !o.printRBAC && !o.cleanup && strings.ContainsAny(o.image, " \t\n"):
 		return usageErrorf("--image %q: an image reference has no spaces", o.image)
+	case o.printRBAC:
+		return nil
 	}
+	if err := refuseExisting("--output-file", o.reportFile, co.force); err != nil {
+		return err
+	}
+	n, err := parseByteSize(o.maxBundle)
+	if err != nil {
+		return usageErrorf("--max-bundle-size: %v", err)
+	}
+	o.maxBytes = n
 	return nil
 }
 
@@ -150,13 +161,6 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 	// "UnhandledError") through klog's logger, to stderr: they are ours to
 	// report, once, in each node's result.
 	cluster.SilenceClientLogs()
-	if err := refuseExisting("--output-file", o.reportFile, co.force); err != nil {
-		return err
-	}
-	maxBundle, err := parseByteSize(o.maxBundle)
-	if err != nil {
-		return usageErrorf("--max-bundle-size: %v", err)
-	}
 	target, err := cluster.LoadTarget(co.kubeconfig, o.context)
 	if err != nil {
 		return usageErrorf("%v", err)
@@ -234,7 +238,7 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 	var mu sync.Mutex
 	rep, err := cluster.Collect(ctx, api, target, choices, cluster.Options{
 		Namespace: o.namespace, Image: o.image, Parallel: co.parallel, NodeTimeout: o.nodeTimeout,
-		Capture: co.capture, OutputDir: dir, MaxBundle: maxBundle, Now: e.now, CollectArgs: passThrough(co),
+		Capture: co.capture, OutputDir: dir, MaxBundle: o.maxBytes, Now: e.now, CollectArgs: passThrough(co),
 		Progress: func(node, line string) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -285,7 +289,10 @@ func runCollectCluster(ctx context.Context, e *env, g *globalOptions, o *cluster
 	left := rep.PodsLeft()
 	ao := defaultAnalyzeOptions()
 	ao.output, ao.outputFile, ao.force = o.report, o.reportFile, co.force
-	aerr := runAnalyze(ctx, e, g, &ao, bundles)
+	aerr := ao.validate()
+	if aerr == nil {
+		aerr = runAnalyze(ctx, e, g, &ao, bundles)
+	}
 	if aerr != nil && ctx.Err() != nil {
 		return &exitError{code: exitFindings, err: fmt.Errorf("interrupted: %w; the bundles are in %s (diag analyze %s analyzes them)", aerr, dir, filepath.Join(dir, "*.zip"))}
 	}

@@ -18,11 +18,18 @@ func TestCommandsStopWithTheirContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	ao := defaultAnalyzeOptions()
+	if err := ao.validate(); err != nil {
+		t.Fatal(err)
+	}
 	err := runAnalyze(ctx, e, g, &ao, []string{seedBroken, seedFixed})
 	if !errors.Is(err, context.Canceled) || out.Len() != 0 {
 		t.Errorf("analyze: %v, wrote %d bytes", err, out.Len())
 	}
-	err = runDiff(ctx, e, g, &diffOptions{reportFlags: reportFlags{output: "table"}, maxPart: "64MiB"}, seedBroken, seedFixed)
+	do := &diffOptions{reportFlags: reportFlags{output: "table"}, maxPart: "64MiB"}
+	if err := do.validate([]string{seedBroken, seedFixed}); err != nil {
+		t.Fatal(err)
+	}
+	err = runDiff(ctx, e, g, do, seedBroken, seedFixed)
 	if !errors.Is(err, context.Canceled) || out.Len() != 0 {
 		t.Errorf("diff: %v, wrote %d bytes", err, out.Len())
 	}

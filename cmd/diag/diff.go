@@ -11,6 +11,7 @@ import (
 	"github.com/wincni/diag/capture"
 	"github.com/wincni/diag/diff"
 	"github.com/wincni/diag/finding"
+	"github.com/wincni/diag/formats"
 	"github.com/wincni/diag/report"
 	"github.com/wincni/diag/snapshot"
 )
@@ -19,6 +20,25 @@ type diffOptions struct {
 	reportFlags
 	anyNodes bool
 	maxPart  string
+
+	lim formats.Limits // what validate read from --max-part-size
+}
+
+// validate reads the flags and the two inputs' names before either is
+// opened.
+func (o *diffOptions) validate(args []string) error {
+	if err := o.reportFlags.validate(false); err != nil {
+		return err
+	}
+	if args[0] == "-" && args[1] == "-" {
+		return usageErrorf("standard input can be OLD or NEW, not both")
+	}
+	maxPart, err := parseByteSize(o.maxPart)
+	if err != nil {
+		return usageErrorf("--max-part-size: %v", err)
+	}
+	o.lim = partLimits(maxPart)
+	return nil
 }
 
 func newDiffCommand(e *env, g *globalOptions) *cobra.Command {
@@ -54,7 +74,12 @@ Two inputs of different nodes are refused unless --any-nodes.` + exitStatusCommo
 			}
 			return nil
 		},
-		RunE: func(c *cobra.Command, args []string) error { return runDiff(c.Context(), e, g, o, args[0], args[1]) },
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := o.validate(args); err != nil {
+				return err
+			}
+			return runDiff(c.Context(), e, g, o, args[0], args[1])
+		},
 	}
 	f := c.Flags()
 	addReportFlags(c, &o.reportFlags, false)
@@ -64,18 +89,7 @@ Two inputs of different nodes are refused unless --any-nodes.` + exitStatusCommo
 }
 
 func runDiff(ctx context.Context, e *env, g *globalOptions, o *diffOptions, oldPath, newPath string) error {
-	format, err := o.check()
-	if err != nil {
-		return err
-	}
-	if oldPath == "-" && newPath == "-" {
-		return usageErrorf("standard input can be OLD or NEW, not both")
-	}
-	maxPart, err := parseByteSize(o.maxPart)
-	if err != nil {
-		return usageErrorf("--max-part-size: %v", err)
-	}
-	lim := partLimits(maxPart)
+	lim := o.lim
 	budget := newMemoryBudget(e.getenv("GOMEMLIMIT") != "")
 	defer budget.restore()
 	load := func(p string) (*snapshot.Snapshot, error) {
@@ -117,7 +131,7 @@ func runDiff(ctx context.Context, e *env, g *globalOptions, o *diffOptions, oldP
 	}
 	rep := report.BuildDiff(report.Tool{Name: "diag", Version: toolVersion()}, &now, old, cur, diff.Compare(old, cur), diff.SplitFindings(of, nf))
 
-	if err := o.write(e, g, rep, format, report.TableOptions{}); err != nil {
+	if err := o.write(e, g, rep, report.TableOptions{}); err != nil {
 		return err
 	}
 	if rep.Changed() {

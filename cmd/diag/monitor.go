@@ -39,6 +39,46 @@ type monitorOptions struct {
 	maxSeries   int
 	rounds      int
 	rules, skip []string
+
+	sel analyzers.Selection // what validate read from --rules and --skip-rules
+}
+
+// validate reads the flags and the bundles' names before the listener
+// opens or a round runs.
+func (o *monitorOptions) validate(c *cobra.Command, bundles []string) error {
+	switch {
+	case o.interval < time.Second:
+		return outOfRange(c, "interval", o.interval)
+	case o.jitter < 0 || o.jitter > 0.5:
+		return outOfRange(c, "jitter", o.jitter)
+	case o.recordKeep < 1:
+		return outOfRange(c, "record-keep", o.recordKeep)
+	case o.maxSeries < 1:
+		return outOfRange(c, "max-finding-series", o.maxSeries)
+	case o.vfpEvery < 0:
+		return outOfRange(c, "vfp-every", o.vfpEvery)
+	case o.rounds < 0:
+		return outOfRange(c, "rounds", o.rounds)
+	case o.eventBurst < 1 || o.eventEvery <= 0 || o.eventDedup <= 0:
+		return usageErrorf("--event-burst, --event-every and --event-dedup must be positive")
+	case o.replay && len(bundles) == 0:
+		return usageErrorf("diag monitor --replay needs at least one bundle (see diag monitor --help)")
+	case !o.replay && len(bundles) > 0:
+		return usageErrorf("diag monitor takes bundles only with --replay, got %v", bundles)
+	}
+	if o.replay && !c.Flags().Changed("events") {
+		o.events = false
+	}
+	o.sel = analyzers.Selection{Only: o.rules, Skip: o.skip}
+	if err := o.sel.Validate(); err != nil {
+		return usageErrorf("%v", err)
+	}
+	for _, p := range bundles {
+		if _, err := os.Stat(p); err != nil {
+			return usageErrorf("%s: %v", p, errors.Unwrap(err))
+		}
+	}
+	return nil
 }
 
 func newMonitorCommand(e *env) *cobra.Command {
@@ -74,28 +114,8 @@ unless --events is given, and after the last bundle its state is served until st
   # replay a post-mortem: one bundle per 5 s, metrics on localhost:9640
   diag monitor --replay --interval 5s --listen 127.0.0.1:9640 before.zip during.zip after.zip`,
 		RunE: func(c *cobra.Command, args []string) error {
-			switch {
-			case o.interval < time.Second:
-				return outOfRange(c, "interval", o.interval)
-			case o.jitter < 0 || o.jitter > 0.5:
-				return outOfRange(c, "jitter", o.jitter)
-			case o.recordKeep < 1:
-				return outOfRange(c, "record-keep", o.recordKeep)
-			case o.maxSeries < 1:
-				return outOfRange(c, "max-finding-series", o.maxSeries)
-			case o.vfpEvery < 0:
-				return outOfRange(c, "vfp-every", o.vfpEvery)
-			case o.rounds < 0:
-				return outOfRange(c, "rounds", o.rounds)
-			case o.eventBurst < 1 || o.eventEvery <= 0 || o.eventDedup <= 0:
-				return usageErrorf("--event-burst, --event-every and --event-dedup must be positive")
-			case o.replay && len(args) == 0:
-				return usageErrorf("diag monitor --replay needs at least one bundle (see diag monitor --help)")
-			case !o.replay && len(args) > 0:
-				return usageErrorf("diag monitor takes bundles only with --replay, got %v", args)
-			}
-			if o.replay && !c.Flags().Changed("events") {
-				o.events = false
+			if err := o.validate(c, args); err != nil {
+				return err
 			}
 			return runMonitor(c.Context(), e, o, args)
 		},
@@ -125,15 +145,7 @@ func runMonitor(ctx context.Context, e *env, o *monitorOptions, bundles []string
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	sel := analyzers.Selection{Only: o.rules, Skip: o.skip}
-	if err := sel.Validate(); err != nil {
-		return usageErrorf("%v", err)
-	}
-	for _, p := range bundles {
-		if _, err := os.Stat(p); err != nil {
-			return usageErrorf("%s: %v", p, errors.Unwrap(err))
-		}
-	}
+	sel := o.sel
 	node := o.node
 	if node == "" {
 		node = nodeName(e)

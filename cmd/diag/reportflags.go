@@ -18,6 +18,10 @@ type reportFlags struct {
 	outputFile string
 	force      bool
 	failOn     string
+
+	// What validate read from them.
+	format   report.Format
+	severity finding.Severity // --fail-on
 }
 
 // addReportFlags registers them on c; withFailOn adds --fail-on.
@@ -34,31 +38,29 @@ func addReportFlags(c *cobra.Command, r *reportFlags, withFailOn bool) {
 	}
 }
 
-// check reads them before any work: the format, and an output file that
-// must not be replaced (or is a directory) refused.
-func (r *reportFlags) check() (report.Format, error) {
+// validate reads them before any work: the format, an output file that
+// must not be replaced (or is a directory) refused and, for the commands
+// that judge, --fail-on.
+func (r *reportFlags) validate(judged bool) error {
 	format, err := report.ParseFormat(r.output)
 	if err != nil {
-		return format, usageErrorf("--output %v", err)
+		return usageErrorf("--output %v", err)
 	}
-	return format, refuseExisting("--output-file", r.outputFile, r.force)
+	r.format = format
+	if err := refuseExisting("--output-file", r.outputFile, r.force); err != nil {
+		return err
+	}
+	if judged {
+		r.severity, err = parseFailOn(r.failOn)
+	}
+	return err
 }
 
-// write renders d in format to the file the flags name, or standard
-// output, in colour where that is a terminal that wants it.
-func (r *reportFlags) write(e *env, g *globalOptions, d report.Document, format report.Format, opts report.TableOptions) error {
+// write renders d in the format validated to the file the flags name, or
+// standard output, in colour where that is a terminal that wants it.
+func (r *reportFlags) write(e *env, g *globalOptions, d report.Document, opts report.TableOptions) error {
 	opts.Color, opts.Width = e.useColor(g.color, r.outputFile != ""), e.width()
 	return streamOutput(e.reportOut(r.output), r.outputFile, func(w io.Writer) error {
-		return report.Render(w, d, format, opts)
+		return report.Render(w, d, r.format, opts)
 	})
-}
-
-// checkJudged is check and --fail-on read, for the commands that judge.
-func (r *reportFlags) checkJudged() (report.Format, finding.Severity, error) {
-	format, err := r.check()
-	if err != nil {
-		return format, 0, err
-	}
-	failOn, err := parseFailOn(r.failOn)
-	return format, failOn, err
 }
