@@ -326,3 +326,28 @@ func runnable(cmd *cobra.Command) bool {
 	}
 	return len(inputs) > 0
 }
+
+// The README's make demo output is what diag prints for the seed bundle,
+// but for the lines it leaves out ("...").
+func TestREADMEDemoOutput(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const first = "winw1  [testdata/bundles/seed-broken]\n"
+	_, block, ok := strings.Cut(string(data), "```\n"+first)
+	if !ok {
+		t.Fatal("the README does not show make demo's output")
+	}
+	block, _, _ = strings.Cut(block, "```")
+	t.Chdir("../..")
+	r := runDiag(t, nil, false, "analyze", "testdata/bundles/seed-broken")
+	if r.code != 3 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, line := range strings.Split(first+strings.TrimRight(block, "\n"), "\n") {
+		if strings.TrimSpace(line) != "..." && !strings.Contains(r.stdout, line) {
+			t.Errorf("the README shows %q, diag prints:\n%s", line, r.stdout)
+		}
+	}
+}
