@@ -188,6 +188,38 @@ func docCommands(t *testing.T) []docCommand {
 	return out
 }
 
+// docInlineCommands are the diag commands the text of the README and
+// docs/ names in code spans, without what a shell does with them
+// (redirection) and without the placeholder of any command
+// (`diag COMMAND --help`).
+func docInlineCommands(t *testing.T) []docCommand {
+	span := regexp.MustCompile("`" + `(?:\.\\)?diag(?:\.exe)? ([^` + "`" + `]*)` + "`")
+	var out []docCommand
+	for _, page := range docPages(t) {
+		data, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fenced := false
+		for i, line := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(line, "```") {
+				fenced = !fenced
+			}
+			if fenced {
+				continue
+			}
+			for _, m := range span.FindAllStringSubmatch(line, -1) {
+				args, _, _ := strings.Cut(m[1], " > ")
+				if first, _, _ := strings.Cut(args, " "); first == strings.ToUpper(first) {
+					continue
+				}
+				out = append(out, docCommand{page, i + 1, "diag " + args})
+			}
+		}
+	}
+	return out
+}
+
 // runnableCommands are the diag commands a test may run on the
 // repository's files: they read their inputs and write only --output-file.
 var runnableCommands = []string{"diag analyze", "diag rules", "diag snapshot", "diag diff", "diag capture decode", "diag capture convert", "diag bundle verify", "diag completion"}
@@ -200,7 +232,7 @@ var runnableCommands = []string{"diag analyze", "diag rules", "diag snapshot", "
 // Makefile. A command that needs a node, a cluster or a file of the
 // reader's (node.zip, PktMon.etl) is checked without running.
 func TestDocsCommands(t *testing.T) {
-	cmds := docCommands(t)
+	cmds, inline := docCommands(t), docInlineCommands(t)
 	makefile, err := os.ReadFile("../../Makefile")
 	if err != nil {
 		t.Fatal(err)
@@ -233,7 +265,7 @@ func TestDocsCommands(t *testing.T) {
 				}
 			case "diag":
 				args = docArgs(args[1:])
-				cmd := docCommandOf(t, c, args)
+				cmd := docCommandOf(t, c, args, true)
 				if cmd == nil {
 					continue
 				}
@@ -254,8 +286,15 @@ func TestDocsCommands(t *testing.T) {
 			}
 		}
 	}
+	// Commands named in the text (`diag rules ID`, `diag analyze -o
+	// json`): the command and its flags, not run.
+	for _, c := range inline {
+		if docCommandOf(t, c, docArgs(strings.Fields(c.text)[1:]), false) != nil {
+			parsed++
+		}
+	}
 	t.Logf("%d diag commands of %d lines checked, %d of them run", parsed, len(cmds), ran)
-	if parsed < 40 || ran < 5 {
+	if parsed < 60 || ran < 5 {
 		t.Errorf("only %d diag commands checked and %d run: the blocks were not read", parsed, ran)
 	}
 }
@@ -276,8 +315,8 @@ func docArgs(args []string) []string {
 
 // docCommandOf is the diag command args name, with its flags parsed,
 // or nil after reporting what diag does not know: the command, a flag, a
-// flag's value or the number of arguments.
-func docCommandOf(t *testing.T, c docCommand, args []string) *cobra.Command {
+// flag's value or (for a whole command line) the number of arguments.
+func docCommandOf(t *testing.T, c docCommand, args []string, whole bool) *cobra.Command {
 	t.Helper()
 	var stdout, stderr strings.Builder
 	ran := false
@@ -291,7 +330,7 @@ func docCommandOf(t *testing.T, c docCommand, args []string) *cobra.Command {
 		t.Errorf("%v: %v", c, err)
 		return nil
 	}
-	if cmd.Args != nil {
+	if whole && cmd.Args != nil {
 		if err := cmd.Args(cmd, cmd.Flags().Args()); err != nil {
 			t.Errorf("%v: %v", c, err)
 			return nil
