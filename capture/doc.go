@@ -1,8 +1,10 @@
-// Package capture reads pcap and pcapng files, decodes VXLAN and Geneve
-// overlay traffic with a fixed-header fast path, keeps per-tunnel and
-// per-flow state, and turns what it sees into findings (the CAP rules,
-// declared in the catalog). Memory grows with the number of flows, never
-// with the number of packets. It also captures live (AF_PACKET, pktmon).
+// Package capture reads pcap and pcapng files and pktmon's ETL files
+// (through capture/etl), decodes VXLAN and Geneve overlay traffic with a
+// fixed-header fast path, keeps per-tunnel and per-flow state, and turns
+// what it sees into findings (the CAP rules, declared in the catalog).
+// Memory grows with the number of flows, never with the number of packets.
+// It also converts ETL files to pcapng and captures live (AF_PACKET,
+// pktmon).
 //
 // Imports: bundle, capture/etl (pktmon's ETL files), catalog, finding,
 // hostexec (pktmon run), snapshot.

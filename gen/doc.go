@@ -1,7 +1,8 @@
 // Package gen writes synthetic inputs of realistic shape and size for tests
-// and benchmarks: what a busy node's collectlogs.ps1 output looks like. It
-// writes text only and imports nothing of diag, so any package's tests can
-// use it.
+// and benchmarks: a busy node's collectlogs.ps1 output, the bundle of one
+// node of an N-node cluster, one node's Get-HnsEndpoint paste (Format-List
+// and ConvertTo-Json), and VXLAN captures (pcap, pcapng). It imports
+// nothing of diag, so any package's tests can use it.
 //
 // Imports: none.
 package gen

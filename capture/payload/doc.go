@@ -9,5 +9,10 @@
 // that was right stays right and one that was wrong stays wrong by the
 // same amount.
 //
+// The walk of a capture file (the gzip envelope, bounded; classic pcap
+// records; pcapng blocks in their section's byte order) and the checksum
+// arithmetic live here once, for this clearing and for anonymize's
+// rewriting of the addresses in packets.
+//
 // Imports: none.
 package payload

@@ -137,16 +137,16 @@ func TestAnalyzeReadsETL(t *testing.T) {
 	}
 }
 
-// The README's pktmon example shows what diag prints for the sample.
+// The pktmon example of docs/etl.md shows what diag prints for the sample.
 func TestREADMEETLSample(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../docs/etl.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	const cmd = "$ diag capture decode testdata/captures/pktmon-vfp-drop.etl\n"
 	_, block, ok := strings.Cut(string(b), cmd)
 	if !ok {
-		t.Fatal("the README has no pktmon example")
+		t.Fatal("docs/etl.md has no pktmon example")
 	}
 	block, _, _ = strings.Cut(block, "```")
 	t.Chdir("../..")
@@ -156,7 +156,7 @@ func TestREADMEETLSample(t *testing.T) {
 	}
 	for _, line := range strings.Split(strings.TrimSpace(block), "\n") {
 		if !strings.Contains(r.stdout, line) {
-			t.Errorf("the README shows %q, diag prints:\n%s", line, r.stdout)
+			t.Errorf("docs/etl.md shows %q, diag prints:\n%s", line, r.stdout)
 		}
 	}
 }
