@@ -82,6 +82,9 @@ func TestImportGraph(t *testing.T) {
 					t.Errorf("%s: two package comments (%s and another file): one home, doc.go", rel, filepath.Base(f))
 				}
 				doc = "// " + strings.ReplaceAll(strings.TrimSpace(af.Doc.Text()), "\n", "\n// ")
+				if filepath.Base(f) != "doc.go" {
+					t.Errorf("%s: its package comment is in %s: one home, doc.go", rel, filepath.Base(f))
+				}
 			}
 			for _, im := range af.Imports {
 				p := strings.Trim(im.Path.Value, `"`)
@@ -105,6 +108,13 @@ func TestImportGraph(t *testing.T) {
 		for p, file := range imports {
 			if !slices.Contains(ok, p) {
 				t.Errorf("%s imports %s (in %s), which its package comment does not allow (Imports: %s)", rel, p, file, strings.Join(ok, ", "))
+			}
+		}
+		// An allowed package no file imports is a stale line: the comment
+		// would promise an arrow the code no longer has.
+		for _, p := range ok {
+			if _, used := imports[p]; !used {
+				t.Errorf("%s: its package comment allows %s, which none of its files imports", rel, p)
 			}
 		}
 	}

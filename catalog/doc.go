@@ -5,5 +5,5 @@
 // and the file it lives in. diag rules, docs/rules.md, --rules selection
 // and the reports' "About" text read it.
 //
-// Imports: finding (for Severity); analyzers and capture import it.
+// Imports: finding (for Severity). analyzers and capture import catalog.
 package catalog
