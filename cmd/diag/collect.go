@@ -4,15 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -127,33 +123,6 @@ left, and with --force also removes those left Terminating, without their kubele
 	_ = f.MarkHidden("stream")
 	addClusterFlags(f, &co)
 	return cmd
-}
-
-// stopSignals end a collection early, like Ctrl-C: the bundle holds what was
-// collected so far and the staging directory is removed. SIGTERM is a pod
-// being deleted or a service stopped (on Windows, Go delivers the console's
-// close, logoff and shutdown events as SIGTERM); SIGHUP a dropped SSH session.
-// A signal the process was started ignoring stays ignored: under nohup a
-// hangup does not end the collection (Notify would stop ignoring it).
-func stopSignals() []os.Signal {
-	var sigs []os.Signal
-	for _, s := range []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP} {
-		if !signal.Ignored(s) {
-			sigs = append(sigs, s)
-		}
-	}
-	return sigs
-}
-
-// stopOnSignals is ctx, ended by the first of stopSignals; stop releases
-// them. With none to catch, ctx is returned as it is (NotifyContext with
-// no signal would catch every one).
-func stopOnSignals(ctx context.Context) (_ context.Context, stop context.CancelFunc) {
-	sigs := stopSignals()
-	if len(sigs) == 0 {
-		return ctx, func() {}
-	}
-	return signal.NotifyContext(ctx, sigs...)
 }
 
 // validate reads the flags, the node's and --cluster's, before anything
@@ -330,169 +299,4 @@ func collectorList() string {
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")
-}
-
-// nodeName is the Kubernetes node name: NODE_NAME (set by the HostProcess
-// manifest from the downward API), else the host name in lower case, as
-// the kubelet registers it by default.
-func nodeName(e *env) string {
-	if n := e.getenv("NODE_NAME"); n != "" {
-		return n
-	}
-	if h, err := os.Hostname(); err == nil && h != "" {
-		return strings.ToLower(h)
-	}
-	return "node"
-}
-
-// rootFS is the node's file system: / on Linux, the system drive on Windows.
-func rootFS() fs.FS {
-	if runtime.GOOS == "windows" {
-		drive := os.Getenv("SystemDrive")
-		if drive == "" {
-			drive = "C:"
-		}
-		return os.DirFS(drive + `\`)
-	}
-	// In diag collect --cluster's Linux pod the host's files are mounted
-	// here (the pod's own root is the image's).
-	if root := os.Getenv("DIAG_HOST_ROOT"); root != "" {
-		return hostRootFS{files: os.DirFS(root), proc: os.DirFS("/")}
-	}
-	return os.DirFS("/")
-}
-
-// hostRootFS reads the host's files from where they are mounted, and /proc
-// from the pod's own: a hostPath mount of / does not carry the host's
-// /proc, while a hostPID pod's /proc shows the host's processes.
-type hostRootFS struct{ files, proc fs.FS }
-
-func (h hostRootFS) Open(name string) (fs.File, error) {
-	if name == "proc" || strings.HasPrefix(name, "proc/") {
-		return h.proc.Open(name)
-	}
-	return h.files.Open(name)
-}
-
-// collectView shows progress on stderr: on a terminal one live line per
-// collector, otherwise a plain line per event.
-type collectView struct {
-	mu      sync.Mutex
-	w       io.Writer
-	live    bool
-	order   []string
-	state   map[string]string
-	started map[string]time.Time
-	counts  map[string]int // collectors ended, by status
-	drawn   int
-	stop    chan struct{}
-	done    sync.WaitGroup
-	closed  bool
-	width   func() int // the console's columns: each live line fits in one row
-}
-
-func newCollectView(w io.Writer, live bool, plan []collectors.Collector) *collectView {
-	v := &collectView{w: w, live: live, state: map[string]string{}, started: map[string]time.Time{}, counts: map[string]int{}, stop: make(chan struct{}),
-		width: func() int { return consoleWidth(w) }}
-	for _, c := range plan {
-		v.order = append(v.order, c.ID)
-		v.state[c.ID] = "waiting"
-	}
-	if live {
-		v.done.Add(1)
-		go func() {
-			defer v.done.Done()
-			t := time.NewTicker(250 * time.Millisecond)
-			defer t.Stop()
-			for {
-				select {
-				case <-t.C:
-					v.mu.Lock()
-					v.redraw()
-					v.mu.Unlock()
-				case <-v.stop:
-					return
-				}
-			}
-		}()
-	}
-	return v
-}
-
-func (v *collectView) event(ev collectors.Event) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if !ev.Done {
-		v.started[ev.ID] = time.Now()
-		v.state[ev.ID] = "running"
-		if !v.live {
-			fmt.Fprintf(v.w, "collect: %s started\n", ev.ID)
-		}
-	} else {
-		s := fmt.Sprintf("%s in %s, %d files", ev.Status, ev.Duration.Round(time.Millisecond), ev.Files)
-		if ev.Err != "" {
-			s = fmt.Sprintf("%s in %s: %s", ev.Status, ev.Duration.Round(time.Millisecond), ev.Err)
-		}
-		v.state[ev.ID] = s
-		v.counts[ev.Status]++
-		if !v.live {
-			fmt.Fprintf(v.w, "collect: %s %s\n", ev.ID, s)
-		}
-	}
-	v.redraw()
-}
-
-// line prints a message above the live lines.
-func (v *collectView) line(s string) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.live && v.drawn > 0 {
-		fmt.Fprintf(v.w, "\x1b[%dA\x1b[J", v.drawn)
-		v.drawn = 0
-	}
-	fmt.Fprintln(v.w, "collect: "+s)
-	v.redraw()
-}
-
-func (v *collectView) redraw() {
-	if !v.live || v.closed {
-		return
-	}
-	if v.drawn > 0 {
-		fmt.Fprintf(v.w, "\x1b[%dA", v.drawn)
-	}
-	for _, id := range v.order {
-		s := v.state[id]
-		if s == "running" {
-			s = fmt.Sprintf("running %s", time.Since(v.started[id]).Round(100*time.Millisecond))
-		}
-		fmt.Fprintf(v.w, "\x1b[2K%s\n", fitWidth(fmt.Sprintf("  %-15s %s", id, s), v.width()))
-	}
-	v.drawn = len(v.order)
-}
-
-// summary counts the collectors by how they ended.
-func (v *collectView) summary() string {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	var parts []string
-	for _, st := range []string{manifest.StatusOK, manifest.StatusPartial, manifest.StatusFailed, manifest.StatusTimeout, manifest.StatusSkipped, manifest.StatusUnsupported} {
-		if n := v.counts[st]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, st))
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
-func (v *collectView) close() {
-	v.mu.Lock()
-	if v.closed {
-		v.mu.Unlock()
-		return
-	}
-	v.redraw()
-	v.closed = true
-	v.mu.Unlock()
-	close(v.stop)
-	v.done.Wait()
 }
