@@ -4,10 +4,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/wincni/diag/bundle"
 	"github.com/wincni/diag/capture"
 	"github.com/wincni/diag/finding"
-	"github.com/wincni/diag/formats"
+	"github.com/wincni/diag/formats/formatstest"
 	"github.com/wincni/diag/snapshot"
 )
 
@@ -16,18 +15,6 @@ import (
 // report's order; standard input has no captures to read.
 func TestAnalyzeBundles(t *testing.T) {
 	const path = "../testdata/bundles/seed-linux-controlplane"
-	load := func() *snapshot.Snapshot {
-		b, err := bundle.Open(path, bundle.DefaultLimits)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer b.Close()
-		s, err := formats.Load(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
 	ids := func(fs []finding.Finding) []string {
 		var out []string
 		for _, f := range fs {
@@ -38,7 +25,7 @@ func TestAnalyzeBundles(t *testing.T) {
 
 	var grew []int
 	var all finding.Result
-	snaps := []*snapshot.Snapshot{load()}
+	snaps := []*snapshot.Snapshot{formatstest.Load(t, path)}
 	opts := capture.Options{FlowsGrew: func(n int) { grew = append(grew, n) }}
 	if err := capture.AnalyzeBundles([]string{path}, snaps, []string{"node-a"}, func(string) bool { return true }, opts, &all); err != nil {
 		t.Fatal(err)
@@ -61,7 +48,7 @@ func TestAnalyzeBundles(t *testing.T) {
 	}
 
 	var some finding.Result
-	if err := capture.AnalyzeBundles([]string{path}, []*snapshot.Snapshot{load()}, []string{"node-a"}, func(id string) bool { return id != "CAP-02" }, capture.Options{}, &some); err != nil {
+	if err := capture.AnalyzeBundles([]string{path}, []*snapshot.Snapshot{formatstest.Load(t, path)}, []string{"node-a"}, func(id string) bool { return id != "CAP-02" }, capture.Options{}, &some); err != nil {
 		t.Fatal(err)
 	}
 	if got := ids(some.Findings); slices.Contains(got, "CAP-02") || !slices.Contains(got, "CAP-04") {
@@ -69,7 +56,7 @@ func TestAnalyzeBundles(t *testing.T) {
 	}
 
 	var stdin finding.Result
-	if err := capture.AnalyzeBundles([]string{"-"}, []*snapshot.Snapshot{load()}, []string{"node-a"}, func(string) bool { return true }, capture.Options{}, &stdin); err != nil || len(stdin.Findings)+len(stdin.Skipped) != 0 {
+	if err := capture.AnalyzeBundles([]string{"-"}, []*snapshot.Snapshot{formatstest.Load(t, path)}, []string{"node-a"}, func(string) bool { return true }, capture.Options{}, &stdin); err != nil || len(stdin.Findings)+len(stdin.Skipped) != 0 {
 		t.Errorf("standard input: %v, %d findings", err, len(stdin.Findings))
 	}
 }
