@@ -3,6 +3,8 @@ package anonymize
 import (
 	"net/netip"
 	"sort"
+
+	"github.com/wincni/diag/capture/payload"
 )
 
 // Anonymizer maps values with one key. It remembers what it mapped: not
@@ -14,6 +16,7 @@ type Anonymizer struct {
 	names *nameMapper
 	// extraPorts are VXLAN ports besides 4789 and 8472 (--vxlan-port).
 	extraPorts map[uint16]bool
+	walk       *payload.Walker // made with extraPorts at the first packet
 	// keywords are --keywords, longest first.
 	keywords []keyword
 	// phrases counts the keywords learnt from fields (addPhrase).
@@ -29,6 +32,7 @@ func (a *Anonymizer) AddVXLANPort(p uint16) {
 		a.extraPorts = map[uint16]bool{}
 	}
 	a.extraPorts[p] = true
+	a.walk = nil // the next packet's walk knows the port
 }
 
 // New returns an Anonymizer for key k.

@@ -1,6 +1,7 @@
 package anonymize
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/netip"
 	"os"
@@ -115,7 +116,7 @@ func TestIPv6ExtensionHeaders(t *testing.T) {
 	pkt := []byte{0x60, 0, 0, 0, 0, byte(len(hbh) + len(msg)), 0, 1}
 	pkt = append(append(append(append(pkt, src[:]...), dst[:]...), hbh...), msg...)
 	a := testAnonymizer()
-	a.frame(pkt, linkIPv6)
+	a.frame(pkt, 229) // LINKTYPE_IPV6
 	newSrc := pkt[8:24]
 	if netip.AddrFrom16([16]byte(newSrc)) == netip.AddrFrom16(src) {
 		t.Fatal("source not mapped")
@@ -125,5 +126,44 @@ func TestIPv6ExtensionHeaders(t *testing.T) {
 	m[2], m[3] = 0, 0
 	if want := icmp6Sum(pkt[8:24], pkt[24:40], m); got != want {
 		t.Errorf("ICMPv6 checksum %04x after mapping, want %04x", got, want)
+	}
+}
+
+// Addresses inside every tunnel a capture may carry are mapped: the
+// pod-to-pod packets of Calico's IP-in-IP mode, GRE, Geneve carrying IP,
+// VXLAN-GPE, and VXLAN inside a datagram over 64 KiB (length 0).
+func TestTunnelledAddressesMapped(t *testing.T) {
+	podA, podB := []byte{10, 244, 77, 5}, []byte{10, 244, 78, 9}
+	node := []byte{192, 168, 50, 11}
+	ip4 := func(src, dst []byte, proto byte, body []byte) []byte {
+		n := 20 + len(body)
+		h := []byte{0x45, 0, byte(n >> 8), byte(n), 0, 1, 0, 0, 64, proto, 0, 0}
+		return append(append(append(h, src...), dst...), body...)
+	}
+	udp := func(dport uint16, body []byte) []byte {
+		n := 8 + len(body)
+		return append([]byte{0xc0, 0, byte(dport >> 8), byte(dport), byte(n >> 8), byte(n), 0, 0}, body...)
+	}
+	eth := func(et uint16, body []byte) []byte {
+		return append([]byte{0, 0x15, 0x5d, 1, 2, 3, 0, 0x15, 0x5d, 4, 5, 6, byte(et >> 8), byte(et)}, body...)
+	}
+	inner := ip4(podA, podB, 6, make([]byte, 20))
+	jumbo := ip4(node, node, 17, udp(4789, append([]byte{8, 0, 0, 0, 0, 0, 1, 0}, eth(0x0800, inner)...)))
+	jumbo[2], jumbo[3] = 0, 0
+	jumbo[24], jumbo[25] = 0, 0
+	for name, pkt := range map[string][]byte{
+		"IP in IP":  eth(0x0800, ip4(node, node, 4, inner)),
+		"GRE":       eth(0x0800, ip4(node, node, 47, append([]byte{0, 0, 0x08, 0}, inner...))),
+		"Geneve IP": eth(0x0800, ip4(node, node, 17, udp(6081, append([]byte{0, 0, 0x08, 0, 0, 0, 1, 0}, inner...)))),
+		"VXLAN-GPE": eth(0x0800, ip4(node, node, 17, udp(4790, append([]byte{0x0c, 0, 0, 1, 0, 0, 1, 0}, inner...)))),
+		"BIG TCP":   eth(0x0800, jumbo),
+	} {
+		a := testAnonymizer()
+		a.frame(pkt, 1)
+		for _, addr := range [][]byte{podA, podB, node} {
+			if bytes.Contains(pkt, addr) {
+				t.Errorf("%s: %v left in the packet", name, addr)
+			}
+		}
 	}
 }

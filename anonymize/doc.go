@@ -6,6 +6,7 @@
 // works on the raw artifacts (text of any format, packet captures), so
 // that diag analyze reads an anonymized bundle as it read the original.
 //
-// Imports: bundle, capture/payload (the checksum arithmetic of the packets it
-// rewrites), manifest, ownerfile (the key, readable by its owner only), snapshot.
+// Imports: bundle, capture/payload (the walk of capture files and of packets
+// down their tunnels, and the checksums), manifest, ownerfile (the key,
+// readable by its owner only), snapshot.
 package anonymize

@@ -10,9 +10,11 @@
 // same amount.
 //
 // The walk of a capture file (the gzip envelope, bounded; classic pcap
-// records; pcapng blocks in their section's byte order) and the checksum
-// arithmetic live here once, for this clearing and for anonymize's
-// rewriting of the addresses in packets.
+// records; pcapng blocks in their section's byte order), the walk of a
+// packet's layers and tunnels (Walker, which keeps the checksums right
+// over what its Visitor changes) and the checksum arithmetic live here
+// once, for this clearing and for anonymize's mapping of the addresses in
+// packets.
 //
 // Imports: none.
 package payload

@@ -20,10 +20,7 @@ var MaxCapture int64 = 1 << 30
 // damage could not be cleared. vxlanPorts are VXLAN ports besides 4789
 // and 8472 (--vxlan-port), whose inner frames are walked into.
 func Clear(data []byte, vxlanPorts ...uint16) ([]byte, int64, error) {
-	c := clearer{ports: map[uint16]bool{}}
-	for _, p := range vxlanPorts {
-		c.ports[p] = true
-	}
+	c := newClearer(vxlanPorts...)
 	out, err := Inflated(data, MaxCapture, func(raw []byte) ([]byte, error) {
 		if len(raw) < 4 {
 			return nil, errors.New("not a pcap or pcapng file")

@@ -1,0 +1,382 @@
+package payload
+
+// A Visitor is told the fields of a packet that Walker.Packet reaches, and
+// may change them in place: anonymize maps addresses, the payload clearing
+// zeroes payloads. The walk updates every checksum that covers what changed.
+type Visitor interface {
+	// MAC is a hardware address: of an Ethernet header (outer, or inner
+	// through a tunnel), of a Linux cooked header, or one of ARP's.
+	MAC(b []byte)
+	// IP is a 4- or 16-byte address: of an IP header, of ARP, or of the
+	// header an ICMP error quotes.
+	IP(b []byte)
+	// Payload is the application data of a TCP segment or a UDP datagram
+	// that carries no tunnel the walk follows, as far as it was captured.
+	Payload(p []byte, proto byte, sport, dport uint16)
+}
+
+// A Walker walks each packet it is given through its link header, IPv4
+// and IPv6 (past extension headers and VLAN tags), ARP, TCP, UDP, ICMP
+// errors and the tunnels: VXLAN, Geneve, VXLAN-GPE, GRE, IP in IP. It
+// updates each checksum over what the Visitor changed by the difference
+// (RFC 1624): a checksum that was right stays right, one that was wrong
+// stays wrong by as much, a UDP checksum of zero (none) stays zero, and
+// one left to the NIC (transmit offload: the pseudo-header's sum only,
+// with the length or without it, as Windows LSO leaves it) gets the new
+// pseudo-header's sum. A packet cut short by the snap length is walked as
+// far as it goes; a header that is not valid ends the walk there.
+type Walker struct {
+	visit Visitor
+	vxlan map[uint16]bool // VXLAN ports besides 4789 and 8472
+}
+
+// NewWalker walks packets for v; vxlanPorts are VXLAN ports besides IANA's
+// 4789 and the Linux kernel's (flannel's) 8472.
+func NewWalker(v Visitor, vxlanPorts ...uint16) *Walker {
+	w := &Walker{visit: v, vxlan: map[uint16]bool{}}
+	for _, p := range vxlanPorts {
+		w.vxlan[p] = true
+	}
+	return w
+}
+
+// Packet walks one packet of the given link type.
+func (w *Walker) Packet(d []byte, link uint32) {
+	switch link {
+	case linkEthernet:
+		w.ethernet(d, 0)
+	case linkRaw, linkIPv4, linkIPv6, linkDLTRaw, linkDLTRawOpenBSD:
+		if len(d) > 0 {
+			w.l3(d, versionType(d[0]), 0)
+		}
+	case linkSLL2:
+		// Protocol (2), reserved (2), ifindex (4), hatype (2), packet
+		// type (1), address length (1), address (8).
+		if len(d) >= 20 {
+			if d[11] == 6 {
+				w.visit.MAC(d[12:18])
+			}
+			w.l3(d[20:], be16(d[0:2]), 0)
+		}
+	case linkSLL:
+		// Packet type (2), hatype (2), address length (2), address (8),
+		// protocol (2).
+		if len(d) >= 16 {
+			if be16(d[4:6]) == 6 {
+				w.visit.MAC(d[6:12])
+			}
+			w.l3(d[16:], be16(d[14:16]), 0)
+		}
+	case linkNull, linkLoop:
+		// A 4-byte address family, then the IP header.
+		if len(d) > 4 {
+			w.l3(d[4:], versionType(d[4]), 0)
+		}
+	}
+}
+
+// versionType is the EtherType of an IP header by its version nibble.
+func versionType(b byte) uint16 {
+	switch b >> 4 {
+	case 4:
+		return etherIPv4
+	case 6:
+		return etherIPv6
+	}
+	return 0
+}
+
+func (w *Walker) ethernet(d []byte, depth int) {
+	if len(d) < 14 || depth > maxDepth {
+		return
+	}
+	w.visit.MAC(d[0:6])
+	w.visit.MAC(d[6:12])
+	off, et := 12, be16(d[12:14])
+	for (et == etherVLAN || et == etherQinQ || et == etherQinQv1) && off+6 <= len(d) {
+		off += 4
+		et = be16(d[off : off+2])
+	}
+	w.l3(d[off+2:], et, depth)
+}
+
+func (w *Walker) l3(d []byte, et uint16, depth int) {
+	switch et {
+	case etherIPv4:
+		w.ipv4(d, depth)
+	case etherIPv6:
+		w.ipv6(d, depth)
+	case etherARP:
+		// IPv4 over Ethernet: sender and target hardware and protocol
+		// addresses.
+		if len(d) >= 28 && be16(d[2:4]) == etherIPv4 && d[4] == 6 && d[5] == 4 {
+			w.visit.MAC(d[8:14])
+			w.visit.IP(d[14:18])
+			w.visit.MAC(d[18:24])
+			w.visit.IP(d[24:28])
+		}
+	}
+}
+
+func (w *Walker) ipv4(d []byte, depth int) {
+	if len(d) < 20 || depth > maxDepth {
+		return
+	}
+	ihl := int(d[0]&15) * 4
+	if ihl < 20 || len(d) < ihl {
+		return
+	}
+	var old [8]byte
+	copy(old[:], d[12:20])
+	w.visit.IP(d[12:16])
+	w.visit.IP(d[16:20])
+	Adjust(d[10:12], OnesSum(old[:]), OnesSum(d[12:20]))
+	if be16(d[6:8])&0x1fff != 0 {
+		return // a fragment after the first: no transport header
+	}
+	// Up to the IP length where it is shorter than the capture: Ethernet
+	// padding is not part of the segment.
+	total := int(be16(d[2:4]))
+	end := len(d)
+	if total >= ihl && total < end {
+		end = total
+	}
+	w.transport(d[ihl:end], d[9], total-ihl, old[:], d[12:20], depth)
+}
+
+func (w *Walker) ipv6(d []byte, depth int) {
+	if len(d) < 40 || depth > maxDepth {
+		return
+	}
+	var old [32]byte
+	copy(old[:], d[8:40])
+	w.visit.IP(d[8:24])
+	w.visit.IP(d[24:40])
+	plen := int(be16(d[4:6]))
+	end := len(d)
+	if plen > 0 && 40+plen < end {
+		end = 40 + plen
+	}
+	// Past the extension headers (a fragment other than the first
+	// carries no transport header) to the transport header, whose
+	// pseudo-header holds the addresses.
+	next, off, length := d[6], 40, plen
+	for hops := 0; hops < 8; hops++ {
+		switch next {
+		case ipv6HopByHop, ipv6Routing, ipv6DestOptions:
+			if off+8 > end {
+				return
+			}
+			n := 8 + int(d[off+1])*8
+			next, off, length = d[off], off+n, length-n
+			continue
+		case ipv6Fragment:
+			if off+8 > end || be16(d[off+2:off+4])&0xfff8 != 0 {
+				return
+			}
+			next, off, length = d[off], off+8, length-8
+			continue
+		}
+		break
+	}
+	if off > end {
+		return
+	}
+	w.transport(d[off:end], next, length, old[:], d[8:40], depth)
+}
+
+// transport walks into a TCP, UDP or ICMP segment, or the tunnel it is,
+// then updates its checksum. length is the segment's length as the IP
+// header has it (seg may be cut short); oldAddrs and addrs are the
+// pseudo-header's addresses before and after the Visitor saw them.
+func (w *Walker) transport(seg []byte, proto byte, length int, oldAddrs, addrs []byte, depth int) {
+	var sum []byte // the checksum field, where the segment has one
+	switch proto {
+	case ipProtoTCP:
+		if len(seg) < 18 {
+			return
+		}
+		sum = seg[16:18]
+	case ipProtoUDP:
+		if len(seg) < 8 {
+			return
+		}
+		sum = seg[6:8]
+	case ipProtoICMP, ipProtoICMPv6:
+		if len(seg) < 4 {
+			return
+		}
+		sum = seg[2:4]
+	case ipProtoIPIP:
+		w.ipv4(seg, depth+1) // the inner header has its own checksum
+		return
+	case ipProtoIPv6:
+		w.ipv6(seg, depth+1)
+		return
+	case ipProtoGRE:
+		w.gre(seg, depth)
+		return
+	default:
+		return
+	}
+	// The sums over the segment before and after its inside was walked:
+	// the checksum field is in both and drops out of the difference.
+	before := OnesSum(seg)
+	switch proto {
+	case ipProtoTCP:
+		if len(seg) >= 20 {
+			if doff := int(seg[12]>>4) * 4; doff >= 20 && doff <= len(seg) {
+				w.visit.Payload(seg[doff:], proto, be16(seg[0:2]), be16(seg[2:4]))
+			}
+		}
+	case ipProtoUDP:
+		w.udp(seg, depth)
+	case ipProtoICMP:
+		// An error quotes the IPv4 header of the packet it answers.
+		if t := seg[0]; (t == 3 || t == 4 || t == 5 || t == 11 || t == 12) && len(seg) >= 28 && seg[8]>>4 == 4 {
+			q := seg[8:]
+			var qold [8]byte
+			copy(qold[:], q[12:20])
+			w.visit.IP(q[12:16])
+			w.visit.IP(q[16:20])
+			Adjust(q[10:12], OnesSum(qold[:]), OnesSum(q[12:20])) // the quoted header's own
+		}
+	case ipProtoICMPv6:
+		// An error (types 1 to 4) quotes the IPv6 header it answers.
+		if t := seg[0]; t >= 1 && t <= 4 && len(seg) >= 48 && seg[8]>>4 == 6 {
+			w.visit.IP(seg[16:32])
+			w.visit.IP(seg[32:48])
+		}
+	}
+	after := OnesSum(seg)
+
+	v := uint32(be16(sum))
+	if proto == ipProtoUDP && v == 0 {
+		return // no checksum
+	}
+	if proto != ipProtoICMP { // ICMP for IPv4 has no pseudo-header
+		for _, withLen := range [2]bool{true, false} {
+			if v == PartialSum(oldAddrs, proto, length, withLen) {
+				// Left to the NIC: the new pseudo-header's sum.
+				if p := PartialSum(addrs, proto, length, withLen); p != v {
+					sum[0], sum[1] = byte(p>>8), byte(p)
+				}
+				return
+			}
+		}
+		before = Fold(uint64(before) + uint64(OnesSum(oldAddrs)))
+		after = Fold(uint64(after) + uint64(OnesSum(addrs)))
+	}
+	Adjust(sum, before, after)
+	if proto == ipProtoUDP && sum[0] == 0 && sum[1] == 0 {
+		sum[0], sum[1] = 0xff, 0xff // a computed zero is sent as all ones
+	}
+}
+
+// udp walks into a datagram's tunnel, or hands its payload to the Visitor.
+func (w *Walker) udp(seg []byte, depth int) {
+	// A length of 0 is a datagram over 64 KiB (RFC 2675 jumbograms; the
+	// GSO and BIG TCP packets a Linux host captures before segmenting
+	// them): it runs to the end of the segment.
+	end := len(seg)
+	switch ulen := int(be16(seg[4:6])); {
+	case ulen == 0:
+	case ulen < 8:
+		return // malformed: read as it is
+	case ulen < end:
+		end = ulen
+	}
+	sport, dport := be16(seg[0:2]), be16(seg[2:4])
+	tun := w.tunnelOf(sport, dport)
+	if tun == tunNone {
+		w.visit.Payload(seg[8:end], ipProtoUDP, sport, dport)
+		return
+	}
+	p := seg[8:end]
+	if depth >= maxDepth || len(p) < 8 {
+		return
+	}
+	// The tunnel's own header stays; one that is not valid keeps what
+	// it carries.
+	switch tun {
+	case tunVXLAN:
+		if p[0]&vxlanFlagI != 0 {
+			w.ethernet(p[vxlanHeaderLen:], depth+1)
+		}
+	case tunGeneve:
+		opt := geneveHeaderLen + int(p[0]&0x3f)*4
+		if opt > len(p) {
+			return
+		}
+		switch et := be16(p[2:4]); et {
+		case etherTEB:
+			w.ethernet(p[opt:], depth+1)
+		case etherIPv4, etherIPv6:
+			w.l3(p[opt:], et, depth+1)
+		}
+	case tunGPE:
+		switch p[3] { // Next Protocol
+		case 1:
+			w.ipv4(p[8:], depth+1)
+		case 2:
+			w.ipv6(p[8:], depth+1)
+		case 3:
+			w.ethernet(p[8:], depth+1)
+		}
+	}
+}
+
+// Tunnels a UDP datagram carries, by its ports.
+const (
+	tunNone = iota
+	tunVXLAN
+	tunGeneve
+	tunGPE
+)
+
+// tunnelOf: the destination port first, then the source port, as capture
+// decode reads them.
+func (w *Walker) tunnelOf(sport, dport uint16) int {
+	for _, p := range [2]uint16{dport, sport} {
+		switch {
+		case p == portVXLAN || p == portVXLANLinux || w.vxlan[p]:
+			return tunVXLAN
+		case p == portGeneve:
+			return tunGeneve
+		case p == portGPE:
+			return tunGPE
+		}
+	}
+	return tunNone
+}
+
+// gre walks into a GRE packet (version 0): Ethernet (Transparent Ethernet
+// Bridging), IPv4 or IPv6 inside; its optional checksum follows.
+func (w *Walker) gre(seg []byte, depth int) {
+	if len(seg) < 4 || depth >= maxDepth {
+		return
+	}
+	flags := be16(seg[0:2])
+	if flags&7 != 0 {
+		return // a version other than 0
+	}
+	off := 4
+	for _, bit := range [3]uint16{greChecksum, greKey, greSequence} {
+		if flags&bit != 0 {
+			off += 4
+		}
+	}
+	if off > len(seg) {
+		return
+	}
+	before := OnesSum(seg)
+	switch et := be16(seg[2:4]); et {
+	case etherTEB:
+		w.ethernet(seg[off:], depth+1)
+	case etherIPv4, etherIPv6:
+		w.l3(seg[off:], et, depth+1)
+	}
+	if flags&greChecksum != 0 {
+		Adjust(seg[4:6], before, OnesSum(seg))
+	}
+}
