@@ -14,7 +14,7 @@ import (
 	"unicode/utf16"
 )
 
-// review27Files are the planted files of collectors/testdata/review27
+// review27Files are the planted files of redact/testdata/secret-classes
 // that redaction handles: one of each secret class beside its look-alikes.
 var review27Files = []string{"agent.ini", "app-settings.json", "autounattend.xml", "certs.txt", "deploy.yaml", "env.txt", "fluent-bit.conf", "kubeconfig", "procs.txt", "services.log", "setdump.txt", "transcript.txt", "web.config", "winlogon.txt"}
 
@@ -118,7 +118,7 @@ func review27Inputs(t *testing.T) map[string]string {
 	cl := copyTree(t, "../../testdata/collectlogs/flannel-2024")
 	bdir := copyTree(t, seedBroken)
 	for i, f := range review27Files {
-		data, err := os.ReadFile(filepath.Join("../../collectors/testdata/review27", f))
+		data, err := os.ReadFile(filepath.Join("../../redact/testdata/secret-classes", f))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -334,7 +334,7 @@ func TestReview27ComputerInfoCaption(t *testing.T) {
 
 // TestReview27GitleaksOverEveryFixture: gitleaks over the redacted copy of
 // a collectlogs folder carrying every planted file of
-// collectors/testdata/review27, the ones redaction handles and the ones it
+// redact/testdata/secret-classes, the ones redaction handles and the ones it
 // does not yet, finds nothing beyond the documented allow-list. Seen:
 // slack-app-token on slack-bot.log (xapp-1-…), kubernetes-secret-yaml on
 // k8s-secret.yaml (a Secret's data, which gitleaks also decodes from
@@ -342,7 +342,7 @@ func TestReview27ComputerInfoCaption(t *testing.T) {
 func TestReview27GitleaksOverEveryFixture(t *testing.T) {
 	bin := gitleaksBinary(t)
 	in := copyTree(t, "../../testdata/collectlogs/flannel-2024")
-	fx, _ := filepath.Glob("../../collectors/testdata/review27/*")
+	fx, _ := filepath.Glob("../../redact/testdata/secret-classes/*")
 	if len(fx) < 20 {
 		t.Fatalf("review27 fixtures: %d", len(fx))
 	}

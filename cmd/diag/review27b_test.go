@@ -98,13 +98,13 @@ func TestReview27bSysteminfoOwner(t *testing.T) {
 }
 
 // gitleaksOver27b redacts a collectlogs folder (flannel-2024) carrying the
-// named fixtures of collectors/testdata/review27b and returns what
+// named fixtures of redact/testdata/node-configs and returns what
 // gitleaks finds in the copy beyond the documented allow-list.
 func gitleaksOver27b(t *testing.T, keep func(name string) bool) []leak {
 	t.Helper()
 	bin := gitleaksBinary(t)
 	in := copyTree(t, "../../testdata/collectlogs/flannel-2024")
-	fx, _ := filepath.Glob("../../collectors/testdata/review27b/*")
+	fx, _ := filepath.Glob("../../redact/testdata/node-configs/*")
 	n := 0
 	for _, f := range fx {
 		if !keep(filepath.Base(f)) {
