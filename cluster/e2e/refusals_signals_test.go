@@ -20,10 +20,12 @@ import (
 	"github.com/wincni/diag/cluster/clustertest/realcluster"
 )
 
-// Adversarial scenarios against the real API server: each ends with no
-// pod of diag's left, and what diag said is compared with the audit log.
-
-func TestReview(t *testing.T) {
+// TestRefusalsAndSignals: policies, missing permissions, Pod Security and
+// a missing service account refusing the run; creates given up in
+// flight, signals at random moments, a paused API server, two runs in one
+// namespace, long node names. Each ends with no pod of diag's left, and
+// what diag said is compared with the audit log.
+func TestRefusalsAndSignals(t *testing.T) {
 	cp := startPlane(t, realcluster.Options{})
 
 	t.Run("policy refusing Linux pods only: the Windows nodes are collected", func(t *testing.T) {
@@ -300,23 +302,4 @@ subjects: [{kind: User, name: erin, apiGroup: rbac.authorization.k8s.io}]
 		s.noPodsLeft()
 		s.checkAudit(s.user, r.report)
 	})
-}
-
-// interruptPaused is a start hook for runDiagCtx: once n pods of the
-// scenario are there, it pauses the API server, sends diag Ctrl-C, and
-// lets the server answer again after hold.
-func (s *scenario) interruptPaused(n int, hold time.Duration) func(*exec.Cmd) {
-	pid := s.cp.APIServerPID()
-	s.t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
-	return func(c *exec.Cmd) {
-		if !s.waitPods(n, 30*time.Second) {
-			s.t.Error("pods not made")
-		}
-		time.Sleep(time.Second)
-		_ = syscall.Kill(pid, syscall.SIGSTOP)
-		time.Sleep(time.Second)
-		_ = c.Process.Signal(os.Interrupt)
-		time.Sleep(hold)
-		_ = syscall.Kill(pid, syscall.SIGCONT)
-	}
 }

@@ -16,9 +16,11 @@ import (
 	"github.com/wincni/diag/cluster/clustertest/realcluster"
 )
 
-// What the review against the real API server found, each fixed: every
-// scenario failed before its fix.
-func TestReviewFixed(t *testing.T) {
+// TestSilentServerAndRefusedNode: a policy refusing one node by name, a
+// node --nodes names that does not exist, and Ctrl-C while the API server
+// does not answer (the node list, the deletes) or while diag waits for
+// Terminating pods.
+func TestSilentServerAndRefusedNode(t *testing.T) {
 	cp := startPlane(t, realcluster.Options{})
 
 	t.Run("a policy refusing one node name leaves the other nodes of its OS collected", func(t *testing.T) {
@@ -121,10 +123,4 @@ func TestReviewFixed(t *testing.T) {
 		}
 		cp.ForceDeleteAll()
 	})
-}
-
-// sawWaiting: cluster.json was written before the wait for deleted pods.
-func (s *scenario) sawWaiting(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, "cluster.json"))
-	return err == nil
 }
