@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -61,20 +60,20 @@ func (s *scenario) waitPods(n int, within time.Duration) bool {
 	return false
 }
 
-// interruptPaused is a start hook for runDiagCtx: once n pods of the
+// interruptPaused is a start hook for runDiagWith: once n pods of the
 // scenario are there, it pauses the API server, sends diag Ctrl-C, and
 // lets the server answer again after hold.
-func (s *scenario) interruptPaused(n int, hold time.Duration) func(*exec.Cmd) {
+func (s *scenario) interruptPaused(n int, hold time.Duration) func(*os.Process) {
 	pid := s.cp.APIServerPID()
 	s.t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
-	return func(c *exec.Cmd) {
+	return func(p *os.Process) {
 		if !s.waitPods(n, 30*time.Second) {
 			s.t.Error("pods not made")
 		}
 		time.Sleep(time.Second)
 		_ = syscall.Kill(pid, syscall.SIGSTOP)
 		time.Sleep(time.Second)
-		_ = c.Process.Signal(os.Interrupt)
+		_ = p.Signal(os.Interrupt)
 		time.Sleep(hold)
 		_ = syscall.Kill(pid, syscall.SIGCONT)
 	}
@@ -97,16 +96,11 @@ func (s *scenario) quotaStatus(name string, pods int) {
 }
 
 // twoRoles binds user to the collector's pod permissions in two roles,
-// pods and pods/exec, so that exec can be taken away alone.
-func (s *scenario) twoRoles(user string) {
+// pods and pods/exec, so that exec can be taken away alone (dropExec),
+// and returns the user's kubeconfig.
+func (s *scenario) twoRoles(user string) string {
 	s.t.Helper()
 	doc := fmt.Sprintf(`apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleBinding
-metadata: {name: %[1]s-%[2]s}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: diag-cluster-collector}
-subjects: [{kind: User, name: %[1]s, apiGroup: rbac.authorization.k8s.io}]
----
-apiVersion: rbac.authorization.k8s.io/v1
 kind: Role
 metadata: {name: %[1]s-pods, namespace: %[2]s}
 rules:
@@ -120,12 +114,6 @@ rules:
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
-metadata: {name: %[1]s-pods, namespace: %[2]s}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: %[1]s-pods}
-subjects: [{kind: User, name: %[1]s, apiGroup: rbac.authorization.k8s.io}]
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
 metadata: {name: %[1]s-exec, namespace: %[2]s}
 roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: %[1]s-exec}
 subjects: [{kind: User, name: %[1]s, apiGroup: rbac.authorization.k8s.io}]
@@ -133,6 +121,35 @@ subjects: [{kind: User, name: %[1]s, apiGroup: rbac.authorization.k8s.io}]
 	if err := s.cp.Apply(s.cp.Admin, doc); err != nil {
 		s.t.Fatal(err)
 	}
+	s.bind(user, user+"-pods")
+	kc, err := s.cp.Kubeconfig(user)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return kc
+}
+
+// dropExec is a start hook for runDiagWith: once n pods of the scenario
+// are there, it deletes the binding of user's pods/exec role (twoRoles).
+func (s *scenario) dropExec(user string, n int) func(*os.Process) {
+	return func(*os.Process) {
+		if !s.waitPods(n, 30*time.Second) {
+			s.t.Errorf("%d pod(s) not made", n)
+		}
+		if _, err := s.cp.Do(s.cp.Admin, http.MethodDelete, "/apis/rbac.authorization.k8s.io/v1/namespaces/"+s.ns+"/rolebindings/"+user+"-exec", "", nil); err != nil {
+			s.t.Error(err)
+		}
+	}
+}
+
+// checkEnd: no pod of diag's is left, every pod the server made for user
+// was deleted by diag or is named left (checkAudit), and stderr says what
+// cluster.json says (saidAsWritten).
+func (s *scenario) checkEnd(user string, r result, rep *cluster.Report) {
+	s.t.Helper()
+	s.noPodsLeft()
+	s.checkAudit(user, rep)
+	s.saidAsWritten(r, rep)
 }
 
 // saidAsWritten: every node cluster.json says did not give a whole

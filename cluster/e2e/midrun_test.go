@@ -3,11 +3,9 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,34 +27,18 @@ func TestRefusalKindsAndMidRunChanges(t *testing.T) {
 
 	t.Run("exec permission taken away mid-run: the run stops, every pod the server made is gone", func(t *testing.T) {
 		s := newScenario(t, cp, "rvexec")
-		ns := nodes("rx", 12, "linux", "")
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
+		ns := s.addNodes(nodes("rx", 12, "linux", ""))
 		user := "rv-exec-user"
-		s.twoRoles(user)
-		kc, err := cp.Kubeconfig(user)
-		if err != nil {
-			t.Fatal(err)
-		}
+		kc := s.twoRoles(user)
 		dir := filepath.Join(t.TempDir(), "out")
-		r := runDiagCtx(t, context.Background(), kc, func(*exec.Cmd) {
-			// After the access review (it passed), before the first exec.
-			if !s.waitPods(1, 30*time.Second) {
-				t.Error("no pod made")
-			}
-			if _, err := cp.Do(cp.Admin, http.MethodDelete, "/apis/rbac.authorization.k8s.io/v1/namespaces/rvexec/rolebindings/"+user+"-exec", "", nil); err != nil {
-				t.Error(err)
-			}
-		}, s.args(dir, "--nodes", names(ns), "--parallel", "6", "--node-timeout", "60s")...)
+		// After the access review (it passed), before the first exec.
+		r := runDiagWith(t, kc, s.dropExec(user, 1), s.args(dir, "--nodes", names(ns), "--parallel", "6", "--node-timeout", "60s")...)
 		rep := readReport(t, dir)
 		t.Logf("exit %d:\n%s", r.code, r.stderr)
 		if r.code != 2 && r.code != 3 {
 			t.Errorf("exit %d", r.code)
 		}
-		s.noPodsLeft()
-		s.checkAudit(user, rep)
-		s.saidAsWritten(r, rep)
+		s.checkEnd(user, r, rep)
 	})
 
 	t.Run("ResourceQuota of 2 pods, 6 nodes: the server's words, no permission hint, no pod left", func(t *testing.T) {
@@ -65,10 +47,7 @@ func TestRefusalKindsAndMidRunChanges(t *testing.T) {
 			[]byte(`{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"two-pods"},"spec":{"hard":{"pods":"2"}}}`)); err != nil {
 			t.Fatal(err)
 		}
-		ns := append(nodes("qw", 3, "windows", "hang"), nodes("ql", 3, "linux", "hang")...)
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
+		ns := s.addNodes(nodes("qw", 3, "windows", "hang"), nodes("ql", 3, "linux", "hang"))
 		s.quotaStatus("two-pods", 2)
 		r := s.collect("", "--nodes", names(ns), "--parallel", "6", "--node-timeout", "8s")
 		t.Logf("exit %d:\n%s", r.code, r.stderr)
@@ -83,17 +62,12 @@ func TestRefusalKindsAndMidRunChanges(t *testing.T) {
 		if r.code != 3 && r.code != 2 {
 			t.Errorf("exit %d", r.code)
 		}
-		s.noPodsLeft()
-		s.checkAudit(s.user, r.report)
-		s.saidAsWritten(r, r.report)
+		s.checkEnd(s.user, r, r.report)
 	})
 
 	t.Run("a namespace being terminated: exit 2, one line quoting the server, no pod", func(t *testing.T) {
 		s := newScenario(t, cp, "doomed")
-		ns := append(nodes("dm-win", 3, "windows", ""), nodes("dm-lin", 3, "linux", "")...)
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
+		ns := s.addNodes(nodes("dm-win", 3, "windows", ""), nodes("dm-lin", 3, "linux", ""))
 		// No namespace controller runs: the namespace stays Terminating.
 		if _, err := cp.Do(cp.Admin, http.MethodDelete, "/api/v1/namespaces/doomed", "", nil); err != nil {
 			t.Fatal(err)
@@ -104,16 +78,9 @@ func TestRefusalKindsAndMidRunChanges(t *testing.T) {
 		if r.code != 2 || !strings.Contains(lastLine(r.stderr), "being terminated") || strings.Contains(lastLine(r.stderr), "permission denied") {
 			t.Errorf("exit %d (want 2 naming the terminating namespace): %s", r.code, lastLine(r.stderr))
 		}
-		creates := 0
-		for _, e := range s.audit(s.user) {
-			if e.Verb == "create" && e.Resource() == "pods" {
-				creates++
-			}
-		}
+		creates := createsSent(s.audit(s.user))
 		t.Logf("%d creates sent", creates)
-		s.noPodsLeft()
-		s.checkAudit(s.user, r.report)
-		s.saidAsWritten(r, r.report)
+		s.checkEnd(s.user, r, r.report)
 	})
 
 	t.Run("a LimitRange no collector pod meets: exit 2 quoting it", func(t *testing.T) {
@@ -122,19 +89,14 @@ func TestRefusalKindsAndMidRunChanges(t *testing.T) {
 			[]byte(`{"apiVersion":"v1","kind":"LimitRange","metadata":{"name":"big"},"spec":{"limits":[{"type":"Container","min":{"memory":"2Gi"}}]}}`)); err != nil {
 			t.Fatal(err)
 		}
-		ns := append(nodes("lr-win", 2, "windows", ""), nodes("lr-lin", 2, "linux", "")...)
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
+		ns := s.addNodes(nodes("lr-win", 2, "windows", ""), nodes("lr-lin", 2, "linux", ""))
 		time.Sleep(time.Second)
 		r := s.collect("", "--nodes", names(ns), "--parallel", "4")
 		t.Logf("exit %d:\n%s", r.code, r.stderr)
 		if r.code != 2 || !strings.Contains(lastLine(r.stderr), "minimum memory") {
 			t.Errorf("exit %d: %s", r.code, lastLine(r.stderr))
 		}
-		s.noPodsLeft()
-		s.checkAudit(s.user, r.report)
-		s.saidAsWritten(r, r.report)
+		s.checkEnd(s.user, r, r.report)
 	})
 
 	t.Run("an admission webhook that is down: each node's reason quotes it, exit 3, no pod", func(t *testing.T) {
@@ -150,10 +112,7 @@ func TestRefusalKindsAndMidRunChanges(t *testing.T) {
 		t.Cleanup(func() {
 			_, _ = cp.Do(cp.Admin, http.MethodDelete, "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/down", "", nil)
 		})
-		ns := append(nodes("wh-win", 2, "windows", ""), nodes("wh-lin", 2, "linux", "")...)
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
+		ns := s.addNodes(nodes("wh-win", 2, "windows", ""), nodes("wh-lin", 2, "linux", ""))
 		if err := cp.WaitRefused("hookdown", realcluster.ProbePod("linux", ""), "down.example.com"); err != nil {
 			t.Fatal(err)
 		}
@@ -170,17 +129,12 @@ func TestRefusalKindsAndMidRunChanges(t *testing.T) {
 		if r.code == 1 || r.code == 0 {
 			t.Errorf("exit %d", r.code)
 		}
-		s.noPodsLeft()
-		s.checkAudit(s.user, r.report)
-		s.saidAsWritten(r, r.report)
+		s.checkEnd(s.user, r, r.report)
 	})
 
 	t.Run("--parallel 1 and 64 over Windows and Linux nodes", func(t *testing.T) {
 		s := newScenario(t, cp, "par")
-		ns := append(nodes("pw", 3, "windows", ""), nodes("pl", 3, "linux", "")...)
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
+		ns := s.addNodes(nodes("pw", 3, "windows", ""), nodes("pl", 3, "linux", ""))
 		for _, p := range []string{"1", "64"} {
 			r := s.collect("", "--nodes", names(ns), "--parallel", p, "--node-timeout", "60s")
 			if r.report == nil || r.report.Count(cluster.StatusOK) != 6 || (r.code != 0 && r.code != 3) || strings.Contains(r.stderr, "collection is partial") {
@@ -193,10 +147,7 @@ func TestRefusalKindsAndMidRunChanges(t *testing.T) {
 
 	t.Run("Pending pods at --node-timeout beside collected nodes: exit 3, the Terminating ones named as the server has them", func(t *testing.T) {
 		s := newScenario(t, cp, "pend")
-		ns := []realcluster.NodeSpec{{Name: "pd-ok-w", OS: "windows"}, {Name: "pd-ok-l", OS: "linux"}, {Name: "pd-nk-w", OS: "windows", NoKubelet: true}, {Name: "pd-nk-l", OS: "linux", NoKubelet: true}}
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
+		ns := s.addNodes([]realcluster.NodeSpec{{Name: "pd-ok-w", OS: "windows"}, {Name: "pd-ok-l", OS: "linux"}, {Name: "pd-nk-w", OS: "windows", NoKubelet: true}, {Name: "pd-nk-l", OS: "linux", NoKubelet: true}})
 		r := s.collect("", "--nodes", names(ns), "--parallel", "4", "--node-timeout", "6s")
 		t.Logf("exit %d:\n%s", r.code, r.stderr)
 		if r.report == nil || r.code != 3 || r.report.Count(cluster.StatusOK) != 2 || r.report.Count(cluster.StatusTimeout) != 2 {
@@ -223,17 +174,14 @@ func TestRefusalKindsAndMidRunChanges(t *testing.T) {
 
 	t.Run("SIGKILL while pods run, one on a node without a kubelet: --cleanup removes one and names the other, --force the rest", func(t *testing.T) {
 		s := newScenario(t, cp, "killed")
-		ns := []realcluster.NodeSpec{{Name: "kl-nk", OS: "linux", NoKubelet: true}, {Name: "kl-hang", OS: "windows", Behave: "hang"}}
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
+		ns := s.addNodes([]realcluster.NodeSpec{{Name: "kl-nk", OS: "linux", NoKubelet: true}, {Name: "kl-hang", OS: "windows", Behave: "hang"}})
 		dir := filepath.Join(t.TempDir(), "out")
-		runDiagCtx(t, context.Background(), s.kubeconfig, func(c *exec.Cmd) {
+		runDiagWith(t, s.kubeconfig, func(p *os.Process) {
 			if !s.waitPods(2, 30*time.Second) {
 				t.Error("pods not made")
 			}
 			time.Sleep(time.Second)
-			_ = c.Process.Kill()
+			_ = p.Kill()
 		}, s.args(dir, "--nodes", names(ns), "--node-timeout", "60s")...)
 		c := runDiag(t, s.kubeconfig, "collect", "--cluster", "--cleanup", "--namespace", s.ns)
 		t.Logf("cleanup: exit %d:\n%s", c.code, c.stderr)
@@ -249,12 +197,9 @@ func TestRefusalKindsAndMidRunChanges(t *testing.T) {
 
 	t.Run("a collector pod deleted by someone else mid-collection: the others collected, exit 3, nothing said left", func(t *testing.T) {
 		s := newScenario(t, cp, "gone")
-		ns := []realcluster.NodeSpec{{Name: "gn-hang", OS: "windows", Behave: "hang"}, {Name: "gn-ok", OS: "linux"}}
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
+		ns := s.addNodes([]realcluster.NodeSpec{{Name: "gn-hang", OS: "windows", Behave: "hang"}, {Name: "gn-ok", OS: "linux"}})
 		dir := filepath.Join(t.TempDir(), "out")
-		r := runDiagCtx(t, context.Background(), s.kubeconfig, func(*exec.Cmd) {
+		r := runDiagWith(t, s.kubeconfig, func(*os.Process) {
 			deadline := time.Now().Add(30 * time.Second)
 			for time.Now().Before(deadline) {
 				pods, _ := cp.Pods()
@@ -301,9 +246,7 @@ func TestRefusalKindsAndMidRunChanges(t *testing.T) {
 		for i := range ns {
 			ns[i].NoKubelet = true
 		}
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
+		s.addNodes(ns)
 		for _, to := range []string{"3ms", "15ms", "40ms"} {
 			r := s.collect("", "--nodes", names(ns), "--parallel", "6", "--node-timeout", to)
 			if r.report == nil {
@@ -344,24 +287,22 @@ func TestRefusalKindsAndMidRunChanges(t *testing.T) {
 		b := newScenario(t, cp, "clb")
 		na := []realcluster.NodeSpec{{Name: "cla-nk", OS: "linux", NoKubelet: true}, {Name: "cla-hang", OS: "windows", Behave: "hang"}}
 		nb := []realcluster.NodeSpec{{Name: "clb-hang", OS: "linux", Behave: "hang"}}
-		if err := cp.AddNodes(append(na, nb...)...); err != nil {
-			t.Fatal(err)
-		}
+		a.addNodes(na, nb)
 		for _, c := range []struct {
 			s  *scenario
 			ns []realcluster.NodeSpec
 		}{{a, na}, {b, nb}} {
-			runDiagCtx(t, context.Background(), c.s.kubeconfig, func(cmd *exec.Cmd) {
+			runDiagWith(t, c.s.kubeconfig, func(p *os.Process) {
 				if !c.s.waitPods(len(c.ns), 30*time.Second) {
 					t.Error("pods not made")
 				}
 				time.Sleep(500 * time.Millisecond)
-				_ = cmd.Process.Kill()
+				_ = p.Kill()
 			}, c.s.args(filepath.Join(t.TempDir(), "out"), "--nodes", names(c.ns), "--node-timeout", "60s")...)
 		}
-		r := runDiagCtx(t, context.Background(), a.kubeconfig, func(cmd *exec.Cmd) {
+		r := runDiagWith(t, a.kubeconfig, func(p *os.Process) {
 			time.Sleep(4 * time.Second)
-			_ = cmd.Process.Signal(os.Interrupt)
+			_ = p.Signal(os.Interrupt)
 		}, "collect", "--cluster", "--cleanup", "--namespace", "cla")
 		t.Logf("cleanup, Ctrl-C: exit %d:\n%s", r.code, r.stderr)
 		if r.code != 3 || !strings.Contains(r.stderr, "deleted pod cla/diag-cla-hang-") || !strings.Contains(r.stderr, "is still Terminating") {

@@ -24,9 +24,7 @@ func TestNodesAuto(t *testing.T) {
 		{Name: "au-nr", OS: "windows", NoKubelet: true},
 		{Name: "au-l1", OS: "linux"}, {Name: "au-l2", OS: "linux"},
 	}
-	if err := cp.AddNodes(ns...); err != nil {
-		t.Fatal(err)
-	}
+	s.addNodes(ns)
 	notReady := []byte(`{"status":{"conditions":[{"type":"Ready","status":"False","reason":"KubeletNotReady"}]}}`)
 	if _, err := cp.Do(cp.Admin, http.MethodPatch, "/api/v1/nodes/au-nr/status", "application/merge-patch+json", notReady); err != nil {
 		t.Fatal(err)

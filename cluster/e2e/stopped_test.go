@@ -3,10 +3,8 @@
 package e2e
 
 import (
-	"context"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -32,9 +30,7 @@ func TestStoppedRunsReportedTruly(t *testing.T) {
 		s := newScenario(t, cp, "sigafter")
 		running := []realcluster.NodeSpec{{Name: "sa-ok", OS: "windows"}, {Name: "sa-hang-1", OS: "linux", Behave: "hang"}, {Name: "sa-hang-2", OS: "windows", Behave: "hang"}}
 		waiting := []realcluster.NodeSpec{{Name: "sa-ok2", OS: "linux"}, {Name: "sa-nk", OS: "windows", NoKubelet: true}}
-		if err := cp.AddNodes(append(running, waiting...)...); err != nil {
-			t.Fatal(err)
-		}
+		s.addNodes(running, waiting)
 		for _, c := range []struct {
 			phase string
 			ns    []realcluster.NodeSpec
@@ -48,12 +44,12 @@ func TestStoppedRunsReportedTruly(t *testing.T) {
 			{"while diag waits for a Terminating pod", waiting, syscall.SIGTERM, s.sawWaiting},
 		} {
 			dir := filepath.Join(t.TempDir(), "out")
-			r := runDiagCtx(t, context.Background(), s.kubeconfig, func(cmd *exec.Cmd) {
+			r := runDiagWith(t, s.kubeconfig, func(p *os.Process) {
 				deadline := time.Now().Add(60 * time.Second)
 				for !c.ready(dir) && time.Now().Before(deadline) {
 					time.Sleep(20 * time.Millisecond)
 				}
-				_ = cmd.Process.Signal(c.sig)
+				_ = p.Signal(c.sig)
 			}, s.args(dir, "--nodes", names(c.ns), "--parallel", "4", "--node-timeout", "5s")...)
 			rep := readReport(t, dir)
 			if r.code != 3 {
@@ -75,25 +71,11 @@ func TestStoppedRunsReportedTruly(t *testing.T) {
 		s := newScenario(t, cp, "cancelwords")
 		ok := []realcluster.NodeSpec{{Name: "cw-ok", OS: "linux"}}
 		pending := []realcluster.NodeSpec{{Name: "cw-nk-1", OS: "linux", NoKubelet: true}, {Name: "cw-nk-2", OS: "windows", NoKubelet: true}}
-		ns := append(append([]realcluster.NodeSpec{}, pending...), ok...)
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
+		ns := s.addNodes(pending, ok)
 		user := "cw-user"
-		s.twoRoles(user)
-		kc, err := cp.Kubeconfig(user)
-		if err != nil {
-			t.Fatal(err)
-		}
+		kc := s.twoRoles(user)
 		dir := filepath.Join(t.TempDir(), "out")
-		r := runDiagCtx(t, context.Background(), kc, func(*exec.Cmd) {
-			if !s.waitPods(3, 30*time.Second) {
-				t.Error("pods not made")
-			}
-			if _, err := cp.Do(cp.Admin, http.MethodDelete, "/apis/rbac.authorization.k8s.io/v1/namespaces/cancelwords/rolebindings/"+user+"-exec", "", nil); err != nil {
-				t.Error(err)
-			}
-		}, s.args(dir, "--nodes", names(ns), "--parallel", "3", "--node-timeout", "60s")...)
+		r := runDiagWith(t, kc, s.dropExec(user, 3), s.args(dir, "--nodes", names(ns), "--parallel", "3", "--node-timeout", "60s")...)
 		rep := readReport(t, dir)
 		if r.code != 2 || rep == nil || !strings.Contains(lastLine(r.stderr), "pods/exec") {
 			t.Fatalf("exit %d:\n%s", r.code, r.stderr)
@@ -117,19 +99,16 @@ func TestStoppedRunsReportedTruly(t *testing.T) {
 	// interrupted" as if the server had refused the delete.
 	t.Run("Ctrl-C while --cleanup --force waits for a pod whose node has no kubelet: exit 3, the pod named Terminating", func(t *testing.T) {
 		s := newScenario(t, cp, "cleanint")
-		ns := []realcluster.NodeSpec{{Name: "ci-nk", OS: "linux", NoKubelet: true}}
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
-		runDiagCtx(t, context.Background(), s.kubeconfig, func(c *exec.Cmd) {
+		ns := s.addNodes([]realcluster.NodeSpec{{Name: "ci-nk", OS: "linux", NoKubelet: true}})
+		runDiagWith(t, s.kubeconfig, func(p *os.Process) {
 			if !s.waitPods(1, 30*time.Second) {
 				t.Error("pod not made")
 			}
-			_ = c.Process.Kill()
+			_ = p.Kill()
 		}, s.args(filepath.Join(t.TempDir(), "out"), "--nodes", names(ns), "--node-timeout", "60s")...)
-		r := runDiagCtx(t, context.Background(), s.kubeconfig, func(c *exec.Cmd) {
+		r := runDiagWith(t, s.kubeconfig, func(p *os.Process) {
 			time.Sleep(3 * time.Second)
-			_ = c.Process.Signal(os.Interrupt)
+			_ = p.Signal(os.Interrupt)
 		}, "collect", "--cluster", "--cleanup", "--force", "--namespace", s.ns)
 		t.Logf("cleanup --force, Ctrl-C: exit %d:\n%s", r.code, r.stderr)
 		left := cp.PodsLeft()
@@ -152,17 +131,8 @@ func TestStoppedRunsReportedTruly(t *testing.T) {
 	// as the last line.
 	t.Run("Windows refused by a policy, Linux pods never start: exit 3, not the Windows refusal's exit 2", func(t *testing.T) {
 		s := newScenario(t, cp, "halfref")
-		if err := cp.Apply(cp.Admin, vap("no-hostprocess-halfref", "halfref", "!has(object.spec.securityContext) || !has(object.spec.securityContext.windowsOptions) || !has(object.spec.securityContext.windowsOptions.hostProcess) || !object.spec.securityContext.windowsOptions.hostProcess",
-			"HostProcess pods are not allowed in this cluster (policy no-hostprocess-halfref)")); err != nil {
-			t.Fatal(err)
-		}
-		ns := []realcluster.NodeSpec{{Name: "hr-win-1", OS: "windows"}, {Name: "hr-win-2", OS: "windows"}, {Name: "hr-lin-1", OS: "linux", NoKubelet: true}, {Name: "hr-lin-2", OS: "linux", NoKubelet: true}}
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
-		if err := cp.WaitRefused("halfref", realcluster.ProbePod("windows", ""), "no-hostprocess-halfref"); err != nil {
-			t.Fatal(err)
-		}
+		s.policy("no-hostprocess-halfref", noHostProcess, "HostProcess pods are not allowed in this cluster (policy no-hostprocess-halfref)", realcluster.ProbePod("windows", ""))
+		ns := s.addNodes([]realcluster.NodeSpec{{Name: "hr-win-1", OS: "windows"}, {Name: "hr-win-2", OS: "windows"}, {Name: "hr-lin-1", OS: "linux", NoKubelet: true}, {Name: "hr-lin-2", OS: "linux", NoKubelet: true}})
 		r := s.collect("", "--nodes", names(ns), "--parallel", "4", "--node-timeout", "4s")
 		t.Logf("exit %d:\n%s", r.code, r.stderr)
 		if r.report == nil || r.report.Count(cluster.StatusTimeout) != 2 || r.report.Count(cluster.StatusFailed) != 2 {
@@ -184,15 +154,12 @@ func TestStoppedRunsReportedTruly(t *testing.T) {
 	// the end state with the watch's refusal dropped.
 	t.Run("--cleanup by a user who may list and delete pods but not watch them: a true report of what went", func(t *testing.T) {
 		s := newScenario(t, cp, "nowatch")
-		ns := nodes("nw", 2, "linux", "hang")
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
-		runDiagCtx(t, context.Background(), s.kubeconfig, func(c *exec.Cmd) {
+		ns := s.addNodes(nodes("nw", 2, "linux", "hang"))
+		runDiagWith(t, s.kubeconfig, func(p *os.Process) {
 			if !s.waitPods(2, 30*time.Second) {
 				t.Error("pods not made")
 			}
-			_ = c.Process.Kill()
+			_ = p.Kill()
 		}, s.args(filepath.Join(t.TempDir(), "out"), "--nodes", names(ns), "--node-timeout", "60s")...)
 		kc := s.userWith("nw-cleaner", []string{"list", "delete"}, []string{"get"})
 		r := runDiag(t, kc, "collect", "--cluster", "--cleanup", "--namespace", s.ns)
@@ -222,21 +189,13 @@ func TestStoppedRunsReportedTruly(t *testing.T) {
 	// failed.
 	t.Run("a namespace being terminated stops the run at the first refusal, as a missing namespace does", func(t *testing.T) {
 		s := newScenario(t, cp, "doomed2")
-		ns := append(nodes("d2-win", 3, "windows", ""), nodes("d2-lin", 3, "linux", "")...)
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
+		ns := s.addNodes(nodes("d2-win", 3, "windows", ""), nodes("d2-lin", 3, "linux", ""))
 		if _, err := cp.Do(cp.Admin, http.MethodDelete, "/api/v1/namespaces/doomed2", "", nil); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(time.Second)
 		r := s.collect("", "--nodes", names(ns), "--parallel", "1")
-		creates := 0
-		for _, e := range s.audit(s.user) {
-			if e.Verb == "create" && e.Resource() == "pods" {
-				creates++
-			}
-		}
+		creates := createsSent(s.audit(s.user))
 		if r.code != 2 || creates != 1 || !strings.Contains(lastLine(r.stderr), "being terminated") {
 			t.Errorf("exit %d, %d pod creations sent (want 2 and 1):\n%s", r.code, creates, r.stderr)
 		}
