@@ -10,17 +10,25 @@ import (
 	"github.com/wincni/diag/redact"
 )
 
+// anonymized runs diag bundle anonymize over in, with a new key and
+// args, into a zip of its own; an exit other than 0 stops the test.
+func anonymized(t *testing.T, in string, args ...string) (out string, r result) {
+	t.Helper()
+	dir := t.TempDir()
+	out = filepath.Join(dir, "a.zip")
+	r = runDiag(t, nil, false, append([]string{"bundle", "anonymize", in, "--output-file", out, "--key-file", anonymizeKey(t, dir)}, args...)...)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	return out, r
+}
+
 // anonymizeCopy anonymizes in (a folder or a zip) and returns the
 // output's text (every entry, names included), its stderr and its
 // manifest's kept names.
 func anonymizeCopy(t *testing.T, in string) (text, stderr, kept string) {
 	t.Helper()
-	dir := t.TempDir()
-	out := filepath.Join(dir, "a.zip")
-	r := runDiag(t, nil, false, "bundle", "anonymize", in, "--output-file", out, "--key-file", anonymizeKey(t, dir))
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
+	out, r := anonymized(t, in)
 	var b strings.Builder
 	for name, data := range readZip(t, out) {
 		b.WriteString(name + "\n" + string(data) + "\n")
@@ -32,20 +40,7 @@ func anonymizeCopy(t *testing.T, in string) (text, stderr, kept string) {
 // the files of testdata/planted/<extra> (anonymizeCopy).
 func anonymizeFolder(t *testing.T, extra string) (text, stderr, kept string) {
 	t.Helper()
-	in := copyTree(t, "../../testdata/collectlogs/flannel-2024")
-	src := filepath.Join("testdata", "planted", extra)
-	ents, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		data, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		writeFile(t, filepath.Join(in, e.Name()), data)
-	}
-	return anonymizeCopy(t, in)
+	return anonymizeCopy(t, plantInto(t, "../../testdata/collectlogs/flannel-2024", extra))
 }
 
 // anonymizeDir anonymizes testdata/planted/<extra> itself, a folder of
@@ -99,12 +94,7 @@ func TestAnonymizeStatedNamesInEveryEncoding(t *testing.T) {
 	for turn := range 6 {
 		writeFile(t, filepath.Join(in, "stated-"+string(rune('a'+turn))+".txt"), encodeAs(text, turn))
 	}
-	dir := t.TempDir()
-	out := filepath.Join(dir, "a.zip")
-	r := runDiag(t, nil, false, "bundle", "anonymize", in, "--output-file", out, "--key-file", anonymizeKey(t, dir))
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
+	out, r := anonymized(t, in)
 	n := 0
 	for name, data := range readZip(t, out) {
 		if !strings.HasPrefix(name, "stated-") {
@@ -203,12 +193,7 @@ func TestAnonymizeShortNodeNamesInBundle(t *testing.T) {
 				}
 				return os.WriteFile(p, []byte(s), 0o644)
 			})
-			dir := t.TempDir()
-			out := filepath.Join(dir, "a.zip")
-			r := runDiag(t, nil, false, "bundle", "anonymize", in, "--output-file", out, "--key-file", anonymizeKey(t, dir))
-			if r.code != 0 {
-				t.Fatalf("exit %d: %s", r.code, r.stderr)
-			}
+			out, r := anonymized(t, in)
 			if !strings.Contains(r.stderr, "KEPT in free text") || !strings.Contains(r.stderr, name+" (host") {
 				t.Errorf("summary does not name %s as kept: %s", name, r.stderr)
 			}
@@ -246,18 +231,8 @@ func TestAnonymizeShortNodeNamesInBundle(t *testing.T) {
 // replaced, the domain corp-int.contoso-lab.net left in k8s/nodes.json,
 // not named as kept.
 func TestAnonymizeNodeInternalDNS(t *testing.T) {
-	in := copyTree(t, seedBroken)
-	data, err := os.ReadFile("testdata/planted/nodes-internaldns/k8s/nodes.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, filepath.Join(in, "k8s", "nodes.json"), data)
-	dir := t.TempDir()
-	out := filepath.Join(dir, "a.zip")
-	r := runDiag(t, nil, false, "bundle", "anonymize", in, "--output-file", out, "--key-file", anonymizeKey(t, dir))
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
+	in := plantInto(t, seedBroken, "nodes-internaldns")
+	out, r := anonymized(t, in)
 	for name, data := range readZip(t, out) {
 		if strings.Contains(string(data), "contoso-lab") && !strings.Contains(r.stderr, "contoso-lab") {
 			t.Errorf("%s: the domain corp-int.contoso-lab.net left and not named as kept", name)
@@ -276,14 +251,9 @@ func TestAnonymizeKeywordsEverywhere(t *testing.T) {
 	writeFile(t, filepath.Join(in, "be.txt"), encodeAs("ticket for NorthWindTraders and BlueFinchWeb\n", 5))
 	writeFile(t, filepath.Join(in, "bom.txt"), encodeAs("northwindtraders BLUEFINCH\n", 3))
 	writeFile(t, filepath.Join(in, "j.json"), []byte(`{"customer":"Northwindtraders","url":"https://northwindtraders.example.com/x","path":"C:\\bluefinch\\x"}`+"\n"))
-	dir := t.TempDir()
-	kw := filepath.Join(dir, "words.txt")
+	kw := filepath.Join(t.TempDir(), "words.txt")
 	writeFile(t, kw, []byte("# projects\nbluefinch\n"))
-	out := filepath.Join(dir, "a.zip")
-	r := runDiag(t, nil, false, "bundle", "anonymize", in, "--output-file", out, "--key-file", anonymizeKey(t, dir), "--keywords", "northwindtraders", "--keyword-file", kw)
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
+	out, _ := anonymized(t, in, "--keywords", "northwindtraders", "--keyword-file", kw)
 	ents := readZip(t, out)
 	if len(ents) < 16 {
 		t.Errorf("%d entries: a file left out", len(ents))

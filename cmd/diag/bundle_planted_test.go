@@ -143,6 +143,49 @@ func countFiles(t *testing.T, in string) int {
 	return n
 }
 
+// plantInto copies base (a bundle or collectlogs folder) and writes the
+// files of testdata/planted/<planted> into the copy, at their paths.
+func plantInto(t *testing.T, base, planted string) string {
+	t.Helper()
+	in := copyTree(t, base)
+	src := filepath.Join("testdata", "planted", planted)
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		writeFile(t, filepath.Join(in, rel), data)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+// eachCopy runs diag bundle redact and diag bundle anonymize over in, each
+// into its own zip in dir, stops the test on an exit other than 0, and
+// calls check with each copy.
+func eachCopy(t *testing.T, in, dir string, check func(cmd, out string, r result)) {
+	t.Helper()
+	for _, cmd := range []string{"redact", "anonymize"} {
+		out := filepath.Join(dir, cmd+".zip")
+		args := []string{"bundle", cmd, in, "--output-file", out}
+		if cmd == "anonymize" {
+			args = append(args, "--key-file", anonymizeKey(t, dir))
+		}
+		r := runDiag(t, nil, false, args...)
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d: %s", cmd, r.code, r.stderr)
+		}
+		check(cmd, out, r)
+	}
+}
+
 // TestPlantedSecretsEndToEnd: diag bundle redact and diag bundle
 // anonymize over a collectlogs folder and a bundle zip carrying new
 // planted secrets of every class in every encoding: no planted value is
@@ -154,16 +197,7 @@ func TestPlantedSecretsEndToEnd(t *testing.T) {
 			dir := t.TempDir()
 			want := verdicts(t, in)
 			inFiles := countFiles(t, in)
-			for _, cmd := range []string{"redact", "anonymize"} {
-				out := filepath.Join(dir, cmd+".zip")
-				args := []string{"bundle", cmd, in, "--output-file", out}
-				if cmd == "anonymize" {
-					args = append(args, "--key-file", anonymizeKey(t, dir))
-				}
-				r := runDiag(t, nil, false, args...)
-				if r.code != 0 {
-					t.Fatalf("%s: exit %d: %s", cmd, r.code, r.stderr)
-				}
+			eachCopy(t, in, dir, func(cmd, out string, r result) {
 				if strings.Contains(r.stderr, "left out") {
 					t.Errorf("%s: a file left out: %s", cmd, r.stderr)
 				}
@@ -181,7 +215,7 @@ func TestPlantedSecretsEndToEnd(t *testing.T) {
 				if got := verdicts(t, out); got != want {
 					t.Errorf("%s: analysis changed:\n--- out\n%s\n--- in\n%s", cmd, got, want)
 				}
-			}
+			})
 			if testing.Short() {
 				return
 			}
@@ -202,23 +236,8 @@ func TestPlantedSecretsEndToEnd(t *testing.T) {
 // STRIPE_API_KEY's values and the value after "--admin-password" are
 // left in the copy meant for a public ticket.
 func TestPodSecretsInBundleZip(t *testing.T) {
-	bdir := copyTree(t, seedBroken)
-	pods, err := os.ReadFile("testdata/planted/bundle-pods/k8s/pods.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, filepath.Join(bdir, "k8s", "pods.json"), pods)
-	in := zipTree(t, bdir)
-	dir := t.TempDir()
-	for _, cmd := range []string{"redact", "anonymize"} {
-		out := filepath.Join(dir, cmd+".zip")
-		args := []string{"bundle", cmd, in, "--output-file", out}
-		if cmd == "anonymize" {
-			args = append(args, "--key-file", anonymizeKey(t, dir))
-		}
-		if r := runDiag(t, nil, false, args...); r.code != 0 {
-			t.Fatalf("%s: exit %d: %s", cmd, r.code, r.stderr)
-		}
+	in := zipTree(t, plantInto(t, seedBroken, "bundle-pods"))
+	eachCopy(t, in, t.TempDir(), func(cmd, out string, _ result) {
 		data := string(readZip(t, out)["k8s/pods.json"])
 		if !strings.Contains(data, `"FEATURE_FLAG"`) || !strings.Contains(data, `"value": "on"`) {
 			t.Errorf("%s: k8s/pods.json lost what is no secret:\n%s", cmd, data)
@@ -228,7 +247,7 @@ func TestPodSecretsInBundleZip(t *testing.T) {
 				t.Errorf("%s: k8s/pods.json: %q left", cmd, s)
 			}
 		}
-	}
+	})
 }
 
 // authPcap is one Ethernet/IPv4/TCP frame of a plain-HTTP request
@@ -258,21 +277,11 @@ func authPcap() []byte {
 func TestBundleCapturePayloadSecret(t *testing.T) {
 	in := copyTree(t, seedBroken)
 	writeFile(t, filepath.Join(in, "capture", "auth.pcap"), authPcap())
-	dir := t.TempDir()
-	for _, cmd := range []string{"redact", "anonymize"} {
-		out := filepath.Join(dir, cmd+".zip")
-		args := []string{"bundle", cmd, in, "--output-file", out}
-		if cmd == "anonymize" {
-			args = append(args, "--key-file", anonymizeKey(t, dir))
-		}
-		r := runDiag(t, nil, false, args...)
-		if r.code != 0 {
-			t.Fatalf("%s: exit %d: %s", cmd, r.code, r.stderr)
-		}
+	eachCopy(t, in, t.TempDir(), func(cmd, out string, _ result) {
 		for name, data := range readZip(t, out) {
 			if strings.Contains(string(data), "Pcap7TokenValue99") {
 				t.Errorf("%s: %s: the bearer token sent in clear is left", cmd, name)
 			}
 		}
-	}
+	})
 }
