@@ -7,13 +7,14 @@ import (
 	"testing"
 )
 
-// issueKey left 192.168.50.21 as it was (issue 27).
-const issueKey = "5f252f3ec65a609aadd822eae45e775e9173bfae3d975ea893e71f7a7a7ef407"
+// leakyKey is a key under which 192.168.50.21 was once left as it was;
+// testKeys puts it first.
+const leakyKey = "5f252f3ec65a609aadd822eae45e775e9173bfae3d975ea893e71f7a7a7ef407"
 
 func testKeys(t *testing.T, n int) []Key {
 	t.Helper()
 	var k0 Key
-	if _, err := hex.Decode(k0[:], []byte(issueKey)); err != nil {
+	if _, err := hex.Decode(k0[:], []byte(leakyKey)); err != nil {
 		t.Fatal(err)
 	}
 	keys := []Key{k0}
@@ -155,5 +156,34 @@ func TestIPv6ClassesStayInClass(t *testing.T) {
 		if mc := netip.MustParseAddr("ff02::1:ff0a:7c21"); m.Addr(mc) != mc {
 			t.Fatalf("multicast %s moved", mc)
 		}
+	}
+}
+
+// TestGlobalIPv6StaysGlobal: "a public address stays public". A
+// global unicast IPv6 address (2000::/3: an Azure node's 2603:1020:…, a
+// provider's 2a02:…) must map to another global unicast address, not into
+// reserved space (4000::/3 … e000::/4, 0100::/8) that no node carries and
+// that a reader, or a rule classing addresses, takes for something else.
+func TestGlobalIPv6StaysGlobal(t *testing.T) {
+	global := netip.MustParsePrefix("2000::/3")
+	addrs := []string{"2603:1020:206:4::1f", "2a02:8070:1c2:9f00::4d", "2406:da18:77c:be00::35"}
+	out := 0
+	var example string
+	keys := testKeys(t, 200)
+	for _, k := range keys {
+		m := newAddrMapper(k)
+		for _, s := range addrs {
+			a := netip.MustParseAddr(s)
+			b := m.Addr(a)
+			if !global.Contains(b) {
+				out++
+				if example == "" {
+					example = a.String() + " -> " + b.String()
+				}
+			}
+		}
+	}
+	if out > 0 {
+		t.Errorf("%d of %d global IPv6 addresses left global unicast space over %d keys, e.g. %s", out, len(addrs)*len(keys), len(keys), example)
 	}
 }

@@ -143,7 +143,7 @@ func TestHarvestText(t *testing.T) {
 }
 
 // TestTextBoundaries: addresses after a colon, a dash, an underscore or a
-// JSON escape, and inside a longer word, are found (the review's leaks).
+// JSON escape, and inside a longer word, are found (each was once left).
 func TestTextBoundaries(t *testing.T) {
 	a := testAnonymizer()
 	a.AddName(KindHost, "win-node1")
@@ -163,10 +163,10 @@ func TestTextBoundaries(t *testing.T) {
 	}
 }
 
-// TestReviewNameCases: JSON-escaped profile paths, DOMAIN\user, the logon
+// TestNameShapes: JSON-escaped profile paths, DOMAIN\user, the logon
 // server, a parent domain, an FQDN with a well-known part, and names that
 // are words of the formats.
-func TestReviewNameCases(t *testing.T) {
+func TestNameShapes(t *testing.T) {
 	a := testAnonymizer()
 	a.HarvestText([]byte(`{"Path":"C:\\Users\\jdoe\\x","UserName":"CONTOSO\\mbrown"}` + "\n" + "   Logon Server: \\\\CORP-DC01\n"))
 	a.AddName(KindDomain, "corp.fabrikam.com")
@@ -192,8 +192,12 @@ func TestReviewNameCases(t *testing.T) {
 	}
 }
 
-// TestSecondReviewCases: what the second review found, each kept fixed.
-func TestSecondReviewCases(t *testing.T) {
+// TestNamesAndAddressesInsideWords: a user in a profile path, a host in
+// a log's path, a namespace inside a longer name, an address in a JSON
+// escape, after an underscore or before a port go (each was once left);
+// another user's path, MAC-like and IPv6-like words and long runs of
+// separators stay as they were.
+func TestNamesAndAddressesInsideWords(t *testing.T) {
 	a := testAnonymizer()
 	a.HarvestText([]byte("USERNAME=bob\n"))
 	a.AddName(KindHost, "build01")

@@ -24,7 +24,20 @@ func readTest(t *testing.T, path string) string {
 	return string(b)
 }
 
-// noLeftovers fails when a file moved aside is still in dir.
+// zipAndSum writes b.zip and b.zip.sha256 in a new directory, each with
+// its old content and its new one beside it in a .tmp.
+func zipAndSum(t *testing.T) (dir, zip, sum string) {
+	t.Helper()
+	dir = t.TempDir()
+	zip, sum = filepath.Join(dir, "b.zip"), filepath.Join(dir, "b.zip.sha256")
+	writeTest(t, zip, "old zip")
+	writeTest(t, sum, "old sum")
+	writeTest(t, zip+".tmp", "new zip")
+	writeTest(t, sum+".tmp", "new sum")
+	return dir, zip, sum
+}
+
+// noneAside fails when a file moved aside is still in dir.
 func noneAside(t *testing.T, dir string) {
 	t.Helper()
 	if left, _ := filepath.Glob(filepath.Join(dir, ".*.old-*")); len(left) > 0 {
@@ -33,12 +46,7 @@ func noneAside(t *testing.T, dir string) {
 }
 
 func TestReplaceAll(t *testing.T) {
-	dir := t.TempDir()
-	zip, sum := filepath.Join(dir, "b.zip"), filepath.Join(dir, "b.zip.sha256")
-	writeTest(t, zip, "old zip")
-	writeTest(t, sum, "old sum")
-	writeTest(t, zip+".tmp", "new zip")
-	writeTest(t, sum+".tmp", "new sum")
+	dir, zip, sum := zipAndSum(t)
 	key := filepath.Join(dir, "b.zip.key") // absent before: created
 	writeTest(t, key+".tmp", "new key")
 	if err := replaceSet([]replaceFile{{Tmp: zip + ".tmp", Dst: zip}, {Tmp: sum + ".tmp", Dst: sum}, {Tmp: key + ".tmp", Dst: key}}); err != nil {
@@ -73,12 +81,8 @@ func TestReplaceNoneWhenOneCannotBe(t *testing.T) {
 }
 
 func TestReplaceNoReplace(t *testing.T) {
-	dir := t.TempDir()
-	zip, sum := filepath.Join(dir, "b.zip"), filepath.Join(dir, "b.zip.sha256")
-	writeTest(t, sum, "old sum")
+	dir, zip, sum := zipAndSum(t)
 	writeTest(t, zip, "someone else's")
-	writeTest(t, zip+".tmp", "new zip")
-	writeTest(t, sum+".tmp", "new sum")
 	err := replaceSet([]replaceFile{{Tmp: sum + ".tmp", Dst: sum}, {Tmp: zip + ".tmp", Dst: zip, NoReplace: true}})
 	if !errors.Is(err, fs.ErrExist) {
 		t.Fatalf("Replace: %v, want fs.ErrExist", err)

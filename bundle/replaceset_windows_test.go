@@ -3,7 +3,6 @@ package bundle
 import (
 	"errors"
 	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -11,12 +10,7 @@ import (
 // and most editors open it) can be neither renamed nor replaced: the set is
 // left as it was.
 func TestReplaceHeldOpen(t *testing.T) {
-	dir := t.TempDir()
-	zip, sum := filepath.Join(dir, "b.zip"), filepath.Join(dir, "b.zip.sha256")
-	writeTest(t, zip, "old zip")
-	writeTest(t, sum, "old sum")
-	writeTest(t, zip+".tmp", "new zip")
-	writeTest(t, sum+".tmp", "new sum")
+	dir, zip, sum := zipAndSum(t)
 	held, err := os.Open(sum)
 	if err != nil {
 		t.Fatal(err)

@@ -101,7 +101,7 @@ func TestCutNeverSplitsKeyFromValue(t *testing.T) {
 	}
 }
 
-// The same at the real size, for the shapes the review saw.
+// The same at the real size (MaxLine), for the first five shapes.
 func TestCutAtMaxLine(t *testing.T) {
 	for _, c := range straddling[:5] {
 		pair := c.key + c.value + c.after

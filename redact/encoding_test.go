@@ -8,17 +8,25 @@ import (
 	"unicode/utf8"
 )
 
-// encodings are the ways Windows writes text that diag reads.
-var encodings = map[string]func(string) []byte{
-	"utf-8":        func(s string) []byte { return []byte(s) },
-	"utf-8 bom":    func(s string) []byte { return append([]byte("\ufeff"), s...) },
-	"utf-16le bom": func(s string) []byte { return append([]byte{0xFF, 0xFE}, utf16LE(s)...) },
-	"utf-16le":     utf16LE, // cmd /u /c set > env.txt
-	"utf-16be bom": func(s string) []byte { return append([]byte{0xFE, 0xFF}, utf16BE(s)...) },
-	"utf-16le crlf bom": func(s string) []byte {
-		return append([]byte{0xFF, 0xFE}, utf16LE(strings.ReplaceAll(s, "\n", "\r\n"))...)
-	},
-}
+// encodings are the ways Windows and Linux write the same text that diag
+// reads: UTF-8 with and without a byte order mark, UTF-16LE with and
+// without one (PowerShell's redirections, cmd /u /c set > env.txt),
+// UTF-16BE with one; each with LF and with CRLF line ends.
+var encodings = func() map[string]func(string) []byte {
+	forms := map[string]func(string) []byte{
+		"utf-8":        func(s string) []byte { return []byte(s) },
+		"utf-8 bom":    func(s string) []byte { return append([]byte("\ufeff"), s...) },
+		"utf-16le":     utf16LE,
+		"utf-16le bom": func(s string) []byte { return append([]byte{0xFF, 0xFE}, utf16LE(s)...) },
+		"utf-16be bom": func(s string) []byte { return append([]byte{0xFE, 0xFF}, utf16BE(s)...) },
+	}
+	all := map[string]func(string) []byte{}
+	for name, enc := range forms {
+		all[name] = enc
+		all[name+" crlf"] = func(s string) []byte { return enc(strings.ReplaceAll(s, "\n", "\r\n")) }
+	}
+	return all
+}()
 
 func utf16LE(s string) []byte {
 	var b []byte

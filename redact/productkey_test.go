@@ -4,7 +4,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"unicode/utf16"
 )
 
 // Invented product keys planted in testdata/unattend-productkey.xml and
@@ -27,11 +26,7 @@ func TestRedactProductKeys(t *testing.T) {
 		`<WillShowUI>OnError</WillShowUI>`, `<ComputerName>node1</ComputerName>`, `publicKeyToken="31bf3856ad364e35"`,
 		`<Key>/IMAGE/INDEX</Key><Value>2</Value>`, `<AcceptEula>true</AcceptEula>`,
 	}
-	u16 := []byte{0xFF, 0xFE}
-	for _, r := range utf16.Encode([]rune(in)) {
-		u16 = append(u16, byte(r), byte(r>>8))
-	}
-	for enc, b := range map[string][]byte{"utf-8": []byte(in), "utf-16le": Decode(u16)} {
+	for enc, b := range map[string][]byte{"utf-8": []byte(in), "utf-16le": Decode(encodings["utf-16le bom"](in))} {
 		out, counts := Text(b)
 		for _, k := range plantedProductKeys {
 			if strings.Contains(string(out), k) {

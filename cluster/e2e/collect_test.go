@@ -1,11 +1,9 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -23,10 +21,7 @@ func TestRealAPIServer(t *testing.T) {
 
 	t.Run("every node collected, every pod gone, as the audit log says", func(t *testing.T) {
 		s := newScenario(t, cp, "ok")
-		ns := append(nodes("ok-win", 2, "windows", ""), nodes("ok-lin", 2, "linux", "")...)
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
+		ns := s.addNodes(nodes("ok-win", 2, "windows", ""), nodes("ok-lin", 2, "linux", ""))
 		r := s.collect("", "--nodes", names(ns), "--parallel", "4", "--node-timeout", "60s")
 		if r.report == nil || r.report.Count(cluster.StatusOK) != 4 {
 			t.Fatalf("exit %d, report %+v\n%s", r.code, r.report, r.stderr)
@@ -74,9 +69,7 @@ func TestRealAPIServer(t *testing.T) {
 			{Name: "mx-fail", OS: "windows", Behave: "fail"},
 			{Name: "mx-hang", OS: "linux", Behave: "hang"},
 		}
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
+		s.addNodes(ns)
 		r := s.collect("", "--nodes", names(ns), "--parallel", "3", "--node-timeout", "15s")
 		if r.report == nil {
 			t.Fatalf("exit %d: %s", r.code, r.stderr)
@@ -102,10 +95,7 @@ func TestRealAPIServer(t *testing.T) {
 
 	t.Run("pods that never start: exit 3, Terminating pods named, --cleanup --force removes them", func(t *testing.T) {
 		s := newScenario(t, cp, "nokubelet")
-		ns := []realcluster.NodeSpec{{Name: "nk-1", OS: "windows", NoKubelet: true}, {Name: "nk-2", OS: "linux", NoKubelet: true}}
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
+		ns := s.addNodes([]realcluster.NodeSpec{{Name: "nk-1", OS: "windows", NoKubelet: true}, {Name: "nk-2", OS: "linux", NoKubelet: true}})
 		r := s.collect("", "--nodes", names(ns), "--node-timeout", "5s")
 		if r.code != 3 || r.report == nil || r.report.Count(cluster.StatusTimeout) != 2 {
 			t.Fatalf("exit %d (want 3: nodes without a bundle): %s\n%+v", r.code, r.stderr, r.report)
@@ -142,10 +132,7 @@ func TestRealAPIServer(t *testing.T) {
 
 	t.Run("a user without watch: stopped before any pod, every missing permission named", func(t *testing.T) {
 		s := newScenario(t, cp, "noget")
-		ns := nodes("ng", 6, "windows", "")
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
+		ns := s.addNodes(nodes("ng", 6, "windows", ""))
 		kc := s.userWith("bob-noget", []string{"create", "list", "delete"}, []string{"create", "get"})
 		r := s.collect(kc, "--nodes", names(ns), "--parallel", "6")
 		if r.code != 2 || !strings.Contains(lastLine(r.stderr), "may not watch pods in namespace noget") || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 {
@@ -159,15 +146,12 @@ func TestRealAPIServer(t *testing.T) {
 
 	t.Run("Ctrl-C while pods are being made leaves none", func(t *testing.T) {
 		s := newScenario(t, cp, "sigint")
-		ns := nodes("si", 12, "windows", "hang")
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
+		ns := s.addNodes(nodes("si", 12, "windows", "hang"))
 		for _, after := range []time.Duration{150 * time.Millisecond, 400 * time.Millisecond, 1500 * time.Millisecond} {
 			dir := t.TempDir()
-			r := runDiagCtx(t, context.Background(), s.kubeconfig, func(c *exec.Cmd) {
+			r := runDiagWith(t, s.kubeconfig, func(p *os.Process) {
 				time.Sleep(after)
-				_ = c.Process.Signal(os.Interrupt)
+				_ = p.Signal(os.Interrupt)
 			}, "collect", "--cluster", "--namespace", s.ns, "--image", "registry.example/diag:e2e", "--output-dir", dir,
 				"--nodes", names(ns), "--parallel", "6", "--node-timeout", "60s")
 			if r.code == 0 {
@@ -190,10 +174,7 @@ metadata:
 `); err != nil {
 			t.Fatal(err)
 		}
-		ns := append(nodes("bl-win", 3, "windows", ""), nodes("bl-lin", 2, "linux", "")...)
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
+		ns := s.addNodes(nodes("bl-win", 3, "windows", ""), nodes("bl-lin", 2, "linux", ""))
 		doubled := regexp.MustCompile(`(create pods: .*){2}`)
 		// One at a time, and all at once (the refusal arrives while the
 		// other creates are in flight).
@@ -217,19 +198,8 @@ metadata:
 
 	t.Run("an admission policy refusing HostProcess stops the Windows nodes only", func(t *testing.T) {
 		s := newScenario(t, cp, "vap")
-		if err := cp.Apply(cp.Admin, vap("no-hostprocess", "vap", "!has(object.spec.securityContext) || !has(object.spec.securityContext.windowsOptions) || !has(object.spec.securityContext.windowsOptions.hostProcess) || !object.spec.securityContext.windowsOptions.hostProcess",
-			"HostProcess pods are not allowed in this cluster (policy no-hostprocess)")); err != nil {
-			t.Fatal(err)
-		}
-		ns := append(nodes("vp-win", 8, "windows", ""), nodes("vp-lin", 8, "linux", "")...)
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
-		// Admission policies reach the API server's cache a moment after
-		// they are made: wait until this one refuses.
-		if err := cp.WaitRefused("vap", realcluster.ProbePod("windows", ""), "no-hostprocess"); err != nil {
-			t.Fatal(err)
-		}
+		s.policy("no-hostprocess", noHostProcess, "HostProcess pods are not allowed in this cluster (policy no-hostprocess)", realcluster.ProbePod("windows", ""))
+		ns := s.addNodes(nodes("vp-win", 8, "windows", ""), nodes("vp-lin", 8, "linux", ""))
 		r := s.collect("", "--nodes", names(ns), "--parallel", "6", "--node-timeout", "60s")
 		if r.report == nil {
 			t.Fatalf("exit %d: %s", r.code, r.stderr)
@@ -250,10 +220,7 @@ metadata:
 
 	t.Run("a namespace that does not exist: exit 2, one line, no pod", func(t *testing.T) {
 		s := newScenario(t, cp, "present")
-		ns := nodes("nn", 2, "windows", "")
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
+		ns := s.addNodes(nodes("nn", 2, "windows", ""))
 		admin, err := cp.Kubeconfig("root", "system:masters")
 		if err != nil {
 			t.Fatal(err)
@@ -281,13 +248,10 @@ metadata:
 
 	t.Run("--cleanup without delete: nothing said deleted, exit 2", func(t *testing.T) {
 		s := newScenario(t, cp, "cleanup")
-		ns := nodes("cu", 3, "windows", "")
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
+		ns := s.addNodes(nodes("cu", 3, "windows", ""))
 		// A run killed (SIGKILL) after its pods were made leaves them.
 		dir := t.TempDir()
-		runDiagCtx(t, context.Background(), s.kubeconfig, func(c *exec.Cmd) {
+		runDiagWith(t, s.kubeconfig, func(p *os.Process) {
 			deadline := time.Now().Add(30 * time.Second)
 			for time.Now().Before(deadline) {
 				if pods, _ := cp.Pods(); len(pods) >= 3 {
@@ -295,7 +259,7 @@ metadata:
 				}
 				time.Sleep(50 * time.Millisecond)
 			}
-			_ = c.Process.Kill()
+			_ = p.Kill()
 		}, "collect", "--cluster", "--namespace", s.ns, "--image", "registry.example/diag:e2e", "--output-dir", dir, "--nodes", names(ns), "--parallel", "3")
 		if pods, _ := cp.Pods(); len(pods) != 3 {
 			t.Fatalf("the killed run left %d pods, want 3", len(pods))
@@ -314,10 +278,7 @@ metadata:
 
 	t.Run("--max-bundle-size: the transfer stops, the message says what arrived", func(t *testing.T) {
 		s := newScenario(t, cp, "toolarge")
-		ns := nodes("tl", 1, "linux", "")
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
+		ns := s.addNodes(nodes("tl", 1, "linux", ""))
 		r := s.collect("", "--nodes", names(ns), "--max-bundle-size", "1KiB")
 		if r.report == nil || len(r.report.Nodes) != 1 {
 			t.Fatalf("exit %d: %s", r.code, r.stderr)
@@ -335,22 +296,14 @@ metadata:
 func TestAPIServerWithoutAllowPrivileged(t *testing.T) {
 	cp := startPlane(t, realcluster.Options{NoPrivileged: true})
 	s := newScenario(t, cp, "diag")
-	ns := append(nodes("np-win", 3, "windows", ""), nodes("np-lin", 3, "linux", "")...)
-	if err := cp.AddNodes(ns...); err != nil {
-		t.Fatal(err)
-	}
+	ns := s.addNodes(nodes("np-win", 3, "windows", ""), nodes("np-lin", 3, "linux", ""))
 	win := names(ns[:3])
 	r := s.collect("", "--nodes", win, "--parallel", "1")
 	if r.code != 2 || !strings.Contains(lastLine(r.stderr), "--allow-privileged") || !strings.Contains(lastLine(r.stderr), "hostProcess") {
 		t.Errorf("exit %d: %s", r.code, lastLine(r.stderr))
 	}
 	// Two alike refusals, then the other Windows nodes are not tried.
-	creates := 0
-	for _, e := range s.audit(s.user) {
-		if e.Verb == "create" && e.Resource() == "pods" {
-			creates++
-		}
-	}
+	creates := createsSent(s.audit(s.user))
 	if creates != 2 {
 		t.Errorf("%d pod creations sent, want 2", creates)
 	}
@@ -381,10 +334,7 @@ func TestAPIServerLoad(t *testing.T) {
 	}
 	cp := startPlane(t, realcluster.Options{})
 	s := newScenario(t, cp, "diag")
-	ns := append(nodes("ld-win", n/2, "windows", ""), nodes("ld-lin", n-n/2, "linux", "")...)
-	if err := cp.AddNodes(ns...); err != nil {
-		t.Fatal(err)
-	}
+	s.addNodes(nodes("ld-win", n/2, "windows", ""), nodes("ld-lin", n-n/2, "linux", ""))
 	start := time.Now()
 	r := s.collect("", "--parallel", "10", "--node-timeout", "5m")
 	took := time.Since(start)

@@ -122,10 +122,13 @@ type result struct {
 // runDiag runs the diag binary.
 func runDiag(t *testing.T, kubeconfig string, args ...string) result {
 	t.Helper()
-	return runDiagCtx(t, context.Background(), kubeconfig, nil, args...)
+	return runDiagWith(t, kubeconfig, nil, args...)
 }
 
-func runDiagCtx(t *testing.T, ctx context.Context, kubeconfig string, started func(*exec.Cmd), args ...string) result {
+// runDiagWith runs the diag binary and, once it has started, calls
+// started (when not nil) with its process: to signal it, kill it or change
+// the cluster under it.
+func runDiagWith(t *testing.T, kubeconfig string, started func(*os.Process), args ...string) result {
 	t.Helper()
 	if kubeconfig != "" {
 		args = append(args, "--kubeconfig", kubeconfig)
@@ -138,7 +141,7 @@ func runDiagCtx(t *testing.T, ctx context.Context, kubeconfig string, started fu
 		t.Fatal(err)
 	}
 	if started != nil {
-		started(cmd)
+		started(cmd.Process)
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -232,6 +235,31 @@ func podCreates(events []realcluster.AuditEvent) []string {
 	return out
 }
 
+// createsSent counts the pod creates diag sent, whatever the answer.
+func createsSent(events []realcluster.AuditEvent) int {
+	n := 0
+	for _, e := range events {
+		if e.Verb == "create" && e.Resource() == "pods" {
+			n++
+		}
+	}
+	return n
+}
+
+// addNodes adds the groups of nodes to the control plane and returns them
+// as one list.
+func (s *scenario) addNodes(groups ...[]realcluster.NodeSpec) []realcluster.NodeSpec {
+	s.t.Helper()
+	var ns []realcluster.NodeSpec
+	for _, g := range groups {
+		ns = append(ns, g...)
+	}
+	if err := s.cp.AddNodes(ns...); err != nil {
+		s.t.Fatal(err)
+	}
+	return ns
+}
+
 func nodes(prefix string, n int, os, behave string) []realcluster.NodeSpec {
 	var out []realcluster.NodeSpec
 	for i := 1; i <= n; i++ {
@@ -248,9 +276,17 @@ func names(specs []realcluster.NodeSpec) string {
 	return strings.Join(out, ",")
 }
 
-// vap is a ValidatingAdmissionPolicy and its binding to namespace.
-func vap(name, namespace, expression, message string) string {
-	return fmt.Sprintf(`apiVersion: admissionregistration.k8s.io/v1
+// noHostProcess holds for a pod that is not HostProcess.
+const noHostProcess = "!has(object.spec.securityContext) || !has(object.spec.securityContext.windowsOptions) || !has(object.spec.securityContext.windowsOptions.hostProcess) || !object.spec.securityContext.windowsOptions.hostProcess"
+
+// policy makes a ValidatingAdmissionPolicy, bound to the scenario's
+// namespace, that refuses with message every pod create for which
+// expression does not hold; then waits until the server refuses probe
+// with it (a policy reaches the API server's cache a moment after it is
+// made).
+func (s *scenario) policy(name, expression, message string, probe map[string]any) {
+	s.t.Helper()
+	doc := fmt.Sprintf(`apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
 metadata: {name: %[1]s}
 spec:
@@ -271,7 +307,13 @@ spec:
   matchResources:
     namespaceSelector:
       matchLabels: {kubernetes.io/metadata.name: %[2]s}
-`, name, namespace, expression, message)
+`, name, s.ns, expression, message)
+	if err := s.cp.Apply(s.cp.Admin, doc); err != nil {
+		s.t.Fatal(err)
+	}
+	if err := s.cp.WaitRefused(s.ns, probe, name); err != nil {
+		s.t.Fatal(err)
+	}
 }
 
 // args are diag collect --cluster's arguments in the scenario, as its

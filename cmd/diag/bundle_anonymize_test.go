@@ -371,7 +371,7 @@ func TestAnonymizeCommand(t *testing.T) {
 	}
 }
 
-// TestAnonymizeShortNames: nodes named vm and master (issue 27) are
+// TestAnonymizeShortNames: nodes named vm and master (two words of the formats) are
 // replaced wherever a field states them (the manifest, os.json, the
 // NodeList, Calico's blocks, kube-proxy's --hostname-override, ipconfig),
 // named as kept in free text on stderr and in the manifest, and gone from

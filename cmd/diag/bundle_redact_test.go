@@ -82,6 +82,38 @@ func utf16LE(s string) []byte {
 	return out
 }
 
+// encodeAs writes text as one of diag's inputs may hold it, by turn:
+// UTF-8, CRLF, UTF-8 with BOM, UTF-16LE with and without BOM, UTF-16BE
+// with BOM.
+func encodeAs(text string, turn int) []byte {
+	crlf := strings.ReplaceAll(text, "\n", "\r\n")
+	u16 := func(be bool) []byte {
+		var b []byte
+		for _, u := range utf16.Encode([]rune(crlf)) {
+			if be {
+				b = append(b, byte(u>>8), byte(u))
+			} else {
+				b = append(b, byte(u), byte(u>>8))
+			}
+		}
+		return b
+	}
+	switch turn % 6 {
+	case 0:
+		return []byte(text)
+	case 1:
+		return []byte(crlf)
+	case 2:
+		return append([]byte("\ufeff"), crlf...)
+	case 3:
+		return append([]byte{0xFF, 0xFE}, u16(false)...)
+	case 4:
+		return u16(false)
+	default:
+		return append([]byte{0xFE, 0xFF}, u16(true)...)
+	}
+}
+
 // readZip returns every entry of a zip.
 func readZip(t *testing.T, path string) map[string][]byte {
 	t.Helper()

@@ -235,36 +235,11 @@ func TestCollectUnwritableOutput(t *testing.T) {
 	}
 }
 
-// TestCollectHelperProcess is diag itself when a test runs the test binary
-// as a child with DIAG_COLLECT_HELPER set (the arguments, \x1f-separated).
-func TestCollectHelperProcess(t *testing.T) {
-	args := os.Getenv("DIAG_COLLECT_HELPER")
-	if args == "" {
-		return
-	}
-	os.Exit(run(strings.Split(args, "\x1f"), newEnv()))
-}
-
 // SIGTERM (a HostProcess pod deleted) and SIGHUP (an SSH session dropped)
 // stop a collection like Ctrl-C: the bundle holds what was collected, exit 3,
 // and nothing is left in the temporary directory.
 func TestCollectStopsOnSignals(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the linux-net collector and POSIX signals")
-	}
-	sleep, err := exec.LookPath("sleep")
-	if err != nil {
-		t.Skip("no sleep command")
-	}
-	// ip and bridge that hang until the collector is stopped, saying when
-	// they started.
-	bin := t.TempDir()
-	script := "#!/bin/sh\n: > \"$DIAG_MARK\"\nexec " + sleep + " 60\n"
-	for _, name := range []string{"ip", "bridge"} {
-		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	bin := hangingTools(t)
 	for _, c := range []struct {
 		name  string
 		nohup bool // started with SIGHUP ignored: a hangup changes nothing, SIGTERM stops
@@ -274,65 +249,34 @@ func TestCollectStopsOnSignals(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			tmp, work := t.TempDir(), t.TempDir()
 			out, mark := filepath.Join(work, "b.zip"), filepath.Join(work, "started")
-			cmd := exec.Command(os.Args[0], "-test.run=^TestCollectHelperProcess$")
+			cmd := diagCommand([]string{"collect", "--output-file", out, "--only", "linux-net", "--timeout", "1m"}, "TMPDIR="+tmp, "PATH="+bin, "DIAG_MARK="+mark)
 			if c.nohup {
-				cmd = exec.Command("/bin/sh", "-c", `trap "" HUP; exec "$0" "$@"`, os.Args[0], "-test.run=^TestCollectHelperProcess$")
+				env := cmd.Env
+				cmd = exec.Command("/bin/sh", append([]string{"-c", `trap "" HUP; exec "$0" "$@"`}, cmd.Args...)...)
+				cmd.Env = env
 			}
-			cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "PATH="+bin, "DIAG_MARK="+mark,
-				"DIAG_COLLECT_HELPER="+strings.Join([]string{"collect", "--output-file", out, "--only", "linux-net", "--timeout", "1m"}, "\x1f"))
-			var stdout, stderr strings.Builder
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			exited := make(chan error, 1)
-			go func() { exited <- cmd.Wait() }()
-			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-				if _, err := os.Stat(mark); err == nil {
-					break
-				}
-				if time.Now().After(deadline) {
-					cmd.Process.Kill()
-					<-exited
-					t.Fatalf("the collector never ran ip:\n%s", stderr.String())
-				}
-			}
+			ch := startUntilMarked(t, cmd, mark, "the collector")
 			if c.nohup {
 				if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
 					t.Fatal(err)
 				}
 				select {
-				case <-exited:
-					t.Fatalf("started with SIGHUP ignored, a hangup ended it: %v\n%s", cmd.ProcessState, stderr.String())
+				case <-ch.exited:
+					t.Fatalf("started with SIGHUP ignored, a hangup ended it: %v\n%s", cmd.ProcessState, ch.stderr.String())
 				case <-time.After(300 * time.Millisecond):
 				}
 			}
-			if err := cmd.Process.Signal(sig); err != nil {
-				t.Fatal(err)
-			}
-			select {
-			case <-exited:
-			case <-time.After(30 * time.Second):
-				cmd.Process.Kill()
-				<-exited
-				t.Fatalf("still running 30s after %v:\n%s", sig, stderr.String())
-			}
+			ch.stop(t, sig)
 			if code := cmd.ProcessState.ExitCode(); code != 3 {
-				t.Errorf("exit %d (%v), want 3 (a partial bundle)\n%s", code, cmd.ProcessState, stderr.String())
+				t.Errorf("exit %d (%v), want 3 (a partial bundle)\n%s", code, cmd.ProcessState, ch.stderr.String())
 			}
-			if !strings.Contains(stderr.String(), "stopping; the bundle will hold what was collected so far") {
-				t.Errorf("no word of the signal:\n%s", stderr.String())
+			if !strings.Contains(ch.stderr.String(), "stopping; the bundle will hold what was collected so far") {
+				t.Errorf("no word of the signal:\n%s", ch.stderr.String())
 			}
-			if strings.TrimSpace(stdout.String()) != out {
-				t.Errorf("stdout %q, want the bundle's path", stdout.String())
+			if strings.TrimSpace(ch.stdout.String()) != out {
+				t.Errorf("stdout %q, want the bundle's path", ch.stdout.String())
 			}
-			if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
-				var names []string
-				for _, e := range entries {
-					names = append(names, e.Name())
-				}
-				t.Errorf("TMPDIR holds %v after %v", names, sig)
-			}
+			checkEmpty(t, tmp, sig.String())
 			if v := runDiag(t, nil, false, "bundle", "verify", out); v.code != 0 {
 				t.Errorf("verify: exit %d %s", v.code, v.stderr)
 			}

@@ -3,9 +3,7 @@ package main
 import (
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -76,66 +74,21 @@ func TestMonitorReplay(t *testing.T) {
 // abandoned (its ip hangs), the monitor exits 0 within seconds, says so,
 // and leaves nothing in the temporary directory.
 func TestMonitorStopsOnSIGTERM(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the linux-net collector and POSIX signals")
-	}
-	sleep, err := exec.LookPath("sleep")
-	if err != nil {
-		t.Skip("no sleep command")
-	}
-	bin, tmp, work := t.TempDir(), t.TempDir(), t.TempDir()
+	bin := hangingTools(t)
+	tmp, work := t.TempDir(), t.TempDir()
 	mark := filepath.Join(work, "started")
-	script := "#!/bin/sh\n: > \"$DIAG_MARK\"\nexec " + sleep + " 60\n"
-	for _, name := range []string{"ip", "bridge"} {
-		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCollectHelperProcess$")
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "PATH="+bin, "DIAG_MARK="+mark, "HOME="+work, "KUBECONFIG=",
-		"DIAG_COLLECT_HELPER="+strings.Join([]string{"monitor", "--listen", "127.0.0.1:0", "--node", "linux-1"}, "\x1f"))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(mark); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			<-exited
-			t.Fatalf("the round never ran ip:\n%s", stderr.String())
-		}
-	}
+	cmd := diagCommand([]string{"monitor", "--listen", "127.0.0.1:0", "--node", "linux-1"}, "TMPDIR="+tmp, "PATH="+bin, "DIAG_MARK="+mark, "HOME="+work, "KUBECONFIG=")
+	ch := startUntilMarked(t, cmd, mark, "the round")
 	start := time.Now()
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-exited:
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		<-exited
-		t.Fatalf("still running 30 s after SIGTERM:\n%s", stderr.String())
-	}
+	ch.stop(t, syscall.SIGTERM)
 	if code := cmd.ProcessState.ExitCode(); code != 0 {
-		t.Errorf("exit %d after SIGTERM, want 0\n%s", code, stderr.String())
+		t.Errorf("exit %d after SIGTERM, want 0\n%s", code, ch.stderr.String())
 	}
 	if took := time.Since(start); took > 10*time.Second {
 		t.Errorf("took %s to stop", took)
 	}
-	if !strings.Contains(stderr.String(), "terminated") || !strings.Contains(stderr.String(), "stopped") {
-		t.Errorf("no word of the signal:\n%s", stderr.String())
+	if !strings.Contains(ch.stderr.String(), "terminated") || !strings.Contains(ch.stderr.String(), "stopped") {
+		t.Errorf("no word of the signal:\n%s", ch.stderr.String())
 	}
-	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
-		var names []string
-		for _, e := range entries {
-			names = append(names, e.Name())
-		}
-		t.Errorf("TMPDIR holds %v after SIGTERM", names)
-	}
+	checkEmpty(t, tmp, "SIGTERM")
 }

@@ -21,14 +21,13 @@ type podList struct {
 	Items []Pod `json:"items"`
 }
 
-// Pod is what the tests read of a pod.
+// Pod is what the tests read of a pod: where it is and whether it is
+// going (cluster's own reading of its pods, for a watch, is another).
 type Pod struct {
 	Metadata struct {
-		Name              string            `json:"name"`
-		Namespace         string            `json:"namespace"`
-		Labels            map[string]string `json:"labels"`
-		Annotations       map[string]string `json:"annotations"`
-		DeletionTimestamp *time.Time        `json:"deletionTimestamp"`
+		Name              string     `json:"name"`
+		Namespace         string     `json:"namespace"`
+		DeletionTimestamp *time.Time `json:"deletionTimestamp"`
 	} `json:"metadata"`
 	Spec struct {
 		NodeName string `json:"nodeName"`

@@ -3,12 +3,10 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -20,24 +18,18 @@ import (
 	"github.com/wincni/diag/cluster/clustertest/realcluster"
 )
 
-// Adversarial scenarios against the real API server: each ends with no
-// pod of diag's left, and what diag said is compared with the audit log.
-
-func TestReview(t *testing.T) {
+// TestRefusalsAndSignals: policies, missing permissions, Pod Security and
+// a missing service account refusing the run; creates given up in
+// flight, signals at random moments, a paused API server, two runs in one
+// namespace, long node names. Each ends with no pod of diag's left, and
+// what diag said is compared with the audit log.
+func TestRefusalsAndSignals(t *testing.T) {
 	cp := startPlane(t, realcluster.Options{})
 
 	t.Run("policy refusing Linux pods only: the Windows nodes are collected", func(t *testing.T) {
 		s := newScenario(t, cp, "vlin")
-		if err := cp.Apply(cp.Admin, vap("no-linux", "vlin", "!has(object.spec.nodeSelector) || !('kubernetes.io/os' in object.spec.nodeSelector) || object.spec.nodeSelector['kubernetes.io/os'] != 'linux'", "Linux pods are not allowed here (policy no-linux)")); err != nil {
-			t.Fatal(err)
-		}
-		ns := append(nodes("vl-win", 3, "windows", ""), nodes("vl-lin", 3, "linux", "")...)
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
-		if err := cp.WaitRefused("vlin", realcluster.ProbePod("linux", ""), "no-linux"); err != nil {
-			t.Fatal(err)
-		}
+		s.policy("no-linux", "!has(object.spec.nodeSelector) || !('kubernetes.io/os' in object.spec.nodeSelector) || object.spec.nodeSelector['kubernetes.io/os'] != 'linux'", "Linux pods are not allowed here (policy no-linux)", realcluster.ProbePod("linux", ""))
+		ns := s.addNodes(nodes("vl-win", 3, "windows", ""), nodes("vl-lin", 3, "linux", ""))
 		r := s.collect("", "--nodes", names(ns), "--parallel", "6", "--node-timeout", "60s")
 		if r.report == nil {
 			t.Fatalf("exit %d: %s", r.code, r.stderr)
@@ -59,10 +51,7 @@ func TestReview(t *testing.T) {
 
 	t.Run("each pod permission missing", func(t *testing.T) {
 		s := newScenario(t, cp, "perms")
-		ns := nodes("pm", 2, "linux", "")
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
+		ns := s.addNodes(nodes("pm", 2, "linux", ""))
 		all := []string{"create", "list", "watch", "delete"}
 		for i, miss := range []string{"create pods", "list pods", "watch pods", "delete pods", "create pods/exec", "get pods/exec"} {
 			pod := []string{}
@@ -104,10 +93,7 @@ func TestReview(t *testing.T) {
 
 	t.Run("list nodes missing", func(t *testing.T) {
 		s := newScenario(t, cp, "nonodes")
-		ns := nodes("nl", 2, "linux", "")
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
+		ns := s.addNodes(nodes("nl", 2, "linux", ""))
 		doc := `apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
 metadata: {name: erin, namespace: nonodes}
@@ -136,10 +122,7 @@ subjects: [{kind: User, name: erin, apiGroup: rbac.authorization.k8s.io}]
 		if err := cp.Apply(cp.Admin, "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: restricted\n  labels: {pod-security.kubernetes.io/enforce: restricted}\n"); err != nil {
 			t.Fatal(err)
 		}
-		ns := append(nodes("rs-win", 2, "windows", ""), nodes("rs-lin", 2, "linux", "")...)
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
+		ns := s.addNodes(nodes("rs-win", 2, "windows", ""), nodes("rs-lin", 2, "linux", ""))
 		r := s.collect("", "--nodes", names(ns), "--parallel", "4")
 		if r.code != 2 || !strings.Contains(lastLine(r.stderr), `violates PodSecurity "restricted:latest"`) {
 			t.Errorf("exit %d: %s", r.code, r.stderr)
@@ -159,10 +142,7 @@ subjects: [{kind: User, name: erin, apiGroup: rbac.authorization.k8s.io}]
 		if _, err := cp.Do(cp.Admin, http.MethodDelete, "/api/v1/namespaces/nosa/serviceaccounts/diag", "", nil); err != nil {
 			t.Fatal(err)
 		}
-		ns := append(nodes("sa-win", 2, "windows", ""), nodes("sa-lin", 2, "linux", "")...)
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
+		ns := s.addNodes(nodes("sa-win", 2, "windows", ""), nodes("sa-lin", 2, "linux", ""))
 		time.Sleep(time.Second) // the admission plugin's informer sees the deletion
 		r := s.collect("", "--nodes", names(ns), "--parallel", "4")
 		if r.code != 2 || !strings.Contains(lastLine(r.stderr), "service account") {
@@ -175,10 +155,7 @@ subjects: [{kind: User, name: erin, apiGroup: rbac.authorization.k8s.io}]
 
 	t.Run("--node-timeout so short creates are given up in flight", func(t *testing.T) {
 		s := newScenario(t, cp, "tiny")
-		ns := nodes("tn", 10, "linux", "")
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
+		ns := s.addNodes(nodes("tn", 10, "linux", ""))
 		for _, to := range []string{"1ms", "5ms", "20ms", "60ms", "200ms", "700ms"} {
 			r := s.collect("", "--nodes", names(ns), "--parallel", "10", "--node-timeout", to)
 			if r.report == nil {
@@ -196,19 +173,16 @@ subjects: [{kind: User, name: erin, apiGroup: rbac.authorization.k8s.io}]
 
 	t.Run("SIGINT and SIGTERM at random moments, 16 nodes at --parallel 16", func(t *testing.T) {
 		s := newScenario(t, cp, "signals")
-		ns := append(nodes("sg-win", 8, "windows", "hang"), nodes("sg-lin", 8, "linux", "hang")...)
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
+		ns := s.addNodes(nodes("sg-win", 8, "windows", "hang"), nodes("sg-lin", 8, "linux", "hang"))
 		rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
 		for i := 0; i < 8; i++ {
 			after := time.Duration(rng.Int64N(int64(2500 * time.Millisecond)))
 			sig := []os.Signal{os.Interrupt, syscall.SIGTERM}[i%2]
 			dir := filepath.Join(t.TempDir(), "out")
 			start := time.Now()
-			r := runDiagCtx(t, context.Background(), s.kubeconfig, func(c *exec.Cmd) {
+			r := runDiagWith(t, s.kubeconfig, func(p *os.Process) {
 				time.Sleep(after)
-				_ = c.Process.Signal(sig)
+				_ = p.Signal(sig)
 			}, s.args(dir, "--nodes", names(ns), "--parallel", "16", "--node-timeout", "60s")...)
 			rep := readReport(t, dir)
 			t.Logf("%v after %s: exit %d in %.1fs, cluster.json %v; last: %s", sig, after, r.code, time.Since(start).Seconds(), rep != nil, lastLine(r.stderr))
@@ -222,12 +196,9 @@ subjects: [{kind: User, name: erin, apiGroup: rbac.authorization.k8s.io}]
 
 	t.Run("API server paused while pods run, then Ctrl-C: the deletes go through after", func(t *testing.T) {
 		s := newScenario(t, cp, "paused")
-		ns := nodes("pa", 4, "linux", "hang")
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
+		ns := s.addNodes(nodes("pa", 4, "linux", "hang"))
 		dir := filepath.Join(t.TempDir(), "out")
-		r := runDiagCtx(t, context.Background(), s.kubeconfig, s.interruptPaused(4, 5*time.Second), s.args(dir, "--nodes", names(ns), "--parallel", "4", "--node-timeout", "60s")...)
+		r := runDiagWith(t, s.kubeconfig, s.interruptPaused(4, 5*time.Second), s.args(dir, "--nodes", names(ns), "--parallel", "4", "--node-timeout", "60s")...)
 		rep := readReport(t, dir)
 		t.Logf("exit %d:\n%s", r.code, r.stderr)
 		if r.code == 1 || r.code == 0 {
@@ -246,16 +217,14 @@ subjects: [{kind: User, name: erin, apiGroup: rbac.authorization.k8s.io}]
 		}
 		hang := nodes("tw-hang", 4, "linux", "hang")
 		ok := nodes("tw-ok", 2, "linux", "")
-		if err := cp.AddNodes(append(hang, ok...)...); err != nil {
-			t.Fatal(err)
-		}
+		s.addNodes(hang, ok)
 		dirA := filepath.Join(t.TempDir(), "a")
 		var a result
 		var wg sync.WaitGroup
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a = runDiagCtx(t, context.Background(), s.kubeconfig, nil, s.args(dirA, "--nodes", names(hang), "--parallel", "4", "--node-timeout", "25s")...)
+			a = runDiagWith(t, s.kubeconfig, nil, s.args(dirA, "--nodes", names(hang), "--parallel", "4", "--node-timeout", "25s")...)
 		}()
 		if !s.waitPods(4, 30*time.Second) {
 			t.Fatal("run A's pods not made")
@@ -265,9 +234,9 @@ subjects: [{kind: User, name: erin, apiGroup: rbac.authorization.k8s.io}]
 		b := runDiag(t, kcB, s.args(dirB, "--nodes", names(ok), "--parallel", "2", "--node-timeout", "60s")...)
 		t.Logf("B: exit %d: %s", b.code, lastLine(b.stderr))
 		dirC := filepath.Join(t.TempDir(), "c")
-		c := runDiagCtx(t, context.Background(), kcB, func(c *exec.Cmd) {
+		c := runDiagWith(t, kcB, func(p *os.Process) {
 			time.Sleep(700 * time.Millisecond)
-			_ = c.Process.Signal(os.Interrupt)
+			_ = p.Signal(os.Interrupt)
 		}, s.args(dirC, "--nodes", names(ok), "--parallel", "2", "--node-timeout", "60s")...)
 		t.Logf("C: exit %d: %s", c.code, lastLine(c.stderr))
 		for _, e := range s.audit("dave-twice") {
@@ -289,10 +258,7 @@ subjects: [{kind: User, name: erin, apiGroup: rbac.authorization.k8s.io}]
 		s := newScenario(t, cp, "longname")
 		// The harness labels nodes with kubernetes.io/hostname (63 at most).
 		long := strings.Repeat("abcdefghi.", 5) + "host-win-0001"
-		ns := []realcluster.NodeSpec{{Name: strings.ToLower(long), OS: "windows"}, {Name: strings.Repeat("z", 40) + ".lin-" + strings.Repeat("y", 18), OS: "linux"}}
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
+		ns := s.addNodes([]realcluster.NodeSpec{{Name: strings.ToLower(long), OS: "windows"}, {Name: strings.Repeat("z", 40) + ".lin-" + strings.Repeat("y", 18), OS: "linux"}})
 		r := s.collect("", "--nodes", names(ns), "--node-timeout", "60s")
 		if r.report == nil || r.report.Count(cluster.StatusOK) != 2 {
 			t.Errorf("exit %d:\n%s", r.code, r.stderr)
@@ -300,23 +266,4 @@ subjects: [{kind: User, name: erin, apiGroup: rbac.authorization.k8s.io}]
 		s.noPodsLeft()
 		s.checkAudit(s.user, r.report)
 	})
-}
-
-// interruptPaused is a start hook for runDiagCtx: once n pods of the
-// scenario are there, it pauses the API server, sends diag Ctrl-C, and
-// lets the server answer again after hold.
-func (s *scenario) interruptPaused(n int, hold time.Duration) func(*exec.Cmd) {
-	pid := s.cp.APIServerPID()
-	s.t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
-	return func(c *exec.Cmd) {
-		if !s.waitPods(n, 30*time.Second) {
-			s.t.Error("pods not made")
-		}
-		time.Sleep(time.Second)
-		_ = syscall.Kill(pid, syscall.SIGSTOP)
-		time.Sleep(time.Second)
-		_ = c.Process.Signal(os.Interrupt)
-		time.Sleep(hold)
-		_ = syscall.Kill(pid, syscall.SIGCONT)
-	}
 }

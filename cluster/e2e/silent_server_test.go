@@ -3,9 +3,7 @@
 package e2e
 
 import (
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -16,23 +14,17 @@ import (
 	"github.com/wincni/diag/cluster/clustertest/realcluster"
 )
 
-// What the review against the real API server found, each fixed: every
-// scenario failed before its fix.
-func TestReviewFixed(t *testing.T) {
+// TestSilentServerAndRefusedNode: a policy refusing one node by name, a
+// node --nodes names that does not exist, and Ctrl-C while the API server
+// does not answer (the node list, the deletes) or while diag waits for
+// Terminating pods.
+func TestSilentServerAndRefusedNode(t *testing.T) {
 	cp := startPlane(t, realcluster.Options{})
 
 	t.Run("a policy refusing one node name leaves the other nodes of its OS collected", func(t *testing.T) {
 		s := newScenario(t, cp, "vname")
-		if err := cp.Apply(cp.Admin, vap("reserved-node", "vname", "!has(object.spec.nodeName) || object.spec.nodeName != 'vn-1'", "node vn-1 is reserved (policy reserved-node)")); err != nil {
-			t.Fatal(err)
-		}
-		ns := nodes("vn", 4, "windows", "")
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
-		if err := cp.WaitRefused("vname", realcluster.ProbePod("windows", "vn-1"), "reserved-node"); err != nil {
-			t.Fatal(err)
-		}
+		s.policy("reserved-node", "!has(object.spec.nodeName) || object.spec.nodeName != 'vn-1'", "node vn-1 is reserved (policy reserved-node)", realcluster.ProbePod("windows", "vn-1"))
+		ns := s.addNodes(nodes("vn", 4, "windows", ""))
 		r := s.collect("", "--nodes", names(ns), "--parallel", "1", "--node-timeout", "60s")
 		if r.report == nil {
 			t.Fatalf("exit %d: %s", r.code, r.stderr)
@@ -51,10 +43,7 @@ func TestReviewFixed(t *testing.T) {
 
 	t.Run("--nodes naming a node that does not exist: a node without a bundle, exit 3", func(t *testing.T) {
 		s := newScenario(t, cp, "nonexist")
-		ns := nodes("nx", 1, "linux", "")
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
+		s.addNodes(nodes("nx", 1, "linux", ""))
 		r := s.collect("", "--nodes", "nx-1,nx-typo", "--node-timeout", "60s")
 		if r.code != 3 || !strings.Contains(lastLine(r.stderr), "1 of 2 node(s)") {
 			t.Errorf("exit %d: %s", r.code, lastLine(r.stderr))
@@ -64,16 +53,13 @@ func TestReviewFixed(t *testing.T) {
 
 	t.Run("Ctrl-C while the API server does not answer the node list: not exit 1", func(t *testing.T) {
 		s := newScenario(t, cp, "early")
-		ns := nodes("eb", 2, "linux", "hang")
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
+		ns := s.addNodes(nodes("eb", 2, "linux", "hang"))
 		pid := cp.APIServerPID()
 		dir := filepath.Join(t.TempDir(), "out")
-		r := runDiagCtx(t, context.Background(), s.kubeconfig, func(c *exec.Cmd) {
+		r := runDiagWith(t, s.kubeconfig, func(p *os.Process) {
 			_ = syscall.Kill(pid, syscall.SIGSTOP)
 			time.Sleep(1500 * time.Millisecond)
-			_ = c.Process.Signal(os.Interrupt)
+			_ = p.Signal(os.Interrupt)
 			time.Sleep(500 * time.Millisecond)
 			_ = syscall.Kill(pid, syscall.SIGCONT)
 		}, s.args(dir, "--nodes", names(ns), "--node-timeout", "60s")...)
@@ -86,19 +72,16 @@ func TestReviewFixed(t *testing.T) {
 
 	t.Run("Ctrl-C while diag waits for Terminating pods ends the wait and names them", func(t *testing.T) {
 		s := newScenario(t, cp, "waitterm")
-		ns := []realcluster.NodeSpec{{Name: "wt-1", OS: "windows", NoKubelet: true}}
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
+		ns := s.addNodes([]realcluster.NodeSpec{{Name: "wt-1", OS: "windows", NoKubelet: true}})
 		dir := filepath.Join(t.TempDir(), "out")
 		var sent time.Time
-		r := runDiagCtx(t, context.Background(), s.kubeconfig, func(c *exec.Cmd) {
+		r := runDiagWith(t, s.kubeconfig, func(p *os.Process) {
 			// The node's time ends at 3 s, then diag waits for the delete.
 			for !s.sawWaiting(dir) {
 				time.Sleep(50 * time.Millisecond)
 			}
 			sent = time.Now()
-			_ = c.Process.Signal(os.Interrupt)
+			_ = p.Signal(os.Interrupt)
 		}, s.args(dir, "--nodes", names(ns), "--node-timeout", "3s")...)
 		rep := readReport(t, dir)
 		if rep == nil || len(rep.Stuck()) != 1 || !strings.Contains(r.stderr, "waiting up to") || !strings.Contains(r.stderr, "--cleanup --force") || r.code != 3 {
@@ -109,22 +92,13 @@ func TestReviewFixed(t *testing.T) {
 
 	t.Run("the API server not answering deletes: said as unanswered, not refused", func(t *testing.T) {
 		s := newScenario(t, cp, "paused")
-		ns := nodes("pz", 2, "linux", "hang")
-		if err := cp.AddNodes(ns...); err != nil {
-			t.Fatal(err)
-		}
+		ns := s.addNodes(nodes("pz", 2, "linux", "hang"))
 		dir := filepath.Join(t.TempDir(), "out")
-		r := runDiagCtx(t, context.Background(), s.kubeconfig, s.interruptPaused(2, 65*time.Second), s.args(dir, "--nodes", names(ns), "--parallel", "2", "--node-timeout", "120s")...)
+		r := runDiagWith(t, s.kubeconfig, s.interruptPaused(2, 65*time.Second), s.args(dir, "--nodes", names(ns), "--parallel", "2", "--node-timeout", "120s")...)
 		rep := readReport(t, dir)
 		if rep == nil || len(rep.Unanswered()) != 2 || strings.Contains(r.stderr, "delete refused") || !strings.Contains(r.stderr, "did not answer their delete") || strings.Contains(r.stderr, "\n: ") {
 			t.Errorf("exit %d:\n%s", r.code, r.stderr)
 		}
 		cp.ForceDeleteAll()
 	})
-}
-
-// sawWaiting: cluster.json was written before the wait for deleted pods.
-func (s *scenario) sawWaiting(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, "cluster.json"))
-	return err == nil
 }

@@ -1,63 +1,25 @@
-package collectors
+package redact
 
 import (
-	"bytes"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/wincni/diag/redact"
 )
 
-// checkReview27b is checkReview27 over testdata/review27b: a Windows
-// node's real configuration files and a support engineer's pastes, each
-// redacted in every encoding diag reads.
-func checkReview27b(t *testing.T, cases []review27Case) {
-	t.Helper()
-	for _, c := range cases {
-		data, err := os.ReadFile(filepath.Join("testdata", "review27b", c.file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		text := string(data)
-		for _, s := range append(append([]string{}, c.secrets...), c.keep...) {
-			if !strings.Contains(text, s) {
-				t.Fatalf("%s: the fixture lacks %q", c.file, s)
-			}
-		}
-		for enc, in := range review27Encodings(text) {
-			out, _, err := redact.File(in)
-			if errors.Is(err, redact.ErrBinary) {
-				t.Errorf("%s (%s): refused as binary: a text file left out", c.file, enc)
-				continue
-			}
-			if err != nil {
-				t.Fatalf("%s (%s): %v", c.file, enc, err)
-			}
-			out = bytes.ReplaceAll(out, []byte("\r\n"), []byte("\n"))
-			for _, s := range c.secrets {
-				if bytes.Contains(out, []byte(s)) {
-					t.Errorf("%s (%s): secret %q left", c.file, enc, s)
-				}
-			}
-			for _, k := range c.keep {
-				if !bytes.Contains(out, []byte(k)) {
-					t.Errorf("%s (%s): look-alike %q lost", c.file, enc, k)
-				}
-			}
-		}
-	}
-}
+// The files of testdata/node-configs are a Windows node's configuration
+// files (containerd, kubelet, Calico, ASP.NET, cloud providers) and the
+// pastes a support engineer attaches to a ticket (PowerShell history and
+// transcripts, kubectl and az output, CSV exports), each with secrets
+// planted beside the look-alikes that must stay.
 
-// TestReview27bNodeConfigs: registry credentials in containerd's TOML,
+// TestNodeConfigs: registry credentials in containerd's TOML,
 // azure.json, docker's config.json, kubeconfig auth-provider/exec/key
 // variants, OpenStack cloud-config, Helm values and an etcd URL in a
 // ConfigMap go; digests, GUIDs, resource IDs, public certificates and
 // numeric settings named like secrets stay.
-func TestReview27bNodeConfigs(t *testing.T) {
-	checkReview27b(t, []review27Case{
+func TestNodeConfigs(t *testing.T) {
+	checkPlanted(t, "node-configs", []plantedCase{
 		{"containerd-config.toml",
 			[]string{"Tulip6Granite+Q", "YWNycHVsbDpUdWxpcDZHcmFuaXRlK1E=", "Osprey2Canyon-W"},
 			[]string{"sha256:3f06ed5b2e1ed1c1a5a3ddbbc84b0d8d31b6e4a1a41dd48f4e2f6d5bcf1e5a7c", "insecure_skip_verify = false"}},
@@ -82,13 +44,13 @@ func TestReview27bNodeConfigs(t *testing.T) {
 	})
 }
 
-// TestReview27bTicketPastes: PowerShell history (SecureString, PSCredential,
+// TestTicketPastes: PowerShell history (SecureString, PSCredential,
 // net use, cmdkey, kubectl and helm flags), a scheduled task's arguments,
 // a Name/Value environment table, cmd's set, an event log CSV and a
 // kubelet log with a bearer token, SAS and S3 signed URLs go; thumbprints,
 // digests, PasswordLastSet and token counts stay.
-func TestReview27bTicketPastes(t *testing.T) {
-	checkReview27b(t, []review27Case{
+func TestTicketPastes(t *testing.T) {
+	checkPlanted(t, "node-configs", []plantedCase{
 		{"ps-history.txt",
 			[]string{"Saffron7Trellis", "Walnut3Ember", "Cobalt8Spire", "Quince4Lantern", "Garnet2Willow", "Plover6Thimble", "Bramble1Kettle"},
 			[]string{"PasswordLastSet,MaxPasswordAge", "Read-Host -AsSecureString"}},
@@ -110,13 +72,13 @@ func TestReview27bTicketPastes(t *testing.T) {
 	})
 }
 
-// TestReview27bWebConfigMachineKey: ASP.NET's <machineKey validationKey=…>
+// TestWebConfigMachineKey: ASP.NET's <machineKey validationKey=…>
 // is the key that signs view state and forms-authentication tickets
 // (whoever holds it forges a login); decryptionKey beside it goes, the
 // validationKey must too. The connection strings' Password and AccountKey
 // go; validation="SHA1" (an algorithm's name) stays.
-func TestReview27bWebConfigMachineKey(t *testing.T) {
-	checkReview27b(t, []review27Case{
+func TestWebConfigMachineKey(t *testing.T) {
+	checkPlanted(t, "node-configs", []plantedCase{
 		{"web.config",
 			[]string{"Heron5Chalice", "q7Vw2Xk9Lm4Np8Rt1Sy6Uz3Ab5Cd0Ef7Gh2Ij9Kl4Mn8Op1Qr6St3Uv0Wx5Yz7Ab2Cd9Ef4Gh1Ij6Kl8Mn==",
 				"9F3A1C7E5B2D4F6A8C0E1B3D5F7A9C2E4B6D8F0A1C3E5B7D9F2A4C6E8B0D1F3A5C7E9B", "A1C3E5B7D9F2A4C6E8B0D1F3A5C7E9B2D4F6A8C0E1B3D5F7\""},
@@ -124,13 +86,13 @@ func TestReview27bWebConfigMachineKey(t *testing.T) {
 	})
 }
 
-// TestReview27bSecureStringVariable: PowerShell that makes a credential
+// TestSecureStringVariable: PowerShell that makes a credential
 // from a variable ($p = '…'; ConvertTo-SecureString $p -AsPlainText) keeps
 // the plain text in the assignment, whatever the variable's name; script
 // block logging (event 4104, exported as XML with &apos;) and transcripts
 // carry it so. The piped form ('…' | ConvertTo-SecureString) already goes.
-func TestReview27bSecureStringVariable(t *testing.T) {
-	checkReview27b(t, []review27Case{
+func TestSecureStringVariable(t *testing.T) {
+	checkPlanted(t, "node-configs", []plantedCase{
 		{"securestring-var.ps1",
 			[]string{"Pumice8Tiller", "Coot4Valley"},
 			[]string{"ConvertTo-SecureString $p -AsPlainText -Force"}},
@@ -140,39 +102,39 @@ func TestReview27bSecureStringVariable(t *testing.T) {
 	})
 }
 
-// TestReview27bXMLEscapedQuotes: a value quoted with &apos; in an event
+// TestXMLEscapedQuotes: a value quoted with &apos; in an event
 // exported as XML goes, but the redaction must end at the closing &apos;,
 // not swallow the next statement ("; Set-LocalUser" was lost).
-func TestReview27bXMLEscapedQuotes(t *testing.T) {
-	checkReview27b(t, []review27Case{
+func TestXMLEscapedQuotes(t *testing.T) {
+	checkPlanted(t, "node-configs", []plantedCase{
 		{"scriptblock-apos.xml",
 			[]string{"Quail5Bristle"},
 			[]string{"; Set-LocalUser -Name kadm -Password"}},
 	})
 }
 
-// TestReview27bAppSettingsPrefixedKey: ASP.NET's appSettings name a
+// TestAppSettingsPrefixedKey: ASP.NET's appSettings name a
 // secret by the add element's key, which OWIN/ADAL samples write with a
 // prefix (ida:ClientSecret, ida:AppKey, ida:Password). An unprefixed
 // key="StoragePassword" goes; the prefixed ones must too, and the client
 // ID, the tenant and MaxPasswordAge stay.
-func TestReview27bAppSettingsPrefixedKey(t *testing.T) {
-	checkReview27b(t, []review27Case{
+func TestAppSettingsPrefixedKey(t *testing.T) {
+	checkPlanted(t, "node-configs", []plantedCase{
 		{"owin-web.config",
 			[]string{"Skua2Vellum", "Dunnock5Parapet", "Linnet8Cupola"},
 			[]string{"value=\"80faf920-1908-4b52-b5ef-a8e7bedfc67a\"", "value=\"contoso.onmicrosoft.com\"", "key=\"MaxPasswordAge\" value=\"90\""}},
 	})
 }
 
-// TestReview27bTokenTables: tables a support engineer pastes whose rows
+// TestTokenTables: tables a support engineer pastes whose rows
 // hold credentials: "kubeadm token list" (TOKEN column: a bootstrap token
 // that joins a node, the same value --token=… carries and redaction
 // removes there; seen left in every encoding) and Get-AzStorageAccountKey
 // (Value column: the storage account's keys, 88 base64 characters; these
 // go). The rows' TTL, usages, groups,
 // key names and permissions, and kubectl's list of secret names, stay.
-func TestReview27bTokenTables(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("testdata", "review27b", "token-tables.txt"))
+func TestTokenTables(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "node-configs", "token-tables.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,51 +147,51 @@ func TestReview27bTokenTables(t *testing.T) {
 	if len(keys) != 2 {
 		t.Fatalf("storage keys in the fixture: %d", len(keys))
 	}
-	checkReview27b(t, []review27Case{
+	checkPlanted(t, "node-configs", []plantedCase{
 		{"token-tables.txt",
 			append([]string{"x7v4b8n1c5z6l0p3"}, keys...),
 			[]string{"authentication,signing", "system:bootstrappers:kubeadm:default-node-token", "bootstrap-token-k3m9q2   bootstrap.kubernetes.io/token", "Full        11/1/2026"}},
 	})
 }
 
-// TestReview27bContainerdHostsHeaders: containerd's hosts.toml sends
+// TestContainerdHostsHeaders: containerd's hosts.toml sends
 // extra registry headers, each a TOML array of strings. Authorization's
 // Basic value goes; a header named for a token or a key
 // (X-Registry-Token, X-Api-Key) must go as well. Seen: both left.
-func TestReview27bContainerdHostsHeaders(t *testing.T) {
-	checkReview27b(t, []review27Case{
+func TestContainerdHostsHeaders(t *testing.T) {
+	checkPlanted(t, "node-configs", []plantedCase{
 		{"hosts.toml",
 			[]string{"YWNycHVsbDpCcmFtYmxpbmc0VGVhbA==", "Siskin2Gallery", "Redpoll7Sconce"},
 			[]string{"capabilities = [\"pull\", \"resolve\"]", "skip_verify = false", "server = \"https://myacr.azurecr.io\""}},
 	})
 }
 
-// TestReview27bDescribeSecretSizes: "kubectl describe secret" prints each
+// TestDescribeSecretSizes: "kubectl describe secret" prints each
 // key's size, never its value ("token: 953 bytes"): a look-alike that
 // tells the reader the token is there and not empty. Seen: "token:
 // 953 bytes" redacted while "ca.crt: 1099 bytes" beside it stays.
-func TestReview27bDescribeSecretSizes(t *testing.T) {
-	checkReview27b(t, []review27Case{
+func TestDescribeSecretSizes(t *testing.T) {
+	checkPlanted(t, "node-configs", []plantedCase{
 		{"describe-secret.txt",
 			nil,
 			[]string{"token:      953 bytes", "password:  24 bytes", "ca.crt:     1099 bytes", "namespace:  11 bytes"}},
 	})
 }
 
-// TestReview27bKeyVaultSecretShow: "az keyvault secret show" prints the
+// TestKeyVaultSecretShow: "az keyvault secret show" prints the
 // secret itself as "value", beside an id under /secrets/ (and for a
 // certificate's secret, contentType application/x-pkcs12: the PFX with
 // its private key, in base64). Seen: both values left; the name, the id
 // and the attributes stay.
-func TestReview27bKeyVaultSecretShow(t *testing.T) {
-	checkReview27b(t, []review27Case{
+func TestKeyVaultSecretShow(t *testing.T) {
+	checkPlanted(t, "node-configs", []plantedCase{
 		{"keyvault-secrets.json",
 			[]string{"Nightjar4Trestle", "MIIKZAIBAzCCCiAGCSqGSIb3DQEHAaCCChEEggoNMIIKCTCCBg8GCSqGSIb3DQEHAaCCBgAEggX8"},
 			[]string{"\"name\": \"acr-pull-password\"", "\"recoveryLevel\": \"Recoverable+Purgeable\"", "https://kv-aks01.vault.azure.net/secrets/acr-pull-password/0f1e2d3c4b5a69788796a5b4c3d2e1f0"}},
 	})
 }
 
-// TestReview27bMoreShapesHold: PowerShell and CLI commands that take a
+// TestMoreShapesHold: PowerShell and CLI commands that take a
 // secret (schtasks /RP, sc.exe password=, docker login -p, az login -p,
 // -Headers @{Authorization=…}, openssl -passout pass:, kubeadm join
 // --token), HTTP headers in logs (Proxy-Authorization, subscription and
@@ -238,8 +200,8 @@ func TestReview27bKeyVaultSecretShow(t *testing.T) {
 // connection strings of several dialects go; thumbprints, file hashes,
 // digests, application IDs, the kubeadm CA hash, stars and policy names
 // stay.
-func TestReview27bMoreShapesHold(t *testing.T) {
-	checkReview27b(t, []review27Case{
+func TestMoreShapesHold(t *testing.T) {
+	checkPlanted(t, "node-configs", []plantedCase{
 		{"ps-commands.txt",
 			[]string{"Ginger5Hatchet", "Larch7Pebble", "Mallow3Ferry", "Tansy8Wicket", "Sumac2Orbit", "YWRtaW46UGVvbnk0VGFsb24=", "Bittern6Loom", "Yarrow9Sickle", "Aster4Coulter", "Ember1Juniper", "Fennel2Rook", "r6t8y0u2i4o6p8a0", "Cicada3Lintel", "Osprey9Gimlet", "Marten5Bellows"},
 			[]string{"Password                       : ********", "PasswordLastSet                : 11/2/2026 3:14:00 PM", "Thumbprint                     : 5E8A1F3C7B9D2E4F6A8C0B1D3E5F7A9C2B4D6E8F", "--discovery-token-ca-cert-hash sha256:8d2a4c6e8f0b1d3f5a7c9e1b3d5f7a9c2e4b6d8f0a1c3e5b7d9f2a4c6e8b0d1f"}},
@@ -258,77 +220,77 @@ func TestReview27bMoreShapesHold(t *testing.T) {
 	})
 }
 
-// TestReview27bSignedURLs: signed URLs grant access to whoever holds them
+// TestSignedURLs: signed URLs grant access to whoever holds them
 // until they expire. Azure SAS (sig=, SharedAccessSignature=) and Google's
 // V4 signature go; CloudFront's Signature= (with Expires= and
 // Key-Pair-Id=) must too. Seen: CloudFront's left. The expiry, the key
 // pair's ID and the object's path stay.
-func TestReview27bSignedURLs(t *testing.T) {
-	checkReview27b(t, []review27Case{
+func TestSignedURLs(t *testing.T) {
+	checkPlanted(t, "node-configs", []plantedCase{
 		{"signed-urls.txt",
 			[]string{"Wr9XhQkT2vLm4Np8Rt1Sy6Uz3Ab5Cd0Ef7Gh2Ij9Kl4", "Qm4Lp7Rt2Sy9Uz1Ab3Cd5Ef8Gh0Ij6Kl2Mn4Op7Qr", "7f3a9c1b2e4d6f8a0c1b3d5e7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c8e0b1d3f5a", "Nu4Grebe~Loon7Heron-Egret9Bittern_Crane2Stork"},
 			[]string{"https://d111111abcdef8.cloudfront.net/cni.zip?Expires=1796000000", "https://stlogs01.blob.core.windows.net/diag?sp=racwl"}},
 	})
 }
 
-// TestReview27bWrappedSecretValue: PowerShell wraps a long value at the
+// TestWrappedSecretValue: PowerShell wraps a long value at the
 // console's width (Format-Table -Wrap, Format-List), carrying its end on
 // the next lines, indented to the value's column. The first line's part
 // goes; the rest of the same value must too. Seen: the continuation lines
 // (Murrelet4…, Scaup2…) left. PATH's continuation, no secret, stays.
-func TestReview27bWrappedSecretValue(t *testing.T) {
-	checkReview27b(t, []review27Case{
+func TestWrappedSecretValue(t *testing.T) {
+	checkPlanted(t, "node-configs", []plantedCase{
 		{"env-wrapped.txt",
 			[]string{"Xq8~Kestrel.Tundra-Quill_91zz", "Murrelet4Auklet7PuffinGuillemot", "Wigeon3Pintail8Gadwall", "Scaup2Pochard5Ruddy"},
 			[]string{";C:\\Program Files\\containerd", "PATH                           C:\\Windows\\system32;C:\\Windows;C:\\k"}},
 	})
 }
 
-// TestReview27bYAMLValueOnNextLine: YAML lets a key's value start on the
+// TestYAMLValueOnNextLine: YAML lets a key's value start on the
 // next line, indented: a plain or quoted scalar, or a list of them (a
 // list of API keys). A block scalar (password: >-) goes; the others
 // must too. Seen: Tropicbird5…, Prion3… and both list items left. A list
 // of names under imagePullSecrets and a note stay.
-func TestReview27bYAMLValueOnNextLine(t *testing.T) {
-	checkReview27b(t, []review27Case{
+func TestYAMLValueOnNextLine(t *testing.T) {
+	checkPlanted(t, "node-configs", []plantedCase{
 		{"value-next-line.yaml",
 			[]string{"Shearwater4Fulmar", "Tropicbird5Albatross", "Prion3Shearwater9Petrel", "Jaeger8Noddy", "Skua4Tern"},
 			[]string{"plain text that stays", "imagePullSecrets:\n  - name: acr-pull"}},
 	})
 }
 
-// TestReview27bHashRocket: Puppet manifests (and Ruby, Perl, PHP
+// TestHashRocket: Puppet manifests (and Ruby, Perl, PHP
 // configuration) pair a key and its value with "=>". Seen: password =>
 // '…' and 'datastore_password' => "…" left. The registry, the user name
 // and a numeric policy stay.
-func TestReview27bHashRocket(t *testing.T) {
-	checkReview27b(t, []review27Case{
+func TestHashRocket(t *testing.T) {
+	checkPlanted(t, "node-configs", []plantedCase{
 		{"puppet-node.pp",
 			[]string{"Meadowlark4Lark", "Flicker2Sapsucker"},
 			[]string{"registry => 'myacr.azurecr.io'", "'password_min_length' => 14"}},
 	})
 }
 
-// TestReview27bEnvExportCsv: "Get-ChildItem env: | Export-Csv" writes
+// TestEnvExportCsv: "Get-ChildItem env: | Export-Csv" writes
 // each variable as "Name","Key","Value" (a DictionaryEntry's three
 // properties). Seen: the Key column (the name again) replaced by REDACTED
 // and the Value column, the secret, left.
-func TestReview27bEnvExportCsv(t *testing.T) {
-	checkReview27b(t, []review27Case{
+func TestEnvExportCsv(t *testing.T) {
+	checkPlanted(t, "node-configs", []plantedCase{
 		{"env-export.csv",
 			[]string{"Gyrfalcon6Merlin", "Kestrel2Hobby"},
 			[]string{"\"NUMBER_OF_PROCESSORS\",\"NUMBER_OF_PROCESSORS\",\"2\"", "#TYPE System.Collections.DictionaryEntry"}},
 	})
 }
 
-// TestReview27bCsvColumns: a CSV names a secret by its header: a
+// TestCsvColumns: a CSV names a secret by its header: a
 // "Password" column (a credential list exported with Export-Csv), and
 // Name,Value rows written without quotes (PowerShell 7's ConvertTo-Csv
 // -UseQuotes Never). Seen: the header after "Password" replaced by
 // REDACTED ("Server" lost) and the password in the row left; the
 // unquoted row's value left.
-func TestReview27bCsvColumns(t *testing.T) {
-	checkReview27b(t, []review27Case{
+func TestCsvColumns(t *testing.T) {
+	checkPlanted(t, "node-configs", []plantedCase{
 		{"credentials.csv",
 			[]string{"Peregrine4Falcon"},
 			[]string{"\"UserName\",\"Password\",\"Server\"", "\"myacr.azurecr.io\""}},
@@ -338,24 +300,24 @@ func TestReview27bCsvColumns(t *testing.T) {
 	})
 }
 
-// TestReview27bKubeadmTokenCreate: "kubeadm token create" prints the new
+// TestKubeadmTokenCreate: "kubeadm token create" prints the new
 // bootstrap token alone on a line, in kubeadm's shape ([a-z0-9]{6} "."
 // [a-z0-9]{16}), with no key or flag naming it. Seen: left. The version
 // line stays.
-func TestReview27bKubeadmTokenCreate(t *testing.T) {
-	checkReview27b(t, []review27Case{
+func TestKubeadmTokenCreate(t *testing.T) {
+	checkPlanted(t, "node-configs", []plantedCase{
 		{"kubeadm-token-create.txt",
 			[]string{"v6b8n0m2k4j6h8g0"},
 			[]string{"kubeadm token create --ttl 2h", "v1.30.4"}},
 	})
 }
 
-// TestReview27bCliXmlHolds: Export-Clixml names each property in its N
+// TestCliXmlHolds: Export-Clixml names each property in its N
 // attribute: a plain <S N="Password">, <S N="ApiToken"> and a DPAPI
 // <SS N="SecurePassword"> go; the user name and <I32
 // N="PasswordLength"> stay.
-func TestReview27bCliXmlHolds(t *testing.T) {
-	checkReview27b(t, []review27Case{
+func TestCliXmlHolds(t *testing.T) {
+	checkPlanted(t, "node-configs", []plantedCase{
 		{"cred-clixml.xml",
 			[]string{"Nuthatch6Creeper", "Gnatcatcher3Verdin", "01000000d08c9ddf0115d1118c7a00c04fc297eb0100000044f2a1b3c5d7e9f1"},
 			[]string{"<S N=\"UserName\">acrpull</S>", "<I32 N=\"PasswordLength\">16</I32>"}},

@@ -107,11 +107,11 @@ func addrContexts(a netip.Addr) []string {
 	return out
 }
 
-// TestReview27NoKeyLeavesAnAddress: over many keys (the among
+// TestNoKeyLeavesAnAddress: over many keys (leakyKey among
 // them) and random addresses of every mapped range, written as diag's
 // inputs write them, no address is left in the text as it was, the map
 // lists each, and the address inside a CIDR maps into the mapped CIDR.
-func TestReview27NoKeyLeavesAnAddress(t *testing.T) {
+func TestNoKeyLeavesAnAddress(t *testing.T) {
 	nKeys := 300
 	if testing.Short() {
 		nKeys = 40
@@ -186,10 +186,10 @@ func addrIn(s string, a netip.Addr) bool {
 	return false
 }
 
-// TestReview27AddrsInRealShapes: a collectlogs-like text of every shape
-// at once, under the key: the count of addresses replaced is not
+// TestAddrsInRealShapes: a collectlogs-like text of every shape
+// at once, under leakyKey: the count of addresses replaced is not
 // zero and no address of the input is left.
-func TestReview27AddrsInRealShapes(t *testing.T) {
+func TestAddrsInRealShapes(t *testing.T) {
 	keys := testKeys(t, 1)
 	an := New(keys[0])
 	in := []byte(strings.Join([]string{
@@ -221,13 +221,13 @@ func TestReview27AddrsInRealShapes(t *testing.T) {
 	}
 }
 
-// TestReview27PrefixOverKeptRange: a CIDR whose network address lies in a
+// TestPrefixOverKeptRange: a CIDR whose network address lies in a
 // range kept whole (HNS's 192.168.255.0/30, the Vagrant NAT 10.0.2.0/24)
 // but which is wider than that range is a customer's subnet: it must map
 // like any other, and contain the mapped form of the hosts it contained.
 // Seen: 192.168.255.0/24 is left as it was while 192.168.255.37 moves out
 // of it, so the copy says a host is outside its own subnet.
-func TestReview27PrefixOverKeptRange(t *testing.T) {
+func TestPrefixOverKeptRange(t *testing.T) {
 	for _, k := range testKeys(t, 20) {
 		an := New(k)
 		for _, c := range []struct{ prefix, host string }{
@@ -247,13 +247,13 @@ func TestReview27PrefixOverKeptRange(t *testing.T) {
 	}
 }
 
-// TestReview27NoKeyLeavesACIDR: a CIDR narrower than its range (the
+// TestNoKeyLeavesACIDR: a CIDR narrower than its range (the
 // service range 10.96.0.0/12, a cluster CIDR 10.244.0.0/16, a VNet
 // 172.20.0.0/14) is an address of the customer's too; no key may leave it
 // as it was. Seen: about one key in sixteen leaves --service-cluster-ip-range=10.96.0.0/12
 // in the clear, while --write-map lists 10.96.0.0 as mapped to another
 // address.
-func TestReview27NoKeyLeavesACIDR(t *testing.T) {
+func TestNoKeyLeavesACIDR(t *testing.T) {
 	var left []string
 	for _, k := range testKeys(t, 200) {
 		an := New(k)

@@ -1,103 +1,19 @@
-package collectors
+package redact
 
-import (
-	"bytes"
-	"errors"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
-	"unicode/utf16"
+import "testing"
 
-	"github.com/wincni/diag/redact"
-)
+// The files of testdata/secret-classes plant one secret of each class the
+// redactor promises beside the look-alikes that must stay, each file a
+// shape in which a class was once left in the clear.
 
-// A review27 case is one file of testdata/review27: the secrets planted in
-// it (none may be left) and the look-alikes around them (each must stay).
-type review27Case struct {
-	file          string
-	secrets, keep []string
-}
-
-// review27Encodings are the ways Windows and Linux write the same text:
-// UTF-8 with LF and CRLF, with a byte order mark, UTF-16LE with and
-// without one (PowerShell's redirections, cmd /u), UTF-16BE with one.
-func review27Encodings(text string) map[string][]byte {
-	crlf := strings.ReplaceAll(text, "\n", "\r\n")
-	u16 := func(s string, be bool) []byte {
-		var b []byte
-		for _, u := range utf16.Encode([]rune(s)) {
-			if be {
-				b = append(b, byte(u>>8), byte(u))
-			} else {
-				b = append(b, byte(u), byte(u>>8))
-			}
-		}
-		return b
-	}
-	return map[string][]byte{
-		"utf-8":           []byte(text),
-		"utf-8 crlf":      []byte(crlf),
-		"utf-8 bom":       append([]byte("\ufeff"), crlf...),
-		"utf-16le bom":    append([]byte{0xFF, 0xFE}, u16(crlf, false)...),
-		"utf-16le no bom": u16(crlf, false),
-		"utf-16be bom":    append([]byte{0xFE, 0xFF}, u16(crlf, true)...),
-	}
-}
-
-// checkReview27 redacts every case in every encoding as diag collect and
-// diag bundle redact do (redact.File) and reports each secret left, each
-// look-alike lost and each file refused.
-func checkReview27(t *testing.T, cases []review27Case) {
-	t.Helper()
-	for _, c := range cases {
-		data, err := os.ReadFile(filepath.Join("testdata", "review27", c.file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		text := string(data)
-		for _, s := range c.secrets {
-			if !strings.Contains(text, s) {
-				t.Fatalf("%s: the fixture lacks its planted %q", c.file, s)
-			}
-		}
-		for _, k := range c.keep {
-			if !strings.Contains(text, k) {
-				t.Fatalf("%s: the fixture lacks its look-alike %q", c.file, k)
-			}
-		}
-		for enc, in := range review27Encodings(text) {
-			out, _, err := redact.File(in)
-			if errors.Is(err, redact.ErrBinary) {
-				t.Errorf("%s (%s): refused as binary: a text file left out", c.file, enc)
-				continue
-			}
-			if err != nil {
-				t.Fatalf("%s (%s): %v", c.file, enc, err)
-			}
-			out = bytes.ReplaceAll(out, []byte("\r\n"), []byte("\n"))
-			for _, s := range c.secrets {
-				if bytes.Contains(out, []byte(s)) {
-					t.Errorf("%s (%s): secret %q left", c.file, enc, s)
-				}
-			}
-			for _, k := range c.keep {
-				if !bytes.Contains(out, []byte(k)) {
-					t.Errorf("%s (%s): look-alike %q lost", c.file, enc, k)
-				}
-			}
-		}
-	}
-}
-
-// TestReview27RedactsEveryClass: new planted secrets of every class the
+// TestFileRedactsEveryClass: new planted secrets of every class the
 // redactor promises (secret-taking flags in process lists, PowerShell
 // setting a secret, key value configuration, Name/Value tables, reg
 // query, unattend.xml, URLs with a password, JSON/YAML/INI/XML keys,
 // provider tokens, key blocks, kubeconfig) go in every encoding, and the
 // look-alikes beside them stay.
-func TestReview27RedactsEveryClass(t *testing.T) {
-	checkReview27(t, []review27Case{
+func TestFileRedactsEveryClass(t *testing.T) {
+	checkPlanted(t, "secret-classes", []plantedCase{
 		{"agent.ini",
 			[]string{"Pine3Lattice", "Moss5Anvil"},
 			[]string{"token_ttl = 3600", "password_min_length = 12", "port = 8443"}},
@@ -143,84 +59,84 @@ func TestReview27RedactsEveryClass(t *testing.T) {
 	})
 }
 
-// TestReview27JSONPairsOverLines: kubectl get pods -o json prints a
+// TestJSONPairsOverLines: kubectl get pods -o json prints a
 // container's env and args one item a line. A secret named by its
 // neighbour must go there as it goes on one line
 // ({"name":"DB_PASSWORD","value":"…"} and ["--password", "…"] are
 // redacted). Seen: SQL_PASSWORD's and STRIPE_API_KEY's values and the
 // value after "--db-password" left in every encoding.
-func TestReview27JSONPairsOverLines(t *testing.T) {
-	checkReview27(t, []review27Case{{"pod-env.json",
+func TestJSONPairsOverLines(t *testing.T) {
+	checkPlanted(t, "secret-classes", []plantedCase{{"pod-env.json",
 		[]string{"Orchid5Basalt", "Maple9Cinder", "Lotus2Drift"},
 		[]string{`"value": "on"`, `"--log-level",`, `"info"`, `"0.0.0.0:8080",`, "sha256:4355a46b19d348dc2f57c046f8ef63d4538ebb936000f3c9ee954a27460dd865"}}})
 }
 
-// TestReview27XMLValueAttributes: an XML element naming a secret holds it
+// TestXMLValueAttributes: an XML element naming a secret holds it
 // in a value attribute (<password value="…"/>), and .NET settings hold it
 // in <value> after <setting name="…Secret">, on one line as well as over
 // several. Seen: all three left.
-func TestReview27XMLValueAttributes(t *testing.T) {
-	checkReview27(t, []review27Case{{"app.exe.config",
+func TestXMLValueAttributes(t *testing.T) {
+	checkPlanted(t, "secret-classes", []plantedCase{{"app.exe.config",
 		[]string{"Heron4Quarry", "Bramble2Cove", "Dune7Sparrow", "Gull8Meadow"},
 		[]string{`<port value="3128"/>`, "<value>30</value>", `publicKeyToken="30ad4fe6b2a6aeed"`}}})
 }
 
-// TestReview27SetItemPropertyPositional: Set-ItemProperty takes Path, Name
+// TestSetItemPropertyPositional: Set-ItemProperty takes Path, Name
 // and Value by position; a secret set that way must go as -Value's does.
 // Seen: DefaultPassword's value left after a backtick-escaped path and
 // after -Name with a positional value; and "-Value x; Restart-Computer"
 // loses its semicolon (the next command is glued to the placeholder).
-func TestReview27SetItemPropertyPositional(t *testing.T) {
-	checkReview27(t, []review27Case{{"autologon-transcript.txt",
+func TestSetItemPropertyPositional(t *testing.T) {
+	checkPlanted(t, "secret-classes", []plantedCase{{"autologon-transcript.txt",
 		[]string{"Saffron8Kettle", "Ivory3Lagoon", "Russet6Pylon"},
 		[]string{"Winlogon AutoAdminLogon 1", "; Restart-Computer -Force", "Select-Object AutoAdminLogon, DefaultUserName"}}})
 }
 
-// TestReview27SlackAppToken: Slack's app-level tokens (xapp-1-…, socket
+// TestSlackAppToken: Slack's app-level tokens (xapp-1-…, socket
 // mode) are a Slack token shape as xoxb- is; gitleaks' slack-app-token
 // rule finds it. Seen: left where no secret word stands before it.
-func TestReview27SlackAppToken(t *testing.T) {
-	checkReview27(t, []review27Case{{"slack-bot.log",
+func TestSlackAppToken(t *testing.T) {
+	checkPlanted(t, "secret-classes", []plantedCase{{"slack-bot.log",
 		[]string{"xapp-1-A04KQ7ZP2MN-5120384761029-8f3e2a1b7c6d5e4f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f"},
 		[]string{"wss://wss-primary.slack.com/link"}}})
 }
 
-// TestReview27MaskedPlaceholders: "Password : ********" is what a tool
+// TestMaskedPlaceholders: "Password : ********" is what a tool
 // prints instead of a password: no secret, and the support engineer reads
 // it as "a password was set". It must stay. Seen: every one replaced by
 // REDACTED (and counted as a password removed).
-func TestReview27MaskedPlaceholders(t *testing.T) {
-	checkReview27(t, []review27Case{{"masked.txt",
+func TestMaskedPlaceholders(t *testing.T) {
+	checkPlanted(t, "secret-classes", []plantedCase{{"masked.txt",
 		nil,
 		[]string{"Password : ********", "Password: ******** (masked)", "password=**** (set)"}}})
 }
 
-// TestReview27ARMParameterSecrets: an ARM parameters file (how AKS-engine,
+// TestARMParameterSecrets: an ARM parameters file (how AKS-engine,
 // CAPZ and Windows node templates are deployed) holds each secret under
 // a key naming it, in an object: "adminPassword": { "value": "…" }. Seen:
 // all three values left.
-func TestReview27ARMParameterSecrets(t *testing.T) {
-	checkReview27(t, []review27Case{{"azuredeploy.parameters.json",
+func TestARMParameterSecrets(t *testing.T) {
+	checkPlanted(t, "secret-classes", []plantedCase{{"azuredeploy.parameters.json",
 		[]string{"Slate4Otter!Q", "Brook7~Heath.Flint_2", "Cedar1Gorge#"},
 		[]string{`"adminUsername": { "value": "azureuser" }`, `"vmSize": { "value": "Standard_D4s_v3" }`, `"kubernetesVersion": { "value": "1.30.4" }`}}})
 }
 
-// TestReview27XMLCDATAAndPrefixes: an XML element naming a secret holds
+// TestXMLCDATAAndPrefixes: an XML element naming a secret holds
 // it in CDATA, or carries a namespace prefix (<cfg:Password>); both are
 // the element's text as much as <Password>x</Password> is. Seen: both left.
-func TestReview27XMLCDATAAndPrefixes(t *testing.T) {
-	checkReview27(t, []review27Case{{"agent.xml",
+func TestXMLCDATAAndPrefixes(t *testing.T) {
+	checkPlanted(t, "secret-classes", []plantedCase{{"agent.xml",
 		[]string{"Willow3Brine", "Hazel6Quill"},
 		[]string{"<cfg:RetryCount>5</cfg:RetryCount>", "<Thumbprint>3A1F9C0E7B2D4F6A8C0E2B4D6F8A0C2E4B6D8F0A</Thumbprint>", "https://ingest.corp.example:8443"}}})
 }
 
-// TestReview27PowerShellNameValueObjects: PowerShell writes a Name/Value
+// TestPowerShellNameValueObjects: PowerShell writes a Name/Value
 // (Key/Value) pair of the environment as JSON one property a line
 // (Get-ChildItem env: | ConvertTo-Json) and as a hashtable's string in
 // logs (@{Name=…; Value=…}). The name says the value is a secret, as the
 // table form's does (which is redacted). Seen: every value left.
-func TestReview27PowerShellNameValueObjects(t *testing.T) {
-	checkReview27(t, []review27Case{
+func TestPowerShellNameValueObjects(t *testing.T) {
+	checkPlanted(t, "secret-classes", []plantedCase{
 		{"env-convertto-json.json",
 			[]string{"Spruce2Falcon", "Quill9Harbor"},
 			[]string{`"Value":  "C:\\ProgramData"`, `"Value":  "2"`}},
@@ -230,25 +146,25 @@ func TestReview27PowerShellNameValueObjects(t *testing.T) {
 	})
 }
 
-// TestReview27WrappedCommandLines: Format-List wraps a long CommandLine
+// TestWrappedCommandLines: Format-List wraps a long CommandLine
 // (Get-CimInstance Win32_Process | Format-List) onto lines indented to
 // the value's column; a secret-taking flag at the end of one line takes
 // its value from the next. Seen: the value of --user (ctr) and of
 // --client-secret left on the continuation line.
-func TestReview27WrappedCommandLines(t *testing.T) {
-	checkReview27(t, []review27Case{{"processes-fl.txt",
+func TestWrappedCommandLines(t *testing.T) {
+	checkPlanted(t, "secret-classes", []plantedCase{{"processes-fl.txt",
 		[]string{"Auburn3Kestrel", "Marigold6Pike"},
 		[]string{"mcr.microsoft.com/windows/nanoserver:ltsc2022", "--verbose --interval 30", "10250 --max-pods 30", "ProcessId       : 5188"}}})
 }
 
-// TestReview27ArchivePasswordInArgumentLists: 7-Zip's -p takes the
+// TestArchivePasswordInArgumentLists: 7-Zip's -p takes the
 // archive's password; handed over as a list (Start-Process -ArgumentList
 // 'a','-p…', a container's args after a 7z command) it is the same
 // command line. Seen: the -p value of -ArgumentList 'a','-p…' and of the
 // container's args left (a plain "7z a -p…" line, and the @(…) form, are
 // redacted).
-func TestReview27ArchivePasswordInArgumentLists(t *testing.T) {
-	checkReview27(t, []review27Case{
+func TestArchivePasswordInArgumentLists(t *testing.T) {
+	checkPlanted(t, "secret-classes", []plantedCase{
 		{"archive-transcript.txt",
 			[]string{"Linen4Comet", "Onyx2Ridge"},
 			[]string{"'-oC:\\k\\restore'", "Select-Object Name, Length"}},
@@ -258,33 +174,33 @@ func TestReview27ArchivePasswordInArgumentLists(t *testing.T) {
 	})
 }
 
-// TestReview27YAMLArgvOverLines: kubectl get pods -o yaml prints a
+// TestYAMLArgvOverLines: kubectl get pods -o yaml prints a
 // container's args and command one item a line ("- --api-token" then
 // "- value"), as JSON does one a line. Seen: both values left.
-func TestReview27YAMLArgvOverLines(t *testing.T) {
-	checkReview27(t, []review27Case{{"pod-args.yaml",
+func TestYAMLArgvOverLines(t *testing.T) {
+	checkPlanted(t, "secret-classes", []plantedCase{{"pod-args.yaml",
 		[]string{"Saber3Kelp", "Ferry5Mango"},
 		[]string{"- https://ingest.corp.example:8443", `- "30"`, "image: corp.azurecr.io/shipper:2.1"}}})
 }
 
-// TestReview27SecretsInProse: a script's own output names the password a
+// TestSecretsInProse: a script's own output names the password a
 // few words before it ("New password for kadmin: …", "Password for
 // svc_backup set to …", "password changed to "…""), each value random
 // (letters, digits and a symbol mixed), as the prose rule requires. Seen:
 // all three left; only a value right after the secret word and a link
 // word ("password is …") goes.
-func TestReview27SecretsInProse(t *testing.T) {
-	checkReview27(t, []review27Case{{"prose-transcript.txt",
+func TestSecretsInProse(t *testing.T) {
+	checkPlanted(t, "secret-classes", []plantedCase{{"prose-transcript.txt",
 		[]string{"Tq7#vLp2Wz", "Rk4!mNs8Yd", "Hx3$jQe9Ub"},
 		[]string{"Resetting the local administrator of win-node-7", "by reset-node-admin.ps1", "Done: 2 accounts updated, PasswordLastSet refreshed, 0 errors"}}})
 }
 
-// TestReview27KubernetesSecretData: every value of a Kubernetes Secret's
+// TestKubernetesSecretData: every value of a Kubernetes Secret's
 // data and stringData is a secret, whatever its key (DB_CONN, signing,
 // webhook), in YAML and in JSON; a ConfigMap's data is not. Seen: every
 // value left.
-func TestReview27KubernetesSecretData(t *testing.T) {
-	checkReview27(t, []review27Case{
+func TestKubernetesSecretData(t *testing.T) {
+	checkPlanted(t, "secret-classes", []plantedCase{
 		{"k8s-secret.yaml",
 			[]string{"U2VydmVyPWRiO1VzZXIgSWQ9c2E7UGFzc3dvcmQ9UGVyY2g3VHVsaXA7", "R2FybmV0NFdpbGxvdw==", "Mica2Heron"},
 			[]string{"name: orders-db", "LOG_LEVEL: info", "DB_HOST: db.shop.svc"}},
