@@ -56,8 +56,7 @@ func withManifest(s *snapshot.Snapshot, node string, started string) *snapshot.S
 	return s
 }
 
-// The before/after pair of issue 13: seed-fixed and seed-broken are both
-// winw1. Analyzed together they are one node at two times: no cross-node
+// A node's before and after: seed-fixed and seed-broken are both winw1. Analyzed together they are one node at two times: no cross-node
 // finding (winw1 against itself was two XN-01 fails), one note, and the
 // per-node findings name the bundle they come from.
 func TestSameNodeTwoBundlesIsNotTwoNodes(t *testing.T) {

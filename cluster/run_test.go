@@ -424,7 +424,8 @@ func TestCreateAnswerLost(t *testing.T) {
 	}
 }
 
-// The review's cases: each was a defect.
+// Lost and refused answers, retries, the bundle's size and status, the
+// exec transport: how the collection holds when the server misbehaves.
 
 // A create whose answer was lost and whose retries then fail: the pod
 // exists, so it is deleted all the same.
@@ -599,7 +600,7 @@ func TestSPDYFallback(t *testing.T) {
 	}
 }
 
-// The second review's cases.
+// Streams that stop, fail their checksum or outlast the node's timeout.
 
 // A short message and then nothing is no stream, said at once, not at the
 // node's timeout; a stream that fails its checksum is reported as that,

@@ -277,7 +277,7 @@ func TestPasteRoutePrintCut(t *testing.T) {
 	}
 }
 
-// Review regressions: the operator's prose around a paste, property
+// What operators put around and into a paste: prose, property
 // selections, prompts without output.
 func TestPasteWithProse(t *testing.T) {
 	s := mustPaste(t, "table-with-prose.txt") // "[edit] ..." after the table is no JSON
