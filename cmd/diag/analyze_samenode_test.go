@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// Issue 13: a node's bundles before and after a fix, analyzed together, are
+// A node's bundles before and after a fix, analyzed together, are
 // one node at two times: no cross-node finding (XN-01 used to compare winw1
 // with itself), one note line, and each finding names its bundle. With the
 // Linux control plane added, the cross-node rules still run, on the latest
