@@ -254,6 +254,18 @@ func endpointOf(o obj, ref snapshot.Ref) *snapshot.Endpoint {
 	return e
 }
 
+// keepsNoTree says an endpoint holds nothing of its JSON tree but strings
+// and numbers: no policy kept its settings (a remote endpoint's
+// ProviderAddress is typed), so the tree can be read into again.
+func keepsNoTree(e *snapshot.Endpoint) bool {
+	for _, p := range e.Policies {
+		if p.Settings != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // providerAddressOnly is the policy list of a remote endpoint whose only
 // policy is its ProviderAddress, once for all of them (V2 and V1 spell the
 // type differently). Read-only; its capacity makes an append copy it.
@@ -270,6 +282,13 @@ func ParseLoadBalancers(data []byte, file string) ([]*snapshot.LoadBalancer, err
 }
 
 func loadBalancerOf(o obj, ref snapshot.Ref) *snapshot.LoadBalancer {
+	return loadBalancerWith(o, ref, nil)
+}
+
+// loadBalancerWith is loadBalancerOf keeping the backend IDs in ids, when
+// set: the streaming reader kept each GUID there as it read it, so only an
+// ID normalized into a new string is looked up again.
+func loadBalancerWith(o obj, ref snapshot.Ref, ids *guids) *snapshot.LoadBalancer {
 	lb := &snapshot.LoadBalancer{
 		ID:           snapshot.NormalizeGUID(o.str("ID", "Id")),
 		SourceVIP:    o.str("SourceVIP"),
@@ -277,13 +296,17 @@ func loadBalancerOf(o obj, ref snapshot.Ref) *snapshot.LoadBalancer {
 		Ref:          ref,
 		Unknown:      unknownFields(o),
 	}
-	if ids := o.strs("HostComputeEndpoints"); len(ids) > 0 {
+	if backends := o.strs("HostComputeEndpoints"); len(backends) > 0 {
 		// Made as long as the list (stringsOf): 127,000 backends in a
 		// large cluster.
-		for i, id := range ids {
-			ids[i] = snapshot.NormalizeGUID(id)
+		for i, id := range backends {
+			n := snapshot.NormalizeGUID(id)
+			if ids != nil && (n != id || len(n) != guidLen) {
+				n = ids.get(n)
+			}
+			backends[i] = n
 		}
-		lb.EndpointIDs = ids
+		lb.EndpointIDs = backends
 	}
 	lb.Flags, _ = o.num("Flags")
 	for _, pm := range o.list("PortMappings") {
