@@ -424,6 +424,9 @@ func mergeByID[T any](v2, v1 []*T, id func(*T) string, join func(into, from *T))
 	if len(v2) == 0 {
 		return v1
 	}
+	if len(v1) == 0 {
+		return v2 // no index of the V2 objects for nothing
+	}
 	byID := make(map[string]*T, len(v2))
 	for _, o := range v2 {
 		if k := id(o); k != "" {
