@@ -43,6 +43,10 @@ type valueReader struct {
 	// stack holds the elements of the arrays being read, so that each
 	// array is made once at its final length.
 	stack []any
+	// psMaybe is set by a string value that may be PowerShell's
+	// rendering of an object or array (psExpandable): a value without any
+	// needs no walk by expandPSStrings.
+	psMaybe bool
 }
 
 // errFastSyntax: the document is not JSON as encoding/json takes it.
@@ -444,12 +448,23 @@ func (p *fastParser) strValue() (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		p.notePS(s)
 		if p.vr.ids != nil && len(s) == guidLen {
 			return p.vr.ids.keepString(s), nil
 		}
 		return s, nil
 	}
+	if len(raw) > 0 && (raw[0] == '@' || raw[0] == 'S') {
+		p.vr.psMaybe = true
+	}
 	return p.keep(raw), nil
+}
+
+// notePS sets psMaybe for a string value that starts as psExpandable's do.
+func (p *fastParser) notePS(s string) {
+	if len(s) > 0 && (s[0] == '@' || s[0] == 'S') {
+		p.vr.psMaybe = true
+	}
 }
 
 // plain finds the string at p.i: its bytes when they need no unescaping

@@ -342,7 +342,13 @@ func buildEach[T any](objs []obj, build func(o obj, index int) *T) []*T {
 // elements at depth are: an object is the next, i-th, one (out and i
 // grow), anything else is passed over.
 func buildElement[T any](v any, depth int, build func(o obj, index int) *T, out []*T, i int) ([]*T, int) {
-	m, isObj := expandPSStrings(v, depth).(map[string]any)
+	return buildExpanded(expandPSStrings(v, depth), build, out, i)
+}
+
+// buildExpanded is buildElement of an element expandPSStrings would leave
+// as it is (the streaming reader saw no string it would change).
+func buildExpanded[T any](v any, build func(o obj, index int) *T, out []*T, i int) ([]*T, int) {
+	m, isObj := v.(map[string]any)
 	if !isObj {
 		return out, i
 	}

@@ -96,12 +96,17 @@ func streamElements[T any](vr *valueReader, build func(o obj, index int) *T, reu
 			return nil, vr.failure()
 		}
 		vr.nodes.begin()
+		vr.psMaybe = false
 		v, err := vr.value(nesting)
 		if err != nil {
 			return nil, err
 		}
 		n := len(out)
-		out, i = buildElement(v, depth, build, out, i)
+		if vr.psMaybe {
+			out, i = buildElement(v, depth, build, out, i)
+		} else {
+			out, i = buildExpanded(v, build, out, i)
+		}
 		if reuse != nil {
 			// Not an object, or dropped: nothing of it was kept either.
 			vr.nodes.end(len(out) == n || reuse(out[n]))
