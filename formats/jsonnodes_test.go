@@ -11,15 +11,17 @@ import (
 )
 
 // compareReuse: a list read with its elements' trees read into again
-// (streamOptions.reuse, and the load balancers' GUIDs kept by the reader)
+// (streamOptions.reuse, the load balancers' GUIDs kept by the reader, the
+// endpoints taken from a slab)
 // builds exactly what reading each into new maps builds, for every
 // builder that reuses.
 func compareReuse(t *testing.T, data []byte) {
 	t.Helper()
 	ref := func(i int) snapshot.Ref { return snapshot.Ref{File: "f.json", Index: i} }
+	var slab endpointSlab
 	sameList(t, data, "endpoints",
 		func(o obj, i int) *snapshot.Endpoint { return endpointOf(o, ref(i)) },
-		func(o obj, i int) *snapshot.Endpoint { return endpointOf(o, ref(i)) },
+		func(o obj, i int) *snapshot.Endpoint { return endpointWith(o, ref(i), &slab) },
 		streamOptions[snapshot.Endpoint]{reuse: keepsNoTree})
 	var ids guids
 	sameList(t, data, "load balancers",

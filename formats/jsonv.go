@@ -176,6 +176,23 @@ func objects(v any) []obj {
 	return nil
 }
 
+// appendObjects appends the objects of v as objects gives them, to a
+// caller's buffer instead of a new slice.
+func appendObjects(buf []obj, v any) []obj {
+	switch t := v.(type) {
+	case []any:
+		for _, e := range t {
+			if m, ok := e.(map[string]any); ok {
+				buf = append(buf, m)
+			}
+		}
+		return buf
+	case map[string]any:
+		return append(buf, objects(t)...)
+	}
+	return buf
+}
+
 // get looks a key up, exactly first and then case-insensitively.
 func (o obj) get(key string) (any, bool) {
 	if v, ok := o[key]; ok {

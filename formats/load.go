@@ -123,7 +123,9 @@ func loadDiag(l *loader) {
 	// The two biggest lists are read side by side with the rest; their
 	// results are taken in the usual order.
 	var ids guids
-	v2epsRead := startStream(l, snapshot.FileV2Endpoints, endpointOf, streamOptions[snapshot.Endpoint]{reuse: keepsNoTree})
+	var v2slab endpointSlab
+	v2epsRead := startStream(l, snapshot.FileV2Endpoints, func(o obj, ref snapshot.Ref) *snapshot.Endpoint { return endpointWith(o, ref, &v2slab) },
+		streamOptions[snapshot.Endpoint]{reuse: keepsNoTree})
 	lbsRead := startStream(l, snapshot.FileV2LoadBalancers, func(o obj, ref snapshot.Ref) *snapshot.LoadBalancer { return loadBalancerWith(o, ref, &ids) },
 		streamOptions[snapshot.LoadBalancer]{reuse: func(*snapshot.LoadBalancer) bool { return true }, ids: &ids})
 	v2eps := finishStream(l, v2epsRead, snapshot.InputHNSEndpoints, ParseEndpoints)
