@@ -144,15 +144,20 @@ func ParseEndpoints(data []byte, file string) ([]*snapshot.Endpoint, error) {
 	return parseEach(data, func(o obj, i int) *snapshot.Endpoint { return endpointOf(o, snapshot.Ref{File: file, Index: i}) })
 }
 
-func endpointOf(o obj, ref snapshot.Ref) *snapshot.Endpoint {
+func endpointOf(o obj, ref snapshot.Ref) *snapshot.Endpoint { return endpointWith(o, ref, nil) }
+
+// endpointWith is endpointOf taking the endpoint and its reference from
+// slab, when set (a list's endpoints, endpointSlab).
+func endpointWith(o obj, ref snapshot.Ref, slab *endpointSlab) *snapshot.Endpoint {
 	x := keyedOf(o) // most of the keys asked for are not there
-	e := &snapshot.Endpoint{
+	e := slab.endpoint()
+	*e = snapshot.Endpoint{
 		ID:          snapshot.NormalizeGUID(x.str("ID", "Id")),
 		Name:        x.str("Name"),
 		NetworkID:   snapshot.NormalizeGUID(x.str("VirtualNetwork", "HostComputeNetwork")),
 		NetworkName: x.str("VirtualNetworkName"),
 		MAC:         snapshot.NormalizeMAC(x.str("MacAddress")),
-		Refs:        []snapshot.Ref{ref},
+		Refs:        slab.ref(ref),
 		Unknown:     unknownFields(o),
 	}
 	// The detail is built here and kept only when it holds something
@@ -212,8 +217,16 @@ func endpointOf(o obj, ref snapshot.Ref) *snapshot.Endpoint {
 			d.VFPPortID = snapshot.NormalizeGUID(a.str("EndpointPortGuid"))
 		}
 	}
-	e.Policies = policiesOf(x.list("Policies"))
-	for _, p := range e.Policies {
+	// The policies are gathered on the stack and copied out only when
+	// they are not the shared list of a remote endpoint.
+	var objBuf [4]obj
+	var policyBuf [4]snapshot.Policy
+	policies := policyBuf[:0]
+	listed, _ := x.first("Policies")
+	for _, po := range appendObjects(objBuf[:0], listed) {
+		policies = append(policies, policyOf(po))
+	}
+	for _, p := range policies {
 		s := settingsOf(p)
 		switch p.Kind() {
 		case "ProviderAddress":
@@ -240,18 +253,69 @@ func endpointOf(o obj, ref snapshot.Ref) *snapshot.Endpoint {
 	// field: dropping the generic copy keeps the tens of thousands of remote
 	// endpoints of a large cluster from holding a JSON tree each.
 	if e.IsRemote {
-		for i := range e.Policies {
-			if e.Policies[i].Kind() == "ProviderAddress" {
-				e.Policies[i].Settings = nil
+		for i := range policies {
+			if policies[i].Kind() == "ProviderAddress" {
+				policies[i].Settings = nil
 			}
 		}
-		if len(e.Policies) == 1 && e.Policies[0].Settings == nil {
-			if shared, ok := providerAddressOnly[e.Policies[0].Type]; ok {
+		if len(policies) == 1 && policies[0].Settings == nil {
+			if shared, ok := providerAddressOnly[policies[0].Type]; ok {
 				e.Policies = shared
+				return e
 			}
 		}
 	}
+	e.Policies = append(make([]snapshot.Policy, 0, len(policies)), policies...)
 	return e
+}
+
+// endpointSlab hands out the endpoints of one list, and their references,
+// from arrays of endpointSlabSize: they live as long as the model, and
+// allocated one by one amid the decoding's short-lived values they would
+// leave the heap's spans part empty once those are collected. One list's
+// builder uses it (no lock).
+type endpointSlab struct {
+	eps  []snapshot.Endpoint
+	refs []snapshot.Ref
+}
+
+const endpointSlabSize = 64
+
+// endpoint is a zero endpoint; a new one without a slab.
+func (s *endpointSlab) endpoint() *snapshot.Endpoint {
+	if s == nil {
+		return &snapshot.Endpoint{}
+	}
+	if len(s.eps) == cap(s.eps) {
+		s.eps = make([]snapshot.Endpoint, 0, endpointSlabSize)
+	}
+	s.eps = s.eps[:len(s.eps)+1]
+	return &s.eps[len(s.eps)-1]
+}
+
+// ref is the list of one reference, full (an append copies it).
+func (s *endpointSlab) ref(r snapshot.Ref) []snapshot.Ref {
+	if s == nil {
+		return []snapshot.Ref{r}
+	}
+	if len(s.refs) == cap(s.refs) {
+		s.refs = make([]snapshot.Ref, 0, endpointSlabSize)
+	}
+	s.refs = append(s.refs, r)
+	n := len(s.refs)
+	return s.refs[n-1 : n : n]
+}
+
+// keepsNoTree says an endpoint holds nothing of its JSON tree but strings
+// and numbers: no policy kept its settings (a remote endpoint's
+// ProviderAddress is typed), so the tree can be read into again.
+func keepsNoTree(e *snapshot.Endpoint) bool {
+	for _, p := range e.Policies {
+		if p.Settings != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // providerAddressOnly is the policy list of a remote endpoint whose only
@@ -270,6 +334,13 @@ func ParseLoadBalancers(data []byte, file string) ([]*snapshot.LoadBalancer, err
 }
 
 func loadBalancerOf(o obj, ref snapshot.Ref) *snapshot.LoadBalancer {
+	return loadBalancerWith(o, ref, nil)
+}
+
+// loadBalancerWith is loadBalancerOf keeping the backend IDs in ids, when
+// set: the streaming reader kept each GUID there as it read it, so only an
+// ID normalized into a new string is looked up again.
+func loadBalancerWith(o obj, ref snapshot.Ref, ids *guids) *snapshot.LoadBalancer {
 	lb := &snapshot.LoadBalancer{
 		ID:           snapshot.NormalizeGUID(o.str("ID", "Id")),
 		SourceVIP:    o.str("SourceVIP"),
@@ -277,13 +348,17 @@ func loadBalancerOf(o obj, ref snapshot.Ref) *snapshot.LoadBalancer {
 		Ref:          ref,
 		Unknown:      unknownFields(o),
 	}
-	if ids := o.strs("HostComputeEndpoints"); len(ids) > 0 {
+	if backends := o.strs("HostComputeEndpoints"); len(backends) > 0 {
 		// Made as long as the list (stringsOf): 127,000 backends in a
 		// large cluster.
-		for i, id := range ids {
-			ids[i] = snapshot.NormalizeGUID(id)
+		for i, id := range backends {
+			n := snapshot.NormalizeGUID(id)
+			if ids != nil && (n != id || len(n) != guidLen) {
+				n = ids.get(n)
+			}
+			backends[i] = n
 		}
-		lb.EndpointIDs = ids
+		lb.EndpointIDs = backends
 	}
 	lb.Flags, _ = o.num("Flags")
 	for _, pm := range o.list("PortMappings") {

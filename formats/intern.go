@@ -7,23 +7,54 @@ import "github.com/wincni/diag/snapshot"
 // (127,000 references to 20,000 endpoints in a 1,000-node cluster's
 // bundle), and without it each reference would keep its own copy for the
 // whole analysis. It lives for one load and one list (no lock: the
-// endpoints, read side by side, keep their own IDs).
+// endpoints, read side by side, keep their own IDs). The streaming reader
+// of that list keeps its GUIDs here as it reads them (valueReader.ids),
+// boxed as its tree holds them, so that an ID is looked up once.
 type guids struct {
-	m map[string]string
+	m map[string]any
 }
+
+// guidLen is the length of a GUID without braces.
+const guidLen = 36
 
 func (g *guids) get(s string) string {
 	if s == "" {
 		return s
 	}
 	if v, ok := g.m[s]; ok {
-		return v
+		return v.(string)
 	}
 	if g.m == nil {
-		g.m = map[string]string{}
+		g.m = map[string]any{}
 	}
 	g.m[s] = s
 	return s
+}
+
+// keep is get of the string b spells, boxed.
+func (g *guids) keep(b []byte) any {
+	if v, ok := g.m[string(b)]; ok {
+		return v
+	}
+	if g.m == nil {
+		g.m = map[string]any{}
+	}
+	v := any(string(b))
+	g.m[v.(string)] = v
+	return v
+}
+
+// keepString is keep of a string already made.
+func (g *guids) keepString(s string) any {
+	if v, ok := g.m[s]; ok {
+		return v
+	}
+	if g.m == nil {
+		g.m = map[string]any{}
+	}
+	v := any(s)
+	g.m[s] = v
+	return v
 }
 
 // loadBalancers wraps a builder to share the backend IDs.

@@ -24,13 +24,29 @@ import (
 // value is then built from the buffer in one pass, and keys and short
 // repeated values (type names, a network's ID) are kept once.
 type valueReader struct {
-	r    io.Reader
-	buf  []byte
-	pos  int // the next byte to read
-	end  int // the end of the bytes read
-	eof  bool
-	err  error // the reader's error, once its bytes are used up
-	seen map[string]string
+	r   io.Reader
+	buf []byte
+	pos int // the next byte to read
+	end int // the end of the bytes read
+	eof bool
+	err error // the reader's error, once its bytes are used up
+	// seen holds the short strings kept once, boxed as the tree holds
+	// them (a value costs no allocation when seen), and nums the number
+	// literals likewise; ids, when set, keeps every GUID-long string of
+	// the document once, without a bound (a load balancer's backends).
+	seen map[string]any
+	nums map[string]any
+	ids  *guids
+	// nodes lends the maps and arrays of one element's tree, when the
+	// caller gives them back after building (streamElements).
+	nodes *nodePool
+	// stack holds the elements of the arrays being read, so that each
+	// array is made once at its final length.
+	stack []any
+	// psMaybe is set by a string value that may be PowerShell's
+	// rendering of an object or array (psExpandable): a value without any
+	// needs no walk by expandPSStrings.
+	psMaybe bool
 }
 
 // errFastSyntax: the document is not JSON as encoding/json takes it.
@@ -50,7 +66,7 @@ func newValueReader(r io.Reader) *valueReader { return newValueReaderSize(r, 64<
 // newValueReaderSize starts with a buffer of size bytes (tests use tiny
 // ones to cross every refill).
 func newValueReaderSize(r io.Reader, size int) *valueReader {
-	return &valueReader{r: r, buf: make([]byte, max(size, 1)), seen: map[string]string{}}
+	return &valueReader{r: r, buf: make([]byte, max(size, 1)), seen: map[string]any{}, nums: map[string]any{}}
 }
 
 // fill reads until the buffer is full, keeping the unread bytes; the
@@ -139,7 +155,7 @@ func (vr *valueReader) value(nesting int) (any, error) {
 	for {
 		n, whole := valueExtent(vr.buf[vr.pos:vr.end], vr.eof)
 		if whole {
-			p := fastParser{b: vr.buf[vr.pos : vr.pos+n], seen: vr.seen}
+			p := fastParser{b: vr.buf[vr.pos : vr.pos+n], vr: vr}
 			v, err := p.value(nesting)
 			if err == nil && p.i != n {
 				err = errFastSyntax
@@ -223,9 +239,9 @@ func stringEnd(b []byte, at int) int {
 
 // fastParser builds a value from bytes that hold all of it.
 type fastParser struct {
-	b    []byte
-	i    int
-	seen map[string]string
+	b  []byte
+	i  int
+	vr *valueReader // the interning, the lent nodes and the array stack
 }
 
 func (p *fastParser) space() {
@@ -249,8 +265,7 @@ func (p *fastParser) value(depth int) (any, error) {
 	case c == '[':
 		return p.array(depth + 1)
 	case c == '"':
-		s, err := p.str()
-		return s, err
+		return p.strValue()
 	case c == '-' || c >= '0' && c <= '9':
 		return p.number()
 	case c == 't':
@@ -276,7 +291,7 @@ func (p *fastParser) object(depth int) (any, error) {
 		return nil, errFastSyntax
 	}
 	p.i++ // {
-	m := map[string]any{}
+	m := p.vr.nodes.newMap()
 	p.space()
 	if p.i < len(p.b) && p.b[p.i] == '}' {
 		p.i++
@@ -335,23 +350,30 @@ func (p *fastParser) array(depth int) (any, error) {
 		return nil, errFastSyntax
 	}
 	p.i++ // [
-	a := []any{}
 	p.space()
 	if p.i < len(p.b) && p.b[p.i] == ']' {
 		p.i++
-		return a, nil
+		return p.vr.nodes.newArray(0), nil
 	}
+	vr := p.vr
+	start := len(vr.stack)
+	defer func() {
+		clear(vr.stack[start:])
+		vr.stack = vr.stack[:start]
+	}()
 	for {
 		v, err := p.value(depth)
 		if err != nil {
 			return nil, err
 		}
-		a = append(a, v)
+		vr.stack = append(vr.stack, v)
 		more, err := p.more(']')
 		if err != nil {
 			return nil, err
 		}
 		if !more {
+			a := vr.nodes.newArray(len(vr.stack) - start)
+			copy(a, vr.stack[start:])
 			return a, nil
 		}
 	}
@@ -396,23 +418,70 @@ func (p *fastParser) number() (any, error) {
 	}
 	lit := p.b[p.i:i]
 	p.i = i
-	return json.Number(p.keep(lit)), nil
+	nums := p.vr.nums
+	if v, ok := nums[string(lit)]; ok {
+		return v, nil
+	}
+	v := any(json.Number(lit))
+	if len(lit) <= internMaxLen && len(nums) < internMaxCount {
+		nums[string(v.(json.Number))] = v
+	}
+	return v, nil
 }
 
 // str reads a string at p.i (its opening quote), unescaped as
 // encoding/json does: bad UTF-8 and lone surrogates become U+FFFD.
 func (p *fastParser) str() (string, error) {
+	raw, plain := p.plain()
+	if !plain {
+		return p.strSlow(p.i + 1)
+	}
+	return p.keep(raw).(string), nil
+}
+
+// strValue is str as a tree's value: a string seen before is the box kept
+// with it.
+func (p *fastParser) strValue() (any, error) {
+	raw, plain := p.plain()
+	if !plain {
+		s, err := p.strSlow(p.i + 1)
+		if err != nil {
+			return nil, err
+		}
+		p.notePS(s)
+		if p.vr.ids != nil && len(s) == guidLen {
+			return p.vr.ids.keepString(s), nil
+		}
+		return s, nil
+	}
+	if len(raw) > 0 && (raw[0] == '@' || raw[0] == 'S') {
+		p.vr.psMaybe = true
+	}
+	return p.keep(raw), nil
+}
+
+// notePS sets psMaybe for a string value that starts as psExpandable's do.
+func (p *fastParser) notePS(s string) {
+	if len(s) > 0 && (s[0] == '@' || s[0] == 'S') {
+		p.vr.psMaybe = true
+	}
+}
+
+// plain finds the string at p.i: its bytes when they need no unescaping
+// (and moves past it); false when they do, or it is not closed (strSlow
+// then reads it, or fails).
+func (p *fastParser) plain() ([]byte, bool) {
 	start := p.i + 1
 	for i := start; i < len(p.b); i++ {
 		switch c := p.b[i]; {
 		case c == '"':
 			p.i = i + 1
-			return p.keep(p.b[start:i]), nil
+			return p.b[start:i], true
 		case c == '\\' || c < 0x20 || c >= utf8.RuneSelf:
-			return p.strSlow(start)
+			return nil, false
 		}
 	}
-	return "", errFastSyntax
+	return nil, false
 }
 
 func (p *fastParser) strSlow(start int) (string, error) {
@@ -500,18 +569,24 @@ func hex4(b []byte) rune {
 	return r
 }
 
-// keep returns b as a string, the same string each time for short ones
-// while there is room: keys, type names and IDs repeated in every object.
-func (p *fastParser) keep(b []byte) string {
+// keep returns b as a boxed string, the same one each time for short ones
+// while there is room (keys, type names and IDs repeated in every object),
+// and for every GUID-long one when the reader keeps IDs: one lookup
+// either way.
+func (p *fastParser) keep(b []byte) any {
+	vr := p.vr
+	if vr.ids != nil && len(b) == guidLen {
+		return vr.ids.keep(b)
+	}
 	if len(b) > internMaxLen {
 		return string(b)
 	}
-	if s, ok := p.seen[string(b)]; ok {
-		return s
+	if v, ok := vr.seen[string(b)]; ok {
+		return v
 	}
-	s := string(b)
-	if len(p.seen) < internMaxCount {
-		p.seen[s] = s
+	v := any(string(b))
+	if len(vr.seen) < internMaxCount {
+		vr.seen[v.(string)] = v
 	}
-	return s
+	return v
 }

@@ -176,6 +176,23 @@ func objects(v any) []obj {
 	return nil
 }
 
+// appendObjects appends the objects of v as objects gives them, to a
+// caller's buffer instead of a new slice.
+func appendObjects(buf []obj, v any) []obj {
+	switch t := v.(type) {
+	case []any:
+		for _, e := range t {
+			if m, ok := e.(map[string]any); ok {
+				buf = append(buf, m)
+			}
+		}
+		return buf
+	case map[string]any:
+		return append(buf, objects(t)...)
+	}
+	return buf
+}
+
 // get looks a key up, exactly first and then case-insensitively.
 func (o obj) get(key string) (any, bool) {
 	if v, ok := o[key]; ok {
@@ -342,7 +359,13 @@ func buildEach[T any](objs []obj, build func(o obj, index int) *T) []*T {
 // elements at depth are: an object is the next, i-th, one (out and i
 // grow), anything else is passed over.
 func buildElement[T any](v any, depth int, build func(o obj, index int) *T, out []*T, i int) ([]*T, int) {
-	m, isObj := expandPSStrings(v, depth).(map[string]any)
+	return buildExpanded(expandPSStrings(v, depth), build, out, i)
+}
+
+// buildExpanded is buildElement of an element expandPSStrings would leave
+// as it is (the streaming reader saw no string it would change).
+func buildExpanded[T any](v any, build func(o obj, index int) *T, out []*T, i int) ([]*T, int) {
+	m, isObj := v.(map[string]any)
 	if !isObj {
 		return out, i
 	}

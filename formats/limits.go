@@ -1,10 +1,11 @@
 package formats
 
 import (
-	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"strings"
 )
 
@@ -80,7 +81,7 @@ func (g *jsonGuard) scan(b []byte) error {
 			// Most of a JSON document is string bytes: jump to the next
 			// quote or backslash instead of looking at each byte.
 			if !g.escape {
-				j := bytes.IndexAny(b[i:], `"\`)
+				j := quoteOrBackslash(b[i:])
 				if j < 0 {
 					g.run += int64(len(b) - i)
 					if g.run > g.max {
@@ -128,6 +129,29 @@ func (g *jsonGuard) scan(b []byte) error {
 		}
 	}
 	return nil
+}
+
+// quoteOrBackslash is the index of the first '"' or '\\' in b, or -1: a
+// word at a time (most strings are a few dozen bytes, too short for
+// bytes.IndexAny to pay for setting up its search).
+func quoteOrBackslash(b []byte) int {
+	const ones, low7 = 0x0101010101010101, 0x7f7f7f7f7f7f7f7f
+	// zero has the high bit of each byte of x that is zero, and only of
+	// those (no carry crosses a byte).
+	zero := func(x uint64) uint64 { return ^((x&low7 + low7) | x | low7) }
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		if hit := zero(w^(ones*'"')) | zero(w^(ones*'\\')); hit != 0 {
+			return i + bits.TrailingZeros64(hit)/8
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] == '"' || b[i] == '\\' {
+			return i
+		}
+	}
+	return -1
 }
 
 func (g *jsonGuard) tooLong() error {

@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -211,5 +212,35 @@ func TestManifestChecksumMismatchWarns(t *testing.T) {
 	s, err = loadDirWith(t, map[string]string{"manifest.json": manifest, "hns/v1/networks.json": edited}, DefaultLimits)
 	if err != nil || !hasNote(s, "warning: 1 file(s) differ from the checksums in manifest.json (hns/v1/networks.json)") || len(s.Networks) != 1 {
 		t.Errorf("edited bundle: %v %v", err, s.Notes)
+	}
+}
+
+// quoteOrBackslash finds what bytes.IndexAny finds, at every position
+// and around every byte value.
+func TestQuoteOrBackslash(t *testing.T) {
+	for n := 0; n < 40; n++ {
+		for at := -1; at < n; at++ {
+			for _, c := range []byte{'"', '\\'} {
+				b := make([]byte, n)
+				for i := range b {
+					b[i] = byte('a' + i%26)
+					if i%5 == 3 {
+						b[i] = byte(0x80 + i) // high bytes next to the ones looked for
+					}
+				}
+				if at >= 0 {
+					b[at] = c
+				}
+				if got, want := quoteOrBackslash(b), bytes.IndexAny(b, `"\`); got != want {
+					t.Fatalf("%q: %d, want %d", b, got, want)
+				}
+			}
+		}
+	}
+	for c := 0; c < 256; c++ {
+		b := bytes.Repeat([]byte{byte(c)}, 11)
+		if got, want := quoteOrBackslash(b), bytes.IndexAny(b, `"\`); got != want {
+			t.Fatalf("byte %#x: %d, want %d", c, got, want)
+		}
 	}
 }

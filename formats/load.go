@@ -123,8 +123,11 @@ func loadDiag(l *loader) {
 	// The two biggest lists are read side by side with the rest; their
 	// results are taken in the usual order.
 	var ids guids
-	v2epsRead := startStream(l, snapshot.FileV2Endpoints, endpointOf)
-	lbsRead := startStream(l, snapshot.FileV2LoadBalancers, ids.loadBalancers(loadBalancerOf))
+	var v2slab endpointSlab
+	v2epsRead := startStream(l, snapshot.FileV2Endpoints, func(o obj, ref snapshot.Ref) *snapshot.Endpoint { return endpointWith(o, ref, &v2slab) },
+		streamOptions[snapshot.Endpoint]{reuse: keepsNoTree})
+	lbsRead := startStream(l, snapshot.FileV2LoadBalancers, func(o obj, ref snapshot.Ref) *snapshot.LoadBalancer { return loadBalancerWith(o, ref, &ids) },
+		streamOptions[snapshot.LoadBalancer]{reuse: func(*snapshot.LoadBalancer) bool { return true }, ids: &ids})
 	v2eps := finishStream(l, v2epsRead, snapshot.InputHNSEndpoints, ParseEndpoints)
 	v1eps := loadStream(l, snapshot.FileV1Endpoints, snapshot.InputHNSEndpoints, endpointOf, ParseEndpoints)
 	s.Endpoints = mergeEndpoints(v2eps, v1eps)
@@ -137,9 +140,9 @@ func loadDiag(l *loader) {
 
 	s.Adapters = loadList(l, snapshot.FileAdapters, snapshot.InputHostAdapters, func(d []byte, _ string) ([]*snapshot.HostAdapter, error) { return ParseAdapters(d) })
 	s.Routes = loadList(l, snapshot.FileRoutes, snapshot.InputHostRoutes, func(d []byte, _ string) ([]*snapshot.HostRoute, error) { return ParseRoutes(d) })
-	s.KubeNodes = loadStream(l, snapshot.FileKubeNodes, snapshot.InputKubeNodes, func(o obj, _ snapshot.Ref) *snapshot.KubeNode { return kubeNodeOf(o) },
+	s.KubeNodes = loadStreamReusing(l, snapshot.FileKubeNodes, snapshot.InputKubeNodes, func(o obj, _ snapshot.Ref) *snapshot.KubeNode { return kubeNodeOf(o) },
 		func(d []byte, _ string) ([]*snapshot.KubeNode, error) { return ParseKubeNodes(d) })
-	s.Services = loadStream(l, snapshot.FileKubeServices, snapshot.InputKubeServices, func(o obj, _ snapshot.Ref) *snapshot.Service { return serviceOf(o) },
+	s.Services = loadStreamReusing(l, snapshot.FileKubeServices, snapshot.InputKubeServices, func(o obj, _ snapshot.Ref) *snapshot.Service { return serviceOf(o) },
 		func(d []byte, _ string) ([]*snapshot.Service, error) { return ParseServices(d) })
 	loadCalicoIPAM(l)
 	s.EndpointSlices = loadList(l, snapshot.FileEndpointSlices, snapshot.InputEndpointSlices, func(d []byte, _ string) ([]*snapshot.EndpointSlice, error) { return ParseEndpointSlices(d) })
@@ -320,7 +323,13 @@ func (l *loader) wrap(name string) {
 // malformed ones go through parse on the whole file, which also words the
 // error.
 func loadStream[T any](l *loader, name string, in snapshot.Input, build func(obj, snapshot.Ref) *T, parse func([]byte, string) ([]*T, error)) []*T {
-	return finishStream(l, startStream(l, name, build), in, parse)
+	return finishStream(l, startStream(l, name, build, streamOptions[T]{}), in, parse)
+}
+
+// loadStreamReusing is loadStream of a list whose builder keeps nothing of
+// an element's tree but strings and numbers (streamOptions.reuse).
+func loadStreamReusing[T any](l *loader, name string, in snapshot.Input, build func(obj, snapshot.Ref) *T, parse func([]byte, string) ([]*T, error)) []*T {
+	return finishStream(l, startStream(l, name, build, streamOptions[T]{reuse: func(*T) bool { return true }}), in, parse)
 }
 
 // streamed is a list file being read (startStream) for finishStream.
@@ -338,7 +347,7 @@ type streamed[T any] struct {
 // decoded side by side on a machine with more than one CPU. Everything
 // that touches the loader's state waits for finishStream, which is called
 // in the order the files are loaded, so the snapshot is the same.
-func startStream[T any](l *loader, name string, build func(obj, snapshot.Ref) *T) *streamed[T] {
+func startStream[T any](l *loader, name string, build func(obj, snapshot.Ref) *T, opt streamOptions[T]) *streamed[T] {
 	st := &streamed[T]{name: name, done: make(chan struct{})}
 	if l.err != nil || !l.b.Has(name) {
 		close(st.done)
@@ -355,13 +364,13 @@ func startStream[T any](l *loader, name string, build func(obj, snapshot.Ref) *T
 	go func() {
 		defer close(st.done)
 		defer rc.Close()
-		st.out, st.err = parseEachReader(newJSONGuard(rc, limit), func(o obj, i int) *T {
+		st.out, st.err = parseEachReaderWith(newJSONGuard(rc, limit), func(o obj, i int) *T {
 			if i >= maxObjects {
 				st.tooMany = true
 				return nil
 			}
 			return build(o, snapshot.Ref{File: name, Index: i})
-		})
+		}, opt)
 	}()
 	return st
 }
@@ -416,6 +425,9 @@ func loadList[T any](l *loader, name string, in snapshot.Input, parse func([]byt
 func mergeByID[T any](v2, v1 []*T, id func(*T) string, join func(into, from *T)) []*T {
 	if len(v2) == 0 {
 		return v1
+	}
+	if len(v1) == 0 {
+		return v2 // no index of the V2 objects for nothing
 	}
 	byID := make(map[string]*T, len(v2))
 	for _, o := range v2 {

@@ -18,7 +18,26 @@ var errNotStreamable = errors.New("not streamable")
 // JSON error as it meets it; callers then read the file whole and use
 // parseEach, which also gives the canonical error with line and column.
 func parseEachReader[T any](r io.Reader, build func(o obj, index int) *T) ([]*T, error) {
+	return parseEachReaderWith(r, build, streamOptions[T]{})
+}
+
+// streamOptions tune parseEachReaderWith for a list.
+type streamOptions[T any] struct {
+	// reuse says, of what build made of an element, whether the element's
+	// tree can be read into again (nothing of it kept but strings and
+	// numbers); nil: never.
+	reuse func(*T) bool
+	// ids, when set, keeps the list's GUIDs once (guids).
+	ids *guids
+}
+
+// parseEachReaderWith is parseEachReader with the options.
+func parseEachReaderWith[T any](r io.Reader, build func(o obj, index int) *T, opt streamOptions[T]) ([]*T, error) {
 	vr := newValueReader(r)
+	vr.ids = opt.ids
+	if opt.reuse != nil {
+		vr.nodes = &nodePool{}
+	}
 	head := vr.head(4)
 	switch {
 	case len(head) >= 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF:
@@ -40,11 +59,11 @@ func parseEachReader[T any](r io.Reader, build func(o obj, index int) *T) ([]*T,
 	switch first {
 	case '[':
 		vr.pos++
-		if out, err = streamElements(vr, build, 1, 0); err != nil {
+		if out, err = streamElements(vr, build, opt.reuse, 1, 0); err != nil {
 			return nil, err
 		}
 	case '{':
-		if out, err = streamItems(vr, build); err != nil {
+		if out, err = streamItems(vr, build, opt.reuse); err != nil {
 			return nil, err
 		}
 	default:
@@ -62,7 +81,9 @@ func parseEachReader[T any](r io.Reader, build func(o obj, index int) *T) ([]*T,
 // streamElements decodes the elements of an array whose '[' was read, and
 // its closing ']'. depth is the elements' depth for expandPSStrings,
 // nesting theirs for the nesting limit as the whole-file path counts it.
-func streamElements[T any](vr *valueReader, build func(o obj, index int) *T, depth, nesting int) ([]*T, error) {
+// With reuse, an element's tree is read into again by the next when
+// nothing of it was kept (streamOptions.reuse).
+func streamElements[T any](vr *valueReader, build func(o obj, index int) *T, reuse func(*T) bool, depth, nesting int) ([]*T, error) {
 	var out []*T
 	i := 0
 	c, ok := vr.nonSpace()
@@ -74,11 +95,22 @@ func streamElements[T any](vr *valueReader, build func(o obj, index int) *T, dep
 		if !ok {
 			return nil, vr.failure()
 		}
+		vr.nodes.begin()
+		vr.psMaybe = false
 		v, err := vr.value(nesting)
 		if err != nil {
 			return nil, err
 		}
-		out, i = buildElement(v, depth, build, out, i)
+		n := len(out)
+		if vr.psMaybe {
+			out, i = buildElement(v, depth, build, out, i)
+		} else {
+			out, i = buildExpanded(v, build, out, i)
+		}
+		if reuse != nil {
+			// Not an object, or dropped: nothing of it was kept either.
+			vr.nodes.end(len(out) == n || reuse(out[n]))
+		}
 		if c, ok = vr.nonSpace(); !ok {
 			return nil, vr.failure()
 		}
@@ -97,7 +129,7 @@ func streamElements[T any](vr *valueReader, build func(o obj, index int) *T, dep
 // streamItems reads a top-level object. Its "items" array (a Kubernetes
 // List) is streamed; without one, the object is decoded whole and its
 // objects taken as parseEach would (envelopes, a single object).
-func streamItems[T any](vr *valueReader, build func(o obj, index int) *T) ([]*T, error) {
+func streamItems[T any](vr *valueReader, build func(o obj, index int) *T, reuse func(*T) bool) ([]*T, error) {
 	vr.pos++ // {
 	rest := map[string]any{}
 	var items []*T
@@ -139,7 +171,7 @@ func streamItems[T any](vr *valueReader, build func(o obj, index int) *T) ([]*T,
 		switch {
 		case isItems && c == '[':
 			vr.pos++
-			if items, err = streamElements(vr, build, 2, 2); err != nil {
+			if items, err = streamElements(vr, build, reuse, 2, 2); err != nil {
 				return nil, err
 			}
 			streamed = true

@@ -18,3 +18,29 @@ func FuzzNormalizeMAC(f *testing.F) {
 		}
 	})
 }
+
+// plainGUID agrees with a byte at a time, for every byte value at every
+// place of a word and past it.
+func TestPlainGUID(t *testing.T) {
+	slow := func(s string) bool {
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c <= ' ' || c >= 0x7f || c >= 'a' && c <= 'z' {
+				return false
+			}
+		}
+		return true
+	}
+	base := "4CA5C01B-C6D2-D383-C900-17AA0C0F60CF"
+	if !plainGUID(base) || plainGUID(strings.ToLower(base)) {
+		t.Fatal("the GUID itself")
+	}
+	for at := 0; at < len(base); at++ {
+		for c := 0; c < 256; c++ {
+			b := []byte(base)
+			b[at] = byte(c)
+			if got, want := plainGUID(string(b)), slow(string(b)); got != want {
+				t.Fatalf("%q: %v, want %v", b, got, want)
+			}
+		}
+	}
+}
