@@ -228,13 +228,32 @@ func (a *Analyzer) readSerial(src *Source) (n int64, err error) {
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 		defer src.recoverFault() // n counts the packets before the cut
 	}
+	if pb := src.blocks; pb != nil {
+		// Classic pcap: a batch at a time, its packets analyzed where
+		// they lie, not copied out one by one.
+		b := &batch{}
+		for {
+			pb.release(b.mapEnd) // the last batch is analyzed
+			err := pb.fill(b)
+			for i := range b.pkts {
+				n++
+				a.Add(&b.pkts[i])
+			}
+			if err == io.EOF {
+				return n, nil
+			}
+			if err != nil {
+				return n, err
+			}
+		}
+	}
 	var p Packet
 	for {
 		err := src.Next(&p)
-		if errors.Is(err, io.EOF) {
-			return n, nil
-		}
 		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return n, nil
+			}
 			return n, err
 		}
 		n++
