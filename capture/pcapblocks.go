@@ -41,7 +41,8 @@ type pcapBlocks struct {
 	// how much of it was handed back to the kernel (release).
 	mapped   []byte
 	released int64
-	touched  byte // what the loads of touchAhead read: kept so they are made
+	pager    *pager // faults the mapping in ahead of the serial reader (mmap_linux.go)
+	touched  byte   // what the loads of touchAhead read: kept so they are made
 }
 
 // touchAhead: in a mapped capture, the bytes ahead of the record being
