@@ -5,6 +5,7 @@ package capture
 import (
 	"os"
 	"runtime/debug"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -37,7 +38,8 @@ const releaseChunk = 4 << 20
 
 // release hands the pages of the mapping below end back to the kernel:
 // they stay in the page cache, and out of this process's memory, which
-// grows with the flows, not with the file. With a pager, the pager does it.
+// grows with the flows, not with the file. The reader does it, not the
+// pager: a pager kept from running would let the mapping grow.
 func (pb *pcapBlocks) release(end int64) {
 	if pb.mapped == nil {
 		return
@@ -47,12 +49,11 @@ func (pb *pcapBlocks) release(end int64) {
 	if end-pb.released < releaseChunk {
 		return
 	}
+	_ = syscall.Madvise(pb.mapped[pb.released:end], syscall.MADV_DONTNEED)
+	pb.released = end
 	if pb.pager != nil {
 		pb.pager.post(end)
-	} else {
-		_ = syscall.Madvise(pb.mapped[pb.released:end], syscall.MADV_DONTNEED)
 	}
-	pb.released = end
 }
 
 // pageAhead is how far ahead of the reader the pager faults the mapping
@@ -65,27 +66,32 @@ const pageAhead = 8 << 20
 // Were the kernel's span smaller, the reader would fault the rest itself.
 const faultAround = 64 << 10
 
-// pager faults a mapped capture in ahead of the serial reader and hands
-// back the pages behind it, in a goroutine of its own: with a core free,
-// the page faults (a third of reading a mapped capture) and the unmapping
-// run beside the analysis instead of in it. It costs a wake-up every
-// releaseChunk; with no core free it does the faults the reader would
-// have made, no more.
+// pager faults a mapped capture in ahead of the serial reader, in a
+// goroutine of its own: with a core free, the page faults (a quarter of
+// reading a mapped capture) run beside the analysis instead of in it. It
+// costs a wake-up every releaseChunk; with no core free it makes the
+// faults the reader would have made, no more.
 type pager struct {
 	data []byte
-	pos  chan int64 // where the reader is: everything below is analyzed
+	at   atomic.Int64  // where the reader is
+	wake chan struct{} // the reader moved
 	done chan struct{}
 	sink byte // what the touches read: kept so that they are made
 }
+
+// pageStep is how much the pager faults in before it looks where the
+// reader is: a pager that fell behind (kept from running) skips what the
+// reader passed, so that it does not map released pages again.
+const pageStep = 1 << 20
 
 // startPager starts a pager for a mapped capture read from from on.
 func (pb *pcapBlocks) startPager() {
 	if pb.mapped == nil || pb.pager != nil {
 		return
 	}
-	p := &pager{data: pb.mapped, pos: make(chan int64, 1), done: make(chan struct{})}
-	go p.run(pb.released)
+	p := &pager{data: pb.mapped, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	p.post(pb.released)
+	go p.run()
 	pb.pager = p
 }
 
@@ -95,47 +101,47 @@ func (pb *pcapBlocks) stopPager() {
 	if pb.pager == nil {
 		return
 	}
-	close(pb.pager.pos)
+	close(pb.pager.wake)
 	<-pb.pager.done
 	pb.pager = nil
 }
 
-// post tells the pager where the reader is; it never waits: a position
-// the pager has not taken yet is replaced.
+// post tells the pager where the reader is; it never waits.
 func (p *pager) post(at int64) {
-	for {
-		select {
-		case p.pos <- at:
-			return
-		default:
-		}
-		select {
-		case <-p.pos:
-		default:
-		}
+	p.at.Store(at)
+	select {
+	case p.wake <- struct{}{}:
+	default: // a wake-up is pending
 	}
 }
 
-func (p *pager) run(from int64) {
+func (p *pager) run() {
 	defer close(p.done)
 	size := int64(len(p.data))
-	released, ahead, faulted := from, from, false
-	for at := range p.pos {
-		if at > released {
-			_ = syscall.Madvise(p.data[released:at], syscall.MADV_DONTNEED)
-			released = at
-		}
-		if !faulted && ahead < min(at+pageAhead, size) {
-			to := min(at+pageAhead, size)
-			faulted = !p.touch(ahead, to)
-			ahead = to
+	var next int64 // where the faults ahead end
+	for range p.wake {
+		for {
+			at := p.at.Load()
+			next = max(next, at)
+			end := min(at+pageAhead, size)
+			if next >= end {
+				break
+			}
+			to := min(next+pageStep, end)
+			if !p.touch(next, to) {
+				// The file shrank: the reader meets the cut and notes
+				// it; nothing is left to fault in.
+				for range p.wake {
+				}
+				return
+			}
+			next = to
 		}
 	}
 }
 
 // touch loads a byte of each faultAround span of the mapping in [from, to);
-// false when the file shrank under it (the reader then meets the cut and
-// notes it).
+// false when the file shrank under it.
 func (p *pager) touch(from, to int64) (ok bool) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
