@@ -84,7 +84,7 @@ type pager struct {
 // reader passed, so that it does not map released pages again.
 const pageStep = 1 << 20
 
-// startPager starts a pager for a mapped capture read from from on.
+// startPager starts a pager from where the reader is.
 func (pb *pcapBlocks) startPager() {
 	if pb.mapped == nil || pb.pager != nil {
 		return
