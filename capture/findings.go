@@ -54,7 +54,8 @@ func (a *Analyzer) Finish(node string) *Report {
 		r.Skipped = append(r.Skipped, finding.Skipped{ID: id, Node: node, Reason: reason})
 	}
 
-	a.cap01(r, add, skip)
+	pods := a.podPrefixes() // CAP-01 and NAT-04's
+	a.cap01(pods, add, skip)
 	a.cap02(r, add)
 	a.cap03(r, add, skip)
 	a.cap04(r, add, skip)
@@ -65,7 +66,7 @@ func (a *Analyzer) Finish(node string) *Report {
 	a.cap09(r, add)
 	a.cap10(add)
 	a.cap11(r, add)
-	a.nat04(add, skip)
+	a.nat04(pods, add, skip)
 	a.notes(r)
 	sort.SliceStable(r.Findings, func(i, j int) bool {
 		if r.Findings[i].Severity != r.Findings[j].Severity {
@@ -201,17 +202,19 @@ func subnetOf(s *prefixSet, ad netip.Addr) (netip.Prefix, bool) {
 	return netip.Prefix{}, false
 }
 
-func (a *Analyzer) cap01(r *Report, add func(string, issue), skip func(string, string)) {
-	prefixes := a.podPrefixes()
+func (a *Analyzer) cap01(prefixes *prefixSet, add func(string, issue), skip func(string, string)) {
 	if prefixes.empty() {
 		a.noPodPrefixes("CAP-01", skip)
 		return
 	}
 	subnet := func(ad netip.Addr) (netip.Prefix, bool) { return subnetOf(prefixes, ad) }
-	encap := map[[2]netip.AddrPort]bool{}
-	for _, fl := range a.flowOrder {
-		encap[[2]netip.AddrPort{netip.AddrPortFrom(fl.Src, fl.SrcPort), netip.AddrPortFrom(fl.Dst, fl.DstPort)}] = true
-		encap[[2]netip.AddrPort{netip.AddrPortFrom(fl.Dst, fl.DstPort), netip.AddrPortFrom(fl.Src, fl.SrcPort)}] = true
+	var encap map[[2]netip.AddrPort]bool
+	if len(a.plain) > 0 { // only unencapsulated flows are looked up in it
+		encap = make(map[[2]netip.AddrPort]bool, 2*len(a.flowOrder))
+		for _, fl := range a.flowOrder {
+			encap[[2]netip.AddrPort{netip.AddrPortFrom(fl.Src, fl.SrcPort), netip.AddrPortFrom(fl.Dst, fl.DstPort)}] = true
+			encap[[2]netip.AddrPort{netip.AddrPortFrom(fl.Dst, fl.DstPort), netip.AddrPortFrom(fl.Src, fl.SrcPort)}] = true
+		}
 	}
 	var leaks []*Flow
 	for _, fl := range a.plain {
@@ -250,8 +253,7 @@ func (a *Analyzer) cap01(r *Report, add func(string, issue), skip func(string, s
 
 // NAT-04: ICMP between a pod and an address outside the cluster, on the
 // wire with the pod's own address: VFP does not NAT ICMP, by design.
-func (a *Analyzer) nat04(add func(string, issue), skip func(string, string)) {
-	prefixes := a.podPrefixes()
+func (a *Analyzer) nat04(prefixes *prefixSet, add func(string, issue), skip func(string, string)) {
 	if prefixes.empty() {
 		a.noPodPrefixes("NAT-04", skip)
 		return

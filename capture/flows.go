@@ -50,20 +50,19 @@ func (a *Analyzer) flowPacket(p *Packet, f *frame, t *Tunnel) {
 	// IPv6 (no ID) say nothing.
 	fl.Packets++
 	fl.Bytes += int64(p.Length)
-	fl.lastNano = now
 	var fp uint64
 	if !a.oneIface {
 		fp = fingerprint(p.Data, f)
 	}
 	dup := false
-	if d := now - fl.lastIDNano; d < copyWindow && d > -copyWindow {
+	if d := now - fl.lastNano; d < copyWindow && d > -copyWindow {
 		if p.PacketID != 0 {
 			dup = p.PacketID == fl.lastPacketID
 		} else {
 			dup = fl.lastPacketID == 0 && fp != 0 && fp == fl.lastFP && int32(p.Interface) != fl.lastIface && fl.lastT == t
 		}
 	}
-	fl.lastFP, fl.lastPacketID, fl.lastIDNano, fl.lastT, fl.lastIface = fp, p.PacketID, now, t, int32(p.Interface)
+	fl.lastFP, fl.lastPacketID, fl.lastNano, fl.lastT, fl.lastIface = fp, p.PacketID, now, t, int32(p.Interface)
 	if dup {
 		a.res.Duplicates++
 		return
@@ -156,15 +155,7 @@ func (a *Analyzer) untrackedFlow(p *Packet, f *frame) {
 func (a *Analyzer) flowFor(f *frame) (*Flow, bool) {
 	if !f.innerV6 {
 		k, fwd := fastFlowKey(f)
-		slot := &a.fcache[mix(k)>>(64-fcacheBits)]
-		if slot.fl != nil && slot.k == k {
-			return slot.fl, fwd
-		}
-		fl := a.fastF[k]
-		if fl != nil {
-			slot.k, slot.fl = k, fl
-		}
-		return fl, fwd
+		return a.fastF.get(k), fwd
 	}
 	k, fwd := canonical(f.innerSrc, f.innerDst, f.innerSport, f.innerDport, f.vni, f.innerProto)
 	return a.flows[k], fwd
@@ -173,19 +164,14 @@ func (a *Analyzer) flowFor(f *frame) (*Flow, bool) {
 func (a *Analyzer) storeFlow(f *frame, fl *Flow) {
 	if !f.innerV6 {
 		k, _ := fastFlowKey(f)
-		a.fastF[k] = fl
+		a.fastF.put(k, fl)
 		return
 	}
 	k, _ := canonical(f.innerSrc, f.innerDst, f.innerSport, f.innerDport, f.vni, f.innerProto)
 	a.flows[k] = fl
 }
 
-// fcacheBits sizes the flow cache in front of the flow map: 16,384 slots,
-// so that a few thousand concurrent flows seldom share one (at 4,096 two
-// busy flows in a slot evicted each other on every packet).
-const fcacheBits = 14
-
-// mix spreads a key over 64 bits for the caches' indexes.
+// mix spreads a key over 64 bits for the tables' indexes (the top bits).
 func mix(k fastKey) uint64 {
 	h := (k[0] ^ k[1]*0x9E3779B97F4A7C15) * 0xBF58476D1CE4E5B9
 	return h ^ h>>31

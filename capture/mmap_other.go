@@ -11,3 +11,9 @@ func unmapFile([]byte) {}
 
 // release only moves the mark: nothing is mapped here.
 func (pb *pcapBlocks) release(end int64) { pb.released = max(pb.released, end) }
+
+// pager: nothing is mapped here, so there is nothing to fault in.
+type pager struct{}
+
+func (pb *pcapBlocks) startPager() { pb.pager = nil }
+func (pb *pcapBlocks) stopPager()  { pb.pager = nil }

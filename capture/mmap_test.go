@@ -48,11 +48,12 @@ func bigCapture(t *testing.T, cutShort int) string {
 }
 
 // A mapped capture gives the report a read one gives, packet for packet,
-// in the serial and the pipelined reader, whole or cut short.
+// in the serial and the pipelined reader and in ReadSource (the serial
+// reader with its pager), whole or cut short.
 func TestMappedMatchesRead(t *testing.T) {
 	for _, cut := range []int{0, 100} {
 		path := bigCapture(t, cut)
-		report := func(mapped, pipelined bool) []byte {
+		report := func(mapped bool, how string) []byte {
 			src, err := OpenLimits(path, Limits{})
 			if err != nil {
 				t.Fatal(err)
@@ -66,21 +67,31 @@ func TestMappedMatchesRead(t *testing.T) {
 				src.blocks.mapped = nil
 			}
 			a := NewAnalyzer(Options{})
-			read := a.readSerial
-			if pipelined {
-				read = a.readPipelined
+			if how == "source" {
+				if err := a.ReadSource(src, path); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				read := a.readSerial
+				if how == "pipelined" {
+					read = a.readPipelined
+				}
+				if _, err := read(src); err != nil {
+					t.Fatal(err)
+				}
+				a.limitNotes = append(a.limitNotes, src.Notes()...)
+				a.res.Files = append(a.res.Files, FileSummary{Path: path, Format: src.Format, Packets: a.res.Packets, SkippedPackets: src.skips.packets})
 			}
-			if _, err := read(src); err != nil {
-				t.Fatal(err)
-			}
-			a.limitNotes = append(a.limitNotes, src.Notes()...)
 			out, _ := json.Marshal(a.Finish("x"))
 			return out
 		}
-		want := report(false, true)
-		for _, c := range []struct{ mapped, pipelined bool }{{true, true}, {true, false}, {false, false}} {
-			if got := report(c.mapped, c.pipelined); string(got) != string(want) {
-				t.Errorf("cut %d, mapped %v, pipelined %v: the report differs from a read one (%d vs %d bytes)", cut, c.mapped, c.pipelined, len(got), len(want))
+		want := report(false, "pipelined")
+		for _, c := range []struct {
+			mapped bool
+			how    string
+		}{{true, "pipelined"}, {true, "serial"}, {true, "source"}, {false, "serial"}, {false, "source"}} {
+			if got := report(c.mapped, c.how); string(got) != string(want) {
+				t.Errorf("cut %d, mapped %v, %s: the report differs from a read one (%d vs %d bytes)", cut, c.mapped, c.how, len(got), len(want))
 			}
 		}
 	}
@@ -88,9 +99,10 @@ func TestMappedMatchesRead(t *testing.T) {
 
 // A mapped capture cut while it is read (a capture still being written,
 // or truncated) ends with the packets before the cut and a note, in the
-// serial and the pipelined reader: never a crash.
+// serial and the pipelined reader and with the pager ahead of the serial
+// one: never a crash.
 func TestMappedFileCutWhileRead(t *testing.T) {
-	for _, pipelined := range []bool{false, true} {
+	for _, how := range []string{"serial", "pipelined", "pager"} {
 		path := bigCapture(t, 0)
 		src, err := OpenLimits(path, Limits{})
 		if err != nil {
@@ -104,15 +116,19 @@ func TestMappedFileCutWhileRead(t *testing.T) {
 		}
 		a := NewAnalyzer(Options{})
 		read := a.readSerial
-		if pipelined {
+		switch how {
+		case "pipelined":
 			read = a.readPipelined
+		case "pager":
+			src.blocks.startPager()
 		}
 		n, err := read(src)
+		src.blocks.stopPager()
 		src.Close()
 		a.limitNotes = append(a.limitNotes, src.Notes()...)
 		r := a.Finish("x")
 		if err != nil || n == 0 || r.VXLANPackets == 0 || !hasNote(r, "the file was cut while it was read") {
-			t.Errorf("pipelined %v: %d packets, error %v, notes %q", pipelined, n, err, r.Notes)
+			t.Errorf("%s: %d packets, error %v, notes %q", how, n, err, r.Notes)
 		}
 	}
 }

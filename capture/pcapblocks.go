@@ -41,7 +41,8 @@ type pcapBlocks struct {
 	// how much of it was handed back to the kernel (release).
 	mapped   []byte
 	released int64
-	touched  byte // what the loads of touchAhead read: kept so they are made
+	pager    *pager // faults the mapping in ahead of the serial reader (mmap_linux.go)
+	touched  byte   // what the loads of touchAhead read: kept so they are made
 }
 
 // touchAhead: in a mapped capture, the bytes ahead of the record being
@@ -174,8 +175,11 @@ func (pb *pcapBlocks) fill(b *batch) error {
 				break
 			}
 			if pb.mapped != nil {
-				for ahead := min(end+touchAhead, n); touch < ahead; touch += 64 {
-					touched += slab[touch]
+				// Four lines a round; the bytes short of a round are
+				// loaded with the next record's.
+				for ahead := min(end+touchAhead, n); touch+256 <= ahead; touch += 256 {
+					w := slab[touch : touch+256]
+					touched += w[0] + w[64] + w[128] + w[192]
 				}
 			}
 			frac := int64(pb.u32(slab[off+4:]))
