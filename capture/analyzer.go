@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"time"
+
+	"github.com/wincni/diag/capture/wire"
 )
 
 // Options tune the analysis.
@@ -130,7 +132,7 @@ type FileSummary struct {
 // Analyzer accumulates state over any number of capture files.
 type Analyzer struct {
 	opts    Options
-	ports   portSet
+	ports   wire.Ports
 	f       frame
 	res     Result
 	tunnels map[tunnelKey]*Tunnel
@@ -179,10 +181,10 @@ func NewAnalyzer(opts Options) *Analyzer {
 		plain: map[flowKey]*Flow{}, mal: map[uint8]int64{}, vnis: map[uint32]int64{}, pairT: map[[2]netip.Addr]*Tunnel{},
 		lim: opts.Limits.withDefaults(), flowOver: overflow{seed: maphash.MakeSeed()}, tunOver: overflow{seed: maphash.MakeSeed()}}
 	if len(opts.VXLANPorts) == 0 {
-		a.ports.add(4789)
+		a.ports.Add(4789)
 	}
 	for _, p := range opts.VXLANPorts {
-		a.ports.add(p)
+		a.ports.Add(p)
 	}
 	return a
 }

@@ -3,6 +3,8 @@ package capture
 import (
 	"encoding/binary"
 	"math/bits"
+
+	"github.com/wincni/diag/capture/wire"
 )
 
 // prepareL4 decides whether the inner transport checksum can be verified:
@@ -12,7 +14,7 @@ import (
 // segmentation offload show themselves by a partial checksum (verifyL4),
 // a zero length, or a length beyond the frame (the analyzer judges it).
 func (f *frame) prepareL4(data []byte, ipStart, l4 int) {
-	if f.innerFrag || f.innerLen == 0 || f.innerProto == ipProtoICMPv6 && !f.innerV6 || f.innerProto == ipProtoICMP && f.innerV6 {
+	if f.innerFrag || f.innerLen == 0 || f.innerProto == wire.IPProtoICMPv6 && !f.innerV6 || f.innerProto == wire.IPProtoICMP && f.innerV6 {
 		return
 	}
 	if !inRange(data, ipStart, f.innerLen) {
@@ -23,9 +25,9 @@ func (f *frame) prepareL4(data []byte, ipStart, l4 int) {
 	}
 	minHdr := 8
 	switch f.innerProto {
-	case ipProtoTCP:
+	case wire.IPProtoTCP:
 		minHdr = 20
-	case ipProtoICMP, ipProtoICMPv6:
+	case wire.IPProtoICMP, wire.IPProtoICMPv6:
 		minHdr = 4
 	}
 	n := ipStart + f.innerLen - l4
@@ -33,7 +35,7 @@ func (f *frame) prepareL4(data []byte, ipStart, l4 int) {
 		f.malformed = malformedInnerL4
 		return
 	}
-	if f.innerProto == ipProtoUDP {
+	if f.innerProto == wire.IPProtoUDP {
 		// RFC 768: the datagram is as long as its UDP length says, which
 		// may end before the IP payload does; one said to end beyond it
 		// (or inside its own header) is a length error, and its checksum
@@ -60,12 +62,12 @@ func (f *frame) verifyL4(data []byte) {
 	}
 	seg := data[f.l4Off : f.l4Off+f.l4Len]
 	switch f.innerProto {
-	case ipProtoICMP:
+	case wire.IPProtoICMP:
 		if checksum(seg, 0) != 0 {
 			f.badL4Checksum = true
 		}
 		return
-	case ipProtoUDP:
+	case wire.IPProtoUDP:
 		if len(seg) >= 8 && be16(seg, 6) == 0 {
 			if f.innerV6 {
 				f.badL4Checksum = true
@@ -82,9 +84,9 @@ func (f *frame) verifyL4(data []byte) {
 	}
 	field := 16
 	switch f.innerProto {
-	case ipProtoUDP:
+	case wire.IPProtoUDP:
 		field = 6
-	case ipProtoICMPv6:
+	case wire.IPProtoICMPv6:
 		field = 2
 	}
 	if len(seg) >= field+2 {

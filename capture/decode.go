@@ -2,6 +2,8 @@ package capture
 
 import (
 	"encoding/binary"
+
+	"github.com/wincni/diag/capture/wire"
 )
 
 // The fast path: the tunnel's headers have fixed layouts, so the decoder
@@ -124,48 +126,12 @@ const (
 	tcpACK = 0x10
 )
 
-// portSet is a bitmap of UDP ports.
-type portSet [1024]uint64
-
-func (s *portSet) add(p uint16)         { s[p>>6] |= 1 << (p & 63) }
-func (s *portSet) has(p uint16) bool    { return s[p>>6]&(1<<(p&63)) != 0 }
 func be16(b []byte, off int) uint16     { return binary.BigEndian.Uint16(b[off:]) }
 func be32(b []byte, off int) uint32     { return binary.BigEndian.Uint32(b[off:]) }
 func inRange(b []byte, off, n int) bool { return off >= 0 && n >= 0 && off+n <= len(b) && off+n >= off }
 
-// UDP ports of the tunnels diag recognises besides the VXLAN ports.
-const (
-	portGeneve = 6081
-	portGPE    = 4790
-)
-
-// Tunnel protocols a UDP datagram can carry.
-const (
-	tunNone uint8 = iota
-	tunVXLAN
-	tunGeneve
-	tunGPE
-)
-
-// tunnelOf says what a UDP datagram carries, by its ports: the destination
-// port first, then the source port, as a VTEP receives it (gopacket does
-// the same; tshark tries the lower port first).
-func tunnelOf(sport, dport uint16, ports *portSet) uint8 {
-	for _, p := range [2]uint16{dport, sport} {
-		switch {
-		case ports.has(p):
-			return tunVXLAN
-		case p == portGeneve:
-			return tunGeneve
-		case p == portGPE:
-			return tunGPE
-		}
-	}
-	return tunNone
-}
-
 // decode reads a packet into f.
-func decode(f *frame, data []byte, wireLen int, lt LinkType, vxlanPorts *portSet) {
+func decode(f *frame, data []byte, wireLen int, lt LinkType, vxlanPorts *wire.Ports) {
 	*f = frame{truncated: len(data) < wireLen}
 	if lt == LinkTypeEthernet && decodeFast(f, data, vxlanPorts) {
 		return
@@ -178,7 +144,7 @@ func decode(f *frame, data []byte, wireLen int, lt LinkType, vxlanPorts *portSet
 
 // decodeGeneral reads any frame: every link type, VLAN tags, LLC/SNAP,
 // IPv6 and IP options, fragments, every tunnel and what carries it.
-func decodeGeneral(f *frame, data []byte, lt LinkType, vxlanPorts *portSet) {
+func decodeGeneral(f *frame, data []byte, lt LinkType, vxlanPorts *wire.Ports) {
 	off, etype, ok := linkLayer(data, lt)
 	if !ok {
 		return
@@ -201,16 +167,16 @@ func decodeGeneral(f *frame, data []byte, lt LinkType, vxlanPorts *portSet) {
 	data = h.trim(data)
 	l4 := h.l4
 	switch f.proto {
-	case ipProtoTCP:
+	case wire.IPProtoTCP:
 		if inRange(data, l4, 14) {
 			f.sport, f.dport, f.tcpFlags = be16(data, l4), be16(data, l4+2), data[l4+13]
 		}
 		return
-	case ipProtoUDP:
-	case ipProtoGRE:
+	case wire.IPProtoUDP:
+	case wire.IPProtoGRE:
 		f.kind = kindGRE
 		return
-	case ipProtoICMP, ipProtoICMPv6:
+	case wire.IPProtoICMP, wire.IPProtoICMPv6:
 		f.underlayTooBig(data, l4, vxlanPorts)
 		return
 	default:
@@ -223,7 +189,7 @@ func decodeGeneral(f *frame, data []byte, lt LinkType, vxlanPorts *portSet) {
 	if ul := int(be16(data, l4+4)); ul >= 8 && l4+ul < len(data) {
 		data = data[:l4+ul]
 	}
-	f.tunnels(data, l4+8, tunnelOf(f.sport, f.dport, vxlanPorts), f.src, f.dst, vxlanPorts)
+	f.tunnels(data, l4+8, wire.TunnelOf(f.sport, f.dport, vxlanPorts), f.src, f.dst, vxlanPorts)
 }
 
 // tunnels decodes the tunnel a UDP datagram carries (its payload at p),
@@ -232,13 +198,13 @@ func decodeGeneral(f *frame, data []byte, lt LinkType, vxlanPorts *portSet) {
 // in VXLAN. A layer counts only when its whole header is there: a
 // datagram to a tunnel port with no or too short a payload is plain UDP
 // (or, on a VXLAN port, CAP-08's short header).
-func (f *frame) tunnels(data []byte, p int, tun uint8, src, dst [16]byte, ports *portSet) {
+func (f *frame) tunnels(data []byte, p int, tun wire.Tunnel, src, dst [16]byte, ports *wire.Ports) {
 	vxlans := 0
 	for layer := 0; layer < maxTunnelDepth; layer++ {
 		off, etype := 0, uint16(0) // the payload, and its EtherType (0: Ethernet)
 		switch tun {
-		case tunVXLAN:
-			if !inRange(data, p, vxlanHeaderLen) {
+		case wire.TunnelVXLAN:
+			if !inRange(data, p, wire.VXLANHeaderLen) {
 				if layer == 0 && p < len(data) && !f.truncated {
 					f.kind, f.malformed = kindMalformed, malformedShort
 				}
@@ -246,7 +212,7 @@ func (f *frame) tunnels(data []byte, p int, tun uint8, src, dst [16]byte, ports 
 			}
 			flags := data[p]
 			vni := be32(data, p+4) >> 8
-			if flags&vxlanFlagI == 0 {
+			if flags&wire.VXLANFlagI == 0 {
 				if layer == 0 {
 					f.vni = vni
 					f.kind, f.malformed = kindMalformed, malformedIFlag
@@ -259,7 +225,7 @@ func (f *frame) tunnels(data []byte, p int, tun uint8, src, dst [16]byte, ports 
 			// RFC 7348: reserved bits are ignored on receipt. GBP (G bit)
 			// and GPE-style bits (P, next protocol) on a VXLAN port are
 			// counted, and the payload is Ethernet, as tshark decodes it.
-			if flags != vxlanFlagI || data[p+1]|data[p+2]|data[p+3]|data[p+7] != 0 {
+			if flags != wire.VXLANFlagI || data[p+1]|data[p+2]|data[p+3]|data[p+7] != 0 {
 				f.oddFlags = true
 			}
 			if vxlans == 0 {
@@ -269,30 +235,30 @@ func (f *frame) tunnels(data []byte, p int, tun uint8, src, dst [16]byte, ports 
 				f.nestedN++
 			}
 			vxlans++
-			off = p + vxlanHeaderLen
+			off = p + wire.VXLANHeaderLen
 			f.inner, f.innerDstMAC = false, [6]byte{}
 			if inRange(data, off, 14) {
 				f.inner = true
 				copy(f.innerDstMAC[:], data[off:off+6])
 			}
-		case tunGeneve:
+		case wire.TunnelGeneve:
 			// RFC 8926: version 0, 8 bytes and the options' length.
-			if !inRange(data, p, geneveHeaderLen) || data[p]>>6 != 0 || !inRange(data, p, geneveHeaderLen+int(data[p]&0x3f)*4) {
+			if !inRange(data, p, wire.GeneveHeaderLen) || data[p]>>6 != 0 || !inRange(data, p, wire.GeneveHeaderLen+int(data[p]&0x3f)*4) {
 				return
 			}
 			if f.kind == kindPlain {
 				f.kind = kindGeneve
 			}
 			f.geneve = true
-			off = p + geneveHeaderLen + int(data[p]&0x3f)*4
+			off = p + wire.GeneveHeaderLen + int(data[p]&0x3f)*4
 			switch pt := be16(data, p+2); pt {
-			case etherTEB: // Ethernet
-			case etherIPv4, etherIPv6:
+			case wire.EtherTEB: // Ethernet
+			case wire.EtherIPv4, wire.EtherIPv6:
 				etype = pt
 			default:
 				return
 			}
-		case tunGPE:
+		case wire.TunnelGPE:
 			if layer == 0 && inRange(data, p, 8) {
 				f.kind = kindGPE
 			}
@@ -304,8 +270,8 @@ func (f *frame) tunnels(data []byte, p int, tun uint8, src, dst [16]byte, ports 
 		if udp < 0 {
 			return
 		}
-		next := tunnelOf(f.innerSport, f.innerDport, ports)
-		if next == tunNone {
+		next := wire.TunnelOf(f.innerSport, f.innerDport, ports)
+		if next == wire.TunnelNone {
 			return
 		}
 		data, p, tun, src, dst = d, udp, next, isrc, idst
@@ -351,7 +317,7 @@ func (f *frame) innerFrame(data []byte, off int, etype uint16) ([]byte, int, [16
 	}
 	data = h.trim(data)
 	switch h.proto {
-	case ipProtoTCP:
+	case wire.IPProtoTCP:
 		if inRange(data, l4, 4) {
 			f.innerSport, f.innerDport = be16(data, l4), be16(data, l4+2)
 		}
@@ -364,7 +330,7 @@ func (f *frame) innerFrame(data []byte, off int, etype uint16) ([]byte, int, [16
 				f.innerTCPPayload = max(0, h.total-(l4-off)-int(data[l4+12]>>4)*4)
 			}
 		}
-	case ipProtoUDP:
+	case wire.IPProtoUDP:
 		if inRange(data, l4, 4) {
 			f.innerSport, f.innerDport = be16(data, l4), be16(data, l4+2)
 		}
@@ -381,7 +347,7 @@ func (f *frame) innerFrame(data []byte, off int, etype uint16) ([]byte, int, [16
 			f.prepareL4(ipData, off, l4)
 			return data, udp, h.src, h.dst
 		}
-	case ipProtoICMP, ipProtoICMPv6:
+	case wire.IPProtoICMP, wire.IPProtoICMPv6:
 		if inRange(data, l4, 2) {
 			f.icmpType, f.icmpCode = data[l4], data[l4+1]
 		}

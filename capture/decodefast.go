@@ -1,6 +1,10 @@
 package capture
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/wincni/diag/capture/wire"
+)
 
 // decodeFast decodes the frame nearly every packet of an overlay capture
 // is, in one pass without the general path's calls and copies: Ethernet
@@ -11,25 +15,25 @@ import "encoding/binary"
 // does (TestDecodeFastMatchesGeneral, FuzzDecodeFast hold this) and
 // returns false, having maybe written part of f, for any other frame:
 // decode then starts over on the general path.
-func decodeFast(f *frame, data []byte, ports *portSet) bool {
+func decodeFast(f *frame, data []byte, ports *wire.Ports) bool {
 	// Outer Ethernet, IPv4 (IHL 5), UDP, VXLAN, inner Ethernet, IPv4
 	// (IHL 5) and the first 8 bytes of the transport header.
 	const (
 		oIP   = 14
 		oUDP  = oIP + 20
 		oVX   = oUDP + 8
-		iEth  = oVX + vxlanHeaderLen
+		iEth  = oVX + wire.VXLANHeaderLen
 		iIP   = iEth + 14
 		iL4   = iIP + 20
 		least = iL4 + 8
 	)
-	if len(data) < least || data[12] != 0x08 || data[13] != 0x00 || data[oIP] != 0x45 || data[oIP+9] != ipProtoUDP ||
+	if len(data) < least || data[12] != 0x08 || data[13] != 0x00 || data[oIP] != 0x45 || data[oIP+9] != wire.IPProtoUDP ||
 		data[oIP+6]&0x3f|data[oIP+7] != 0 {
 		return false
 	}
 	total := int(be16(data, oIP+2))
 	dport := be16(data, oUDP+2)
-	if total < 20 || !ports.has(dport) || data[oVX]&vxlanFlagI == 0 ||
+	if total < 20 || !ports.Has(dport) || data[oVX]&wire.VXLANFlagI == 0 ||
 		data[iEth+12] != 0x08 || data[iEth+13] != 0x00 || data[iIP] != 0x45 || data[iIP+6]&0x3f|data[iIP+7] != 0 {
 		return false
 	}
@@ -60,7 +64,7 @@ func decodeFast(f *frame, data []byte, ports *portSet) bool {
 	copy(f.dst[12:], data[oIP+16:oIP+20])
 	f.sport, f.dport = be16(data, oUDP), dport
 	f.vni = be32(data, oVX+4) >> 8
-	if data[oVX] != vxlanFlagI || data[oVX+1]|data[oVX+2]|data[oVX+3]|data[oVX+7] != 0 {
+	if data[oVX] != wire.VXLANFlagI || data[oVX+1]|data[oVX+2]|data[oVX+3]|data[oVX+7] != 0 {
 		f.oddFlags = true
 	}
 	f.inner = true
@@ -86,14 +90,14 @@ func decodeFast(f *frame, data []byte, ports *portSet) bool {
 		in.innerSport, in.innerDport = be16(data, iL4), be16(data, iL4+2)
 	}
 	if len(data) >= iL4+8 {
-		if proto == ipProtoTCP {
+		if proto == wire.IPProtoTCP {
 			in.innerSeq = be32(data, iL4+4)
 			if len(data) >= iL4+14 {
 				in.innerFlags = data[iL4+13]
 				in.innerTCPPayload = max(0, innerLen-20-int(data[iL4+12]>>4)*4)
 			}
 		} else {
-			if tunnelOf(in.innerSport, in.innerDport, ports) != tunNone {
+			if wire.TunnelOf(in.innerSport, in.innerDport, ports) != wire.TunnelNone {
 				return false // a tunnel inside: the general path follows it
 			}
 			// The checksum covers the UDP length (prepareL4): the

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gopacket/gopacket/layers"
+	"github.com/wincni/diag/capture/wire"
 	"github.com/wincni/diag/gen"
 )
 
@@ -59,9 +60,9 @@ func fastFrames(t testing.TB) [][]byte {
 // The fast path leaves a frame exactly as the general path does, and
 // takes the bulk of overlay traffic.
 func TestDecodeFastMatchesGeneral(t *testing.T) {
-	var ports portSet
-	ports.add(4789)
-	ports.add(8472)
+	var ports wire.Ports
+	ports.Add(4789)
+	ports.Add(8472)
 	fast := 0
 	frames := fastFrames(t)
 	for i, data := range frames {
@@ -91,8 +92,8 @@ func FuzzDecodeFast(f *testing.F) {
 	for _, d := range fastFrames(f)[:200] {
 		f.Add(d, uint16(0))
 	}
-	var ports portSet
-	ports.add(4789)
+	var ports wire.Ports
+	ports.Add(4789)
 	f.Fuzz(func(t *testing.T, data []byte, extra uint16) {
 		wire := len(data) + int(extra%4)
 		var got, want frame

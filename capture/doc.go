@@ -7,5 +7,6 @@
 // pktmon).
 //
 // Imports: bundle, capture/etl (pktmon's ETL files), catalog, finding,
+// capture/wire (the wire formats' numbers, the tunnel of a datagram),
 // hostexec (pktmon run), snapshot.
 package capture

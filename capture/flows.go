@@ -5,6 +5,8 @@ import (
 	"hash/maphash"
 	"net/netip"
 	"time"
+
+	"github.com/wincni/diag/capture/wire"
 )
 
 // flowKey is a flow in either direction: the lower address and port first.
@@ -19,7 +21,7 @@ type flowKey struct {
 // much faster than the 40-byte general key, and IPv4 is the common case.
 type fastKey [2]uint64
 
-var protoNames = map[uint8]string{ipProtoICMP: "icmp", ipProtoTCP: "tcp", ipProtoUDP: "udp", ipProtoICMPv6: "icmpv6"}
+var protoNames = map[uint8]string{wire.IPProtoICMP: "icmp", wire.IPProtoTCP: "tcp", wire.IPProtoUDP: "udp", wire.IPProtoICMPv6: "icmpv6"}
 
 // flowPacket updates the inner flow and its TCP state.
 func (a *Analyzer) flowPacket(p *Packet, f *frame, t *Tunnel) {
@@ -109,7 +111,7 @@ func (a *Analyzer) untrackedFlow(p *Packet, f *frame) {
 	u := &a.otherFlows
 	u.Packets++
 	u.Bytes += int64(p.Length)
-	if f.innerProto == ipProtoTCP {
+	if f.innerProto == wire.IPProtoTCP {
 		switch {
 		case f.innerFlags&tcpRST != 0:
 			u.Resets++

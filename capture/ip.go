@@ -1,5 +1,7 @@
 package capture
 
+import "github.com/wincni/diag/capture/wire"
+
 // ipHdr is what parseIP read of an IP header.
 type ipHdr struct {
 	v6              bool
@@ -23,7 +25,7 @@ type ipHdr struct {
 func parseIP(data []byte, off int, etype uint16, h *ipHdr) bool {
 	h.start, h.l4 = off, -1
 	switch etype {
-	case etherIPv4:
+	case wire.EtherIPv4:
 		if !inRange(data, off, 20) || data[off]>>4 != 4 {
 			return false
 		}
@@ -47,7 +49,7 @@ func parseIP(data []byte, off int, etype uint16, h *ipHdr) bool {
 			}
 		}
 		return true
-	case etherIPv6:
+	case wire.EtherIPv6:
 		if !inRange(data, off, 40) || data[off]>>4 != 6 {
 			return false
 		}
@@ -62,22 +64,22 @@ func parseIP(data []byte, off int, etype uint16, h *ipHdr) bool {
 	walk:
 		for i := 0; i < 8; i++ {
 			switch next {
-			case ipv6HopByHop, ipv6Routing, ipv6DestOptions:
+			case wire.IPv6HopByHop, wire.IPv6Routing, wire.IPv6DestOptions:
 				if !inRange(data, p, 2) {
 					h.proto = next
 					return true
 				}
-				if next == ipv6Routing {
+				if next == wire.IPv6Routing {
 					h.routing6(data, p)
 				}
 				next, p = data[p], p+(int(data[p+1])+1)*8
-			case ipv6AH:
+			case wire.IPv6AH:
 				if !inRange(data, p, 2) {
 					h.proto = next
 					return true
 				}
 				next, p = data[p], p+(int(data[p+1])+2)*4
-			case ipv6HdrFragment:
+			case wire.IPv6Fragment:
 				if !inRange(data, p, 8) {
 					h.proto = next
 					return true

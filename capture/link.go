@@ -1,6 +1,10 @@
 package capture
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/wincni/diag/capture/wire"
+)
 
 // linkLayer returns the offset of the network header and its EtherType.
 func linkLayer(data []byte, lt LinkType) (int, uint16, bool) {
@@ -23,9 +27,9 @@ func linkLayer(data []byte, lt LinkType) (int, uint16, bool) {
 		}
 		switch data[0] >> 4 {
 		case 4:
-			return 0, etherIPv4, true
+			return 0, wire.EtherIPv4, true
 		case 6:
-			return 0, etherIPv6, true
+			return 0, wire.EtherIPv6, true
 		}
 	case LinkTypeNull, LinkTypeLoop:
 		if !inRange(data, 0, 4) {
@@ -37,9 +41,9 @@ func linkLayer(data []byte, lt LinkType) (int, uint16, bool) {
 		}
 		switch fam {
 		case 2:
-			return 4, etherIPv4, true
+			return 4, wire.EtherIPv4, true
 		case 24, 28, 30:
-			return 4, etherIPv6, true
+			return 4, wire.EtherIPv6, true
 		}
 	}
 	return 0, 0, false
@@ -83,7 +87,7 @@ func sllProtocol(data []byte, off int, proto uint16) (int, uint16, bool) {
 // vlanTags skips any number (up to maxVLANTags) of 802.1Q, 802.1ad and
 // pre-standard QinQ (0x9100) tags.
 func vlanTags(data []byte, off int, etype uint16) (int, uint16, bool) {
-	for i := 0; etype == etherVLAN || etype == etherQinQ || etype == etherQinQv1; i++ {
+	for i := 0; etype == wire.EtherVLAN || etype == wire.EtherQinQ || etype == wire.EtherQinQv1; i++ {
 		if i == maxVLANTags || !inRange(data, off, 4) {
 			return 0, 0, false
 		}

@@ -3,6 +3,8 @@ package capture
 import (
 	"encoding/binary"
 	"net/netip"
+
+	"github.com/wincni/diag/capture/wire"
 )
 
 func addrOf(b [16]byte) netip.Addr { return netip.AddrFrom16(b).Unmap() }
@@ -40,7 +42,7 @@ func (a *Analyzer) Add(p *Packet) {
 		a.res.OuterFragments++
 		// A later fragment of an outer packet: counted on the tunnel of its
 		// first fragment when it is VXLAN; the bytes are not decodable.
-		if f.proto == ipProtoUDP {
+		if f.proto == wire.IPProtoUDP {
 			if t := a.tunnelFor(&f.src, &f.dst, 0, false); t != nil {
 				t.fragments++
 			}
@@ -110,14 +112,14 @@ func (a *Analyzer) Add(p *Packet) {
 		return
 	}
 	switch f.innerProto {
-	case ipProtoICMP:
+	case wire.IPProtoICMP:
 		if f.icmpType == 3 {
 			ft.icmpUnreach++
 			if f.icmpCode == 4 {
 				ft.icmpFragNeeded++
 			}
 		}
-	case ipProtoICMPv6:
+	case wire.IPProtoICMPv6:
 		if f.icmpType == 1 {
 			ft.icmpUnreach++
 		} else if f.icmpType == 2 {

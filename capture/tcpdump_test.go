@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/wincni/diag/capture/wire"
 )
 
 const tcpdumpTests = "../../shared/captures/tcpdump-tests"
@@ -76,9 +78,9 @@ func TestAgreesWithTcpdump(t *testing.T) {
 	if len(outs) == 0 {
 		t.Fatalf("no .out files under %s", tcpdumpTests)
 	}
-	var ports portSet
-	ports.add(4789)
-	ports.add(8472)
+	var ports wire.Ports
+	ports.Add(4789)
+	ports.Add(8472)
 	for _, out := range outs {
 		name := strings.TrimSuffix(filepath.Base(out), ".out")
 		t.Run(name, func(t *testing.T) {

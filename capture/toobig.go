@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wincni/diag/capture/wire"
 	"github.com/wincni/diag/finding"
 )
 
@@ -19,9 +20,9 @@ import (
 // tooBigRef is what the decoder read of such an ICMP error.
 type tooBigRef struct {
 	ok       bool
-	mtu      uint32   // the MTU the router announced; 0: not given (routers before RFC 1191)
-	src, dst [16]byte // of the quoted packet: the VTEP that sent it, and its peer
-	tun      uint8    // tunVXLAN or tunGeneve
+	mtu      uint32      // the MTU the router announced; 0: not given (routers before RFC 1191)
+	src, dst [16]byte    // of the quoted packet: the VTEP that sent it, and its peer
+	tun      wire.Tunnel // wire.TunnelVXLAN or wire.TunnelGeneve
 	vni      uint32
 	hasVNI   bool // the quote reaches the tunnel header
 	size     int  // the quoted packet's length, as its IP header gives it
@@ -30,15 +31,15 @@ type tooBigRef struct {
 // underlayTooBig reads an outer ICMP or ICMPv6 message at l4: a
 // "fragmentation needed" or "packet too big" quoting a UDP datagram to a
 // VXLAN or Geneve port sets f.tooBig.
-func (f *frame) underlayTooBig(data []byte, l4 int, ports *portSet) {
+func (f *frame) underlayTooBig(data []byte, l4 int, ports *wire.Ports) {
 	if !inRange(data, l4, 8) {
 		return
 	}
 	var mtu uint32
 	switch typ, code := data[l4], data[l4+1]; {
-	case f.proto == ipProtoICMP && !f.v6 && typ == 3 && code == 4:
+	case f.proto == wire.IPProtoICMP && !f.v6 && typ == 3 && code == 4:
 		mtu = uint32(be16(data, l4+6))
-	case f.proto == ipProtoICMPv6 && f.v6 && typ == 2:
+	case f.proto == wire.IPProtoICMPv6 && f.v6 && typ == 2:
 		mtu = be32(data, l4+4)
 	default:
 		return
@@ -47,24 +48,24 @@ func (f *frame) underlayTooBig(data []byte, l4 int, ports *portSet) {
 	if !inRange(data, q, 1) {
 		return
 	}
-	etype := uint16(etherIPv4)
+	etype := uint16(wire.EtherIPv4)
 	if f.v6 {
-		etype = etherIPv6
+		etype = wire.EtherIPv6
 	}
 	var h ipHdr
 	if !parseIP(data, q, etype, &h) || h.bogus || h.l4 < 0 || h.proto != 17 || h.frag && !h.firstFrag || !inRange(data, h.l4, 8) {
 		return
 	}
-	tun := tunnelOf(be16(data, h.l4), be16(data, h.l4+2), ports)
-	if tun != tunVXLAN && tun != tunGeneve {
+	tun := wire.TunnelOf(be16(data, h.l4), be16(data, h.l4+2), ports)
+	if tun != wire.TunnelVXLAN && tun != wire.TunnelGeneve {
 		return
 	}
 	t := &f.tooBig
 	*t = tooBigRef{ok: true, mtu: mtu, src: h.src, dst: h.dst, tun: tun, size: h.total}
 	p := h.l4 + 8
 	switch {
-	case tun == tunVXLAN && inRange(data, p, 8) && data[p]&0x08 != 0,
-		tun == tunGeneve && inRange(data, p, 8) && data[p]>>6 == 0:
+	case tun == wire.TunnelVXLAN && inRange(data, p, 8) && data[p]&0x08 != 0,
+		tun == wire.TunnelGeneve && inRange(data, p, 8) && data[p]>>6 == 0:
 		t.vni, t.hasVNI = be32(data, p+4)>>8, true
 	}
 }
@@ -169,7 +170,7 @@ func (a *Analyzer) cap10(add func(string, issue)) {
 			strings.Join(routers, ", "), what, src, dst, total, tooBigWords(src.Is6()))
 		if overhead := tunnelOverhead(src); int(smallest)-overhead >= 68 { // RFC 791's minimum MTU
 			plus := ""
-			if kinds&(1<<tunGeneve) != 0 {
+			if kinds&(1<<wire.TunnelGeneve) != 0 {
 				plus = " plus Geneve options"
 			}
 			summary += fmt.Sprintf(", path MTU %d: pods on these nodes need an MTU of at most %d (%s over IPv%d adds %d bytes%s)",
@@ -213,9 +214,9 @@ func ipVersion(a netip.Addr) int {
 
 func tunnelKinds(kinds uint8) string {
 	switch kinds {
-	case 1 << tunVXLAN:
+	case 1 << wire.TunnelVXLAN:
 		return "VXLAN"
-	case 1 << tunGeneve:
+	case 1 << wire.TunnelGeneve:
 		return "Geneve"
 	}
 	return "VXLAN and Geneve"

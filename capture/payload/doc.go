@@ -16,5 +16,5 @@
 // once, for this clearing and for anonymize's mapping of the addresses in
 // packets.
 //
-// Imports: none.
+// Imports: capture/wire (the wire formats' numbers, the tunnel of a datagram).
 package payload

@@ -1,6 +1,10 @@
 package payload
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/wincni/diag/capture/wire"
+)
 
 // clearer clears the payloads of packets, in place, and counts the bytes:
 // the Visitor of a Walker, which keeps the headers and checksums right.
@@ -26,7 +30,7 @@ func (c *clearer) IP([]byte)  {}
 
 // Payload is cleared, but DNS's: names are evidence, and no secret.
 func (c *clearer) Payload(p []byte, _ byte, sport, dport uint16) {
-	if sport == portDNS || dport == portDNS {
+	if sport == wire.PortDNS || dport == wire.PortDNS {
 		return
 	}
 	clear(p)

@@ -1,5 +1,7 @@
 package payload
 
+import "github.com/wincni/diag/capture/wire"
+
 // A Visitor is told the fields of a packet that Walker.Packet reaches, and
 // may change them in place: anonymize maps addresses, the payload clearing
 // zeroes payloads. The walk updates every checksum that covers what changed.
@@ -27,15 +29,17 @@ type Visitor interface {
 // far as it goes; a header that is not valid ends the walk there.
 type Walker struct {
 	visit Visitor
-	vxlan map[uint16]bool // VXLAN ports besides 4789 and 8472
+	vxlan wire.Ports // 4789, 8472 and the ones given
 }
 
 // NewWalker walks packets for v; vxlanPorts are VXLAN ports besides IANA's
 // 4789 and the Linux kernel's (flannel's) 8472.
 func NewWalker(v Visitor, vxlanPorts ...uint16) *Walker {
-	w := &Walker{visit: v, vxlan: map[uint16]bool{}}
+	w := &Walker{visit: v}
+	w.vxlan.Add(wire.PortVXLAN)
+	w.vxlan.Add(wire.PortVXLANLinux)
 	for _, p := range vxlanPorts {
-		w.vxlan[p] = true
+		w.vxlan.Add(p)
 	}
 	return w
 }
@@ -79,9 +83,9 @@ func (w *Walker) Packet(d []byte, link uint32) {
 func versionType(b byte) uint16 {
 	switch b >> 4 {
 	case 4:
-		return etherIPv4
+		return wire.EtherIPv4
 	case 6:
-		return etherIPv6
+		return wire.EtherIPv6
 	}
 	return 0
 }
@@ -93,7 +97,7 @@ func (w *Walker) ethernet(d []byte, depth int) {
 	w.visit.MAC(d[0:6])
 	w.visit.MAC(d[6:12])
 	off, et := 12, be16(d[12:14])
-	for (et == etherVLAN || et == etherQinQ || et == etherQinQv1) && off+6 <= len(d) {
+	for (et == wire.EtherVLAN || et == wire.EtherQinQ || et == wire.EtherQinQv1) && off+6 <= len(d) {
 		off += 4
 		et = be16(d[off : off+2])
 	}
@@ -102,14 +106,14 @@ func (w *Walker) ethernet(d []byte, depth int) {
 
 func (w *Walker) l3(d []byte, et uint16, depth int) {
 	switch et {
-	case etherIPv4:
+	case wire.EtherIPv4:
 		w.ipv4(d, depth)
-	case etherIPv6:
+	case wire.EtherIPv6:
 		w.ipv6(d, depth)
-	case etherARP:
+	case wire.EtherARP:
 		// IPv4 over Ethernet: sender and target hardware and protocol
 		// addresses.
-		if len(d) >= 28 && be16(d[2:4]) == etherIPv4 && d[4] == 6 && d[5] == 4 {
+		if len(d) >= 28 && be16(d[2:4]) == wire.EtherIPv4 && d[4] == 6 && d[5] == 4 {
 			w.visit.MAC(d[8:14])
 			w.visit.IP(d[14:18])
 			w.visit.MAC(d[18:24])
@@ -163,14 +167,14 @@ func (w *Walker) ipv6(d []byte, depth int) {
 	next, off, length := d[6], 40, plen
 	for hops := 0; hops < 8; hops++ {
 		switch next {
-		case ipv6HopByHop, ipv6Routing, ipv6DestOptions:
+		case wire.IPv6HopByHop, wire.IPv6Routing, wire.IPv6DestOptions:
 			if off+8 > end {
 				return
 			}
 			n := 8 + int(d[off+1])*8
 			next, off, length = d[off], off+n, length-n
 			continue
-		case ipv6Fragment:
+		case wire.IPv6Fragment:
 			if off+8 > end || be16(d[off+2:off+4])&0xfff8 != 0 {
 				return
 			}
@@ -192,28 +196,28 @@ func (w *Walker) ipv6(d []byte, depth int) {
 func (w *Walker) transport(seg []byte, proto byte, length int, oldAddrs, addrs []byte, depth int) {
 	var sum []byte // the checksum field, where the segment has one
 	switch proto {
-	case ipProtoTCP:
+	case wire.IPProtoTCP:
 		if len(seg) < 18 {
 			return
 		}
 		sum = seg[16:18]
-	case ipProtoUDP:
+	case wire.IPProtoUDP:
 		if len(seg) < 8 {
 			return
 		}
 		sum = seg[6:8]
-	case ipProtoICMP, ipProtoICMPv6:
+	case wire.IPProtoICMP, wire.IPProtoICMPv6:
 		if len(seg) < 4 {
 			return
 		}
 		sum = seg[2:4]
-	case ipProtoIPIP:
+	case wire.IPProtoIPIP:
 		w.ipv4(seg, depth+1) // the inner header has its own checksum
 		return
-	case ipProtoIPv6:
+	case wire.IPProtoIPv6:
 		w.ipv6(seg, depth+1)
 		return
-	case ipProtoGRE:
+	case wire.IPProtoGRE:
 		w.gre(seg, depth)
 		return
 	default:
@@ -223,15 +227,15 @@ func (w *Walker) transport(seg []byte, proto byte, length int, oldAddrs, addrs [
 	// the checksum field is in both and drops out of the difference.
 	before := OnesSum(seg)
 	switch proto {
-	case ipProtoTCP:
+	case wire.IPProtoTCP:
 		if len(seg) >= 20 {
 			if doff := int(seg[12]>>4) * 4; doff >= 20 && doff <= len(seg) {
 				w.visit.Payload(seg[doff:], proto, be16(seg[0:2]), be16(seg[2:4]))
 			}
 		}
-	case ipProtoUDP:
+	case wire.IPProtoUDP:
 		w.udp(seg, depth)
-	case ipProtoICMP:
+	case wire.IPProtoICMP:
 		// An error quotes the IPv4 header of the packet it answers.
 		if t := seg[0]; (t == 3 || t == 4 || t == 5 || t == 11 || t == 12) && len(seg) >= 28 && seg[8]>>4 == 4 {
 			q := seg[8:]
@@ -241,7 +245,7 @@ func (w *Walker) transport(seg []byte, proto byte, length int, oldAddrs, addrs [
 			w.visit.IP(q[16:20])
 			Adjust(q[10:12], OnesSum(qold[:]), OnesSum(q[12:20])) // the quoted header's own
 		}
-	case ipProtoICMPv6:
+	case wire.IPProtoICMPv6:
 		// An error (types 1 to 4) quotes the IPv6 header it answers.
 		if t := seg[0]; t >= 1 && t <= 4 && len(seg) >= 48 && seg[8]>>4 == 6 {
 			w.visit.IP(seg[16:32])
@@ -251,10 +255,10 @@ func (w *Walker) transport(seg []byte, proto byte, length int, oldAddrs, addrs [
 	after := OnesSum(seg)
 
 	v := uint32(be16(sum))
-	if proto == ipProtoUDP && v == 0 {
+	if proto == wire.IPProtoUDP && v == 0 {
 		return // no checksum
 	}
-	if proto != ipProtoICMP { // ICMP for IPv4 has no pseudo-header
+	if proto != wire.IPProtoICMP { // ICMP for IPv4 has no pseudo-header
 		for _, withLen := range [2]bool{true, false} {
 			if v == PartialSum(oldAddrs, proto, length, withLen) {
 				// Left to the NIC: the new pseudo-header's sum.
@@ -268,7 +272,7 @@ func (w *Walker) transport(seg []byte, proto byte, length int, oldAddrs, addrs [
 		after = Fold(uint64(after) + uint64(OnesSum(addrs)))
 	}
 	Adjust(sum, before, after)
-	if proto == ipProtoUDP && sum[0] == 0 && sum[1] == 0 {
+	if proto == wire.IPProtoUDP && sum[0] == 0 && sum[1] == 0 {
 		sum[0], sum[1] = 0xff, 0xff // a computed zero is sent as all ones
 	}
 }
@@ -287,9 +291,9 @@ func (w *Walker) udp(seg []byte, depth int) {
 		end = ulen
 	}
 	sport, dport := be16(seg[0:2]), be16(seg[2:4])
-	tun := w.tunnelOf(sport, dport)
-	if tun == tunNone {
-		w.visit.Payload(seg[8:end], ipProtoUDP, sport, dport)
+	tun := wire.TunnelOf(sport, dport, &w.vxlan)
+	if tun == wire.TunnelNone {
+		w.visit.Payload(seg[8:end], wire.IPProtoUDP, sport, dport)
 		return
 	}
 	p := seg[8:end]
@@ -299,22 +303,22 @@ func (w *Walker) udp(seg []byte, depth int) {
 	// The tunnel's own header stays; one that is not valid keeps what
 	// it carries.
 	switch tun {
-	case tunVXLAN:
-		if p[0]&vxlanFlagI != 0 {
-			w.ethernet(p[vxlanHeaderLen:], depth+1)
+	case wire.TunnelVXLAN:
+		if p[0]&wire.VXLANFlagI != 0 {
+			w.ethernet(p[wire.VXLANHeaderLen:], depth+1)
 		}
-	case tunGeneve:
-		opt := geneveHeaderLen + int(p[0]&0x3f)*4
+	case wire.TunnelGeneve:
+		opt := wire.GeneveHeaderLen + int(p[0]&0x3f)*4
 		if opt > len(p) {
 			return
 		}
 		switch et := be16(p[2:4]); et {
-		case etherTEB:
+		case wire.EtherTEB:
 			w.ethernet(p[opt:], depth+1)
-		case etherIPv4, etherIPv6:
+		case wire.EtherIPv4, wire.EtherIPv6:
 			w.l3(p[opt:], et, depth+1)
 		}
-	case tunGPE:
+	case wire.TunnelGPE:
 		switch p[3] { // Next Protocol
 		case 1:
 			w.ipv4(p[8:], depth+1)
@@ -324,30 +328,6 @@ func (w *Walker) udp(seg []byte, depth int) {
 			w.ethernet(p[8:], depth+1)
 		}
 	}
-}
-
-// Tunnels a UDP datagram carries, by its ports.
-const (
-	tunNone = iota
-	tunVXLAN
-	tunGeneve
-	tunGPE
-)
-
-// tunnelOf: the destination port first, then the source port, as capture
-// decode reads them.
-func (w *Walker) tunnelOf(sport, dport uint16) int {
-	for _, p := range [2]uint16{dport, sport} {
-		switch {
-		case p == portVXLAN || p == portVXLANLinux || w.vxlan[p]:
-			return tunVXLAN
-		case p == portGeneve:
-			return tunGeneve
-		case p == portGPE:
-			return tunGPE
-		}
-	}
-	return tunNone
 }
 
 // gre walks into a GRE packet (version 0): Ethernet (Transparent Ethernet
@@ -361,7 +341,7 @@ func (w *Walker) gre(seg []byte, depth int) {
 		return // a version other than 0
 	}
 	off := 4
-	for _, bit := range [3]uint16{greChecksum, greKey, greSequence} {
+	for _, bit := range [3]uint16{wire.GREChecksum, wire.GREKey, wire.GRESequence} {
 		if flags&bit != 0 {
 			off += 4
 		}
@@ -371,12 +351,12 @@ func (w *Walker) gre(seg []byte, depth int) {
 	}
 	before := OnesSum(seg)
 	switch et := be16(seg[2:4]); et {
-	case etherTEB:
+	case wire.EtherTEB:
 		w.ethernet(seg[off:], depth+1)
-	case etherIPv4, etherIPv6:
+	case wire.EtherIPv4, wire.EtherIPv6:
 		w.l3(seg[off:], et, depth+1)
 	}
-	if flags&greChecksum != 0 {
+	if flags&wire.GREChecksum != 0 {
 		Adjust(seg[4:6], before, OnesSum(seg))
 	}
 }

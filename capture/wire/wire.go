@@ -1,30 +1,40 @@
-package capture
-
-// The numbers of the wire formats the decoder reads, by their names in the
-// IANA registries and RFCs, so that a case says what it matches.
+package wire
 
 // EtherTypes (IEEE 802 / IANA).
 const (
-	etherIPv4   = 0x0800
-	etherIPv6   = 0x86DD
-	etherTEB    = 0x6558 // Transparent Ethernet Bridging: Geneve's "Ethernet inside"
-	etherVLAN   = 0x8100 // 802.1Q
-	etherQinQ   = 0x88A8 // 802.1ad
-	etherQinQv1 = 0x9100 // pre-standard QinQ
+	EtherIPv4   = 0x0800
+	EtherARP    = 0x0806
+	EtherIPv6   = 0x86DD
+	EtherTEB    = 0x6558 // Transparent Ethernet Bridging: Ethernet inside Geneve or GRE
+	EtherVLAN   = 0x8100 // 802.1Q
+	EtherQinQ   = 0x88A8 // 802.1ad
+	EtherQinQv1 = 0x9100 // pre-standard QinQ
 )
 
-// IP protocol numbers (IANA).
+// IP protocol numbers and IPv6 extension headers (IANA).
 const (
-	ipProtoICMP     = 1
-	ipProtoTCP      = 6
-	ipProtoUDP      = 17
-	ipProtoGRE      = 47
-	ipProtoICMPv6   = 58
-	ipv6HopByHop    = 0
-	ipv6Routing     = 43
-	ipv6HdrFragment = 44
-	ipv6AH          = 51
-	ipv6DestOptions = 60
+	IPProtoICMP     = 1
+	IPProtoIPIP     = 4 // IPv4 in IP
+	IPProtoTCP      = 6
+	IPProtoUDP      = 17
+	IPProtoIPv6     = 41 // IPv6 in IP
+	IPProtoGRE      = 47
+	IPProtoICMPv6   = 58
+	IPv6HopByHop    = 0
+	IPv6Routing     = 43
+	IPv6Fragment    = 44
+	IPv6AH          = 51
+	IPv6DestOptions = 60
+)
+
+// UDP ports: VXLAN's (IANA's, and the Linux kernel's default that flannel
+// uses), Geneve's, VXLAN-GPE's, and DNS's.
+const (
+	PortDNS        = 53
+	PortVXLAN      = 4789
+	PortVXLANLinux = 8472
+	PortGeneve     = 6081
+	PortGPE        = 4790
 )
 
 // The tunnel headers, as the RFCs draw them.
@@ -56,10 +66,18 @@ const (
 //	|                    Variable-Length Options                    |
 //	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
 //
-// The Protocol Type is an EtherType: etherTEB (Ethernet), etherIPv4 or
-// etherIPv6; a Ver other than 0 is not Geneve.
+// The Protocol Type is an EtherType: EtherTEB (Ethernet), EtherIPv4 or
+// EtherIPv6; a Ver other than 0 is not Geneve.
+//
+// VXLAN-GPE (draft-ietf-nvo3-vxlan-gpe) is VXLAN's 8 bytes with a Next
+// Protocol in the 4th (1 IPv4, 2 IPv6, 3 Ethernet). GRE (RFC 2784, 2890)
+// is 4 bytes of flags, version and protocol type (an EtherType); the
+// checksum, key and sequence number flags each add 4 bytes.
 const (
-	vxlanHeaderLen  = 8
-	vxlanFlagI      = 0x08
-	geneveHeaderLen = 8
+	VXLANHeaderLen  = 8
+	VXLANFlagI      = 0x08
+	GeneveHeaderLen = 8
+	GREChecksum     = 0x8000
+	GREKey          = 0x2000
+	GRESequence     = 0x1000
 )
