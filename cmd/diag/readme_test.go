@@ -359,6 +359,12 @@ func runnable(cmd *cobra.Command) bool {
 		inputs = append(inputs, b...)
 	}
 	for _, in := range inputs {
+		// A placeholder (BUNDLE..., OLD) is no input, even where the file
+		// system finds one by it: Windows drops a name's trailing dots
+		// and ignores its case, so BUNDLE... is the bundle/ folder there.
+		if in == strings.ToUpper(in) {
+			return false
+		}
 		if _, err := os.Stat(in); err != nil {
 			return false
 		}
