@@ -1,0 +1,40 @@
+package payload
+
+import (
+	"bytes"
+	"encoding/binary"
+	"testing"
+)
+
+// The fragments of a datagram after the first carry its payload too (a
+// large UDP message, an HTTP body over a path with a small MTU): the
+// clearing clears them whole, as it clears the first fragment's payload,
+// and keeps their IP headers.
+func TestClearFragmentsAfterTheFirst(t *testing.T) {
+	body := append(bytes.Repeat([]byte{'F'}, 64), secret...)
+	whole := ipv4(17, udpSeg(7004, 7005, body, true)) // IPv4 + UDP + payload
+	seg := whole[20:]
+	first, rest := seg[:48], seg[48:] // 48 is a multiple of 8: the second fragment starts at offset 6
+	frag := func(off uint16, more bool, data []byte) []byte {
+		ip := ipv4(17, data)
+		flags := off
+		if more {
+			flags |= 0x2000
+		}
+		binary.BigEndian.PutUint16(ip[6:], flags)
+		ip[10], ip[11] = 0, 0
+		binary.BigEndian.PutUint16(ip[10:], ^uint16(OnesSum(ip[:20])))
+		return frame(ip)
+	}
+	f1, f2 := frag(0, true, first), frag(6, false, rest)
+	out, cleared, err := Clear(pcapOf(f1, f2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(out, []byte("Bearer")) || bytes.Contains(out, bytes.Repeat([]byte{'F'}, 8)) {
+		t.Errorf("the payload of the fragment after the first is left in the capture (%d bytes cleared of %d)", cleared, len(body))
+	}
+	if cleared != int64(len(body)) {
+		t.Errorf("cleared %d bytes, want the datagram's %d", cleared, len(body))
+	}
+}
