@@ -181,6 +181,9 @@ func (o *captureStartOptions) validate() error {
 	if o.duration <= 0 {
 		return usageErrorf("--duration must be positive, not %s", o.duration)
 	}
+	if err := checkVXLANPorts(o.ports); err != nil {
+		return err
+	}
 	if o.iface != "" {
 		if _, err := net.InterfaceByName(o.iface); err != nil {
 			return usageErrorf("--interface %s: no such network interface", o.iface)
