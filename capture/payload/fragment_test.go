@@ -38,3 +38,46 @@ func TestClearFragmentsAfterTheFirst(t *testing.T) {
 		t.Errorf("cleared %d bytes, want the datagram's %d", cleared, len(body))
 	}
 }
+
+// The first fragment's UDP checksum covers the later fragments' data: it
+// stays right over the reassembled datagram, whichever fragment comes
+// first in the capture.
+func TestClearFragmentsKeepsTheDatagramChecksum(t *testing.T) {
+	body := append(bytes.Repeat([]byte{'F'}, 63), secret...) // odd: the last word is half
+	seg := ipv4(17, udpSeg(7004, 7005, body, true))[20:]
+	frag := func(off uint16, more bool, data []byte) []byte {
+		ip := ipv4(17, data)
+		flags := off
+		if more {
+			flags |= 0x2000
+		}
+		binary.BigEndian.PutUint16(ip[6:], flags)
+		ip[10], ip[11] = 0, 0
+		binary.BigEndian.PutUint16(ip[10:], ^uint16(OnesSum(ip[:20])))
+		return frame(ip)
+	}
+	for _, inOrder := range []bool{true, false} {
+		f1, f2 := frag(0, true, seg[:48]), frag(6, false, seg[48:])
+		frames := [][]byte{f1, f2}
+		if !inOrder {
+			frames = [][]byte{f2, f1}
+		}
+		out, _, err := Clear(pcapOf(frames...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The records, in the order written, each 16 bytes of header.
+		r1 := out[24+16 : 24+16+len(frames[0])]
+		r2 := out[24+16+len(frames[0])+16:]
+		if !inOrder {
+			r1, r2 = r2, r1
+		}
+		whole := append(append([]byte(nil), r1[14+20:]...), r2[14+20:]...)
+		if v := verify(srcIP, dstIP, 17, whole); v != 0xffff {
+			t.Errorf("in order %v: the reassembled datagram's UDP checksum is no longer right (%#x)", inOrder, v)
+		}
+		if bytes.Contains(whole, []byte("Bearer")) {
+			t.Errorf("in order %v: payload left", inOrder)
+		}
+	}
+}

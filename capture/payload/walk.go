@@ -1,6 +1,10 @@
 package payload
 
-import "github.com/wincni/diag/capture/wire"
+import (
+	"encoding/binary"
+
+	"github.com/wincni/diag/capture/wire"
+)
 
 // A Visitor is told the fields of a packet that Walker.Packet reaches, and
 // may change them in place: anonymize maps addresses, the payload clearing
@@ -30,6 +34,7 @@ type Visitor interface {
 type Walker struct {
 	visit Visitor
 	vxlan wire.Ports // 4789, 8472 and the ones given
+	frags map[fragKey]*fragState
 }
 
 // NewWalker walks packets for v; vxlanPorts are VXLAN ports besides IANA's
@@ -135,9 +140,6 @@ func (w *Walker) ipv4(d []byte, depth int) {
 	w.visit.IP(d[12:16])
 	w.visit.IP(d[16:20])
 	Adjust(d[10:12], OnesSum(old[:]), OnesSum(d[12:20]))
-	if be16(d[6:8])&0x1fff != 0 {
-		return // a fragment after the first: no transport header
-	}
 	// Up to the IP length where it is shorter than the capture: Ethernet
 	// padding is not part of the segment.
 	total := int(be16(d[2:4]))
@@ -145,7 +147,17 @@ func (w *Walker) ipv4(d []byte, depth int) {
 	if total >= ihl && total < end {
 		end = total
 	}
-	w.transport(d[ihl:end], d[9], total-ihl, old[:], d[12:20], depth)
+	key := fragKey{id: uint32(be16(d[4:6])), proto: d[9]}
+	copy(key.src[:], old[0:4])
+	copy(key.dst[:], old[4:8])
+	if be16(d[6:8])&0x1fff != 0 {
+		w.continuation(key, d[ihl:end]) // no transport header: its data
+		return
+	}
+	sum := w.transport(d[ihl:end], d[9], total-ihl, old[:], d[12:20], depth)
+	if d[6]&0x20 != 0 { // more fragments follow
+		w.firstFragment(key, d[ihl:end], sum)
+	}
 }
 
 func (w *Walker) ipv6(d []byte, depth int) {
@@ -165,6 +177,7 @@ func (w *Walker) ipv6(d []byte, depth int) {
 	// carries no transport header) to the transport header, whose
 	// pseudo-header holds the addresses.
 	next, off, length := d[6], 40, plen
+	var first *fragKey // the datagram, when this is its first fragment
 	for hops := 0; hops < 8; hops++ {
 		switch next {
 		case wire.IPv6HopByHop, wire.IPv6Routing, wire.IPv6DestOptions:
@@ -175,8 +188,17 @@ func (w *Walker) ipv6(d []byte, depth int) {
 			next, off, length = d[off], off+n, length-n
 			continue
 		case wire.IPv6Fragment:
-			if off+8 > end || be16(d[off+2:off+4])&0xfff8 != 0 {
+			if off+8 > end {
 				return
+			}
+			key := fragKey{id: binary.BigEndian.Uint32(d[off+4 : off+8]), proto: d[off]}
+			copy(key.src[:], old[0:16])
+			copy(key.dst[:], old[16:32])
+			if fo := be16(d[off+2 : off+4]); fo&0xfff8 != 0 {
+				w.continuation(key, d[off+8:end])
+				return
+			} else if fo&1 != 0 {
+				first = &key
 			}
 			next, off, length = d[off], off+8, length-8
 			continue
@@ -186,42 +208,47 @@ func (w *Walker) ipv6(d []byte, depth int) {
 	if off > end {
 		return
 	}
-	w.transport(d[off:end], next, length, old[:], d[8:40], depth)
+	sum := w.transport(d[off:end], next, length, old[:], d[8:40], depth)
+	if first != nil {
+		w.firstFragment(*first, d[off:end], sum)
+	}
 }
 
 // transport walks into a TCP, UDP or ICMP segment, or the tunnel it is,
 // then updates its checksum. length is the segment's length as the IP
 // header has it (seg may be cut short); oldAddrs and addrs are the
-// pseudo-header's addresses before and after the Visitor saw them.
-func (w *Walker) transport(seg []byte, proto byte, length int, oldAddrs, addrs []byte, depth int) {
+// pseudo-header's addresses before and after the Visitor saw them. It
+// returns the checksum field that changes further in the datagram must
+// update: none when the segment has no checksum, or one left to the NIC.
+func (w *Walker) transport(seg []byte, proto byte, length int, oldAddrs, addrs []byte, depth int) []byte {
 	var sum []byte // the checksum field, where the segment has one
 	switch proto {
 	case wire.IPProtoTCP:
 		if len(seg) < 18 {
-			return
+			return nil
 		}
 		sum = seg[16:18]
 	case wire.IPProtoUDP:
 		if len(seg) < 8 {
-			return
+			return nil
 		}
 		sum = seg[6:8]
 	case wire.IPProtoICMP, wire.IPProtoICMPv6:
 		if len(seg) < 4 {
-			return
+			return nil
 		}
 		sum = seg[2:4]
 	case wire.IPProtoIPIP:
 		w.ipv4(seg, depth+1) // the inner header has its own checksum
-		return
+		return nil
 	case wire.IPProtoIPv6:
 		w.ipv6(seg, depth+1)
-		return
+		return nil
 	case wire.IPProtoGRE:
 		w.gre(seg, depth)
-		return
+		return nil
 	default:
-		return
+		return nil
 	}
 	// The sums over the segment before and after its inside was walked:
 	// the checksum field is in both and drops out of the difference.
@@ -230,14 +257,21 @@ func (w *Walker) transport(seg []byte, proto byte, length int, oldAddrs, addrs [
 	case wire.IPProtoTCP:
 		if len(seg) >= 20 {
 			if doff := int(seg[12]>>4) * 4; doff >= 20 && doff <= len(seg) {
-				w.visit.Payload(seg[doff:], proto, be16(seg[0:2]), be16(seg[2:4]))
+				sport, dport := be16(seg[0:2]), be16(seg[2:4])
+				if p := seg[doff:]; (sport == wire.PortDNS || dport == wire.PortDNS) && len(p) >= 2 {
+					w.dns(p[2:min(len(p), 2+int(be16(p[0:2])))]) // a length, then the message
+				}
+				w.visit.Payload(seg[doff:], proto, sport, dport)
 			}
 		}
 	case wire.IPProtoUDP:
 		w.udp(seg, depth)
 	case wire.IPProtoICMP:
+		if seg[0] == icmpRedirect && len(seg) >= 8 {
+			w.visit.IP(seg[4:8]) // the gateway to use
+		}
 		// An error quotes the IPv4 header of the packet it answers.
-		if t := seg[0]; (t == 3 || t == 4 || t == 5 || t == 11 || t == 12) && len(seg) >= 28 && seg[8]>>4 == 4 {
+		if t := seg[0]; (t == 3 || t == 4 || t == icmpRedirect || t == 11 || t == 12) && len(seg) >= 28 && seg[8]>>4 == 4 {
 			q := seg[8:]
 			var qold [8]byte
 			copy(qold[:], q[12:20])
@@ -251,12 +285,13 @@ func (w *Walker) transport(seg []byte, proto byte, length int, oldAddrs, addrs [
 			w.visit.IP(seg[16:32])
 			w.visit.IP(seg[32:48])
 		}
+		w.neighbourDiscovery(seg)
 	}
 	after := OnesSum(seg)
 
 	v := uint32(be16(sum))
 	if proto == wire.IPProtoUDP && v == 0 {
-		return // no checksum
+		return nil // no checksum
 	}
 	if proto != wire.IPProtoICMP { // ICMP for IPv4 has no pseudo-header
 		for _, withLen := range [2]bool{true, false} {
@@ -265,15 +300,22 @@ func (w *Walker) transport(seg []byte, proto byte, length int, oldAddrs, addrs [
 				if p := PartialSum(addrs, proto, length, withLen); p != v {
 					sum[0], sum[1] = byte(p>>8), byte(p)
 				}
-				return
+				return nil
 			}
 		}
 		before = Fold(uint64(before) + uint64(OnesSum(oldAddrs)))
 		after = Fold(uint64(after) + uint64(OnesSum(addrs)))
 	}
-	Adjust(sum, before, after)
-	if proto == wire.IPProtoUDP && sum[0] == 0 && sum[1] == 0 {
-		sum[0], sum[1] = 0xff, 0xff // a computed zero is sent as all ones
+	adjustSum(sum, before, after, proto == wire.IPProtoUDP)
+	return sum
+}
+
+// adjustSum is Adjust for a transport checksum: UDP sends a computed zero
+// as all ones (zero is "none").
+func adjustSum(sum []byte, m, m2 uint32, udp bool) {
+	Adjust(sum, m, m2)
+	if udp && sum[0] == 0 && sum[1] == 0 {
+		sum[0], sum[1] = 0xff, 0xff
 	}
 }
 
@@ -293,6 +335,9 @@ func (w *Walker) udp(seg []byte, depth int) {
 	sport, dport := be16(seg[0:2]), be16(seg[2:4])
 	tun := wire.TunnelOf(sport, dport, &w.vxlan)
 	if tun == wire.TunnelNone {
+		if sport == wire.PortDNS || dport == wire.PortDNS {
+			w.dns(seg[8:end])
+		}
 		w.visit.Payload(seg[8:end], wire.IPProtoUDP, sport, dport)
 		return
 	}
@@ -304,9 +349,9 @@ func (w *Walker) udp(seg []byte, depth int) {
 	// it carries.
 	switch tun {
 	case wire.TunnelVXLAN:
-		if p[0]&wire.VXLANFlagI != 0 {
-			w.ethernet(p[wire.VXLANHeaderLen:], depth+1)
-		}
+		// Whatever its flags: a VNI marked invalid still has a frame
+		// behind it, which Wireshark shows and the rules read as such.
+		w.ethernet(p[wire.VXLANHeaderLen:], depth+1)
 	case wire.TunnelGeneve:
 		opt := wire.GeneveHeaderLen + int(p[0]&0x3f)*4
 		if opt > len(p) {
@@ -319,14 +364,30 @@ func (w *Walker) udp(seg []byte, depth int) {
 			w.l3(p[opt:], et, depth+1)
 		}
 	case wire.TunnelGPE:
-		switch p[3] { // Next Protocol
-		case 1:
-			w.ipv4(p[8:], depth+1)
-		case 2:
-			w.ipv6(p[8:], depth+1)
-		case 3:
-			w.ethernet(p[8:], depth+1)
+		w.nextProtocol(p[3], p[8:], depth+1)
+	}
+}
+
+// nextProtocol walks what VXLAN-GPE's or NSH's Next Protocol says follows:
+// IPv4, IPv6, Ethernet or NSH (RFC 8300: a base header whose Length, in
+// 4-byte words, covers its service path and context headers).
+func (w *Walker) nextProtocol(next byte, p []byte, depth int) {
+	switch next {
+	case wire.NextIPv4:
+		w.ipv4(p, depth)
+	case wire.NextIPv6:
+		w.ipv6(p, depth)
+	case wire.NextEthernet:
+		w.ethernet(p, depth)
+	case wire.NextNSH:
+		if len(p) < 8 || depth > maxDepth {
+			return
 		}
+		n := int(p[1]&0x3f) * 4
+		if n < 8 || n > len(p) {
+			return
+		}
+		w.nextProtocol(p[3], p[n:], depth+1)
 	}
 }
 

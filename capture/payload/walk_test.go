@@ -172,6 +172,8 @@ func FuzzWalk(f *testing.F) {
 	f.Add(frame(ipv4(4, ipv4(6, tcpSeg(1, 2, "x")))), uint32(linkEthernet))
 	f.Add(ipv4(17, udpSeg(1, 6081, []byte{0x3f, 0, 0x65, 0x58, 0, 0, 0, 0}, true)), uint32(linkRaw))
 	f.Add([]byte{0x60, 0, 0, 0, 0, 0, 44, 64}, uint32(linkIPv6))
+	f.Add(ipv4(17, udpSeg(53, 1, []byte{0, 1, 0x81, 0x80, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0xc0, 12, 0, 1, 0, 1, 0, 0, 0, 5, 0, 4, 10, 0, 0, 1}, true)), uint32(linkRaw))
+	f.Add(ipv4(17, udpSeg(1, 4790, []byte{0x0c, 0, 0, 4, 0, 0, 1, 0, 0x0f, 0xc2, 0x02, 0x03, 0, 0, 1, 0xff}, true)), uint32(linkRaw))
 	f.Fuzz(func(t *testing.T, pkt []byte, link uint32) {
 		n := len(pkt)
 		NewWalker(&flipper{}, 9999).Packet(pkt, link%300)
@@ -179,4 +181,71 @@ func FuzzWalk(f *testing.F) {
 			t.Fatal("the packet changed length")
 		}
 	})
+}
+
+// Addresses past the headers: a DNS answer's A and AAAA records (over UDP
+// and over TCP), an ICMP redirect's gateway; the checksums stay right over
+// them.
+func TestWalkAddressesInMessages(t *testing.T) {
+	dns := []byte{0, 1, 0x81, 0x80, 0, 1, 0, 2, 0, 0, 0, 0}
+	dns = append(dns, 3, 'w', 'e', 'b', 0, 0, 1, 0, 1)                        // the question
+	dns = append(dns, 0xc0, 12, 0, 1, 0, 1, 0, 0, 0, 5, 0, 4, 10, 244, 77, 5) // A
+	dns = append(dns, 0xc0, 12, 0, 28, 0, 1, 0, 0, 0, 5, 0, 16)
+	dns = append(dns, 0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5) // AAAA
+	pkt := frame(ipv4(17, udpSeg(53, 40001, dns, true)))
+	f := walkOne(t, pkt, linkEthernet)
+	if f.ips != 4 || !segRight(pkt[14:], 17) {
+		t.Errorf("DNS over UDP: %d addresses (want 2 of the header, 2 answers), checksum right %v", f.ips, segRight(pkt[14:], 17))
+	}
+	tcp := tcpSeg(53, 40002, string(append([]byte{0, byte(len(dns))}, dns...)))
+	pkt = frame(ipv4(6, tcp))
+	if f := walkOne(t, pkt, linkEthernet); f.ips != 4 || !segRight(pkt[14:], 6) {
+		t.Errorf("DNS over TCP: %d addresses, checksum right %v", f.ips, segRight(pkt[14:], 6))
+	}
+	cut := frame(ipv4(17, udpSeg(53, 40001, dns[:len(dns)-10], true)))
+	if f := walkOne(t, cut, linkEthernet); f.ips != 3 {
+		t.Errorf("DNS cut inside its AAAA record: %d addresses, want the header's and the A record", f.ips)
+	}
+
+	quoted := ipv4(17, udpSeg(5000, 6000, nil, false))
+	redirect := append([]byte{5, 1, 0, 0, 192, 168, 50, 1}, quoted...)
+	binary.BigEndian.PutUint16(redirect[2:], ^uint16(OnesSum(redirect)))
+	pkt = frame(ipv4(1, redirect))
+	if f := walkOne(t, pkt, linkEthernet); f.ips != 5 || OnesSum(pkt[14+20:]) != 0xffff {
+		t.Errorf("ICMP redirect: %d addresses (want the header's 2, the gateway, the quoted 2)", f.ips)
+	}
+}
+
+// Neighbour discovery: the target, the link-layer address options, a
+// router advertisement's prefix and DNS servers; the ICMPv6 checksum stays
+// right over the pseudo-header and the message.
+func TestWalkNeighbourDiscovery(t *testing.T) {
+	src := []byte{0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5}
+	dst := []byte{0xff, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0xff, 0, 0, 9}
+	v6 := func(msg []byte) []byte {
+		ph := append(append(append([]byte(nil), src...), dst...), 0, 0, byte(len(msg)>>8), byte(len(msg)), 0, 0, 0, 58)
+		binary.BigEndian.PutUint16(msg[2:], ^uint16(Fold(uint64(OnesSum(ph))+uint64(OnesSum(msg)))))
+		h := append([]byte{0x60, 0, 0, 0, byte(len(msg) >> 8), byte(len(msg)), 58, 255}, src...)
+		return append(append(h, dst...), msg...)
+	}
+	right := func(p []byte) bool {
+		ph := append(append(append([]byte(nil), p[8:24]...), p[24:40]...), 0, 0, byte((len(p)-40)>>8), byte(len(p)-40), 0, 0, 0, 58)
+		return Fold(uint64(OnesSum(ph))+uint64(OnesSum(p[40:]))) == 0xffff
+	}
+	target := append([]byte(nil), src...)
+	target[15] = 9
+	ns := append(append([]byte{135, 0, 0, 0, 0, 0, 0, 0}, target...), 1, 1, 0, 0x15, 0x5d, 7, 8, 9)
+	pkt := v6(ns)
+	if f := walkOne(t, pkt, linkIPv6); f.ips != 3 || f.macs != 1 || !right(pkt) {
+		t.Errorf("neighbour solicitation: %d addresses, %d MACs (want 3 and 1), checksum right %v", f.ips, f.macs, right(pkt))
+	}
+	ra := []byte{134, 0, 0, 0, 64, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+	ra = append(ra, 3, 4, 64, 0xc0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0)
+	ra = append(ra, 0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) // prefix
+	ra = append(ra, 25, 3, 0, 0, 0, 0, 0, 60)
+	ra = append(ra, 0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x53) // a DNS server
+	pkt = v6(ra)
+	if f := walkOne(t, pkt, linkIPv6); f.ips != 4 || !right(pkt) {
+		t.Errorf("router advertisement: %d addresses (want 2 of the header, the prefix, the DNS server), checksum right %v", f.ips, right(pkt))
+	}
 }

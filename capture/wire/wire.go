@@ -70,10 +70,16 @@ const (
 // EtherIPv6; a Ver other than 0 is not Geneve.
 //
 // VXLAN-GPE (draft-ietf-nvo3-vxlan-gpe) is VXLAN's 8 bytes with a Next
-// Protocol in the 4th (1 IPv4, 2 IPv6, 3 Ethernet). GRE (RFC 2784, 2890)
+// Protocol in the 4th (1 IPv4, 2 IPv6, 3 Ethernet, 4 NSH); NSH (RFC 8300)
+// has the same field in its base header's 4th byte, and its Length (the
+// low 6 bits of the 2nd) in 4-byte words. GRE (RFC 2784, 2890)
 // is 4 bytes of flags, version and protocol type (an EtherType); the
 // checksum, key and sequence number flags each add 4 bytes.
 const (
+	NextIPv4        = 1 // VXLAN-GPE's and NSH's Next Protocol
+	NextIPv6        = 2
+	NextEthernet    = 3
+	NextNSH         = 4
 	VXLANHeaderLen  = 8
 	VXLANFlagI      = 0x08
 	GeneveHeaderLen = 8
