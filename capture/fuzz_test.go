@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gopacket/gopacket/layers"
+	"github.com/wincni/diag/capture/wire"
 )
 
 // FuzzDecode feeds arbitrary frames of every link type to the decoder and
@@ -45,7 +46,7 @@ func FuzzSource(f *testing.F) {
 			f.Add(data)
 		}
 	}
-	f.Add(append(append([]byte{}, magicPcapng[:]...), make([]byte, 32)...))
+	f.Add(append(append([]byte{}, wire.MagicPcapng[:]...), make([]byte, 32)...))
 	ng := append(append(ngSHBytes(), ngIDBytes(1)...), ngIDBytes(101)...)
 	ng = append(ng, ngEPBytes(0, healthy()[0].Bytes())...)
 	ng = append(ng, ngEPBytes(1, healthy()[1].Bytes()[14:])...)

@@ -8,8 +8,11 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"time"
+
+	"github.com/wincni/diag/capture/wire"
 )
 
 // Packet is one captured frame. Data is only valid until the next call to
@@ -51,14 +54,6 @@ func (e *InputError) Unwrap() error { return e.Err }
 
 // BadInput marks the error as the input's, not diag's (exit 2).
 func (e *InputError) BadInput() bool { return true }
-
-// Magic numbers of the two formats (pcap in either byte order, micro- or
-// nanosecond timestamps; pcapng's section header block).
-var (
-	magicPcapng = [4]byte{0x0a, 0x0d, 0x0d, 0x0a}
-	magicsPcap  = [][4]byte{{0xd4, 0xc3, 0xb2, 0xa1}, {0xa1, 0xb2, 0xc3, 0xd4}, {0x4d, 0x3c, 0xb2, 0xa1}, {0xa1, 0xb2, 0x3c, 0x4d}}
-	magicGzip   = [2]byte{0x1f, 0x8b}
-)
 
 // Open opens a capture file with the default Limits, choosing the reader
 // by its magic number, not its name (Retina writes pcapng files named
@@ -125,7 +120,7 @@ func (s *Source) open(r io.Reader, gzipOK bool) error {
 	var m [4]byte
 	copy(m[:], head)
 	switch {
-	case m == magicPcapng:
+	case m == wire.MagicPcapng:
 		ng, err := newNgReader(br, name, s.lim, &s.skips)
 		if err != nil {
 			return err
@@ -150,7 +145,7 @@ func (s *Source) open(r io.Reader, gzipOK bool) error {
 			return err
 		}
 		s.etl, s.Format = es, "etl"
-	case gzipOK && m[0] == magicGzip[0] && m[1] == magicGzip[1]:
+	case gzipOK && m[0] == wire.MagicGzip[0] && m[1] == wire.MagicGzip[1]:
 		// Streamed: the limits apply to the decompressed packets, so a
 		// small file that inflates to gigabytes costs time, not memory.
 		gz, err := gzip.NewReader(br)
@@ -300,14 +295,7 @@ func snaplenNote(snaplen uint32, link LinkType, whose string) string {
 		whose, snaplen, snaplen, need, link)
 }
 
-func isPcapMagic(m [4]byte) bool {
-	for _, p := range magicsPcap {
-		if m == p {
-			return true
-		}
-	}
-	return false
-}
+func isPcapMagic(m [4]byte) bool { return slices.Contains(wire.MagicsPcap[:], m) }
 
 // Next reads the next packet into p. It returns io.EOF at the end. A file
 // cut short in the middle of a packet, or damaged after its header, ends

@@ -15,6 +15,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
 
+	"github.com/wincni/diag/capture/wire"
 	"github.com/wincni/diag/gen"
 )
 
@@ -130,7 +131,7 @@ func TestBadCaptureFiles(t *testing.T) {
 		"garbage":        {[]byte("PS C:\\> pktmon stop\r\n"), "not a pcap or pcapng file"},
 		"empty":          {nil, "too short"},
 		"short":          {good[:10], "pcap: 10 bytes, too short for the 24-byte pcap file header"},
-		"pcapng garbage": {append(append([]byte{}, magicPcapng[:]...), bytes.Repeat([]byte{0xff}, 40)...), "pcapng"},
+		"pcapng garbage": {append(append([]byte{}, wire.MagicPcapng[:]...), bytes.Repeat([]byte{0xff}, 40)...), "pcapng"},
 	}
 	for name, c := range cases {
 		_, err := readAll(t, bytes.NewReader(c.data), "bad.pcap", Options{})

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
+	"slices"
+
+	"github.com/wincni/diag/capture/wire"
 )
 
 // IsCapture says whether head, the first bytes of a file, starts a packet
@@ -14,7 +17,7 @@ func IsCapture(head []byte) bool {
 	if captureMagic(head) {
 		return true
 	}
-	if len(head) < 2 || head[0] != 0x1f || head[1] != 0x8b {
+	if len(head) < 2 || [2]byte(head[:2]) != wire.MagicGzip {
 		return false
 	}
 	// Inflate only the first bytes of the gzip stream: a bomb cannot grow here.
@@ -33,10 +36,6 @@ func captureMagic(b []byte) bool {
 	if len(b) < 4 {
 		return false
 	}
-	for _, m := range [][]byte{{0x0a, 0x0d, 0x0d, 0x0a}, {0xd4, 0xc3, 0xb2, 0xa1}, {0xa1, 0xb2, 0xc3, 0xd4}, {0x4d, 0x3c, 0xb2, 0xa1}, {0xa1, 0xb2, 0x3c, 0x4d}} {
-		if bytes.Equal(b[:4], m) {
-			return true
-		}
-	}
-	return false
+	m := [4]byte(b[:4])
+	return m == wire.MagicPcapng || slices.Contains(wire.MagicsPcap[:], m)
 }

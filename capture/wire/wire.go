@@ -87,3 +87,12 @@ const (
 	GREKey          = 0x2000
 	GRESequence     = 0x1000
 )
+
+// Magic numbers of the capture files diag reads: pcap in either byte order
+// with micro- or nanosecond timestamps, pcapng's section header block, and
+// gzip around either.
+var (
+	MagicPcapng = [4]byte{0x0a, 0x0d, 0x0d, 0x0a}
+	MagicsPcap  = [4][4]byte{{0xd4, 0xc3, 0xb2, 0xa1}, {0xa1, 0xb2, 0xc3, 0xd4}, {0x4d, 0x3c, 0xb2, 0xa1}, {0xa1, 0xb2, 0x3c, 0x4d}}
+	MagicGzip   = [2]byte{0x1f, 0x8b}
+)
