@@ -15,18 +15,7 @@ func TestClearFragmentsAfterTheFirst(t *testing.T) {
 	whole := ipv4(17, udpSeg(7004, 7005, body, true)) // IPv4 + UDP + payload
 	seg := whole[20:]
 	first, rest := seg[:48], seg[48:] // 48 is a multiple of 8: the second fragment starts at offset 6
-	frag := func(off uint16, more bool, data []byte) []byte {
-		ip := ipv4(17, data)
-		flags := off
-		if more {
-			flags |= 0x2000
-		}
-		binary.BigEndian.PutUint16(ip[6:], flags)
-		ip[10], ip[11] = 0, 0
-		binary.BigEndian.PutUint16(ip[10:], ^uint16(OnesSum(ip[:20])))
-		return frame(ip)
-	}
-	f1, f2 := frag(0, true, first), frag(6, false, rest)
+	f1, f2 := fragment4(0, true, first), fragment4(6, false, rest)
 	out, cleared, err := Clear(pcapOf(f1, f2))
 	if err != nil {
 		t.Fatal(err)
@@ -45,19 +34,8 @@ func TestClearFragmentsAfterTheFirst(t *testing.T) {
 func TestClearFragmentsKeepsTheDatagramChecksum(t *testing.T) {
 	body := append(bytes.Repeat([]byte{'F'}, 63), secret...) // odd: the last word is half
 	seg := ipv4(17, udpSeg(7004, 7005, body, true))[20:]
-	frag := func(off uint16, more bool, data []byte) []byte {
-		ip := ipv4(17, data)
-		flags := off
-		if more {
-			flags |= 0x2000
-		}
-		binary.BigEndian.PutUint16(ip[6:], flags)
-		ip[10], ip[11] = 0, 0
-		binary.BigEndian.PutUint16(ip[10:], ^uint16(OnesSum(ip[:20])))
-		return frame(ip)
-	}
 	for _, inOrder := range []bool{true, false} {
-		f1, f2 := frag(0, true, seg[:48]), frag(6, false, seg[48:])
+		f1, f2 := fragment4(0, true, seg[:48]), fragment4(6, false, seg[48:])
 		frames := [][]byte{f1, f2}
 		if !inOrder {
 			frames = [][]byte{f2, f1}
@@ -80,4 +58,18 @@ func TestClearFragmentsKeepsTheDatagramChecksum(t *testing.T) {
 			t.Errorf("in order %v: payload left", inOrder)
 		}
 	}
+}
+
+// fragment4 is an Ethernet frame of one IPv4 fragment of a UDP datagram:
+// data from its 8-byte offset off, with more fragments after it or not.
+func fragment4(off uint16, more bool, data []byte) []byte {
+	ip := ipv4(17, data)
+	flags := off
+	if more {
+		flags |= 0x2000
+	}
+	binary.BigEndian.PutUint16(ip[6:], flags)
+	ip[10], ip[11] = 0, 0
+	binary.BigEndian.PutUint16(ip[10:], ^uint16(OnesSum(ip[:20])))
+	return frame(ip)
 }
