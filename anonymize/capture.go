@@ -20,6 +20,7 @@ var MaxCapture int64 = 1 << 30
 // are left out, and so are the options of the others but for the ones a
 // reader needs (timestamp resolution, FCS length, packet flags).
 func (a *Anonymizer) Capture(data []byte) ([]byte, error) {
+	a.walk = nil // a walk's state (fragments) is one capture's, not the next one's
 	return payload.Inflated(data, MaxCapture, func(raw []byte) ([]byte, error) {
 		if len(raw) < 4 {
 			return nil, errors.New("not a pcap or pcapng file")

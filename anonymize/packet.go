@@ -6,11 +6,10 @@ import (
 	"github.com/wincni/diag/capture/payload"
 )
 
-// frame maps the addresses of one packet in place: MACs of every Ethernet
-// header (outer, and inner through every tunnel capture/payload walks:
-// VXLAN on IANA's, the Linux kernel's and the Anonymizer's VXLANPorts,
-// Geneve, VXLAN-GPE, GRE, IP in IP), IPv4 and IPv6 addresses, ARP, and the
-// header an ICMP error quotes. The walk updates every checksum by the
+// frame maps the addresses of one packet in place: every MAC and address
+// capture/payload's Walker finds (headers outer and inner through its
+// tunnels, VXLAN on the Anonymizer's VXLANPorts too; ARP, ICMP, neighbour
+// discovery, DNS answers). The walk updates every checksum by the
 // difference (RFC 1624). A packet cut short by the snap length is mapped as
 // far as it goes.
 func (a *Anonymizer) frame(d []byte, link uint32) {
