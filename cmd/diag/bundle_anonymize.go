@@ -27,14 +27,21 @@ type anonymizeOptions struct {
 	keywords  []string
 	kwFile    string
 	keepPay   bool // --keep-payloads
+
+	out string // the output validate chose
 }
 
 // validate reads the flags before the input or the key is opened.
-func (o *anonymizeOptions) validate(c *cobra.Command) error {
+func (o *anonymizeOptions) validate(c *cobra.Command, input string) error {
 	if err := checkOutputFileFlags(c, &o.output, &o.outputOld); err != nil {
 		return err
 	}
-	return checkVXLANPorts(o.ports)
+	if err := checkVXLANPorts(o.ports); err != nil {
+		return err
+	}
+	var err error
+	o.out, err = rewriteOutput(input, o.output, "-anonymized.zip", o.force)
+	return err
 }
 
 func newBundleAnonymizeCommand(e *env) *cobra.Command {
@@ -81,7 +88,7 @@ The output defaults to <INPUT name>-anonymized.zip beside the input.` + exitStat
   diag bundle anonymize node.zip --keywords contoso,projectx --keyword-file customers.txt`,
 		Args: func(c *cobra.Command, args []string) error { return exactlyOne(c, args, "the input to anonymize") },
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := o.validate(c); err != nil {
+			if err := o.validate(c, args[0]); err != nil {
 				return err
 			}
 			return runBundleAnonymize(c.Context(), e, o, args[0])
@@ -103,13 +110,7 @@ func runBundleAnonymize(ctx context.Context, e *env, o anonymizeOptions, input s
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	out, err := outputBeside(input, o.output, "-anonymized.zip")
-	if err != nil {
-		return err
-	}
-	if err := checkRedactOutput(input, out, o.force); err != nil {
-		return err
-	}
+	out := o.out
 	var key anonymize.Key
 	keyPath := o.keyFile
 	if keyPath != "" {

@@ -21,14 +21,21 @@ type redactOptions struct {
 	force     bool
 	keepPay   bool   // --keep-payloads
 	ports     []uint // --vxlan-port
+
+	out string // the output validate chose
 }
 
 // validate reads the flags before the input is opened.
-func (o *redactOptions) validate(c *cobra.Command) error {
+func (o *redactOptions) validate(c *cobra.Command, input string) error {
 	if err := checkOutputFileFlags(c, &o.output, &o.outputOld); err != nil {
 		return err
 	}
-	return checkVXLANPorts(o.ports)
+	if err := checkVXLANPorts(o.ports); err != nil {
+		return err
+	}
+	var err error
+	o.out, err = rewriteOutput(input, o.output, "-redacted.zip", o.force)
+	return err
 }
 
 // checkVXLANPorts refuses --vxlan-port values that are no UDP port.
@@ -78,7 +85,7 @@ A one-line summary goes to stderr, the output's path to stdout.` + exitStatusCom
   diag bundle redact aks-node_logs.zip --output-file out.zip --force`,
 		Args: func(c *cobra.Command, args []string) error { return exactlyOne(c, args, "the input to redact") },
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := o.validate(c); err != nil {
+			if err := o.validate(c, args[0]); err != nil {
 				return err
 			}
 			return runBundleRedact(c.Context(), e, o, args[0])
@@ -96,13 +103,7 @@ func runBundleRedact(ctx context.Context, e *env, o redactOptions, input string)
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	out, err := outputBeside(input, o.output, "-redacted.zip")
-	if err != nil {
-		return err
-	}
-	if err := checkRedactOutput(input, out, o.force); err != nil {
-		return err
-	}
+	out := o.out
 
 	in, err := bundle.Open(input, bundle.DefaultLimits)
 	if err != nil {
@@ -150,6 +151,17 @@ func outputBeside(input, output, suffix string) (string, error) {
 		base = "bundle"
 	}
 	return filepath.Join(filepath.Dir(abs), base+suffix), nil
+}
+
+// rewriteOutput is the output of bundle redact or anonymize: --output-file,
+// else the input's name with suffix beside it; refused as checkRedactOutput
+// says.
+func rewriteOutput(input, output, suffix string, force bool) (string, error) {
+	out, err := outputBeside(input, output, suffix)
+	if err != nil {
+		return "", err
+	}
+	return out, checkRedactOutput(input, out, force)
 }
 
 // checkRedactOutput refuses, before any work, an output that exists (without
