@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -569,7 +570,7 @@ func ExitCode(err error) (int, bool) {
 		return ce.ExitStatus(), true
 	}
 	if err != nil && strings.Contains(err.Error(), "error executing command in container") {
-		if m := exitInText.FindStringSubmatch(err.Error()); m != nil {
+		if m := exitInText().FindStringSubmatch(err.Error()); m != nil {
 			if code, cerr := strconv.Atoi(m[1]); cerr == nil {
 				return code, true
 			}
@@ -578,5 +579,6 @@ func ExitCode(err error) (int, bool) {
 	return 0, false
 }
 
-// exitInText is how os/exec words an exit status, at the end of a message.
-var exitInText = regexp.MustCompile(`exit status (\d{1,3})$`)
+// exitInText is how os/exec words an exit status, at the end of a message;
+// compiled on first use, not by every diag command at start.
+var exitInText = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`exit status (\d{1,3})$`) })
