@@ -108,8 +108,9 @@ func exported(t *testing.T) map[string]bool {
 		for _, c := range []prometheus.Collector{mon.m.rounds, mon.m.roundDuration, mon.m.lastGood, mon.m.events, mon.m.recordings, mon.m.recordsKept, mon.m.hnsRestarts} {
 			c.Describe(ch)
 		}
-		for _, d := range []*prometheus.Desc{descFinding, descFindings, descDropped, descRules, descObjects, descNoVFP, descVFPPresent, descUnjudged, descSource,
-			descHNSUp, descHNSObservable, descHNSThreads, descHNSHandles, descHNSMemory, descHNSStart} {
+		s := descs()
+		for _, d := range []*prometheus.Desc{s.finding, s.findings, s.dropped, s.rules, s.objects, s.noVFP, s.vfpPresent, s.unjudged, s.source,
+			s.hnsUp, s.hnsObservable, s.hnsThreads, s.hnsHandles, s.hnsMemory, s.hnsStart} {
 			ch <- d
 		}
 		close(ch)

@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"context"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -14,24 +15,22 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// kubeScheme knows only the kinds the monitor reads and writes. client-go's
+// kubeCodecs know only the kinds the monitor reads and writes. client-go's
 // typed clients register every API group of Kubernetes (their scheme
-// package), which doubles diag's binary for four resources.
-var (
-	kubeScheme = runtime.NewScheme()
-	kubeCodecs = serializer.NewCodecFactory(kubeScheme)
-)
-
-func init() {
+// package), which doubles diag's binary for four resources. They are built
+// on first use, not at start: every diag command would pay for the scheme.
+var kubeCodecs = sync.OnceValue(func() serializer.CodecFactory {
+	scheme := runtime.NewScheme()
 	must := func(err error) {
 		if err != nil {
 			panic(err)
 		}
 	}
-	must(corev1.AddToScheme(kubeScheme))
-	must(discoveryv1.AddToScheme(kubeScheme))
-	metav1.AddToGroupVersion(kubeScheme, schema.GroupVersion{Version: "v1"})
-}
+	must(corev1.AddToScheme(scheme))
+	must(discoveryv1.AddToScheme(scheme))
+	metav1.AddToGroupVersion(scheme, schema.GroupVersion{Version: "v1"})
+	return serializer.NewCodecFactory(scheme)
+})
 
 // restClientFor is a JSON client of one API group version.
 func restClientFor(cfg *rest.Config, gv schema.GroupVersion) (*rest.RESTClient, error) {
@@ -41,7 +40,7 @@ func restClientFor(cfg *rest.Config, gv schema.GroupVersion) (*rest.RESTClient, 
 	if gv.Group == "" {
 		c.APIPath = "/api"
 	}
-	c.NegotiatedSerializer = kubeCodecs.WithoutConversion()
+	c.NegotiatedSerializer = kubeCodecs().WithoutConversion()
 	c.ContentType = runtime.ContentTypeJSON
 	if c.UserAgent == "" {
 		c.UserAgent = "diag-monitor"

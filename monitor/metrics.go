@@ -124,35 +124,44 @@ func (m *metrics) setHNS(s HNSServiceStats) {
 	m.mu.Unlock()
 }
 
-var (
-	descFinding = prometheus.NewDesc("diag_monitor_finding",
-		"An open finding of the last round: 1 per finding (more when several share the labels). subject is the objects it is about, HNS GUIDs left out.",
-		[]string{"rule", "severity", "subject"}, nil)
-	descFindings = prometheus.NewDesc("diag_monitor_findings",
-		"Open findings of the last round by severity (all of them, whatever the series cap).", []string{"severity"}, nil)
-	descDropped = prometheus.NewDesc("diag_monitor_finding_series_dropped",
-		"Open findings of the last round not exported as diag_monitor_finding because of the series cap (--max-finding-series).", nil, nil)
-	descRules = prometheus.NewDesc("diag_monitor_rules",
-		"Per-node rules in the last round by state: ran, skipped (inputs missing), not_applicable (not this node's OS or network plugin), error (the rule crashed).", []string{"state"}, nil)
-	descObjects = prometheus.NewDesc("diag_monitor_hns_objects",
-		"HNS objects in the last round by kind (endpoints are this node's, remote_endpoints the overlay's other nodes').", []string{"kind"}, nil)
-	descNoVFP = prometheus.NewDesc("diag_monitor_endpoints_without_vfp_rules",
-		"Local endpoints whose vSwitch port vfpctrl dumped with no rule in any layer (NAT networks left out). Absent when the last round had no VFP state; see diag_monitor_vfp_state_present.", nil, nil)
-	descVFPPresent = prometheus.NewDesc("diag_monitor_vfp_state_present",
-		"1 when the last round read VFP state (vfpctrl), 0 when it did not.", nil, nil)
-	descUnjudged = prometheus.NewDesc("diag_monitor_node_unjudged",
-		"1 when the last round lacked the state the rules judge (no HNS state on a Windows node): no finding then does not mean healthy.", nil, nil)
-	descSource = prometheus.NewDesc("diag_monitor_source_up",
-		"1 when the source answered in the last round, 0 when it did not (the reason is in the monitor's log and /readyz): hns, kubernetes, events, record_dir, replay.", []string{"source"}, nil)
-	descHNSUp = prometheus.NewDesc("diag_monitor_hns_service_up",
-		"1 when the HNS service is running, 0 when it is not.", nil, nil)
-	descHNSObservable = prometheus.NewDesc("diag_monitor_hns_service_observable",
-		"1 when the monitor can read the HNS service's process, 0 when it cannot; reason says why (not_windows, no_service, access_denied, error).", []string{"reason"}, nil)
-	descHNSThreads = prometheus.NewDesc("diag_monitor_hns_service_threads", "Threads of the HNS service's process.", nil, nil)
-	descHNSHandles = prometheus.NewDesc("diag_monitor_hns_service_handles", "Handles open in the HNS service's process.", nil, nil)
-	descHNSMemory  = prometheus.NewDesc("diag_monitor_hns_service_memory_bytes", "Memory of the HNS service's process, by kind (working_set, private).", []string{"kind"}, nil)
-	descHNSStart   = prometheus.NewDesc("diag_monitor_hns_service_start_time_seconds", "Unix time at which the HNS service's process started.", nil, nil)
-)
+// stateDescs describe the series stateCollector publishes. They are built
+// when the monitor first collects, not at start: every diag command would
+// pay for them.
+type stateDescs struct {
+	finding, findings, dropped, rules, objects, noVFP, vfpPresent, unjudged, source, hnsUp, hnsObservable, hnsThreads, hnsHandles, hnsMemory, hnsStart *prometheus.Desc
+}
+
+var descs = sync.OnceValue(func() *stateDescs {
+	return &stateDescs{
+		finding: prometheus.NewDesc("diag_monitor_finding",
+			"An open finding of the last round: 1 per finding (more when several share the labels). subject is the objects it is about, HNS GUIDs left out.",
+			[]string{"rule", "severity", "subject"}, nil),
+		findings: prometheus.NewDesc("diag_monitor_findings",
+			"Open findings of the last round by severity (all of them, whatever the series cap).", []string{"severity"}, nil),
+		dropped: prometheus.NewDesc("diag_monitor_finding_series_dropped",
+			"Open findings of the last round not exported as diag_monitor_finding because of the series cap (--max-finding-series).", nil, nil),
+		rules: prometheus.NewDesc("diag_monitor_rules",
+			"Per-node rules in the last round by state: ran, skipped (inputs missing), not_applicable (not this node's OS or network plugin), error (the rule crashed).", []string{"state"}, nil),
+		objects: prometheus.NewDesc("diag_monitor_hns_objects",
+			"HNS objects in the last round by kind (endpoints are this node's, remote_endpoints the overlay's other nodes').", []string{"kind"}, nil),
+		noVFP: prometheus.NewDesc("diag_monitor_endpoints_without_vfp_rules",
+			"Local endpoints whose vSwitch port vfpctrl dumped with no rule in any layer (NAT networks left out). Absent when the last round had no VFP state; see diag_monitor_vfp_state_present.", nil, nil),
+		vfpPresent: prometheus.NewDesc("diag_monitor_vfp_state_present",
+			"1 when the last round read VFP state (vfpctrl), 0 when it did not.", nil, nil),
+		unjudged: prometheus.NewDesc("diag_monitor_node_unjudged",
+			"1 when the last round lacked the state the rules judge (no HNS state on a Windows node): no finding then does not mean healthy.", nil, nil),
+		source: prometheus.NewDesc("diag_monitor_source_up",
+			"1 when the source answered in the last round, 0 when it did not (the reason is in the monitor's log and /readyz): hns, kubernetes, events, record_dir, replay.", []string{"source"}, nil),
+		hnsUp: prometheus.NewDesc("diag_monitor_hns_service_up",
+			"1 when the HNS service is running, 0 when it is not.", nil, nil),
+		hnsObservable: prometheus.NewDesc("diag_monitor_hns_service_observable",
+			"1 when the monitor can read the HNS service's process, 0 when it cannot; reason says why (not_windows, no_service, access_denied, error).", []string{"reason"}, nil),
+		hnsThreads: prometheus.NewDesc("diag_monitor_hns_service_threads", "Threads of the HNS service's process.", nil, nil),
+		hnsHandles: prometheus.NewDesc("diag_monitor_hns_service_handles", "Handles open in the HNS service's process.", nil, nil),
+		hnsMemory:  prometheus.NewDesc("diag_monitor_hns_service_memory_bytes", "Memory of the HNS service's process, by kind (working_set, private).", []string{"kind"}, nil),
+		hnsStart:   prometheus.NewDesc("diag_monitor_hns_service_start_time_seconds", "Unix time at which the HNS service's process started.", nil, nil),
+	}
+})
 
 // stateCollector publishes the last round's state, so that what the round
 // did not see (VFP, the HNS service on Linux) is absent, not a stale value.
@@ -161,7 +170,7 @@ type stateCollector struct{ m *metrics }
 func (c stateCollector) Describe(ch chan<- *prometheus.Desc) { prometheus.DescribeByCollect(c, ch) }
 
 func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
-	m := c.m
+	m, d := c.m, descs()
 	m.mu.Lock()
 	st, hns, maxSeries := m.state, m.hns, m.maxSeries
 	sources := make(map[string]sourceStatus, len(m.sources))
@@ -171,7 +180,7 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 	m.mu.Unlock()
 
 	for name, s := range sources {
-		ch <- prometheus.MustNewConstMetric(descSource, prometheus.GaugeValue, b2f(s.up), name)
+		ch <- prometheus.MustNewConstMetric(d.source, prometheus.GaugeValue, b2f(s.up), name)
 	}
 	c.collectHNS(ch, hns)
 	if st == nil {
@@ -207,44 +216,45 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 			dropped += counts[k]
 			continue
 		}
-		ch <- prometheus.MustNewConstMetric(descFinding, prometheus.GaugeValue, float64(counts[k]), k.rule, k.severity, k.subject)
+		ch <- prometheus.MustNewConstMetric(d.finding, prometheus.GaugeValue, float64(counts[k]), k.rule, k.severity, k.subject)
 	}
-	ch <- prometheus.MustNewConstMetric(descDropped, prometheus.GaugeValue, float64(dropped))
+	ch <- prometheus.MustNewConstMetric(d.dropped, prometheus.GaugeValue, float64(dropped))
 	for sev, n := range bySeverity {
-		ch <- prometheus.MustNewConstMetric(descFindings, prometheus.GaugeValue, float64(n), sev)
+		ch <- prometheus.MustNewConstMetric(d.findings, prometheus.GaugeValue, float64(n), sev)
 	}
 	for state, n := range map[string]int{"ran": st.ran, "skipped": st.skipped, "not_applicable": st.notApply, "error": st.errored} {
-		ch <- prometheus.MustNewConstMetric(descRules, prometheus.GaugeValue, float64(n), state)
+		ch <- prometheus.MustNewConstMetric(d.rules, prometheus.GaugeValue, float64(n), state)
 	}
 	for _, kind := range objectKinds {
-		ch <- prometheus.MustNewConstMetric(descObjects, prometheus.GaugeValue, float64(st.objects[kind]), kind)
+		ch <- prometheus.MustNewConstMetric(d.objects, prometheus.GaugeValue, float64(st.objects[kind]), kind)
 	}
-	ch <- prometheus.MustNewConstMetric(descVFPPresent, prometheus.GaugeValue, b2f(st.vfpTaken))
+	ch <- prometheus.MustNewConstMetric(d.vfpPresent, prometheus.GaugeValue, b2f(st.vfpTaken))
 	if st.vfpTaken {
-		ch <- prometheus.MustNewConstMetric(descNoVFP, prometheus.GaugeValue, float64(st.noVFPRule))
+		ch <- prometheus.MustNewConstMetric(d.noVFP, prometheus.GaugeValue, float64(st.noVFPRule))
 	}
-	ch <- prometheus.MustNewConstMetric(descUnjudged, prometheus.GaugeValue, b2f(st.unjudged != ""))
+	ch <- prometheus.MustNewConstMetric(d.unjudged, prometheus.GaugeValue, b2f(st.unjudged != ""))
 }
 
 func (c stateCollector) collectHNS(ch chan<- prometheus.Metric, s HNSServiceStats) {
+	d := descs()
 	reason := s.Unobservable
 	if reason == "" {
 		reason = "ok"
 	}
-	ch <- prometheus.MustNewConstMetric(descHNSObservable, prometheus.GaugeValue, b2f(s.Unobservable == ""), reason)
+	ch <- prometheus.MustNewConstMetric(d.hnsObservable, prometheus.GaugeValue, b2f(s.Unobservable == ""), reason)
 	if s.Unobservable != "" {
 		return
 	}
-	ch <- prometheus.MustNewConstMetric(descHNSUp, prometheus.GaugeValue, b2f(s.Running))
+	ch <- prometheus.MustNewConstMetric(d.hnsUp, prometheus.GaugeValue, b2f(s.Running))
 	if !s.Running {
 		return
 	}
-	ch <- prometheus.MustNewConstMetric(descHNSThreads, prometheus.GaugeValue, float64(s.Threads))
-	ch <- prometheus.MustNewConstMetric(descHNSHandles, prometheus.GaugeValue, float64(s.Handles))
-	ch <- prometheus.MustNewConstMetric(descHNSMemory, prometheus.GaugeValue, float64(s.WorkingSet), "working_set")
-	ch <- prometheus.MustNewConstMetric(descHNSMemory, prometheus.GaugeValue, float64(s.Private), "private")
+	ch <- prometheus.MustNewConstMetric(d.hnsThreads, prometheus.GaugeValue, float64(s.Threads))
+	ch <- prometheus.MustNewConstMetric(d.hnsHandles, prometheus.GaugeValue, float64(s.Handles))
+	ch <- prometheus.MustNewConstMetric(d.hnsMemory, prometheus.GaugeValue, float64(s.WorkingSet), "working_set")
+	ch <- prometheus.MustNewConstMetric(d.hnsMemory, prometheus.GaugeValue, float64(s.Private), "private")
 	if !s.Started.IsZero() {
-		ch <- prometheus.MustNewConstMetric(descHNSStart, prometheus.GaugeValue, float64(s.Started.Unix()))
+		ch <- prometheus.MustNewConstMetric(d.hnsStart, prometheus.GaugeValue, float64(s.Started.Unix()))
 	}
 }
 
