@@ -58,11 +58,15 @@ func Skip(format string, args ...any) error { return skipError{fmt.Sprintf(forma
 var registry = map[string]*Rule{}
 
 // register adds a rule to the engine and its documentation to the catalog
-// (which refuses a second rule with the same ID), naming the file of the
-// register call.
+// (which refuses a second rule with the same ID), naming the file of its
+// check: the file that registers it.
 func register(r *Rule) {
+	var check any = r.Check
+	if r.Check == nil {
+		check = r.CheckCluster
+	}
 	catalog.Declare(catalog.Entry{ID: r.ID, Title: r.Title, Severity: r.Severity, Needs: needsWords(r.Needs),
-		Checks: r.Checks, Why: r.Why, Fix: r.Fix, Sources: r.Sources, Upstream: r.Upstream, Guards: r.Guards}, 1)
+		Checks: r.Checks, Why: r.Why, Fix: r.Fix, Sources: r.Sources, Upstream: r.Upstream, Guards: r.Guards}, check)
 	registry[r.ID] = r
 }
 

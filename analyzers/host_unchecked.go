@@ -38,7 +38,7 @@ func init() {
 	for _, e := range unchecked {
 		e.Unchecked = true
 		e.Checks = "Nothing: no bundle holds the data this mode shows in."
-		catalog.Declare(e, 0)
+		catalog.Declare(e, uncheckedError)
 	}
 }
 

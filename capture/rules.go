@@ -9,7 +9,7 @@ import (
 // one list for diag rules, --rules and the reports.
 func init() {
 	for _, r := range rules {
-		catalog.Declare(r, 0)
+		catalog.Declare(r, ruleByID)
 	}
 }
 

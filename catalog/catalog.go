@@ -3,6 +3,7 @@ package catalog
 import (
 	"fmt"
 	"path"
+	"reflect"
 	"runtime"
 	"sort"
 	"strings"
@@ -55,28 +56,53 @@ type Entry struct {
 	Guards   []string `json:"guards,omitempty"`
 	// Unchecked marks a mode of the failure catalog no bundle can reveal.
 	Unchecked bool `json:"unchecked,omitempty"`
-	// File is where the rule is declared (analyzers/ovl.go).
+	// File is where the rule is declared (analyzers/ovl.go): the file of
+	// the function its declaration passed to Declare.
 	File string `json:"file,omitempty"`
 }
 
 var (
-	mu      sync.RWMutex
+	mu      sync.Mutex
 	entries = map[string]Entry{}
+	// declaredIn holds, for an entry whose File is not named yet, the
+	// function its declaration passed. Rules declare themselves at
+	// start-up: naming the file there (runtime.Caller, which walks the
+	// stack and reads the symbol tables) would cost every diag command
+	// start-up work and memory for a field only diag rules shows.
+	declaredIn = map[string]any{}
 )
 
 // Declare adds a rule to the catalog; a second rule with the same ID is a
-// bug, refused at start-up. It records the file of the declaration that
-// called it (skip: the frames between that declaration and Declare).
-func Declare(e Entry, skip int) {
-	if _, file, _, ok := runtime.Caller(skip + 1); ok {
-		e.File = path.Join(path.Base(path.Dir(file)), path.Base(file))
-	}
+// bug, refused at start-up. in is a function of the file that declares the
+// rule (its check, where it has one): the entry's File names that file
+// when the entry is first read.
+func Declare(e Entry, in any) {
 	mu.Lock()
 	defer mu.Unlock()
 	if _, dup := entries[e.ID]; dup {
 		panic(fmt.Sprintf("catalog: rule %s declared twice", e.ID))
 	}
 	entries[e.ID] = e
+	if in != nil {
+		declaredIn[e.ID] = in
+	}
+}
+
+// resolved is the entry id with its File, named on the first read. mu is
+// held.
+func resolved(id string) Entry {
+	e := entries[id]
+	if in, ok := declaredIn[id]; ok {
+		delete(declaredIn, id)
+		if v := reflect.ValueOf(in); v.Kind() == reflect.Func && !v.IsNil() {
+			if f := runtime.FuncForPC(v.Pointer()); f != nil {
+				file, _ := f.FileLine(f.Entry())
+				e.File = path.Join(path.Base(path.Dir(file)), path.Base(file))
+				entries[id] = e
+			}
+		}
+	}
+	return e
 }
 
 // Rules lists the rules diag checks, in ID order.
@@ -86,12 +112,12 @@ func Rules() []Entry { return list(false) }
 func Unchecked() []Entry { return list(true) }
 
 func list(unchecked bool) []Entry {
-	mu.RLock()
-	defer mu.RUnlock()
+	mu.Lock()
+	defer mu.Unlock()
 	var out []Entry
-	for _, e := range entries {
+	for id, e := range entries {
 		if e.Unchecked == unchecked {
-			out = append(out, e)
+			out = append(out, resolved(id))
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
@@ -100,10 +126,13 @@ func list(unchecked bool) []Entry {
 
 // Lookup finds a rule, checked or not, by ID in any case.
 func Lookup(id string) (Entry, bool) {
-	mu.RLock()
-	defer mu.RUnlock()
-	e, ok := entries[strings.ToUpper(strings.TrimSpace(id))]
-	return e, ok
+	mu.Lock()
+	defer mu.Unlock()
+	id = strings.ToUpper(strings.TrimSpace(id))
+	if _, ok := entries[id]; !ok {
+		return Entry{}, false
+	}
+	return resolved(id), true
 }
 
 // Family lists the checked rules of a family (OVL, svc, CAP-): the IDs
@@ -125,7 +154,9 @@ func Family(prefix string) []Entry {
 // About is what a rule checks and why it matters, for a report read
 // without the documentation at hand.
 func About(id string) string {
-	e, ok := Lookup(id)
+	mu.Lock()
+	e, ok := entries[strings.ToUpper(strings.TrimSpace(id))]
+	mu.Unlock()
 	if !ok {
 		return ""
 	}

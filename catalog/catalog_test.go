@@ -8,8 +8,8 @@ import (
 )
 
 func TestDeclare(t *testing.T) {
-	Declare(Entry{ID: "TST-01", Title: "a test rule", Severity: finding.Warn, Checks: "c", Why: "w"}, 0)
-	Declare(Entry{ID: "TST-02", Title: "not checked", Unchecked: true, Needs: "data"}, 0)
+	Declare(Entry{ID: "TST-01", Title: "a test rule", Severity: finding.Warn, Checks: "c", Why: "w"}, TestDeclare)
+	Declare(Entry{ID: "TST-02", Title: "not checked", Unchecked: true, Needs: "data"}, TestDeclare)
 	e, ok := Lookup(" tst-01 ")
 	if !ok || e.File != "catalog/catalog_test.go" {
 		t.Fatalf("Lookup = %+v, %v; want TST-01 declared in catalog/catalog_test.go", e, ok)
@@ -28,7 +28,7 @@ func TestDeclare(t *testing.T) {
 			t.Errorf("a second TST-01: %v", p)
 		}
 	}()
-	Declare(Entry{ID: "TST-01"}, 0)
+	Declare(Entry{ID: "TST-01"}, nil)
 }
 
 // A finding takes from its rule what its check did not say, and keeps what

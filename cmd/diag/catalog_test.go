@@ -62,3 +62,26 @@ func TestCatalogGrounding(t *testing.T) {
 		}
 	}
 }
+
+// The file a rule names (the file of the function its declaration passes to
+// catalog.Declare: its check) is the one that declares it: its source holds
+// the rule's ID.
+func TestCatalogFileDeclares(t *testing.T) {
+	all := append(catalog.Rules(), catalog.Unchecked()...)
+	src := map[string]string{}
+	for _, r := range all {
+		text, ok := src[r.File]
+		if !ok {
+			data, err := os.ReadFile("../../" + r.File)
+			if err != nil {
+				t.Errorf("%s: declared in %q: %v", r.ID, r.File, err)
+				continue
+			}
+			text = string(data)
+			src[r.File] = text
+		}
+		if !regexp.MustCompile(`\bID:\s+"` + r.ID + `"`).MatchString(text) {
+			t.Errorf("%s: named as declared in %s, which does not hold ID: %q", r.ID, r.File, r.ID)
+		}
+	}
+}
