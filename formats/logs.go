@@ -6,6 +6,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/wincni/diag/snapshot"
@@ -90,22 +91,25 @@ func klogMinutes(line string) (int, bool) {
 // goroutine; hcsshim's NetworkNotFoundError reads Network name "x" not
 // found (or Network ID); HNS's own errors come through as "HNS failed
 // with error : Element not found" and "The object already exists".
-var logPatterns = []logPattern{
-	{snapshot.LogUnauthorized, regexp.MustCompile(`\bUnauthorized\b`)},
-	{snapshot.LogStart, regexp.MustCompile(`"Version info"|\] Version: v\d`)},
-	{snapshot.LogPanic, regexp.MustCompile(`^panic: |goroutine \d+ \[running\]:`)},
-	{snapshot.LogNetworkNotFound, regexp.MustCompile(`Network (?:name|ID) \\?"[^"]*" not found`)}, // quotes escaped in JSON logs
-	{snapshot.LogHNSNotFound, regexp.MustCompile(`(?i)HNS failed with error\s*:\s*Element not found`)},
-	{snapshot.LogHNSExists, regexp.MustCompile(`(?i)hnsCall failed in Win32: The object already exists|0x800700b7|Cannot create a file when that file already exists`)},
-	// winkernel proxier.go syncProxyRules, in its own words.
-	// ...and in syncProxyRules when the network's ID changed: HNS
-	// restarted or the network was recreated; kube-proxy drops its policies.
-	{snapshot.LogProxyNoNetwork, regexp.MustCompile(`Unable to find HNS Network specified|The HNS network \S+ is not present or has changed`)},
-	{snapshot.LogProxyPolicy, regexp.MustCompile(`Policy creation failed|Remote endpoint creation failed`)},
-	// HNS's E_INVALIDARG for policies (hcnCreateEndpoint / HNSCall), as
-	// the CNI, kubelet and containerd pass it on.
-	{snapshot.LogPolicyRejected, regexp.MustCompile(`(?i)0x803b000d|The provided policy configuration is invalid or missing parameters`)},
-}
+// Compiled on first use, not by every command at start-up.
+var logPatterns = sync.OnceValue(func() []logPattern {
+	return []logPattern{
+		{snapshot.LogUnauthorized, regexp.MustCompile(`\bUnauthorized\b`)},
+		{snapshot.LogStart, regexp.MustCompile(`"Version info"|\] Version: v\d`)},
+		{snapshot.LogPanic, regexp.MustCompile(`^panic: |goroutine \d+ \[running\]:`)},
+		{snapshot.LogNetworkNotFound, regexp.MustCompile(`Network (?:name|ID) \\?"[^"]*" not found`)}, // quotes escaped in JSON logs
+		{snapshot.LogHNSNotFound, regexp.MustCompile(`(?i)HNS failed with error\s*:\s*Element not found`)},
+		{snapshot.LogHNSExists, regexp.MustCompile(`(?i)hnsCall failed in Win32: The object already exists|0x800700b7|Cannot create a file when that file already exists`)},
+		// winkernel proxier.go syncProxyRules, in its own words.
+		// ...and in syncProxyRules when the network's ID changed: HNS
+		// restarted or the network was recreated; kube-proxy drops its policies.
+		{snapshot.LogProxyNoNetwork, regexp.MustCompile(`Unable to find HNS Network specified|The HNS network \S+ is not present or has changed`)},
+		{snapshot.LogProxyPolicy, regexp.MustCompile(`Policy creation failed|Remote endpoint creation failed`)},
+		// HNS's E_INVALIDARG for policies (hcnCreateEndpoint / HNSCall), as
+		// the CNI, kubelet and containerd pass it on.
+		{snapshot.LogPolicyRejected, regexp.MustCompile(`(?i)0x803b000d|The provided policy configuration is invalid or missing parameters`)},
+	}
+})
 
 type logPattern struct {
 	kind string
@@ -126,7 +130,7 @@ var runtimePanic = lazyRegexp(`^panic: `)
 // per log rather than at every line.
 func patternsFor(component string) []logPattern {
 	var out []logPattern
-	for _, p := range logPatterns {
+	for _, p := range logPatterns() {
 		switch {
 		case (p.kind == snapshot.LogStart || p.kind == snapshot.LogProxyNoNetwork || p.kind == snapshot.LogProxyPolicy) && component != "kube-proxy":
 			continue
