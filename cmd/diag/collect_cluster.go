@@ -41,15 +41,17 @@ type clusterOptions struct {
 }
 
 // releaseTag is a released version's tag (v1.2.3, v1.2.3-rc.1): only
-// those have an image pushed by make image.
-var releaseTag = regexp.MustCompile(`^v\d+\.\d+\.\d+(-[0-9A-Za-z.]+)?$`)
+// those have an image pushed by make image. Compiled on first use: every
+// command builds the --image default, and a source build's version ("dev",
+// "dev-<commit>") is no tag.
+var releaseTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^v\d+\.\d+\.\d+(-[0-9A-Za-z.]+)?$`) })
 
 // defaultImage is the multi-OS image of this version (make image), or ""
 // for a build that is no release (a source build's commit or -dirty tag
 // names no image that exists): --image is then needed.
 func defaultImage() string {
 	v := toolVersion()
-	if !releaseTag.MatchString(v) || strings.HasSuffix(v, "-dirty") {
+	if !strings.HasPrefix(v, "v") || !releaseTag().MatchString(v) || strings.HasSuffix(v, "-dirty") {
 		return ""
 	}
 	return "ghcr.io/wincni/diag:" + v

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"sync"
 
 	"github.com/spf13/cobra"
 )
@@ -16,12 +17,17 @@ var (
 	commit  = ""
 )
 
+// buildInfo is what Go recorded of the build, decoded once: the root
+// command, the --image default and diag version each ask for it, and every
+// command builds the first two.
+var buildInfo = sync.OnceValues(debug.ReadBuildInfo)
+
 // toolCommit is the stamped commit, else the VCS revision Go recorded.
 func toolCommit() string {
 	if commit != "" {
 		return commit
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok {
+	if bi, ok := buildInfo(); ok {
 		for _, s := range bi.Settings {
 			if s.Key == "vcs.revision" {
 				return s.Value
@@ -37,7 +43,7 @@ func toolVersion() string {
 	if version != "dev" {
 		return version
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok {
+	if bi, ok := buildInfo(); ok {
 		if v := bi.Main.Version; v != "" && v != "(devel)" {
 			return v
 		}
