@@ -576,14 +576,11 @@ func loadLinuxFiles(l *loader, files []string) {
 // endpoints' own ID strings: 5,000 load balancers of 50 backends each would
 // otherwise hold a quarter of a million copies.
 func shareEndpointIDs(s *snapshot.Snapshot) {
-	ids := make(map[string]string, len(s.Endpoints))
-	for _, e := range s.Endpoints {
-		ids[e.ID] = e.ID
-	}
+	ids := snapshot.NewEndpointIndex(s.Endpoints)
 	for _, lb := range s.LoadBalancers {
 		for i, id := range lb.EndpointIDs {
-			if same, ok := ids[id]; ok {
-				lb.EndpointIDs[i] = same
+			if e := ids.Get(id); e != nil {
+				lb.EndpointIDs[i] = e.ID
 			}
 		}
 	}
