@@ -1,6 +1,10 @@
 package formats
 
-import "github.com/wincni/diag/snapshot"
+import (
+	"strings"
+
+	"github.com/wincni/diag/snapshot"
+)
 
 // guids keeps one copy of each backend ID the load balancers of a load
 // name: a load balancer names its backends by their endpoints' IDs
@@ -66,4 +70,30 @@ func (g *guids) loadBalancers(build func(obj, snapshot.Ref) *snapshot.LoadBalanc
 		}
 		return lb
 	}
+}
+
+// strArena packs strings that live as long as the model into shared
+// blocks: one allocation of a string's own size class each would leave
+// them scattered among the decoding's short-lived values, and the heap's
+// spans part empty once those are collected. A string made here keeps its
+// whole block alive: only what the model keeps goes in. One builder uses
+// it (no lock).
+type strArena struct {
+	b strings.Builder
+}
+
+const strArenaBlock = 16 << 10
+
+// keep is a copy of s in the arena (s itself when empty or long).
+func (a *strArena) keep(s string) string {
+	if s == "" || len(s) > strArenaBlock/16 {
+		return s
+	}
+	if a.b.Cap()-a.b.Len() < len(s) {
+		a.b = strings.Builder{}
+		a.b.Grow(strArenaBlock)
+	}
+	n := a.b.Len()
+	a.b.WriteString(s)
+	return a.b.String()[n:]
 }

@@ -26,7 +26,7 @@ func compareReuse(t *testing.T, data []byte) {
 	var ids guids
 	sameList(t, data, "load balancers",
 		func(o obj, i int) *snapshot.LoadBalancer { return loadBalancerOf(o, ref(i)) },
-		func(o obj, i int) *snapshot.LoadBalancer { return loadBalancerWith(o, ref(i), &ids) },
+		func(o obj, i int) *snapshot.LoadBalancer { return loadBalancerWith(o, ref(i), &ids, nil) },
 		streamOptions[snapshot.LoadBalancer]{reuse: func(*snapshot.LoadBalancer) bool { return true }, ids: &ids})
 	always := func(*snapshot.KubeNode) bool { return true }
 	sameList(t, data, "nodes", func(o obj, _ int) *snapshot.KubeNode { return kubeNodeOf(o) }, func(o obj, _ int) *snapshot.KubeNode { return kubeNodeOf(o) },

@@ -126,7 +126,8 @@ func loadDiag(l *loader) {
 	var v2slab endpointSlab
 	v2epsRead := startStream(l, snapshot.FileV2Endpoints, func(o obj, ref snapshot.Ref) *snapshot.Endpoint { return endpointWith(o, ref, &v2slab) },
 		streamOptions[snapshot.Endpoint]{reuse: keepsNoTree})
-	lbsRead := startStream(l, snapshot.FileV2LoadBalancers, func(o obj, ref snapshot.Ref) *snapshot.LoadBalancer { return loadBalancerWith(o, ref, &ids) },
+	var lbSlab lbSlab
+	lbsRead := startStream(l, snapshot.FileV2LoadBalancers, func(o obj, ref snapshot.Ref) *snapshot.LoadBalancer { return loadBalancerWith(o, ref, &ids, &lbSlab) },
 		streamOptions[snapshot.LoadBalancer]{reuse: func(*snapshot.LoadBalancer) bool { return true }, ids: &ids})
 	v2eps := finishStream(l, v2epsRead, snapshot.InputHNSEndpoints, ParseEndpoints)
 	v1eps := loadStream(l, snapshot.FileV1Endpoints, snapshot.InputHNSEndpoints, endpointOf, ParseEndpoints)
@@ -142,7 +143,8 @@ func loadDiag(l *loader) {
 	s.Routes = loadList(l, snapshot.FileRoutes, snapshot.InputHostRoutes, func(d []byte, _ string) ([]*snapshot.HostRoute, error) { return ParseRoutes(d) })
 	s.KubeNodes = loadStreamReusing(l, snapshot.FileKubeNodes, snapshot.InputKubeNodes, func(o obj, _ snapshot.Ref) *snapshot.KubeNode { return kubeNodeOf(o) },
 		func(d []byte, _ string) ([]*snapshot.KubeNode, error) { return ParseKubeNodes(d) })
-	s.Services = loadStreamReusing(l, snapshot.FileKubeServices, snapshot.InputKubeServices, func(o obj, _ snapshot.Ref) *snapshot.Service { return serviceOf(o) },
+	var svcSlab serviceSlab
+	s.Services = loadStreamReusing(l, snapshot.FileKubeServices, snapshot.InputKubeServices, func(o obj, _ snapshot.Ref) *snapshot.Service { return serviceWith(o, &svcSlab) },
 		func(d []byte, _ string) ([]*snapshot.Service, error) { return ParseServices(d) })
 	loadCalicoIPAM(l)
 	s.EndpointSlices = loadList(l, snapshot.FileEndpointSlices, snapshot.InputEndpointSlices, func(d []byte, _ string) ([]*snapshot.EndpointSlice, error) { return ParseEndpointSlices(d) })
