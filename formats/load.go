@@ -65,7 +65,9 @@ func LoadWith(b *bundle.Bundle, lim Limits) (*snapshot.Snapshot, error) {
 			len(m), strings.Join(firstN(m, 5), ", ")))
 	}
 	linkEndpoints(s)
-	shareEndpointIDs(s)
+	if !l.idsShared {
+		shareEndpointIDs(s)
+	}
 	linkVFPPorts(s)
 	s.Derive()
 	noteHidden(s)
@@ -137,6 +139,12 @@ func loadDiag(l *loader) {
 	if !b.Has(snapshot.FileV2LoadBalancers) {
 		s.LoadBalancers = loadStream(l, snapshot.FileV1PolicyLists, snapshot.InputHNSLoadBalancers, ids.loadBalancers(policyListOf), ParsePolicyLists)
 	}
+	// The backends share the endpoints' IDs now, not at the end: the load
+	// balancers' own copies and their index (3 MB in a 1,000-node
+	// cluster's bundle) are then let go before the Kubernetes lists are read.
+	shareEndpointIDs(s)
+	l.idsShared = true
+	ids = guids{}
 	s.Namespaces = loadStream(l, snapshot.FileV2Namespaces, snapshot.InputHNSNamespaces, namespaceOf, ParseNamespaces)
 
 	s.Adapters = loadList(l, snapshot.FileAdapters, snapshot.InputHostAdapters, func(d []byte, _ string) ([]*snapshot.HostAdapter, error) { return ParseAdapters(d) })
@@ -244,6 +252,9 @@ type loader struct {
 	lim     Limits
 	err     error
 	skipped []string // parts skipped for a limit, with why (also in Notes)
+	// idsShared: the layout's loader ran shareEndpointIDs once it had
+	// both lists.
+	idsShared bool
 }
 
 // read reads a part whole, within its limit: a part over it is skipped
