@@ -373,6 +373,7 @@ func startStream[T any](l *loader, name string, build func(obj, snapshot.Ref) *T
 		return st
 	}
 	st.started = true
+	opt.size = l.b.Size(name)
 	limit, maxObjects := l.lim.MaxJSONValue, l.lim.MaxObjects
 	go func() {
 		defer close(st.done)
