@@ -135,3 +135,28 @@ func TestSlabListsCopyOnAppend(t *testing.T) {
 		t.Errorf("no slab: %q", v)
 	}
 }
+
+// The table keeps each GUID once across its growth, whichever way it is
+// asked (bytes or a string), and answers with the same box.
+func TestGUIDsKeepOnceAcrossGrowth(t *testing.T) {
+	var g guids
+	first := map[string]any{}
+	for i := range 3000 {
+		s := fmt.Sprintf("%08X-0000-0000-0000-%012d", i, i)
+		first[s] = g.keep([]byte(s))
+	}
+	for s, v := range first {
+		if got := g.keepString(strings.Clone(s)); got != v || unsafe.StringData(got.(string)) != unsafe.StringData(v.(string)) {
+			t.Fatalf("%s was kept again", s)
+		}
+		if got := g.get(s); got != s {
+			t.Fatalf("get(%s) = %q", s, got)
+		}
+	}
+	if len(g.vals) != len(first) {
+		t.Errorf("%d GUIDs kept for %d distinct", len(g.vals), len(first))
+	}
+	if g.get("") != "" || len(g.vals) != len(first) {
+		t.Error("the empty ID was kept")
+	}
+}
