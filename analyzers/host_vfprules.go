@@ -132,7 +132,7 @@ func checkVFPDivergence(s *snapshot.Snapshot) ([]Issue, error) {
 		var noNAT []string
 		var file string
 		for _, p := range s.VFPPorts {
-			e := byID[p.EndpointID]
+			e := byID.Get(p.EndpointID)
 			if e == nil || e.IsRemote || len(p.Layers) == 0 || (e.NetworkID != "" && !strings.EqualFold(e.NetworkID, n.ID)) {
 				continue
 			}

@@ -10,12 +10,8 @@ import (
 
 // endpointsByID indexes the endpoints by their (normalized) ID, for rules
 // that resolve load balancer backends or VFP ports to endpoints.
-func endpointsByID(s *snapshot.Snapshot) map[string]*snapshot.Endpoint {
-	byID := make(map[string]*snapshot.Endpoint, len(s.Endpoints))
-	for _, e := range s.Endpoints {
-		byID[e.ID] = e
-	}
-	return byID
+func endpointsByID(s *snapshot.Snapshot) *snapshot.EndpointIndex {
+	return snapshot.NewEndpointIndex(s.Endpoints)
 }
 
 // loadBalancersByVIP indexes the load balancers by frontend VIP, for rules

@@ -123,7 +123,7 @@ func checkACLDivergence(s *snapshot.Snapshot) ([]Issue, error) {
 	var issues []Issue
 	judged := 0
 	for _, p := range s.VFPPorts {
-		e := byID[p.EndpointID]
+		e := byID.Get(p.EndpointID)
 		if e == nil || e.IsRemote || len(p.Layers) == 0 || !e.Knows("Policies") {
 			continue
 		}

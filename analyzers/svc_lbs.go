@@ -190,20 +190,30 @@ func checkStaleLoadBalancers(s *snapshot.Snapshot) ([]Issue, error) {
 			}
 		}
 	}
-	local := make(map[netip.Addr]*snapshot.Endpoint, len(s.Endpoints))
+	// The local endpoints are a few of a large cluster's node's: the map
+	// is sized for them, not for every endpoint.
+	nLocal := 0
+	for _, e := range s.Endpoints {
+		if !e.IsRemote && e.IP.IsValid() {
+			nLocal++
+		}
+	}
+	local := make(map[netip.Addr]*snapshot.Endpoint, nLocal)
 	for _, e := range s.Endpoints {
 		if !e.IsRemote && e.IP.IsValid() {
 			local[e.IP] = e
 		}
 	}
-	refs := 0
-	for _, lb := range s.LoadBalancers {
-		refs += len(lb.EndpointIDs)
-	}
-	backends := make(map[string]bool, min(refs, len(s.Endpoints)))
+	// Which endpoint IDs some load balancer lists, marked by the position
+	// of the (last) endpoint of that ID: an ID no endpoint has is never
+	// asked about below.
+	byID := endpointsByID(s)
+	backend := make([]bool, len(s.Endpoints))
 	for _, lb := range s.LoadBalancers {
 		for _, id := range lb.EndpointIDs {
-			backends[id] = true
+			if i := byID.Pos(id); i >= 0 {
+				backend[i] = true
+			}
 		}
 	}
 	if len(s.LoadBalancers) == 0 {
@@ -225,7 +235,7 @@ func checkStaleLoadBalancers(s *snapshot.Snapshot) ([]Issue, error) {
 				Subjects: []string{"address:" + e.IP.String()}})
 			continue
 		}
-		if backends[e.ID] || e.IP == vip || strings.HasSuffix(strings.ToLower(e.Name), "_ep") || e.IP == e.ProviderAddress || vteps[e.IP] {
+		if backend[byID.Pos(e.ID)] || e.IP == vip || strings.HasSuffix(strings.ToLower(e.Name), "_ep") || e.IP == e.ProviderAddress || vteps[e.IP] {
 			continue
 		}
 		switch svcVIPs.classify(e) {
@@ -271,7 +281,7 @@ func staleBackends(s *snapshot.Snapshot) []Issue {
 		svc, ip, lb, ready := sl.svc, sl.vip, sl.lb, sl.ready
 		var gone []string
 		for _, id := range lb.EndpointIDs {
-			if e := byID[id]; e != nil && e.IP.IsValid() && !ready[e.IP] {
+			if e := byID.Get(id); e != nil && e.IP.IsValid() && !ready[e.IP] {
 				gone = append(gone, e.IP.String())
 			}
 		}

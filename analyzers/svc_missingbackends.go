@@ -63,13 +63,13 @@ func checkMissingBackends(s *snapshot.Snapshot) ([]Issue, error) {
 
 // missingFrom: the ready addresses of the VIP's family that are no backend
 // of lb, sorted; false when lb's backends cannot all be told.
-func missingFrom(lb *snapshot.LoadBalancer, v4 bool, ready map[netip.Addr]bool, byID map[string]*snapshot.Endpoint, own nodeAddrs) ([]string, bool) {
+func missingFrom(lb *snapshot.LoadBalancer, v4 bool, ready map[netip.Addr]bool, byID *snapshot.EndpointIndex, own nodeAddrs) ([]string, bool) {
 	if !lb.Knows("HostComputeEndpoints") {
 		return nil, false
 	}
 	have := make(map[netip.Addr]bool, len(lb.EndpointIDs))
 	for _, id := range lb.EndpointIDs {
-		e := byID[id]
+		e := byID.Get(id)
 		if e == nil || !e.IP.IsValid() {
 			return nil, false
 		}

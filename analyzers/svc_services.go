@@ -75,14 +75,11 @@ func checkLoadBalancers(s *snapshot.Snapshot) ([]Issue, error) {
 	}
 	// Backends HNS does not have, and V1 policy lists not applied.
 	if s.Has(snapshot.InputHNSEndpoints) {
-		ids := map[string]bool{}
-		for _, e := range s.Endpoints {
-			ids[e.ID] = true
-		}
+		ids := endpointsByID(s)
 		for _, lb := range s.LoadBalancers {
 			var dangling []string
 			for _, id := range lb.EndpointIDs {
-				if !ids[id] {
+				if ids.Pos(id) < 0 {
 					dangling = append(dangling, id)
 				}
 			}

@@ -77,15 +77,16 @@ func checkSourceVIPs(s *snapshot.Snapshot) ([]Issue, error) {
 	}
 	// Each endpoint's verdict once, not once per load balancer that lists
 	// it (a large cluster's load balancers list its endpoints many times).
-	type backend struct {
-		ip   netip.Addr
-		node bool
-	}
-	backends := make(map[string]backend, len(s.Endpoints))
+	withIP := make([]*snapshot.Endpoint, 0, len(s.Endpoints))
 	for _, e := range s.Endpoints {
 		if e.IP.IsValid() {
-			backends[e.ID] = backend{e.IP, needsNodeSource(e)}
+			withIP = append(withIP, e)
 		}
+	}
+	backends := snapshot.NewEndpointIndex(withIP)
+	node := make([]bool, len(withIP))
+	for i, e := range withIP {
+		node[i] = needsNodeSource(e)
 	}
 	subset := localSubsetLBs(s)
 	// Backends of every load balancer by SourceVIP, protocol and target
@@ -138,15 +139,15 @@ func checkSourceVIPs(s *snapshot.Snapshot) ([]Issue, error) {
 		f := fit{lb: lb, src: src, kind: kind}
 		resolved := true
 		for _, id := range lb.EndpointIDs {
-			b, ok := backends[id]
-			if !ok {
+			i := backends.Pos(id)
+			if i < 0 {
 				resolved = false
 				break
 			}
-			if b.node {
-				f.node.add(b.ip)
+			if node[i] {
+				f.node.add(withIP[i].IP)
 			} else {
-				f.pods.add(b.ip)
+				f.pods.add(withIP[i].IP)
 			}
 		}
 		if !resolved {

@@ -68,7 +68,7 @@ func checkVFPDNSRules(s *snapshot.Snapshot) ([]Issue, error) {
 	byID := endpointsByID(s)
 	var issues []Issue
 	for _, p := range s.VFPPorts {
-		e := byID[p.EndpointID]
+		e := byID.Get(p.EndpointID)
 		if e == nil || e.IsRemote {
 			continue
 		}

@@ -152,11 +152,11 @@ func endpointWith(o obj, ref snapshot.Ref, slab *endpointSlab) *snapshot.Endpoin
 	x := keyedOf(o) // most of the keys asked for are not there
 	e := slab.endpoint()
 	*e = snapshot.Endpoint{
-		ID:          snapshot.NormalizeGUID(x.str("ID", "Id")),
-		Name:        x.str("Name"),
+		ID:          slab.str(snapshot.NormalizeGUID(x.str("ID", "Id"))),
+		Name:        slab.str(x.str("Name")),
 		NetworkID:   snapshot.NormalizeGUID(x.str("VirtualNetwork", "HostComputeNetwork")),
 		NetworkName: x.str("VirtualNetworkName"),
-		MAC:         snapshot.NormalizeMAC(x.str("MacAddress")),
+		MAC:         slab.str(snapshot.NormalizeMAC(x.str("MacAddress"))),
 		Refs:        slab.ref(ref),
 		Unknown:     unknownFields(o),
 	}
@@ -277,6 +277,7 @@ func endpointWith(o obj, ref snapshot.Ref, slab *endpointSlab) *snapshot.Endpoin
 type endpointSlab struct {
 	eps  []snapshot.Endpoint
 	refs []snapshot.Ref
+	strs strArena // the strings of each endpoint alone: ID, name, MAC
 }
 
 const endpointSlabSize = 64
@@ -304,6 +305,14 @@ func (s *endpointSlab) ref(r snapshot.Ref) []snapshot.Ref {
 	s.refs = append(s.refs, r)
 	n := len(s.refs)
 	return s.refs[n-1 : n : n]
+}
+
+// str is s in the slab's strings; s itself without a slab.
+func (s *endpointSlab) str(v string) string {
+	if s == nil {
+		return v
+	}
+	return s.strs.keep(v)
 }
 
 // keepsNoTree says an endpoint holds nothing of its JSON tree but strings
@@ -334,23 +343,23 @@ func ParseLoadBalancers(data []byte, file string) ([]*snapshot.LoadBalancer, err
 }
 
 func loadBalancerOf(o obj, ref snapshot.Ref) *snapshot.LoadBalancer {
-	return loadBalancerWith(o, ref, nil)
+	return loadBalancerWith(o, ref, nil, nil)
 }
 
 // loadBalancerWith is loadBalancerOf keeping the backend IDs in ids, when
 // set: the streaming reader kept each GUID there as it read it, so only an
-// ID normalized into a new string is looked up again.
-func loadBalancerWith(o obj, ref snapshot.Ref, ids *guids) *snapshot.LoadBalancer {
-	lb := &snapshot.LoadBalancer{
-		ID:           snapshot.NormalizeGUID(o.str("ID", "Id")),
+// ID normalized into a new string is looked up again. The load balancer and
+// what it keeps come from slab, when set (a list's, lbSlab).
+func loadBalancerWith(o obj, ref snapshot.Ref, ids *guids, slab *lbSlab) *snapshot.LoadBalancer {
+	lb := slab.loadBalancer()
+	*lb = snapshot.LoadBalancer{
+		ID:           slab.str(snapshot.NormalizeGUID(o.str("ID", "Id"))),
 		SourceVIP:    o.str("SourceVIP"),
-		FrontendVIPs: o.strs("FrontendVIPs"),
+		FrontendVIPs: slab.strings(o, "FrontendVIPs", true),
 		Ref:          ref,
 		Unknown:      unknownFields(o),
 	}
-	if backends := o.strs("HostComputeEndpoints"); len(backends) > 0 {
-		// Made as long as the list (stringsOf): 127,000 backends in a
-		// large cluster.
+	if backends := slab.strings(o, "HostComputeEndpoints", false); len(backends) > 0 {
 		for i, id := range backends {
 			n := snapshot.NormalizeGUID(id)
 			if ids != nil && (n != id || len(n) != guidLen) {
@@ -361,15 +370,99 @@ func loadBalancerWith(o obj, ref snapshot.Ref, ids *guids) *snapshot.LoadBalance
 		lb.EndpointIDs = backends
 	}
 	lb.Flags, _ = o.num("Flags")
+	var pmBuf [4]snapshot.PortMapping
+	pms := pmBuf[:0]
 	for _, pm := range o.list("PortMappings") {
 		m := snapshot.PortMapping{Protocol: protocolNumber(pm.str("Protocol"))}
 		m.InternalPort, _ = pm.num("InternalPort")
 		m.ExternalPort, _ = pm.num("ExternalPort")
 		m.DistributionType, _ = pm.num("DistributionType")
 		m.Flags, _ = pm.num("Flags")
-		lb.PortMappings = append(lb.PortMappings, m)
+		pms = append(pms, m)
+	}
+	if len(pms) > 0 {
+		lb.PortMappings = slab.portMappings(pms)
 	}
 	return lb
+}
+
+// lbSlab hands out the load balancers of one list and what they keep (their
+// backend and frontend lists, port mappings, addresses) from shared blocks,
+// as endpointSlab does for endpoints: 5,000 load balancers listing 127,000
+// backends in a large cluster's node. One list's builder uses it (no lock).
+// Each list it returns has its length as capacity: an append copies it.
+type lbSlab struct {
+	lbs  []snapshot.LoadBalancer
+	strs []string
+	pms  []snapshot.PortMapping
+	text strArena
+}
+
+const (
+	lbSlabSize      = 64
+	lbSlabStrings   = 4096
+	lbSlabPortMaps  = 256
+	lbSlabLongSlice = 256 // longer lists keep their own
+)
+
+// loadBalancer is a zero load balancer; a new one without a slab.
+func (s *lbSlab) loadBalancer() *snapshot.LoadBalancer {
+	if s == nil {
+		return &snapshot.LoadBalancer{}
+	}
+	if len(s.lbs) == cap(s.lbs) {
+		s.lbs = make([]snapshot.LoadBalancer, 0, lbSlabSize)
+	}
+	s.lbs = s.lbs[:len(s.lbs)+1]
+	return &s.lbs[len(s.lbs)-1]
+}
+
+// str is v in the slab's text; v itself without a slab.
+func (s *lbSlab) str(v string) string {
+	if s == nil {
+		return v
+	}
+	return s.text.keep(v)
+}
+
+// strings is o.strs(key), in the slab when there is one and the list is
+// not long, its strings copied into the slab's text when text is set (read
+// for this object alone: frontend addresses, not the shared backend IDs).
+func (s *lbSlab) strings(o obj, key string, text bool) []string {
+	v, _ := o.first(key)
+	t, list := v.([]any)
+	if s == nil || !list || len(t) == 0 || len(t) > lbSlabLongSlice {
+		return o.strs(key)
+	}
+	if cap(s.strs)-len(s.strs) < len(t) {
+		s.strs = make([]string, 0, lbSlabStrings)
+	}
+	n := len(s.strs)
+	out := appendStringsOf(s.strs[n:n], v)
+	if cap(out) != cap(s.strs)-n {
+		return out // a value split in more than the list held: moved out
+	}
+	s.strs = s.strs[:n+len(out)]
+	out = out[:len(out):len(out)]
+	if text {
+		for i, x := range out {
+			out[i] = s.text.keep(x)
+		}
+	}
+	return out
+}
+
+// portMappings is a copy of v in the slab; a copy of its own without one.
+func (s *lbSlab) portMappings(v []snapshot.PortMapping) []snapshot.PortMapping {
+	if s == nil || len(v) > lbSlabPortMaps/4 {
+		return append([]snapshot.PortMapping(nil), v...)
+	}
+	if cap(s.pms)-len(s.pms) < len(v) {
+		s.pms = make([]snapshot.PortMapping, 0, lbSlabPortMaps)
+	}
+	n := len(s.pms)
+	s.pms = append(s.pms, v...)
+	return s.pms[n:len(s.pms):len(s.pms)]
 }
 
 // ParsePolicyLists parses V1 policy lists; ELB policies become load balancers.

@@ -2,6 +2,7 @@ package formats
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -79,5 +80,83 @@ func TestEndpointDetailShared(t *testing.T) {
 	a.Detail().VFPPortID = "port"
 	if b.VFPPortID != "" || a.VFPPortID != "port" || !snapshot.SharedDetailIntact() {
 		t.Errorf("Detail wrote the shared detail: a=%q b=%q", a.VFPPortID, b.VFPPortID)
+	}
+}
+
+func TestStrArenaCopiesIntoSharedBlocks(t *testing.T) {
+	var a strArena
+	var got []string
+	for i := range 2000 {
+		s := fmt.Sprintf("%08X-0000-0000-0000-%012d", i, i)
+		k := a.keep(s)
+		if k != s {
+			t.Fatalf("keep(%q) = %q", s, k)
+		}
+		got = append(got, k)
+	}
+	for i, k := range got { // later blocks left the earlier strings as they were
+		if want := fmt.Sprintf("%08X-0000-0000-0000-%012d", i, i); k != want {
+			t.Fatalf("string %d became %q, want %q", i, k, want)
+		}
+	}
+	long := strings.Repeat("x", strArenaBlock)
+	if k := a.keep(long); unsafe.StringData(k) != unsafe.StringData(long) {
+		t.Error("a string longer than the arena takes was copied")
+	}
+	if a.keep("") != "" {
+		t.Error("the empty string is not kept as empty")
+	}
+}
+
+func TestSlabListsCopyOnAppend(t *testing.T) {
+	var lbs lbSlab
+	a := lbs.strings(obj{"k": []any{"a", "b"}}, "k", true)
+	b := lbs.strings(obj{"k": []any{"c"}}, "k", false)
+	_ = append(a, "x")
+	if b[0] != "c" || cap(a) != len(a) {
+		t.Errorf("appending to one list wrote into the next: %q (cap %d)", b, cap(a))
+	}
+	// A list whose values split in more than it has (stringsOf) is still
+	// read whole, and the next list starts after the last one kept.
+	c := lbs.strings(obj{"k": []any{"d,e,f"}}, "k", false)
+	d := lbs.strings(obj{"k": []any{"g"}}, "k", false)
+	if len(c) != 3 || c[2] != "f" || d[0] != "g" || b[0] != "c" {
+		t.Errorf("split list %q, next %q, earlier %q", c, d, b)
+	}
+	var svcs serviceSlab
+	p := svcs.ports([]snapshot.ServicePort{{Port: 53}})
+	q := svcs.ports([]snapshot.ServicePort{{Port: 80}})
+	_ = append(p, snapshot.ServicePort{Port: 1})
+	if q[0].Port != 80 {
+		t.Errorf("appending to one port list wrote into the next: %+v", q)
+	}
+	var none *lbSlab
+	if v := none.strings(obj{"k": "a"}, "k", true); len(v) != 1 || v[0] != "a" {
+		t.Errorf("no slab: %q", v)
+	}
+}
+
+// The table keeps each GUID once across its growth, whichever way it is
+// asked (bytes or a string), and answers with the same box.
+func TestGUIDsKeepOnceAcrossGrowth(t *testing.T) {
+	var g guids
+	first := map[string]any{}
+	for i := range 3000 {
+		s := fmt.Sprintf("%08X-0000-0000-0000-%012d", i, i)
+		first[s] = g.keep([]byte(s))
+	}
+	for s, v := range first {
+		if got := g.keepString(strings.Clone(s)); got != v || unsafe.StringData(got.(string)) != unsafe.StringData(v.(string)) {
+			t.Fatalf("%s was kept again", s)
+		}
+		if got := g.get(s); got != s {
+			t.Fatalf("get(%s) = %q", s, got)
+		}
+	}
+	if len(g.vals) != len(first) {
+		t.Errorf("%d GUIDs kept for %d distinct", len(g.vals), len(first))
+	}
+	if g.get("") != "" || len(g.vals) != len(first) {
+		t.Error("the empty ID was kept")
 	}
 }

@@ -12,7 +12,7 @@ import (
 
 // compareReuse: a list read with its elements' trees read into again
 // (streamOptions.reuse, the load balancers' GUIDs kept by the reader, the
-// endpoints taken from a slab)
+// endpoints, load balancers and Services taken from their slabs)
 // builds exactly what reading each into new maps builds, for every
 // builder that reuses.
 func compareReuse(t *testing.T, data []byte) {
@@ -24,14 +24,16 @@ func compareReuse(t *testing.T, data []byte) {
 		func(o obj, i int) *snapshot.Endpoint { return endpointWith(o, ref(i), &slab) },
 		streamOptions[snapshot.Endpoint]{reuse: keepsNoTree})
 	var ids guids
+	var lbs lbSlab
 	sameList(t, data, "load balancers",
 		func(o obj, i int) *snapshot.LoadBalancer { return loadBalancerOf(o, ref(i)) },
-		func(o obj, i int) *snapshot.LoadBalancer { return loadBalancerWith(o, ref(i), &ids) },
+		func(o obj, i int) *snapshot.LoadBalancer { return loadBalancerWith(o, ref(i), &ids, &lbs) },
 		streamOptions[snapshot.LoadBalancer]{reuse: func(*snapshot.LoadBalancer) bool { return true }, ids: &ids})
 	always := func(*snapshot.KubeNode) bool { return true }
 	sameList(t, data, "nodes", func(o obj, _ int) *snapshot.KubeNode { return kubeNodeOf(o) }, func(o obj, _ int) *snapshot.KubeNode { return kubeNodeOf(o) },
 		streamOptions[snapshot.KubeNode]{reuse: always})
-	sameList(t, data, "services", func(o obj, _ int) *snapshot.Service { return serviceOf(o) }, func(o obj, _ int) *snapshot.Service { return serviceOf(o) },
+	var svcs serviceSlab
+	sameList(t, data, "services", func(o obj, _ int) *snapshot.Service { return serviceOf(o) }, func(o obj, _ int) *snapshot.Service { return serviceWith(o, &svcs) },
 		streamOptions[snapshot.Service]{reuse: func(*snapshot.Service) bool { return true }})
 }
 
@@ -54,6 +56,8 @@ var reuseSeeds = []string{
 	`[{"ID":"15BEDDDF-19AF-378C-D73D-C8B3DD25CC30","HostComputeEndpoints":["4CA5C01B-C6D2-D383-C900-17AA0C0F60CF","4ca5c01b-c6d2-d383-c900-17aa0c0f60cf","{24E1ED79-7D99-E386-B77C-1BE6FEBEE6A6}"," 24E1ED79-7D99-E386-B77C-1BE6FEBEE6A6","\u0034CA5C01B-C6D2-D383-C900-17AA0C0F60CF"],"SourceVIP":"10.128.0.2","FrontendVIPs":["10.96.0.10"],"PortMappings":[{"Protocol":17,"InternalPort":53,"ExternalPort":53}]},` +
 		`{"ID":"6F5C78FB-B8E5-E68D-8365-EDA8B7E4DB2E","HostComputeEndpoints":["4CA5C01B-C6D2-D383-C900-17AA0C0F60CF"],"PortMappings":[{"Protocol":"TCP","InternalPort":"80"},{"Protocol":6}]}]`,
 	`{"kind":"List","items":[{"metadata":{"name":"win-1","annotations":{"a":"b"}},"spec":{"podCIDRs":["10.128.0.0/24"]}},{"metadata":{"name":"svc","namespace":"default"},"spec":{"clusterIP":"10.96.0.1","ports":[{"port":443,"targetPort":6443}]}}],"metadata":{"x":[1,{"y":2}]}}`,
+	`[{"ID":"A","HostComputeEndpoints":["4CA5C01B-C6D2-D383-C900-17AA0C0F60CF, 24E1ED79-7D99-E386-B77C-1BE6FEBEE6A6",""],"FrontendVIPs":[]},{"ID":"B","HostComputeEndpoints":[""," "],"FrontendVIPs":["10.96.0.1,10.96.0.2"," "]},{"ID":"C","HostComputeEndpoints":"4CA5C01B-C6D2-D383-C900-17AA0C0F60CF","PortMappings":[]}]`,
+	`{"kind":"List","items":[{"metadata":{"name":"a","namespace":"n"},"spec":{"clusterIPs":[],"clusterIP":"10.96.0.3","ports":[]}},{"metadata":{"name":"b"},"spec":{"clusterIPs":["10.96.0.4","fd00::4"],"ports":[{"name":"x","protocol":"UDP","port":53,"nodePort":30053}]}}]}`,
 	`[[1,[2,{"a":[3]}]],{"a":{"b":{"c":[{"d":1},{"d":2}]}}},{"a":[]},{"a":{}},7,"s",null]`,
 	`[{"Policies":"@{Type=ProviderAddress; ProviderAddress=10.0.0.1}"},{"Policies":[{"Type":"PA","PA":"10.0.0.2"}],"IsRemoteEndpoint":true}]`,
 	`{"Success":true,"Output":[{"ID":"a","Policies":[{"Type":"ProviderAddress","Settings":{"ProviderAddress":"10.0.0.3"}}],"Flags":1},{"ID":"b"}]}`,

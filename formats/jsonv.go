@@ -298,7 +298,14 @@ func (o obj) strs(keys ...string) []string {
 
 // stringsOf reads a value as strings the way obj.strs does.
 func stringsOf(v any) []string {
-	var out []string
+	if t, ok := v.([]any); ok {
+		return appendStringsOf(make([]string, 0, len(t)), v)
+	}
+	return appendStringsOf(nil, v)
+}
+
+// appendStringsOf appends the strings of v (stringsOf) to out.
+func appendStringsOf(out []string, v any) []string {
 	add := func(s string) {
 		if !strings.Contains(s, ",") {
 			// One value, the usual case (a load balancer's backend IDs,
@@ -314,13 +321,11 @@ func stringsOf(v any) []string {
 			}
 		}
 	}
-	switch t := v.(type) {
-	case []any:
-		out = make([]string, 0, len(t))
+	if t, ok := v.([]any); ok {
 		for _, e := range t {
 			add(asString(e))
 		}
-	default:
+	} else {
 		add(asString(v))
 	}
 	return out

@@ -57,11 +57,16 @@ func ParseServices(data []byte) ([]*snapshot.Service, error) {
 	return parseEach(data, func(o obj, _ int) *snapshot.Service { return serviceOf(o) })
 }
 
-func serviceOf(o obj) *snapshot.Service {
+func serviceOf(o obj) *snapshot.Service { return serviceWith(o, nil) }
+
+// serviceWith is serviceOf taking the Service and what it keeps from slab,
+// when set (a list's, serviceSlab).
+func serviceWith(o obj, slab *serviceSlab) *snapshot.Service {
 	meta, spec := o.child("metadata"), o.child("spec")
-	s := &snapshot.Service{
+	s := slab.service()
+	*s = snapshot.Service{
 		Namespace:             meta.str("namespace"),
-		Name:                  meta.str("name"),
+		Name:                  slab.text(meta.str("name")),
 		Type:                  spec.str("type"),
 		ExternalTrafficPolicy: spec.str("externalTrafficPolicy"),
 		InternalTrafficPolicy: spec.str("internalTrafficPolicy"),
@@ -81,6 +86,9 @@ func serviceOf(o obj) *snapshot.Service {
 	if len(s.ClusterIPs) == 0 {
 		s.ClusterIPs = spec.strs("clusterIP")
 	}
+	s.ClusterIPs = slab.strings(s.ClusterIPs)
+	var portBuf [4]snapshot.ServicePort
+	ports := portBuf[:0]
 	for _, p := range spec.list("ports") {
 		sp := snapshot.ServicePort{Name: p.str("name"), Protocol: p.str("protocol"), TargetPort: p.str("targetPort")}
 		sp.Port, _ = p.num("port")
@@ -88,9 +96,76 @@ func serviceOf(o obj) *snapshot.Service {
 		if sp.Protocol == "" {
 			sp.Protocol = "TCP"
 		}
-		s.Ports = append(s.Ports, sp)
+		ports = append(ports, sp)
+	}
+	if len(ports) > 0 {
+		s.Ports = slab.ports(ports)
 	}
 	return s
+}
+
+// serviceSlab hands out the Services of one list, their ClusterIPs and
+// ports from shared blocks, as endpointSlab does for endpoints (5,000
+// Services in a large cluster). One list's builder uses it (no lock). Each
+// list it returns has its length as capacity: an append copies it.
+type serviceSlab struct {
+	svcs  []snapshot.Service
+	strs  []string
+	pts   []snapshot.ServicePort
+	chars strArena
+}
+
+const (
+	serviceSlabSize = 64
+	serviceSlabList = 512 // strings or ports a block; longer lists keep their own
+)
+
+// service is a zero Service; a new one without a slab.
+func (s *serviceSlab) service() *snapshot.Service {
+	if s == nil {
+		return &snapshot.Service{}
+	}
+	if len(s.svcs) == cap(s.svcs) {
+		s.svcs = make([]snapshot.Service, 0, serviceSlabSize)
+	}
+	s.svcs = s.svcs[:len(s.svcs)+1]
+	return &s.svcs[len(s.svcs)-1]
+}
+
+// text is v in the slab's text; v itself without a slab.
+func (s *serviceSlab) text(v string) string {
+	if s == nil {
+		return v
+	}
+	return s.chars.keep(v)
+}
+
+// strings is v and its strings in the slab; v itself without one.
+func (s *serviceSlab) strings(v []string) []string {
+	if s == nil || len(v) == 0 || len(v) > serviceSlabList/8 {
+		return v
+	}
+	if cap(s.strs)-len(s.strs) < len(v) {
+		s.strs = make([]string, 0, serviceSlabList)
+	}
+	n := len(s.strs)
+	for _, x := range v {
+		s.strs = append(s.strs, s.chars.keep(x))
+	}
+	return s.strs[n:len(s.strs):len(s.strs)]
+}
+
+// ports is a copy of v in the slab; a copy of its own without one.
+func (s *serviceSlab) ports(v []snapshot.ServicePort) []snapshot.ServicePort {
+	if s == nil || len(v) > serviceSlabList/8 {
+		return append([]snapshot.ServicePort(nil), v...)
+	}
+	if cap(s.pts)-len(s.pts) < len(v) {
+		s.pts = make([]snapshot.ServicePort, 0, serviceSlabList)
+	}
+	n := len(s.pts)
+	s.pts = append(s.pts, v...)
+	return s.pts[n:len(s.pts):len(s.pts)]
 }
 
 // ParseEndpointSlices parses an EndpointSliceList (kubectl get

@@ -65,7 +65,9 @@ func LoadWith(b *bundle.Bundle, lim Limits) (*snapshot.Snapshot, error) {
 			len(m), strings.Join(firstN(m, 5), ", ")))
 	}
 	linkEndpoints(s)
-	shareEndpointIDs(s)
+	if !l.idsShared {
+		shareEndpointIDs(s)
+	}
 	linkVFPPorts(s)
 	s.Derive()
 	noteHidden(s)
@@ -126,7 +128,8 @@ func loadDiag(l *loader) {
 	var v2slab endpointSlab
 	v2epsRead := startStream(l, snapshot.FileV2Endpoints, func(o obj, ref snapshot.Ref) *snapshot.Endpoint { return endpointWith(o, ref, &v2slab) },
 		streamOptions[snapshot.Endpoint]{reuse: keepsNoTree})
-	lbsRead := startStream(l, snapshot.FileV2LoadBalancers, func(o obj, ref snapshot.Ref) *snapshot.LoadBalancer { return loadBalancerWith(o, ref, &ids) },
+	var lbSlab lbSlab
+	lbsRead := startStream(l, snapshot.FileV2LoadBalancers, func(o obj, ref snapshot.Ref) *snapshot.LoadBalancer { return loadBalancerWith(o, ref, &ids, &lbSlab) },
 		streamOptions[snapshot.LoadBalancer]{reuse: func(*snapshot.LoadBalancer) bool { return true }, ids: &ids})
 	v2eps := finishStream(l, v2epsRead, snapshot.InputHNSEndpoints, ParseEndpoints)
 	v1eps := loadStream(l, snapshot.FileV1Endpoints, snapshot.InputHNSEndpoints, endpointOf, ParseEndpoints)
@@ -136,13 +139,20 @@ func loadDiag(l *loader) {
 	if !b.Has(snapshot.FileV2LoadBalancers) {
 		s.LoadBalancers = loadStream(l, snapshot.FileV1PolicyLists, snapshot.InputHNSLoadBalancers, ids.loadBalancers(policyListOf), ParsePolicyLists)
 	}
+	// The backends share the endpoints' IDs now, not at the end: the load
+	// balancers' own copies and their index (3 MB in a 1,000-node
+	// cluster's bundle) are then let go before the Kubernetes lists are read.
+	shareEndpointIDs(s)
+	l.idsShared = true
+	ids = guids{}
 	s.Namespaces = loadStream(l, snapshot.FileV2Namespaces, snapshot.InputHNSNamespaces, namespaceOf, ParseNamespaces)
 
 	s.Adapters = loadList(l, snapshot.FileAdapters, snapshot.InputHostAdapters, func(d []byte, _ string) ([]*snapshot.HostAdapter, error) { return ParseAdapters(d) })
 	s.Routes = loadList(l, snapshot.FileRoutes, snapshot.InputHostRoutes, func(d []byte, _ string) ([]*snapshot.HostRoute, error) { return ParseRoutes(d) })
 	s.KubeNodes = loadStreamReusing(l, snapshot.FileKubeNodes, snapshot.InputKubeNodes, func(o obj, _ snapshot.Ref) *snapshot.KubeNode { return kubeNodeOf(o) },
 		func(d []byte, _ string) ([]*snapshot.KubeNode, error) { return ParseKubeNodes(d) })
-	s.Services = loadStreamReusing(l, snapshot.FileKubeServices, snapshot.InputKubeServices, func(o obj, _ snapshot.Ref) *snapshot.Service { return serviceOf(o) },
+	var svcSlab serviceSlab
+	s.Services = loadStreamReusing(l, snapshot.FileKubeServices, snapshot.InputKubeServices, func(o obj, _ snapshot.Ref) *snapshot.Service { return serviceWith(o, &svcSlab) },
 		func(d []byte, _ string) ([]*snapshot.Service, error) { return ParseServices(d) })
 	loadCalicoIPAM(l)
 	s.EndpointSlices = loadList(l, snapshot.FileEndpointSlices, snapshot.InputEndpointSlices, func(d []byte, _ string) ([]*snapshot.EndpointSlice, error) { return ParseEndpointSlices(d) })
@@ -242,6 +252,9 @@ type loader struct {
 	lim     Limits
 	err     error
 	skipped []string // parts skipped for a limit, with why (also in Notes)
+	// idsShared: the layout's loader ran shareEndpointIDs once it had
+	// both lists.
+	idsShared bool
 }
 
 // read reads a part whole, within its limit: a part over it is skipped
@@ -360,6 +373,7 @@ func startStream[T any](l *loader, name string, build func(obj, snapshot.Ref) *T
 		return st
 	}
 	st.started = true
+	opt.size = l.b.Size(name)
 	limit, maxObjects := l.lim.MaxJSONValue, l.lim.MaxObjects
 	go func() {
 		defer close(st.done)
@@ -576,14 +590,11 @@ func loadLinuxFiles(l *loader, files []string) {
 // endpoints' own ID strings: 5,000 load balancers of 50 backends each would
 // otherwise hold a quarter of a million copies.
 func shareEndpointIDs(s *snapshot.Snapshot) {
-	ids := make(map[string]string, len(s.Endpoints))
-	for _, e := range s.Endpoints {
-		ids[e.ID] = e.ID
-	}
+	ids := snapshot.NewEndpointIndex(s.Endpoints)
 	for _, lb := range s.LoadBalancers {
 		for i, id := range lb.EndpointIDs {
-			if same, ok := ids[id]; ok {
-				lb.EndpointIDs[i] = same
+			if e := ids.Get(id); e != nil {
+				lb.EndpointIDs[i] = e.ID
 			}
 		}
 	}

@@ -127,6 +127,9 @@ func ParseAddr(s string) netip.Addr {
 	if i := strings.IndexByte(s, '/'); i >= 0 {
 		s = s[:i]
 	}
+	if s == "" {
+		return netip.Addr{} // without the error netip would make for it: most fields are empty
+	}
 	a, err := netip.ParseAddr(s)
 	if err != nil {
 		return netip.Addr{}
@@ -136,7 +139,11 @@ func ParseAddr(s string) netip.Addr {
 
 // ParsePrefix parses a CIDR and masks it; the zero Prefix means none.
 func ParsePrefix(s string) netip.Prefix {
-	p, err := netip.ParsePrefix(strings.TrimSpace(s))
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return netip.Prefix{}
+	}
+	p, err := netip.ParsePrefix(s)
 	if err != nil {
 		return netip.Prefix{}
 	}

@@ -294,7 +294,7 @@ type memoryBudget struct {
 }
 
 const (
-	memoryPercentOfInput = 190
+	memoryPercentOfInput = 165
 	minMemoryLimit       = 16 << 20
 )
 

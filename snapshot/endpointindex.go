@@ -1,0 +1,55 @@
+package snapshot
+
+import "hash/maphash"
+
+// EndpointIndex finds endpoints by ID as a map filled in their order would
+// (the last of a duplicated ID wins), in an open-addressed table of their
+// positions: a large cluster's node has tens of thousands of endpoints,
+// and a map of them costs several times the table's 4 bytes a slot, in a
+// heap that holds the model beside it. Read-only once made.
+type EndpointIndex struct {
+	eps   []*Endpoint
+	slots []int32 // position+1 in eps; 0 is empty
+	seed  maphash.Seed
+}
+
+// NewEndpointIndex indexes eps, which must not change while it is used.
+func NewEndpointIndex(eps []*Endpoint) *EndpointIndex {
+	x := &EndpointIndex{eps: eps, seed: maphash.MakeSeed()}
+	n := 8
+	for n < 2*len(eps) { // at most half full: short probes
+		n *= 2
+	}
+	x.slots = make([]int32, n)
+	for i, e := range eps {
+		x.slots[x.find(e.ID)] = int32(i + 1)
+	}
+	return x
+}
+
+// find is the slot of id, or the empty one where it would go.
+func (x *EndpointIndex) find(id string) uint64 {
+	mask := uint64(len(x.slots) - 1)
+	j := maphash.String(x.seed, id) & mask
+	for {
+		p := x.slots[j]
+		if p == 0 || x.eps[p-1].ID == id {
+			return j
+		}
+		j = (j + 1) & mask
+	}
+}
+
+// Pos is the position in the indexed list of the endpoint with that ID, the
+// last one when several have it; -1 when none has.
+func (x *EndpointIndex) Pos(id string) int {
+	return int(x.slots[x.find(id)]) - 1
+}
+
+// Get is the endpoint with that ID (the last one), nil when none has it.
+func (x *EndpointIndex) Get(id string) *Endpoint {
+	if i := x.Pos(id); i >= 0 {
+		return x.eps[i]
+	}
+	return nil
+}
