@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"sync/atomic"
 	"time"
 )
 
@@ -36,12 +37,14 @@ type pcapBlocks struct {
 	stop    *readStop // where the file ended early, if it did
 	done    bool      // stopped: the next fill returns io.EOF
 
-	// mapped is the whole file mapped into memory (mmap_unix.go), when it
+	// mapped is the whole file mapped into memory (mmap_linux.go), when it
 	// could be: packets are then slices of it, not copies. released is
-	// how much of it was handed back to the kernel (release).
+	// how far the reader said it is done with it (release), freed how much
+	// of it was handed back to the kernel, by the reader or the pager.
 	mapped   []byte
 	released int64
-	pager    *pager // faults the mapping in ahead of the serial reader (mmap_linux.go)
+	freed    atomic.Int64
+	pager    *pager // faults the mapping in ahead of the serial reader and frees it behind (mmap_linux.go)
 	touched  byte   // what the loads of touchAhead read: kept so they are made
 }
 
