@@ -168,3 +168,34 @@ func TestMappedReleaseWithoutPager(t *testing.T) {
 		t.Errorf("the reader freed the mapping up to %d; the most left mapped behind it was %d bytes, want at most %d", pb.freed.Load(), most, releaseLag+releaseChunk)
 	}
 }
+
+// A mapped capture damaged at its first record reports no packet and says
+// where, like a read one.
+func TestMappedDamagedFirstRecord(t *testing.T) {
+	path := bigCapture(t, 0)
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first record's captured length: more than any capture holds.
+	if _, err := f.WriteAt([]byte{0xff, 0xff, 0xff, 0x7f}, 24+8); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	src, err := OpenLimits(path, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if !src.isMapped() {
+		t.Fatal("not mapped")
+	}
+	a := NewAnalyzer(Options{})
+	if err := a.ReadSource(src, path); err != nil {
+		t.Fatal(err)
+	}
+	r := a.Finish("x")
+	if r.Packets != 0 || !hasNote(r, "damaged or corrupt at packet 1") {
+		t.Errorf("%d packets, notes %q", r.Packets, r.Notes)
+	}
+}
