@@ -327,6 +327,10 @@ type batch struct {
 const (
 	batchPackets = 512
 	batchSlab    = 1 << 20
+	// A mapped capture's batches are shorter (~100 KB): the batch being
+	// analyzed and the next one, prefetched (addAhead), then leave room
+	// in the core's cache for the flows.
+	mappedBatchPackets = 128
 )
 
 func (a *Analyzer) readPipelined(src *Source) (int64, error) {

@@ -143,7 +143,7 @@ func (pb *pcapBlocks) fill(b *batch) error {
 			}
 		}
 		for {
-			if pb.mapped != nil && len(b.pkts) >= batchPackets {
+			if pb.mapped != nil && len(b.pkts) >= mappedBatchPackets {
 				break // a batch's worth: the analyzer starts on it
 			}
 			if pb.skip > 0 {
