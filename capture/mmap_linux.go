@@ -41,7 +41,7 @@ const releaseChunk = 4 << 20
 // it (a pager kept from running) the reader hands the pages back itself,
 // so the mapping's resident part stays under pageAhead+releaseLag+
 // releaseChunk whether the pager runs or not.
-const releaseLag = 3 * releaseChunk
+const releaseLag = 2 * releaseChunk
 
 // release hands the pages of the mapping below end back to the kernel:
 // they stay in the page cache, and out of this process's memory, which
