@@ -257,6 +257,11 @@ func (a *Analyzer) readSerial(src *Source) (n int64, err error) {
 			if pb.mapped != nil && b.mapEnd > start {
 				// The next batch is about as long as this one.
 				next = pb.mapped[b.mapEnd:min(b.mapEnd+(b.mapEnd-start), int64(len(pb.mapped)))]
+				if end := b.mapEnd + int64(len(next)); canPrefetch && pb.mappedTo() >= end {
+					// Mapped, so the prefetches are not dropped: fill
+					// need not load these bytes ahead again.
+					pb.ahead = end
+				}
 			}
 			a.addAhead(b.pkts, next, &n)
 			if err == io.EOF {

@@ -104,9 +104,21 @@ type pager struct {
 	data  []byte
 	freed *atomic.Int64 // below it the mapping is handed back (pcapBlocks.freed)
 	at    atomic.Int64  // where the reader is: what it read below is done with
-	wake  chan struct{} // the reader moved
-	done  chan struct{}
-	sink  byte // what the touches read: kept so that they are made
+	// faulted: the pages from at to it are mapped (they may be handed
+	// back when the reader passed them).
+	faulted atomic.Int64
+	wake    chan struct{} // the reader moved
+	done    chan struct{}
+	sink    byte // what the touches read: kept so that they are made
+}
+
+// mappedTo says up to where the pager has faulted the mapping in: the
+// pages between the reader and it are mapped; 0 without a pager.
+func (pb *pcapBlocks) mappedTo() int64 {
+	if pb.pager == nil {
+		return 0
+	}
+	return pb.pager.faulted.Load()
 }
 
 // pageStep is how much the pager faults in before it looks where the
@@ -166,6 +178,7 @@ func (p *pager) run() {
 				return
 			}
 			next = to
+			p.faulted.Store(to)
 		}
 		// Ahead enough: hand back what the reader is done with.
 		freeBelow(p.data, p.freed, p.at.Load())

@@ -19,4 +19,6 @@ func (pb *pcapBlocks) release(end int64) {
 type pager struct{}
 
 func (pb *pcapBlocks) startPager() { pb.pager = nil }
-func (pb *pcapBlocks) stopPager()  { pb.pager = nil }
+
+func (pb *pcapBlocks) mappedTo() int64 { return 0 }
+func (pb *pcapBlocks) stopPager()      { pb.pager = nil }

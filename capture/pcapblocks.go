@@ -45,6 +45,7 @@ type pcapBlocks struct {
 	released int64
 	freed    atomic.Int64
 	pager    *pager // faults the mapping in ahead of the serial reader and frees it behind (mmap_linux.go)
+	ahead    int64  // the bytes below it were prefetched where they were mapped: fill does not touch them
 	touched  byte   // what the loads of touchAhead read: kept so they are made
 }
 
@@ -132,6 +133,10 @@ func (pb *pcapBlocks) fill(b *batch) error {
 	}
 	off := 0
 	touch, touched := 0, byte(0)
+	if pb.mapped != nil {
+		// What the reader prefetched (addAhead) is not loaded again.
+		touch = int(min(max(pb.ahead-pb.off, 0), int64(n)))
+	}
 	for {
 		for n < len(slab) && !pb.eof {
 			m, err := pb.r.Read(slab[n:])

@@ -4,6 +4,9 @@ package capture
 
 import "unsafe"
 
+// canPrefetch: prefetchLines loads the lines.
+const canPrefetch = true
+
 // prefetchLines asks for the cache lines of the n bytes at p to be loaded
 // (PREFETCHT0, PRFM PLDL1KEEP) without waiting for them: unlike a load, a
 // prefetch holds nothing up, and one of a page not mapped (yet, or any
