@@ -294,15 +294,16 @@ func (a *Analyzer) readSerial(src *Source) (n int64, err error) {
 // n counts the packets analyzed (a mapped file cut under the analysis
 // ends it with a fault).
 func (a *Analyzer) addAhead(pk []Packet, next []byte, n *int64) {
-	step := 0
-	if len(pk) > 0 {
-		step = (len(next)/len(pk) + 63) &^ 63
+	var p unsafe.Pointer
+	left, step := len(next), 0
+	if left > 0 && len(pk) > 0 {
+		p, step = unsafe.Pointer(&next[0]), (left/len(pk)+63)&^63
 	}
 	for i := range pk {
-		if len(next) > 0 {
-			m := min(step, len(next))
-			prefetchLines(unsafe.Pointer(&next[0]), uintptr(m))
-			next = next[m:]
+		if left > 0 {
+			m := min(step, left)
+			prefetchLines(p, uintptr(m))
+			p, left = unsafe.Add(p, m), left-m
 		}
 		*n++
 		a.Add(&pk[i])
