@@ -303,7 +303,12 @@ func (a *Analyzer) addAhead(pk []Packet, next []byte, n *int64) {
 		if left > 0 {
 			m := min(step, left)
 			prefetchLines(p, uintptr(m))
-			p, left = unsafe.Add(p, m), left-m
+			if left -= m; left > 0 {
+				// Never past the end: a pointer there may be one
+				// into the Go heap, which the garbage collector
+				// would find bad.
+				p = unsafe.Add(p, m)
+			}
 		}
 		*n++
 		a.Add(&pk[i])
