@@ -138,33 +138,34 @@ func fold(sum uint32) uint16 {
 // checksum returns the one's complement of the one's complement sum of b
 // (plus an initial sum): 0 when a received checksum is right. The sum does
 // not depend on byte order (RFC 1071), so it adds native little-endian
-// 32-bit words, 32 bytes a round, and swaps the bytes of the result.
+// 64-bit words, 64 bytes a round, and swaps the bytes of the result.
 func checksum(b []byte, initial uint32) uint16 {
-	// One's-complement sum in 64-bit words, the carries added back at the
-	// end (RFC 1071: the sum is independent of byte order and word size as
-	// long as the end-around carries are kept).
-	var s, c, carry uint64
-	for len(b) >= 32 {
-		s, c = bits.Add64(s, binary.LittleEndian.Uint64(b), 0)
-		carry += c
-		s, c = bits.Add64(s, binary.LittleEndian.Uint64(b[8:]), 0)
-		carry += c
-		s, c = bits.Add64(s, binary.LittleEndian.Uint64(b[16:]), 0)
-		carry += c
-		s, c = bits.Add64(s, binary.LittleEndian.Uint64(b[24:]), 0)
-		carry += c
-		b = b[32:]
+	// One's-complement sum in 64-bit words: each carry goes into the next
+	// addition (bits.Add64 chained compiles to add-with-carry), the last
+	// one is added back at the end (RFC 1071: the sum is independent of
+	// byte order and word size as long as the end-around carries are
+	// kept).
+	var s, c uint64
+	for len(b) >= 64 {
+		s, c = bits.Add64(s, binary.LittleEndian.Uint64(b), c)
+		s, c = bits.Add64(s, binary.LittleEndian.Uint64(b[8:]), c)
+		s, c = bits.Add64(s, binary.LittleEndian.Uint64(b[16:]), c)
+		s, c = bits.Add64(s, binary.LittleEndian.Uint64(b[24:]), c)
+		s, c = bits.Add64(s, binary.LittleEndian.Uint64(b[32:]), c)
+		s, c = bits.Add64(s, binary.LittleEndian.Uint64(b[40:]), c)
+		s, c = bits.Add64(s, binary.LittleEndian.Uint64(b[48:]), c)
+		s, c = bits.Add64(s, binary.LittleEndian.Uint64(b[56:]), c)
+		b = b[64:]
 	}
 	for len(b) >= 8 {
-		s, c = bits.Add64(s, binary.LittleEndian.Uint64(b), 0)
-		carry += c
+		s, c = bits.Add64(s, binary.LittleEndian.Uint64(b), c)
 		b = b[8:]
 	}
-	s, c = bits.Add64(s, carry, 0)
+	s, c = bits.Add64(s, 0, c)
 	s += c
 	// Fold to 32 bits; the tail adds at most 2^32 more.
 	s = s>>32 + s&0xffffffff
-	for len(b) >= 4 {
+	if len(b) >= 4 {
 		s += uint64(binary.LittleEndian.Uint32(b))
 		b = b[4:]
 	}

@@ -41,3 +41,16 @@ func BenchmarkChecksum1400(b *testing.B) {
 		checksum(buf, 123)
 	}
 }
+
+// BenchmarkChecksum240 is the common small segment: a 200-byte payload
+// behind a 20-byte TCP header, with the 20-byte IP header's length.
+func BenchmarkChecksum240(b *testing.B) {
+	buf := make([]byte, 220)
+	for i := range buf {
+		buf[i] = byte(i * 7)
+	}
+	b.SetBytes(220)
+	for b.Loop() {
+		checksum(buf, 123)
+	}
+}

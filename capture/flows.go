@@ -180,12 +180,10 @@ func mix(k fastKey) uint64 {
 }
 
 func fastFlowKey(f *frame) (fastKey, bool) {
-	s, d := v4(&f.innerSrc)<<16|uint64(f.innerSport), v4(&f.innerDst)<<16|uint64(f.innerDport)
-	fwd := s < d
-	if !fwd {
-		s, d = d, s
-	}
-	return fastKey{s<<16 ^ d>>32, d<<32 | uint64(f.vni)<<8 | uint64(f.innerProto)}, fwd
+	s := uint64(binary.BigEndian.Uint32(f.innerSrc[12:]))<<16 | uint64(f.innerSport)
+	d := uint64(binary.BigEndian.Uint32(f.innerDst[12:]))<<16 | uint64(f.innerDport)
+	lo, hi := min(s, d), max(s, d)
+	return fastKey{lo<<16 ^ hi>>32, hi<<32 | uint64(f.vni)<<8 | uint64(f.innerProto)}, s < d
 }
 
 // canonical orders the two ends so that both directions share a key; it

@@ -30,16 +30,24 @@ func mapFile(f *os.File) []byte {
 
 func unmapFile(data []byte) { _ = syscall.Munmap(data) }
 
-// releaseChunk is how much of the mapping release hands back at once: each
-// call costs a TLB shootdown on every core the reader and the analyzer
-// run on, so one per 4 MiB instead of one per batch (~400 KB) took a tenth
-// off decoding 300k packets, for 4 MiB more of memory at most.
+// releaseChunk is how far the reader moves between two calls of release
+// that do something: each hand-back costs a TLB shootdown on every core
+// the reader and the pager run on, so one per 4 MiB instead of one per
+// batch (~400 KB) took a tenth off decoding 300k packets, for 4 MiB more
+// of memory at most.
 const releaseChunk = 4 << 20
+
+// releaseLag bounds what the reader leaves to the pager to hand back: past
+// it (a pager kept from running) the reader hands the pages back itself,
+// so the mapping's resident part stays under pageAhead+releaseLag+
+// releaseChunk whether the pager runs or not.
+const releaseLag = 2 * releaseChunk
 
 // release hands the pages of the mapping below end back to the kernel:
 // they stay in the page cache, and out of this process's memory, which
-// grows with the flows, not with the file. The reader does it, not the
-// pager: a pager kept from running would let the mapping grow.
+// grows with the flows, not with the file. With a pager the pager does it
+// beside the analysis (unmapping is a twentieth of decoding a large
+// capture), unless it lags by more than releaseLag.
 func (pb *pcapBlocks) release(end int64) {
 	if pb.mapped == nil {
 		return
@@ -49,10 +57,30 @@ func (pb *pcapBlocks) release(end int64) {
 	if end-pb.released < releaseChunk {
 		return
 	}
-	_ = syscall.Madvise(pb.mapped[pb.released:end], syscall.MADV_DONTNEED)
 	pb.released = end
-	if pb.pager != nil {
-		pb.pager.post(end)
+	if p := pb.pager; p != nil {
+		p.post(end)
+		if end-p.freed.Load() <= releaseLag {
+			return
+		}
+	}
+	freeBelow(pb.mapped, &pb.freed, end)
+}
+
+// freeBelow hands back the pages of data from the mark to end and raises
+// the mark. The reader and the pager may both do it at once: handing back
+// pages already handed back does nothing.
+func freeBelow(data []byte, mark *atomic.Int64, end int64) {
+	from := mark.Load()
+	if end <= from {
+		return
+	}
+	_ = syscall.Madvise(data[from:end], syscall.MADV_DONTNEED)
+	for {
+		m := mark.Load()
+		if m >= end || mark.CompareAndSwap(m, end) {
+			return
+		}
 	}
 }
 
@@ -68,15 +96,29 @@ const faultAround = 64 << 10
 
 // pager faults a mapped capture in ahead of the serial reader, in a
 // goroutine of its own: with a core free, the page faults (a quarter of
-// reading a mapped capture) run beside the analysis instead of in it. It
-// costs a wake-up every releaseChunk; with no core free it makes the
-// faults the reader would have made, no more.
+// reading a mapped capture) and the hand-back of what the reader passed
+// run beside the analysis instead of in it. It costs a wake-up every
+// releaseChunk; with no core free it makes the faults the reader would
+// have made, no more.
 type pager struct {
-	data []byte
-	at   atomic.Int64  // where the reader is
-	wake chan struct{} // the reader moved
-	done chan struct{}
-	sink byte // what the touches read: kept so that they are made
+	data  []byte
+	freed *atomic.Int64 // below it the mapping is handed back (pcapBlocks.freed)
+	at    atomic.Int64  // where the reader is: what it read below is done with
+	// faulted: the pages from at to it are mapped (they may be handed
+	// back when the reader passed them).
+	faulted atomic.Int64
+	wake    chan struct{} // the reader moved
+	done    chan struct{}
+	sink    byte // what the touches read: kept so that they are made
+}
+
+// mappedTo says up to where the pager has faulted the mapping in: the
+// pages between the reader and it are mapped; 0 without a pager.
+func (pb *pcapBlocks) mappedTo() int64 {
+	if pb.pager == nil {
+		return 0
+	}
+	return pb.pager.faulted.Load()
 }
 
 // pageStep is how much the pager faults in before it looks where the
@@ -89,7 +131,7 @@ func (pb *pcapBlocks) startPager() {
 	if pb.mapped == nil || pb.pager != nil {
 		return
 	}
-	p := &pager{data: pb.mapped, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	p := &pager{data: pb.mapped, freed: &pb.freed, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	p.post(pb.released)
 	go p.run()
 	pb.pager = p
@@ -136,7 +178,10 @@ func (p *pager) run() {
 				return
 			}
 			next = to
+			p.faulted.Store(to)
 		}
+		// Ahead enough: hand back what the reader is done with.
+		freeBelow(p.data, p.freed, p.at.Load())
 	}
 }
 

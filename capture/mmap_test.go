@@ -19,6 +19,12 @@ import (
 // its end.
 func bigCapture(t *testing.T, cutShort int) string {
 	t.Helper()
+	return bigCaptureOf(t, cutShort, mapMinSize+3<<20)
+}
+
+// bigCaptureOf is bigCapture of at least size bytes.
+func bigCaptureOf(t *testing.T, cutShort int, size int64) string {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "big.pcap")
 	f, err := os.Create(path)
 	if err != nil {
@@ -29,7 +35,7 @@ func bigCapture(t *testing.T, cutShort int) string {
 		t.Fatal(err)
 	}
 	written := int64(24)
-	for i := 0; written < mapMinSize+3<<20; i++ {
+	for i := 0; written < size; i++ {
 		frame := encap(vtepA, vtepB, 4789, 1, innerTCP(podA, podB, tcpSeg{sport: uint16(1000 + i%300), dport: 80, flags: "A", seq: uint32(i), id: uint16(i), payload: i % 1400}))
 		if i == 5000 {
 			frame = append(frame, make([]byte, 70000)...) // over the 64 KiB default packet limit
@@ -130,5 +136,66 @@ func TestMappedFileCutWhileRead(t *testing.T) {
 		if err != nil || n == 0 || r.VXLANPackets == 0 || !hasNote(r, "the file was cut while it was read") {
 			t.Errorf("%s: %d packets, error %v, notes %q", how, n, err, r.Notes)
 		}
+	}
+}
+
+// A pager that never runs (no core for it) leaves the hand-back of the
+// mapping to the reader once it lags by releaseLag: what is mapped behind
+// the reader stays bounded.
+func TestMappedReleaseWithoutPager(t *testing.T) {
+	path := bigCaptureOf(t, 0, 2*releaseLag+pageAhead)
+	src, err := OpenLimits(path, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	pb := src.blocks
+	if pb.mapped == nil {
+		t.Fatal("not mapped")
+	}
+	// A pager whose goroutine is never started.
+	pb.pager = &pager{data: pb.mapped, freed: &pb.freed, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	b := &batch{}
+	var most int64
+	for {
+		pb.release(b.mapEnd)
+		most = max(most, b.mapEnd-pb.freed.Load())
+		if err := pb.fill(b); err != nil {
+			break
+		}
+	}
+	if pb.freed.Load() == 0 || most > releaseLag+releaseChunk {
+		t.Errorf("the reader freed the mapping up to %d; the most left mapped behind it was %d bytes, want at most %d", pb.freed.Load(), most, releaseLag+releaseChunk)
+	}
+}
+
+// A mapped capture damaged at its first record reports no packet and says
+// where, like a read one.
+func TestMappedDamagedFirstRecord(t *testing.T) {
+	path := bigCapture(t, 0)
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first record's captured length: more than any capture holds.
+	if _, err := f.WriteAt([]byte{0xff, 0xff, 0xff, 0x7f}, 24+8); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	src, err := OpenLimits(path, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if !src.isMapped() {
+		t.Fatal("not mapped")
+	}
+	a := NewAnalyzer(Options{})
+	if err := a.ReadSource(src, path); err != nil {
+		t.Fatal(err)
+	}
+	r := a.Finish("x")
+	if r.Packets != 0 || !hasNote(r, "damaged or corrupt at packet 1") {
+		t.Errorf("%d packets, notes %q", r.Packets, r.Notes)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"sync/atomic"
 	"time"
 )
 
@@ -36,12 +37,15 @@ type pcapBlocks struct {
 	stop    *readStop // where the file ended early, if it did
 	done    bool      // stopped: the next fill returns io.EOF
 
-	// mapped is the whole file mapped into memory (mmap_unix.go), when it
+	// mapped is the whole file mapped into memory (mmap_linux.go), when it
 	// could be: packets are then slices of it, not copies. released is
-	// how much of it was handed back to the kernel (release).
+	// how far the reader said it is done with it (release), freed how much
+	// of it was handed back to the kernel, by the reader or the pager.
 	mapped   []byte
 	released int64
-	pager    *pager // faults the mapping in ahead of the serial reader (mmap_linux.go)
+	freed    atomic.Int64
+	pager    *pager // faults the mapping in ahead of the serial reader and frees it behind (mmap_linux.go)
+	ahead    int64  // the bytes below it were prefetched where they were mapped: fill does not touch them
 	touched  byte   // what the loads of touchAhead read: kept so they are made
 }
 
@@ -129,6 +133,10 @@ func (pb *pcapBlocks) fill(b *batch) error {
 	}
 	off := 0
 	touch, touched := 0, byte(0)
+	if pb.mapped != nil {
+		// What the reader prefetched (addAhead) is not loaded again.
+		touch = int(min(max(pb.ahead-pb.off, 0), int64(n)))
+	}
 	for {
 		for n < len(slab) && !pb.eof {
 			m, err := pb.r.Read(slab[n:])
@@ -140,7 +148,7 @@ func (pb *pcapBlocks) fill(b *batch) error {
 			}
 		}
 		for {
-			if pb.mapped != nil && len(b.pkts) >= batchPackets {
+			if pb.mapped != nil && len(b.pkts) >= mappedBatchPackets {
 				break // a batch's worth: the analyzer starts on it
 			}
 			if pb.skip > 0 {
