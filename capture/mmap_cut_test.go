@@ -1,0 +1,57 @@
+//go:build linux
+
+package capture
+
+import (
+	"os"
+	"testing"
+)
+
+// A mapped capture cut after it was opened (a capture rotated or truncated
+// under the reader) reports every whole packet before the cut, as reading
+// the cut file does: none of the batch being framed when the cut is met
+// is lost.
+func TestMappedCutKeepsEveryPacketBeforeTheCut(t *testing.T) {
+	for _, cut := range []int64{2 << 20, 3<<20 + 1234} {
+		for _, how := range []string{"serial", "pager"} {
+			path := bigCapture(t, 0)
+			src, err := OpenLimits(path, Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !src.isMapped() {
+				t.Fatal("not mapped")
+			}
+			if err := os.Truncate(path, cut); err != nil {
+				t.Fatal(err)
+			}
+			if how == "pager" {
+				src.blocks.startPager()
+			}
+			got, err := NewAnalyzer(Options{}).readSerial(src)
+			src.blocks.stopPager()
+			src.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			// The same cut file, read.
+			read, err := OpenLimits(path, Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if read.isMapped() {
+				unmapFile(read.blocks.mapped)
+				read.blocks.mapped = nil
+			}
+			want, err := NewAnalyzer(Options{}).readSerial(read)
+			read.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Errorf("cut at %d bytes, %s: %d packets, the cut file read holds %d", cut, how, got, want)
+			}
+		}
+	}
+}
