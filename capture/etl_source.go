@@ -30,8 +30,15 @@ type etlSource struct {
 // besides the analysis (its reorder window of inflated buffers, and the
 // buffers kept for reuse), 0 for another file: a caller that sets a soft
 // memory limit adds it, or the collector runs without end under a limit
-// meant for flows.
+// meant for flows. Only a regular file is looked into: the bytes of a
+// pipe or a device (a FIFO tcpdump writes into, /dev/stdin) can be read
+// once, by the decoder, so such an input is taken to be ETL.
 func ETLMemory(path string) int64 {
+	if st, err := os.Stat(path); err != nil {
+		return 0
+	} else if !st.Mode().IsRegular() {
+		return etl.Memory(etl.Limits{})
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return 0

@@ -41,8 +41,7 @@ func TestMappedCutKeepsEveryPacketBeforeTheCut(t *testing.T) {
 				t.Fatal(err)
 			}
 			if read.isMapped() {
-				unmapFile(read.blocks.mapped)
-				read.blocks.mapped = nil
+				read.blocks.unmap()
 			}
 			want, err := NewAnalyzer(Options{}).readSerial(read)
 			read.Close()

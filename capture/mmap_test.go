@@ -69,8 +69,7 @@ func TestMappedMatchesRead(t *testing.T) {
 				if mapped {
 					t.Fatalf("%s was not mapped", path)
 				}
-				unmapFile(src.blocks.mapped)
-				src.blocks.mapped = nil
+				src.blocks.unmap()
 			}
 			a := NewAnalyzer(Options{})
 			if how == "source" {

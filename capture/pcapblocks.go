@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"os"
 	"sync/atomic"
 	"time"
 )
@@ -38,10 +39,15 @@ type pcapBlocks struct {
 	done    bool      // stopped: the next fill returns io.EOF
 
 	// mapped is the whole file mapped into memory (mmap_linux.go), when it
-	// could be: packets are then slices of it, not copies. released is
+	// could be: packets are then slices of it, not copies. It is a view of
+	// mapping, shorter when the file was cut while it was read (mapcut.go);
+	// file is the file mapped. released is
 	// how far the reader said it is done with it (release), freed how much
 	// of it was handed back to the kernel, by the reader or the pager.
 	mapped   []byte
+	mapping  []byte
+	file     *os.File
+	cut      bool // the file was cut while it was read
 	released int64
 	freed    atomic.Int64
 	pager    *pager // faults the mapping in ahead of the serial reader and frees it behind (mmap_linux.go)
@@ -104,6 +110,15 @@ func (pb *pcapBlocks) u32(b []byte) uint32 {
 // why. A record larger than maxPacket is passed over as it streams by: at
 // most one slab is held, whatever the record says.
 func (pb *pcapBlocks) fill(b *batch) error {
+	if pb.mapped != nil {
+		return pb.fillMapped(b)
+	}
+	return pb.frame(b)
+}
+
+// frame is fill's work: it reads (or, mapped, finds) the block and slices
+// it into packets.
+func (pb *pcapBlocks) frame(b *batch) error {
 	b.pkts = b.pkts[:0]
 	if pb.done {
 		return io.EOF

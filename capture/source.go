@@ -84,7 +84,7 @@ func OpenLimits(path string, lim Limits) (*Source, error) {
 		// A large classic pcap is mapped: its packets are read in place,
 		// without the copy a read makes (a fifth of decode time).
 		if data := mapFile(f); data != nil {
-			s.blocks.mapped = data
+			s.blocks.mapped, s.blocks.mapping, s.blocks.file = data, data, f
 		}
 	}
 	return s, nil
@@ -334,7 +334,7 @@ func (s *Source) Notes() []string {
 	if s.etl != nil {
 		out = append(out, s.etl.notes()...)
 	}
-	if s.shrank.Load() {
+	if s.shrank.Load() || s.blocks != nil && s.blocks.cut {
 		out = append(out, s.path+": the file was cut while it was read (a capture still being written, or truncated): the packets before the cut are reported.")
 	}
 	return out
@@ -357,14 +357,21 @@ func (s *Source) Close() error {
 	if s.etl != nil {
 		s.etl.r.Close()
 	}
-	if s.blocks != nil && s.blocks.mapped != nil {
-		unmapFile(s.blocks.mapped)
-		s.blocks.mapped = nil
+	if s.blocks != nil {
+		s.blocks.unmap()
 	}
 	if s.f != nil {
 		return s.f.Close()
 	}
 	return nil
+}
+
+// unmap hands the mapping back: the packets are read from the file after it.
+func (pb *pcapBlocks) unmap() {
+	if pb.mapping != nil {
+		unmapFile(pb.mapping)
+	}
+	pb.mapped, pb.mapping = nil, nil
 }
 
 // isMapped says whether the packets are read in place from a mapped file,

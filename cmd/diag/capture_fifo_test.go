@@ -42,14 +42,14 @@ func TestCaptureDecodeReadsAFIFO(t *testing.T) {
 	var got result
 	select {
 	case got = <-done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second):
 		// The capture went to an earlier reader and the decoder waits
 		// for a writer: end its wait.
 		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
 			f.Close()
 		}
 		got = <-done
-		t.Errorf("the decoder was still waiting for the FIFO after 5 s")
+		t.Errorf("the decoder was still waiting for the FIFO after 30 s")
 	}
 	if got.code != want.code {
 		t.Fatalf("the FIFO: code %d (the file: %d), stderr %q", got.code, want.code, got.stderr)
