@@ -375,8 +375,10 @@ func (pb *pcapBlocks) unmap() {
 }
 
 // isMapped says whether the packets are read in place from a mapped file,
-// where a file cut while it is read faults instead of ending.
-func (s *Source) isMapped() bool { return s.blocks != nil && s.blocks.mapped != nil }
+// where a file cut while it is read faults instead of ending. It reads
+// the mapping, not its view (mapped), which the reader shortens at a cut
+// while the analysis asks.
+func (s *Source) isMapped() bool { return s.blocks != nil && s.blocks.mapping != nil }
 
 // recoverFault, deferred (after debug.SetPanicOnFault(true)) by a
 // goroutine that touches a mapped file, turns the fault of a file that
