@@ -15,15 +15,10 @@ func endpointsByID(s *snapshot.Snapshot) *snapshot.EndpointIndex {
 }
 
 // loadBalancersByVIP indexes the load balancers by frontend VIP, for rules
-// that match Services to what kube-proxy programmed.
+// that match Services to what kube-proxy programmed; the snapshot keeps it
+// for all of them. Read-only.
 func loadBalancersByVIP(s *snapshot.Snapshot) map[string][]*snapshot.LoadBalancer {
-	byVIP := make(map[string][]*snapshot.LoadBalancer, len(s.LoadBalancers))
-	for _, lb := range s.LoadBalancers {
-		for _, v := range lb.FrontendVIPs {
-			byVIP[v] = append(byVIP[v], lb)
-		}
-	}
-	return byVIP
+	return s.LoadBalancersByVIP()
 }
 
 // localPods are the local endpoints that are pods: not remote, not the

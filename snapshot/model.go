@@ -54,7 +54,9 @@ type Snapshot struct {
 	self *KubeNode // SelfKubeNode, indexed by Derive
 	// slicesByService indexes EndpointSlices by "namespace/service" (SlicesOf).
 	slicesByService map[string][]*EndpointSlice
-	selfIndexed     bool
+	// lbsByVIP indexes LoadBalancers by frontend VIP (LoadBalancersByVIP).
+	lbsByVIP    map[string][]*LoadBalancer
+	selfIndexed bool
 }
 
 // PseudonymKey is the ID of the key diag bundle anonymize replaced this
