@@ -9,9 +9,10 @@ import (
 )
 
 // endpointsByID indexes the endpoints by their (normalized) ID, for rules
-// that resolve load balancer backends or VFP ports to endpoints.
+// that resolve load balancer backends or VFP ports to endpoints; the
+// snapshot keeps it for all of them. Read-only.
 func endpointsByID(s *snapshot.Snapshot) *snapshot.EndpointIndex {
-	return snapshot.NewEndpointIndex(s.Endpoints)
+	return s.EndpointsByID()
 }
 
 // loadBalancersByVIP indexes the load balancers by frontend VIP, for rules

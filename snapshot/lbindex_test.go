@@ -21,3 +21,29 @@ func TestLoadBalancersByVIP(t *testing.T) {
 		t.Error("the index outlived the load balancers")
 	}
 }
+
+// The endpoints' index is kept while the list is the same and made again
+// for a list grown or replaced since.
+func TestEndpointsByIDFollowsTheList(t *testing.T) {
+	a, b := &Endpoint{ID: "A"}, &Endpoint{ID: "B"}
+	s := &Snapshot{Endpoints: make([]*Endpoint, 1, 4)}
+	s.Endpoints[0] = a
+	x := s.EndpointsByID()
+	if x.Get("A") != a || s.EndpointsByID() != x {
+		t.Fatal("the index is not kept")
+	}
+	s.Endpoints = append(s.Endpoints, b) // the same array, longer
+	if s.EndpointsByID().Get("B") != b {
+		t.Error("a grown list kept its old index")
+	}
+	s.Endpoints = []*Endpoint{b}
+	if s.EndpointsByID().Get("A") != nil {
+		t.Error("a replaced list kept its old index")
+	}
+	s.LoadBalancers = []*LoadBalancer{{FrontendVIPs: []string{"10.96.0.1"}}}
+	s.LoadBalancersByVIP()
+	s.LoadBalancers = append(s.LoadBalancers, &LoadBalancer{FrontendVIPs: []string{"10.96.0.2"}})
+	if len(s.LoadBalancersByVIP()["10.96.0.2"]) != 1 {
+		t.Error("a grown list of load balancers kept its old index")
+	}
+}

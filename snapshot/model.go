@@ -54,8 +54,12 @@ type Snapshot struct {
 	self *KubeNode // SelfKubeNode, indexed by Derive
 	// slicesByService indexes EndpointSlices by "namespace/service" (SlicesOf).
 	slicesByService map[string][]*EndpointSlice
-	// lbsByVIP indexes LoadBalancers by frontend VIP (LoadBalancersByVIP).
+	// lbsByVIP indexes lbsIndexed, the LoadBalancers when it was made, by
+	// frontend VIP (LoadBalancersByVIP); epsByID the Endpoints by ID
+	// (EndpointsByID).
 	lbsByVIP    map[string][]*LoadBalancer
+	lbsIndexed  []*LoadBalancer
+	epsByID     *EndpointIndex
 	selfIndexed bool
 }
 
