@@ -9,21 +9,17 @@ import (
 )
 
 // endpointsByID indexes the endpoints by their (normalized) ID, for rules
-// that resolve load balancer backends or VFP ports to endpoints.
+// that resolve load balancer backends or VFP ports to endpoints; the
+// snapshot keeps it for all of them. Read-only.
 func endpointsByID(s *snapshot.Snapshot) *snapshot.EndpointIndex {
-	return snapshot.NewEndpointIndex(s.Endpoints)
+	return s.EndpointsByID()
 }
 
 // loadBalancersByVIP indexes the load balancers by frontend VIP, for rules
-// that match Services to what kube-proxy programmed.
+// that match Services to what kube-proxy programmed; the snapshot keeps it
+// for all of them. Read-only.
 func loadBalancersByVIP(s *snapshot.Snapshot) map[string][]*snapshot.LoadBalancer {
-	byVIP := make(map[string][]*snapshot.LoadBalancer, len(s.LoadBalancers))
-	for _, lb := range s.LoadBalancers {
-		for _, v := range lb.FrontendVIPs {
-			byVIP[v] = append(byVIP[v], lb)
-		}
-	}
-	return byVIP
+	return s.LoadBalancersByVIP()
 }
 
 // localPods are the local endpoints that are pods: not remote, not the

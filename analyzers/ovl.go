@@ -3,7 +3,7 @@ package analyzers
 import (
 	"fmt"
 	"net/netip"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/wincni/diag/finding"
@@ -143,6 +143,11 @@ func managementIPIssue(s *snapshot.Snapshot, n *snapshot.Network) (Issue, bool) 
 			Value: peerAddr.String(), Note: "on the subnet of the peers' ProviderAddresses"})
 		expected = peerAddr.String()
 	}
+	if len(why) == 0 && what == "" {
+		return Issue{}, false
+	}
+	// The peers' routes are evidence only of an issue: a healthy node of a
+	// large cluster has a thousand of them.
 	if len(peers) > 0 {
 		rsr := n.RemoteSubnetRoutes
 		for _, r := range rsr {
@@ -152,9 +157,6 @@ func managementIPIssue(s *snapshot.Snapshot, n *snapshot.Network) (Issue, bool) 
 					Note: "a peer's VTEP"})
 			}
 		}
-	}
-	if len(why) == 0 && what == "" {
-		return Issue{}, false
 	}
 	if peerAdapter != nil && peerPrefix.Contains(mip) {
 		peerAdapter = nil // the fix must not point at the adapter already in use
@@ -222,17 +224,15 @@ func managementIPFix(s *snapshot.Snapshot, n *snapshot.Network, adapter *snapsho
 // peerProviderAddresses are the distinct VTEP addresses of the network's
 // RemoteSubnetRoutes, other than its own.
 func peerProviderAddresses(n *snapshot.Network) []netip.Addr {
-	seen := map[netip.Addr]bool{}
 	var out []netip.Addr
 	for _, r := range n.RemoteSubnetRoutes {
-		pa := r.ProviderAddress
-		if pa.IsValid() && pa != n.ManagementIP && !seen[pa] {
-			seen[pa] = true
+		if pa := r.ProviderAddress; pa.IsValid() && pa != n.ManagementIP {
 			out = append(out, pa)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Less(out[j]) })
-	return out
+	// Sorted, then each once: no set of a large cluster's thousand peers.
+	slices.SortFunc(out, netip.Addr.Compare)
+	return slices.Compact(out)
 }
 
 // adapterForPeers finds the host adapter with an on-link prefix holding every

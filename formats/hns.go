@@ -158,7 +158,6 @@ func endpointWith(o obj, ref snapshot.Ref, slab *endpointSlab) *snapshot.Endpoin
 		NetworkName: x.str("VirtualNetworkName"),
 		MAC:         slab.str(snapshot.NormalizeMAC(x.str("MacAddress"))),
 		Refs:        slab.ref(ref),
-		Unknown:     unknownFields(o),
 	}
 	// The detail is built here and kept only when it holds something
 	// (snapshot.Endpoint): the remote endpoints share the empty one.
@@ -167,6 +166,7 @@ func endpointWith(o obj, ref snapshot.Ref, slab *endpointSlab) *snapshot.Endpoin
 		DNSServers:  x.strs("DNSServerList"),
 		DNSSuffixes: x.strs("DNSSuffix"),
 		NamespaceID: snapshot.NormalizeGUID(x.str("HostComputeNamespace")),
+		Unknown:     unknownFields(o),
 	}
 	defer e.SetDetail(&d)
 	if ns := x.child("Namespace"); ns != nil {

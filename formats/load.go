@@ -588,9 +588,10 @@ func loadLinuxFiles(l *loader, files []string) {
 
 // shareEndpointIDs makes load balancers refer to their backends with the
 // endpoints' own ID strings: 5,000 load balancers of 50 backends each would
-// otherwise hold a quarter of a million copies.
+// otherwise hold a quarter of a million copies. The endpoints' index is
+// the snapshot's, which the rules use next.
 func shareEndpointIDs(s *snapshot.Snapshot) {
-	ids := snapshot.NewEndpointIndex(s.Endpoints)
+	ids := s.EndpointsByID()
 	for _, lb := range s.LoadBalancers {
 		for i, id := range lb.EndpointIDs {
 			if e := ids.Get(id); e != nil {

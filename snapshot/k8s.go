@@ -28,20 +28,6 @@ func (n *KubeNode) FlannelPublicIP() netip.Addr {
 	return ParseAddr(n.Annotations[AnnotationFlannelPublicIP])
 }
 
-// FlannelBackend is the node's flannel backend data: VNI and VTEP MAC.
-func (n *KubeNode) FlannelBackend() (vni int64, vtepMAC string, ok bool) {
-	raw, found := n.Annotations[AnnotationFlannelBackendData]
-	if !found {
-		return 0, "", false
-	}
-	m, ok := decodeObject(raw)
-	if !ok {
-		return 0, "", false
-	}
-	vni, _ = settingInt(m, "VNI", "VNID")
-	return vni, NormalizeMAC(settingString(m, "VtepMAC")), true
-}
-
 // CalicoVXLANTunnelAddr is the address of the node's Calico VXLAN tunnel
 // device: the first host address of one of its affine IPAM blocks.
 func (n *KubeNode) CalicoVXLANTunnelAddr() netip.Addr {

@@ -54,7 +54,13 @@ type Snapshot struct {
 	self *KubeNode // SelfKubeNode, indexed by Derive
 	// slicesByService indexes EndpointSlices by "namespace/service" (SlicesOf).
 	slicesByService map[string][]*EndpointSlice
-	selfIndexed     bool
+	// lbsByVIP indexes lbsIndexed, the LoadBalancers when it was made, by
+	// frontend VIP (LoadBalancersByVIP); epsByID the Endpoints by ID
+	// (EndpointsByID).
+	lbsByVIP    map[string][]*LoadBalancer
+	lbsIndexed  []*LoadBalancer
+	epsByID     *EndpointIndex
+	selfIndexed bool
 }
 
 // PseudonymKey is the ID of the key diag bundle anonymize replaced this
@@ -216,7 +222,7 @@ type Policy struct {
 // remote endpoint seldom does is in EndpointDetail, whose fields read as
 // the endpoint's own. A large cluster's bundle holds tens of thousands of
 // remote endpoints, and those with no detail share one empty
-// EndpointDetail: an endpoint is 240 bytes instead of 416. Write a detail
+// EndpointDetail: an endpoint is 192 bytes instead of 416. Write a detail
 // field only through Detail.
 type Endpoint struct {
 	ID          string     `json:"id,omitempty"`
@@ -231,13 +237,15 @@ type Endpoint struct {
 	ProviderAddress netip.Addr `json:"providerAddress,omitzero"`
 	Policies        []Policy   `json:"policies,omitempty"`
 	Refs            []Ref      `json:"refs,omitempty"`
-	Unknown         []string   `json:"unknown,omitempty"`
 	*EndpointDetail
 }
 
 // EndpointDetail is what an endpoint holds beyond its address, MAC and
 // ProviderAddress (see Endpoint).
 type EndpointDetail struct {
+	// Unknown leads the detail so that the JSON keeps Endpoint's order
+	// (refs, unknown, ipv6, ...): an endpoint seldom has unknown fields.
+	Unknown []string `json:"unknown,omitempty"`
 	// IPv6 is a dual-stack endpoint's second address (IP is the IPv4 one).
 	IPv6         netip.Addr   `json:"ipv6,omitzero"`
 	PrefixLength int          `json:"prefixLength,omitempty"`
@@ -307,7 +315,7 @@ var sharedDetails struct {
 }
 
 func (d *EndpointDetail) scalarKey() (detailKey, bool) {
-	if d.OutboundNAT != nil || d.NATDestinations != nil || d.Routes != nil || d.DNSServers != nil || d.DNSSuffixes != nil ||
+	if d.Unknown != nil || d.OutboundNAT != nil || d.NATDestinations != nil || d.Routes != nil || d.DNSServers != nil || d.DNSSuffixes != nil ||
 		d.NamespaceID != "" || d.VFPPortID != "" {
 		return detailKey{}, false
 	}
@@ -359,7 +367,7 @@ func SharedDetailIntact() bool {
 }
 
 func (d *EndpointDetail) empty() bool {
-	return !d.IPv6.IsValid() && d.PrefixLength == 0 && !d.Gateway.IsValid() && d.State == 0 && d.OutboundNAT == nil &&
+	return d.Unknown == nil && !d.IPv6.IsValid() && d.PrefixLength == 0 && !d.Gateway.IsValid() && d.State == 0 && d.OutboundNAT == nil &&
 		d.NATDestinations == nil && d.Routes == nil && d.DNSServers == nil && d.DNSSuffixes == nil && d.NamespaceID == "" && d.VFPPortID == ""
 }
 

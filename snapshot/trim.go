@@ -33,6 +33,7 @@ func (s *Snapshot) DropNodeDetail() {
 	s.CalicoIPAM = nil
 	s.HNSDiag = nil
 	s.slicesByService = nil
+	s.lbsByVIP, s.lbsIndexed, s.epsByID = nil, nil, nil
 }
 
 // KubeNodeTable keeps one copy of each Kubernetes Node that many inputs
