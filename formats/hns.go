@@ -287,11 +287,7 @@ func (s *endpointSlab) endpoint() *snapshot.Endpoint {
 	if s == nil {
 		return &snapshot.Endpoint{}
 	}
-	if len(s.eps) == cap(s.eps) {
-		s.eps = make([]snapshot.Endpoint, 0, endpointSlabSize)
-	}
-	s.eps = s.eps[:len(s.eps)+1]
-	return &s.eps[len(s.eps)-1]
+	return nextIn(&s.eps, endpointSlabSize)
 }
 
 // ref is the list of one reference, full (an append copies it).
@@ -410,11 +406,7 @@ func (s *lbSlab) loadBalancer() *snapshot.LoadBalancer {
 	if s == nil {
 		return &snapshot.LoadBalancer{}
 	}
-	if len(s.lbs) == cap(s.lbs) {
-		s.lbs = make([]snapshot.LoadBalancer, 0, lbSlabSize)
-	}
-	s.lbs = s.lbs[:len(s.lbs)+1]
-	return &s.lbs[len(s.lbs)-1]
+	return nextIn(&s.lbs, lbSlabSize)
 }
 
 // str is v in the slab's text; v itself without a slab.

@@ -111,6 +111,18 @@ func (g *guids) loadBalancers(build func(obj, snapshot.Ref) *snapshot.LoadBalanc
 	}
 }
 
+// nextIn is the next zero element of a block of n, a new block begun when
+// the last is full: the elements of a list (endpoints, load balancers,
+// Services) live n to an allocation instead of one each, and a block is
+// never grown, so the pointers handed out stay valid.
+func nextIn[T any](block *[]T, n int) *T {
+	if len(*block) == cap(*block) {
+		*block = make([]T, 0, n)
+	}
+	*block = (*block)[:len(*block)+1]
+	return &(*block)[len(*block)-1]
+}
+
 // strArena packs strings that live as long as the model into shared
 // blocks: one allocation of a string's own size class each would leave
 // them scattered among the decoding's short-lived values, and the heap's

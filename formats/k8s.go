@@ -125,11 +125,7 @@ func (s *serviceSlab) service() *snapshot.Service {
 	if s == nil {
 		return &snapshot.Service{}
 	}
-	if len(s.svcs) == cap(s.svcs) {
-		s.svcs = make([]snapshot.Service, 0, serviceSlabSize)
-	}
-	s.svcs = s.svcs[:len(s.svcs)+1]
-	return &s.svcs[len(s.svcs)-1]
+	return nextIn(&s.svcs, serviceSlabSize)
 }
 
 // text is v in the slab's text; v itself without a slab.
