@@ -1,0 +1,80 @@
+//go:build linux
+
+package capture
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+// A mapped capture cut where a page does not end (almost every cut) keeps
+// the head of that page in the mapping, and the kernel shows the rest of
+// the page as zeros, not as a fault: those zeros are no packets. Reading
+// the mapped file cut after it was opened reports what reading the cut
+// file reports, packets and notes (but the note that it was cut while it
+// was read), whether the cut falls on a record's start, in a record's
+// header, or leaves the file header alone.
+func TestMappedCutInsideAPageReportsNoZeroRecords(t *testing.T) {
+	orig := bigCapture(t, 0)
+	data, err := os.ReadFile(orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The records' offsets, from the file header on.
+	var recs []int64
+	for off := int64(24); off+16 <= int64(len(data)); off += 16 + int64(binary.LittleEndian.Uint32(data[off+8:])) {
+		recs = append(recs, off)
+	}
+	cuts := []int64{recs[1000], recs[1000] + 5, 1<<20 + 16, 24}
+	for _, cut := range cuts {
+		if cut%4096 == 0 {
+			t.Fatalf("cut %d ends a page: it tests nothing here", cut)
+		}
+		for _, how := range []string{"serial", "pager"} {
+			if err := os.WriteFile(orig, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			src, err := OpenLimits(orig, Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !src.isMapped() {
+				t.Fatal("not mapped")
+			}
+			if err := os.Truncate(orig, cut); err != nil {
+				t.Fatal(err)
+			}
+			if how == "pager" {
+				src.blocks.startPager()
+			}
+			got, err := NewAnalyzer(Options{}).readSerial(src)
+			src.blocks.stopPager()
+			src.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var gotNotes []string
+			for _, n := range src.Notes() {
+				if !strings.Contains(n, "the file was cut while it was read") {
+					gotNotes = append(gotNotes, n)
+				}
+			}
+
+			read, err := OpenLimits(orig, Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := NewAnalyzer(Options{}).readSerial(read)
+			read.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want || fmt.Sprint(gotNotes) != fmt.Sprint(read.Notes()) {
+				t.Errorf("cut at byte %d, %s: %d packets, notes %q; the cut file read: %d packets, notes %q", cut, how, got, gotNotes, want, read.Notes())
+			}
+		}
+	}
+}
