@@ -132,6 +132,7 @@ type FileSummary struct {
 
 // Analyzer accumulates state over any number of capture files.
 type Analyzer struct {
+	tail    byte // what addAhead's loads of each packet's last byte read: kept so that they are made
 	opts    Options
 	ports   wire.Ports
 	f       frame
@@ -241,14 +242,26 @@ func (a *Analyzer) ReadSource(src *Source, name string) error {
 }
 
 func (a *Analyzer) readSerial(src *Source) (n int64, err error) {
+	var b *batch
+	var batchFrom int64 // n when b's analysis began
 	if src.isMapped() {
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 		defer src.recoverFault() // n counts the packets before the cut
+		defer func() {
+			// A fault in the analysis (re-raised for recoverFault):
+			// the packet whose bytes faulted is the cut's.
+			if r := recover(); r != nil {
+				if i := n - batchFrom; isFault(r) && b != nil && i >= 0 && i < int64(len(b.pkts)) {
+					src.blocks.noteCutUnder(&b.pkts[i], len(b.pkts)-int(i), n)
+				}
+				panic(r)
+			}
+		}()
 	}
 	if pb := src.blocks; pb != nil {
 		// Classic pcap: a batch at a time, its packets analyzed where
 		// they lie, not copied out one by one.
-		b := &batch{}
+		b = &batch{}
 		for {
 			pb.release(b.mapEnd) // the last batch is analyzed
 			start := pb.off
@@ -263,6 +276,7 @@ func (a *Analyzer) readSerial(src *Source) (n int64, err error) {
 					pb.ahead = end
 				}
 			}
+			batchFrom = n
 			a.addAhead(b.pkts, next, &n)
 			if err == io.EOF {
 				return n, nil
@@ -300,6 +314,12 @@ func (a *Analyzer) addAhead(pk []Packet, next []byte, n *int64) {
 		p, step = unsafe.Pointer(&next[0]), (left/len(pk)+63)&^63
 	}
 	for i := range pk {
+		if d := pk[i].Data; len(d) > 0 && next != nil {
+			// A mapped packet's last byte first: a file cut through
+			// the packet (its tail in pages gone) faults here, before
+			// its headers are analyzed.
+			a.tail += d[len(d)-1]
+		}
 		if left > 0 {
 			m := min(step, left)
 			prefetchLines(p, uintptr(m))
@@ -310,8 +330,8 @@ func (a *Analyzer) addAhead(pk []Packet, next []byte, n *int64) {
 				p = unsafe.Add(p, m)
 			}
 		}
-		*n++
 		a.Add(&pk[i])
+		*n++ // after: a packet whose bytes fault (a file cut under it) is not counted
 	}
 }
 

@@ -1,7 +1,9 @@
 package capture
 
 import (
+	"errors"
 	"runtime/debug"
+	"unsafe"
 )
 
 // fillMapped is fill over a mapped capture. A file cut while it is read
@@ -23,11 +25,32 @@ func (pb *pcapBlocks) fillMapped(b *batch) (err error) {
 		if !isFault(r) {
 			panic(r)
 		}
-		pb.restore(saved)
-		pb.cutTo(pb.sizeNow())
-		err = pb.frame(b)
+		err = pb.frameCut(b, saved)
 	}()
+	if err := pb.frame(b); err != errMappedCut {
+		return err
+	}
+	return pb.frameCut(b, saved)
+}
+
+// frameCut frames the batch again over what the cut file still holds.
+func (pb *pcapBlocks) frameCut(b *batch, saved framingState) error {
+	pb.restore(saved)
+	pb.cutTo(pb.sizeNow())
 	return pb.frame(b)
+}
+
+// errMappedCut: frame met the zeros the kernel shows past the end of a
+// file cut in the middle of a page (no fault there): the batch is framed
+// again over what the file holds.
+var errMappedCut = errors.New("the mapped file was cut")
+
+// cutUnder says, for a record of no bytes in a mapped file, whether the
+// file now ends before the view does: past a cut inside a page the kernel
+// shows zeros, which read as such records. A real one (rare) costs an
+// fstat.
+func (pb *pcapBlocks) cutUnder() bool {
+	return pb.sizeNow() < int64(len(pb.mapped))
 }
 
 // framingState is what framing a batch changes in pcapBlocks before it
@@ -74,4 +97,19 @@ func (pb *pcapBlocks) cutTo(size int64) {
 	if size < int64(len(pb.mapped)) {
 		pb.mapped = pb.mapped[:max(size, pb.off)]
 	}
+}
+
+// noteCutUnder notes the record of p, whose bytes faulted while it was
+// analyzed (the file cut under the analysis), as the one the cut went
+// through; before packets were analyzed, left of the batch's were not
+// (p's the first of them). Records skipped in the batch after p are
+// not told apart from packets.
+func (pb *pcapBlocks) noteCutUnder(p *Packet, left int, before int64) {
+	if pb.stop == nil || len(p.Data) == 0 || len(pb.mapping) == 0 {
+		return
+	}
+	at := int64(uintptr(unsafe.Pointer(unsafe.SliceData(p.Data)))-uintptr(unsafe.Pointer(unsafe.SliceData(pb.mapping)))) - 16
+	packet := pb.records - int64(left) + 1
+	pb.stop.cutShort("record", at, packet, packet-1, pb.sizeNow(), 16+int64(len(p.Data)))
+	pb.done = true
 }

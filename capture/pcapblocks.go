@@ -164,7 +164,12 @@ func (pb *pcapBlocks) frame(b *batch) error {
 		}
 		for {
 			if pb.mapped != nil && len(b.pkts) >= mappedBatchPackets {
-				break // a batch's worth: the analyzer starts on it
+				// A batch's worth: the analyzer starts on it. The next
+				// record is looked at first, for a cut right after it.
+				if off+16 <= n && pb.u32(slab[off+8:]) == 0 && pb.cutUnder() {
+					return errMappedCut
+				}
+				break
 			}
 			if pb.skip > 0 {
 				d := int(min(pb.skip, int64(n-off)))
@@ -178,6 +183,9 @@ func (pb *pcapBlocks) frame(b *batch) error {
 				break
 			}
 			incl := pb.u32(slab[off+8:])
+			if incl == 0 && pb.mapped != nil && pb.cutUnder() {
+				return errMappedCut
+			}
 			if int64(incl) > int64(pb.maxPacket) {
 				if incl > maxPcapRecord {
 					pb.stop.damaged("record", pb.off+int64(off), pb.records+1, pb.records,
