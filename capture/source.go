@@ -335,7 +335,7 @@ func (s *Source) Notes() []string {
 		out = append(out, s.etl.notes()...)
 	}
 	if s.shrank.Load() || s.blocks != nil && s.blocks.cut {
-		out = append(out, s.path+": the file was cut while it was read (a capture still being written, or truncated): the packets before the cut are reported.")
+		out = append(out, s.path+": the file was cut while it was read (a capture still being written, or truncated): the packets read before the cut are reported.")
 	}
 	return out
 }
