@@ -3,11 +3,9 @@
 package capture
 
 import (
-	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -51,23 +49,14 @@ func TestMappedCutWhileABatchIsAnalyzedReportsTheCutFilesPackets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var recs []int64
-	for off := int64(24); off+16 <= int64(len(data)); off += 16 + int64(binary.LittleEndian.Uint32(data[off+8:])) {
-		recs = append(recs, off)
-	}
+	recs := recordOffsets(data)
 	page := int64(os.Getpagesize())
 	for _, ahead := range []int{5, 30} {
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
 		cut := (recs[FlowsGrewEvery+first+ahead]/page + 1) * page
-		src, err := OpenLimits(path, Limits{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !src.isMapped() {
-			t.Fatal("not mapped")
-		}
+		src := openMapped(t, path)
 		truncated := false
 		a := NewAnalyzer(Options{FlowsGrew: func(n int) {
 			if n == FlowsGrewEvery {
@@ -79,27 +68,10 @@ func TestMappedCutWhileABatchIsAnalyzedReportsTheCutFilesPackets(t *testing.T) {
 		if err != nil || !truncated {
 			t.Fatalf("error %v, truncated %v", err, truncated)
 		}
-		var gotNotes []string
-		for _, n := range src.Notes() {
-			if !strings.Contains(n, "the file was cut while it was read") {
-				gotNotes = append(gotNotes, n)
-			}
-		}
-
-		read, err := OpenLimits(path, Limits{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if read.isMapped() {
-			read.blocks.unmap()
-		}
-		want, err := NewAnalyzer(Options{}).readSerial(read)
-		read.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got != want || fmt.Sprint(gotNotes) != fmt.Sprint(read.Notes()) {
-			t.Errorf("cut at byte %d, %d records ahead of the packet analyzed: %d packets, notes %q; the cut file read: %d packets, notes %q", cut, ahead, got, gotNotes, want, read.Notes())
+		gotNotes := notesButCut(src)
+		want, wantNotes := readCut(t, path)
+		if got != want || fmt.Sprint(gotNotes) != fmt.Sprint(wantNotes) {
+			t.Errorf("cut at byte %d, %d records ahead of the packet analyzed: %d packets, notes %q; the cut file read: %d packets, notes %q", cut, ahead, got, gotNotes, want, wantNotes)
 		}
 	}
 }

@@ -3,10 +3,8 @@
 package capture
 
 import (
-	"encoding/binary"
 	"fmt"
 	"os"
-	"strings"
 	"testing"
 )
 
@@ -23,11 +21,7 @@ func TestMappedCutInsideAPageReportsNoZeroRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The records' offsets, from the file header on.
-	var recs []int64
-	for off := int64(24); off+16 <= int64(len(data)); off += 16 + int64(binary.LittleEndian.Uint32(data[off+8:])) {
-		recs = append(recs, off)
-	}
+	recs := recordOffsets(data)
 	cuts := []int64{recs[1000], recs[1000] + 5, 1<<20 + 16, 24}
 	for _, cut := range cuts {
 		if cut%4096 == 0 {
@@ -37,13 +31,7 @@ func TestMappedCutInsideAPageReportsNoZeroRecords(t *testing.T) {
 			if err := os.WriteFile(orig, data, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			src, err := OpenLimits(orig, Limits{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !src.isMapped() {
-				t.Fatal("not mapped")
-			}
+			src := openMapped(t, orig)
 			if err := os.Truncate(orig, cut); err != nil {
 				t.Fatal(err)
 			}
@@ -56,24 +44,10 @@ func TestMappedCutInsideAPageReportsNoZeroRecords(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var gotNotes []string
-			for _, n := range src.Notes() {
-				if !strings.Contains(n, "the file was cut while it was read") {
-					gotNotes = append(gotNotes, n)
-				}
-			}
-
-			read, err := OpenLimits(orig, Limits{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := NewAnalyzer(Options{}).readSerial(read)
-			read.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != want || fmt.Sprint(gotNotes) != fmt.Sprint(read.Notes()) {
-				t.Errorf("cut at byte %d, %s: %d packets, notes %q; the cut file read: %d packets, notes %q", cut, how, got, gotNotes, want, read.Notes())
+			gotNotes := notesButCut(src)
+			want, wantNotes := readCut(t, orig)
+			if got != want || fmt.Sprint(gotNotes) != fmt.Sprint(wantNotes) {
+				t.Errorf("cut at byte %d, %s: %d packets, notes %q; the cut file read: %d packets, notes %q", cut, how, got, gotNotes, want, wantNotes)
 			}
 		}
 	}

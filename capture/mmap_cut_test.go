@@ -15,13 +15,7 @@ func TestMappedCutKeepsEveryPacketBeforeTheCut(t *testing.T) {
 	for _, cut := range []int64{2 << 20, 3<<20 + 1234} {
 		for _, how := range []string{"serial", "pager"} {
 			path := bigCapture(t, 0)
-			src, err := OpenLimits(path, Limits{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !src.isMapped() {
-				t.Fatal("not mapped")
-			}
+			src := openMapped(t, path)
 			if err := os.Truncate(path, cut); err != nil {
 				t.Fatal(err)
 			}
@@ -35,19 +29,7 @@ func TestMappedCutKeepsEveryPacketBeforeTheCut(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			// The same cut file, read.
-			read, err := OpenLimits(path, Limits{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if read.isMapped() {
-				read.blocks.unmap()
-			}
-			want, err := NewAnalyzer(Options{}).readSerial(read)
-			read.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
+			want, _ := readCut(t, path)
 			if got != want {
 				t.Errorf("cut at %d bytes, %s: %d packets, the cut file read holds %d", cut, how, got, want)
 			}
