@@ -592,9 +592,11 @@ func loadLinuxFiles(l *loader, files []string) {
 // the snapshot's, which the rules use next.
 func shareEndpointIDs(s *snapshot.Snapshot) {
 	ids := s.EndpointsByID()
+	var found []*snapshot.Endpoint
 	for _, lb := range s.LoadBalancers {
-		for i, id := range lb.EndpointIDs {
-			if e := ids.Get(id); e != nil {
+		found = ids.GetAll(lb.EndpointIDs, found[:0])
+		for i, e := range found {
+			if e != nil {
 				lb.EndpointIDs[i] = e.ID
 			}
 		}

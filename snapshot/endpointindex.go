@@ -53,3 +53,53 @@ func (x *EndpointIndex) Get(id string) *Endpoint {
 	}
 	return nil
 }
+
+// getBatch is how many lookups GetAll has on their way from memory at once.
+const getBatch = 16
+
+// GetAll appends to out the endpoint of each ID in ids, as Get finds it
+// (nil for none). A lookup in a large node's model waits on memory three
+// times, for the slot, the endpoint and its ID; GetAll asks for the slots
+// of a batch of IDs, then their endpoints, then compares, so that the
+// waits of a batch overlap instead of adding up.
+func (x *EndpointIndex) GetAll(ids []string, out []*Endpoint) []*Endpoint {
+	mask := uint64(len(x.slots) - 1)
+	var at [getBatch]uint64
+	var first [getBatch]*Endpoint
+	for len(ids) > 0 {
+		b := ids[:min(len(ids), getBatch)]
+		ids = ids[len(b):]
+		for i, id := range b { // the slots, loaded side by side
+			j := maphash.String(x.seed, id) & mask
+			at[i] = j
+			if p := x.slots[j]; p != 0 {
+				first[i] = x.eps[p-1]
+			} else {
+				first[i] = nil
+			}
+		}
+		for i, id := range b {
+			e := first[i]
+			if e != nil && e.ID != id {
+				e = x.probe(at[i], id)
+			}
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// probe goes on from slot j, whose endpoint is not id's.
+func (x *EndpointIndex) probe(j uint64, id string) *Endpoint {
+	mask := uint64(len(x.slots) - 1)
+	for {
+		j = (j + 1) & mask
+		p := x.slots[j]
+		if p == 0 {
+			return nil
+		}
+		if e := x.eps[p-1]; e.ID == id {
+			return e
+		}
+	}
+}

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -31,5 +32,40 @@ func TestEndpointIndexIsAMapFilledInOrder(t *testing.T) {
 	}
 	if empty := NewEndpointIndex(nil); empty.Get("") != nil || empty.Pos("a") != -1 {
 		t.Error("an empty index finds something")
+	}
+}
+
+// GetAll finds what Get finds, for every ID of a list longer than a
+// batch: present, absent, duplicated (the last wins), in another case,
+// and in a table crowded enough that probes run on past other IDs.
+func TestGetAllMatchesGet(t *testing.T) {
+	var eps []*Endpoint
+	for i := range 300 {
+		eps = append(eps, &Endpoint{ID: fmt.Sprintf("%08X-0000-0000-0000-%012d", i*7919, i%250), Name: fmt.Sprint(i)})
+	}
+	x := NewEndpointIndex(eps)
+	ids := []string{"", "nope"}
+	for i, e := range eps {
+		ids = append(ids, e.ID, strings.ToLower(e.ID), fmt.Sprintf("%08X-0000-0000-0000-%012d", i*7919+1, i))
+	}
+	for _, n := range []int{0, 1, getBatch - 1, getBatch, getBatch + 1, len(ids)} {
+		got := x.GetAll(ids[:n], nil)
+		if len(got) != n {
+			t.Fatalf("%d IDs: %d results", n, len(got))
+		}
+		for i, id := range ids[:n] {
+			if got[i] != x.Get(id) {
+				t.Errorf("%q: GetAll %v, Get %v", id, got[i], x.Get(id))
+			}
+		}
+	}
+	found := map[*Endpoint]bool{}
+	for _, e := range x.GetAll(ids, nil) {
+		if e != nil {
+			found[e] = true
+		}
+	}
+	if len(found) != len(eps) {
+		t.Errorf("%d endpoints found, want all %d", len(found), len(eps))
 	}
 }
