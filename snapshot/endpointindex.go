@@ -29,8 +29,12 @@ func NewEndpointIndex(eps []*Endpoint) *EndpointIndex {
 
 // find is the slot of id, or the empty one where it would go.
 func (x *EndpointIndex) find(id string) uint64 {
+	return x.findFrom(maphash.String(x.seed, id)&uint64(len(x.slots)-1), id)
+}
+
+// findFrom is find from slot j on: id's hashed slot, or one past it.
+func (x *EndpointIndex) findFrom(j uint64, id string) uint64 {
 	mask := uint64(len(x.slots) - 1)
-	j := maphash.String(x.seed, id) & mask
 	for {
 		p := x.slots[j]
 		if p == 0 || x.eps[p-1].ID == id {
@@ -81,25 +85,13 @@ func (x *EndpointIndex) GetAll(ids []string, out []*Endpoint) []*Endpoint {
 		for i, id := range b {
 			e := first[i]
 			if e != nil && e.ID != id {
-				e = x.probe(at[i], id)
+				e = nil
+				if p := x.slots[x.findFrom(at[i], id)]; p != 0 {
+					e = x.eps[p-1]
+				}
 			}
 			out = append(out, e)
 		}
 	}
 	return out
-}
-
-// probe goes on from slot j, whose endpoint is not id's.
-func (x *EndpointIndex) probe(j uint64, id string) *Endpoint {
-	mask := uint64(len(x.slots) - 1)
-	for {
-		j = (j + 1) & mask
-		p := x.slots[j]
-		if p == 0 {
-			return nil
-		}
-		if e := x.eps[p-1]; e.ID == id {
-			return e
-		}
-	}
 }
