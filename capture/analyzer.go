@@ -246,17 +246,13 @@ func (a *Analyzer) readSerial(src *Source) (n int64, err error) {
 	var batchFrom int64 // n when b's analysis began
 	if src.isMapped() {
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-		defer src.recoverFault() // n counts the packets before the cut
-		defer func() {
-			// A fault in the analysis (re-raised for recoverFault):
-			// the packet whose bytes faulted is the cut's.
-			if r := recover(); r != nil {
-				if i := n - batchFrom; isFault(r) && b != nil && i >= 0 && i < int64(len(b.pkts)) {
-					src.blocks.noteCutUnder(&b.pkts[i], len(b.pkts)-int(i), n)
-				}
-				panic(r)
+		// n counts the packets before the cut; a fault in the analysis
+		// struck the packet after them, the one the cut went through.
+		defer src.recoverFault(func() {
+			if i := n - batchFrom; b != nil && i >= 0 && i < int64(len(b.pkts)) {
+				src.blocks.noteCutUnder(&b.pkts[i], len(b.pkts)-int(i), n)
 			}
-		}()
+		})
 	}
 	if pb := src.blocks; pb != nil {
 		// Classic pcap: a batch at a time, its packets analyzed where
@@ -339,7 +335,7 @@ func (a *Analyzer) addAhead(pk []Packet, next []byte, n *int64) {
 func (a *Analyzer) addBatch(src *Source, b *batch) (ok bool) {
 	if src.isMapped() {
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-		defer src.recoverFault() // ok stays false
+		defer src.recoverFault(nil) // ok stays false
 	}
 	for i := range b.pkts {
 		a.Add(&b.pkts[i])
@@ -378,7 +374,7 @@ func (a *Analyzer) readPipelined(src *Source) (int64, error) {
 			// A mapped file cut while it is read faults: the batch being
 			// framed ends the packets.
 			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-			defer src.recoverFault()
+			defer src.recoverFault(nil)
 		}
 		var p Packet
 		for {

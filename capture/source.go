@@ -383,12 +383,16 @@ func (s *Source) isMapped() bool { return s.blocks != nil && s.blocks.mapping !=
 // recoverFault, deferred (after debug.SetPanicOnFault(true)) by a
 // goroutine that touches a mapped file, turns the fault of a file that
 // shrank under it into the end of the packets, noted (Notes); any other
-// panic goes on. The function it was deferred in returns its results as
-// they stood.
-func (s *Source) recoverFault() {
+// panic goes on. at, when not nil, is told of the fault first (to note
+// where it struck). The function it was deferred in returns its results
+// as they stood.
+func (s *Source) recoverFault(at func()) {
 	if r := recover(); r != nil {
 		if !isFault(r) {
 			panic(r)
+		}
+		if at != nil {
+			at()
 		}
 		s.shrank.Store(true)
 	}
