@@ -4,6 +4,7 @@ package capture
 
 import (
 	"encoding/binary"
+	"os"
 	"strings"
 	"testing"
 )
@@ -19,6 +20,27 @@ func openMapped(t *testing.T, path string) *Source {
 		t.Fatal("not mapped")
 	}
 	return src
+}
+
+// readMappedCut maps the capture at path, cuts the file to cut bytes and
+// reads it, with a pager or without: the packets read and the source
+// (closed, for its notes).
+func readMappedCut(t *testing.T, path string, cut int64, pager bool) (int64, *Source) {
+	t.Helper()
+	src := openMapped(t, path)
+	if err := os.Truncate(path, cut); err != nil {
+		t.Fatal(err)
+	}
+	if pager {
+		src.blocks.startPager()
+	}
+	got, err := NewAnalyzer(Options{}).readSerial(src)
+	src.blocks.stopPager()
+	src.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, src
 }
 
 // notesButCut are src's notes but the one that the file was cut while it

@@ -31,19 +31,7 @@ func TestMappedCutInsideAPageReportsNoZeroRecords(t *testing.T) {
 			if err := os.WriteFile(orig, data, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			src := openMapped(t, orig)
-			if err := os.Truncate(orig, cut); err != nil {
-				t.Fatal(err)
-			}
-			if how == "pager" {
-				src.blocks.startPager()
-			}
-			got, err := NewAnalyzer(Options{}).readSerial(src)
-			src.blocks.stopPager()
-			src.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
+			got, src := readMappedCut(t, orig, cut, how == "pager")
 			gotNotes := notesButCut(src)
 			want, wantNotes := readCut(t, orig)
 			if got != want || fmt.Sprint(gotNotes) != fmt.Sprint(wantNotes) {

@@ -3,7 +3,6 @@
 package capture
 
 import (
-	"os"
 	"testing"
 )
 
@@ -15,19 +14,7 @@ func TestMappedCutKeepsEveryPacketBeforeTheCut(t *testing.T) {
 	for _, cut := range []int64{2 << 20, 3<<20 + 1234} {
 		for _, how := range []string{"serial", "pager"} {
 			path := bigCapture(t, 0)
-			src := openMapped(t, path)
-			if err := os.Truncate(path, cut); err != nil {
-				t.Fatal(err)
-			}
-			if how == "pager" {
-				src.blocks.startPager()
-			}
-			got, err := NewAnalyzer(Options{}).readSerial(src)
-			src.blocks.stopPager()
-			src.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
+			got, _ := readMappedCut(t, path, cut, how == "pager")
 
 			want, _ := readCut(t, path)
 			if got != want {
