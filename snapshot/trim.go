@@ -1,9 +1,10 @@
 package snapshot
 
 import (
-	"fmt"
-	"sort"
-	"strings"
+	"hash/maphash"
+	"maps"
+	"net/netip"
+	"slices"
 )
 
 // DropNodeDetail lets a snapshot go of what only the per-node rules read,
@@ -42,42 +43,67 @@ func (s *Snapshot) DropNodeDetail() {
 // of one cluster would otherwise keep fifty copies of it. Nodes that
 // differ in anything (collected at another time, a changed annotation)
 // stay apart. The nodes are read-only once loaded.
+//
+// The table holds a hash of each node, not a key spelling the node out:
+// the table lives through the analysis, and a thousand spelled-out nodes
+// were 0.3 MB of it.
 type KubeNodeTable struct {
-	m map[string]*KubeNode
+	seed maphash.Seed
+	m    map[uint64]*KubeNode
 }
 
 // Share points s's Kubernetes Nodes at the copies already kept.
 func (t *KubeNodeTable) Share(s *Snapshot) {
 	if t.m == nil {
-		t.m = map[string]*KubeNode{}
+		t.seed = maphash.MakeSeed()
+		t.m = make(map[uint64]*KubeNode, len(s.KubeNodes))
 	}
 	for i, n := range s.KubeNodes {
-		k := n.key()
-		if c, ok := t.m[k]; ok {
+		h := n.hash(t.seed)
+		switch c, ok := t.m[h]; {
+		case !ok:
+			t.m[h] = n
+		case c.same(n):
 			s.KubeNodes[i] = c
-		} else {
-			t.m[k] = n
 		}
+		// Two different nodes of one hash: the second is only not shared.
 	}
 }
 
-// key is everything a KubeNode holds, as one string.
-func (n *KubeNode) key() string {
-	var b strings.Builder
-	b.WriteString(n.Name)
-	b.WriteByte(0)
-	b.WriteString(n.OS)
-	fmt.Fprintf(&b, "\x00%v\x00%v\x00%v\x00%v", n.InternalIPs, n.ExternalIPs, n.PodCIDRs, n.Ready)
-	keys := make([]string, 0, len(n.Annotations))
-	for k := range n.Annotations {
-		keys = append(keys, k)
+// hash covers everything same compares; the annotations are summed so
+// that their order does not count.
+func (n *KubeNode) hash(seed maphash.Seed) uint64 {
+	var h maphash.Hash
+	h.SetSeed(seed)
+	h.WriteString(n.Name)
+	h.WriteByte(0)
+	h.WriteString(n.OS)
+	for _, list := range [][]netip.Addr{n.InternalIPs, n.ExternalIPs} {
+		h.WriteByte(0)
+		for _, a := range list {
+			b := a.As16()
+			h.Write(b[:])
+		}
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		b.WriteByte(0)
-		b.WriteString(k)
-		b.WriteByte('=')
-		b.WriteString(n.Annotations[k])
+	h.WriteByte(0)
+	for _, p := range n.PodCIDRs {
+		b := p.Addr().As16()
+		h.Write(b[:])
+		h.WriteByte(byte(p.Bits()))
 	}
-	return b.String()
+	if n.Ready {
+		h.WriteByte(1)
+	}
+	sum := h.Sum64()
+	for k, v := range n.Annotations {
+		sum += maphash.Comparable(seed, [2]string{k, v})
+	}
+	return sum
+}
+
+// same says n and o hold the same node.
+func (n *KubeNode) same(o *KubeNode) bool {
+	return n.Name == o.Name && n.OS == o.OS && n.Ready == o.Ready &&
+		slices.Equal(n.InternalIPs, o.InternalIPs) && slices.Equal(n.ExternalIPs, o.ExternalIPs) &&
+		slices.Equal(n.PodCIDRs, o.PodCIDRs) && maps.Equal(n.Annotations, o.Annotations)
 }

@@ -30,4 +30,14 @@ func TestKubeNodeTableShares(t *testing.T) {
 	if c.KubeNodes[0] == a.KubeNodes[0] {
 		t.Error("a NotReady node was taken for the Ready one")
 	}
+	d := &Snapshot{KubeNodes: []*KubeNode{node("n1", `{"VtepMAC":"aa"}`), node("n1", `{"VtepMAC":"aa"}`), node("n1", `{"VtepMAC":"aa"}`)}}
+	d.KubeNodes[0].PodCIDRs = []netip.Prefix{netip.MustParsePrefix("10.244.1.0/24")}
+	d.KubeNodes[1].Annotations["another"] = ""
+	d.KubeNodes[2].ExternalIPs = d.KubeNodes[2].InternalIPs
+	tab.Share(d)
+	for i, n := range d.KubeNodes {
+		if n == a.KubeNodes[0] {
+			t.Errorf("node %d, which differs from n1 in one field, was taken for it", i)
+		}
+	}
 }
