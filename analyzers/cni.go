@@ -39,10 +39,10 @@ func flavorOf(s *snapshot.Snapshot, n *snapshot.Network) cniFlavor {
 		return cniFlannel
 	}
 	for _, k := range s.KubeNodes {
-		if _, ok := k.Annotations[snapshot.AnnotationCalicoVXLANAddr]; ok {
+		if _, ok := k.Annotations.Lookup(snapshot.AnnotationCalicoVXLANAddr); ok {
 			return cniCalico
 		}
-		if _, ok := k.Annotations[snapshot.AnnotationFlannelBackendData]; ok {
+		if _, ok := k.Annotations.Lookup(snapshot.AnnotationFlannelBackendData); ok {
 			return cniFlannel
 		}
 	}

@@ -253,7 +253,7 @@ func checkHostGW(s *snapshot.Snapshot) ([]Issue, error) {
 		if isSelfNode(s, bridge, node) || len(node.InternalIPs) == 0 {
 			continue
 		}
-		if bt := node.Annotations[snapshot.AnnotationFlannelBackendType]; !strings.EqualFold(bt, "host-gw") {
+		if bt := node.Annotations.Get(snapshot.AnnotationFlannelBackendType); !strings.EqualFold(bt, "host-gw") {
 			continue // only host-gw peers are reached by plain routes
 		}
 		for _, p := range node.PodCIDRs {

@@ -323,7 +323,7 @@ func missingRoutesForNodes(s *snapshot.Snapshot, n *snapshot.Network) []Issue {
 				continue // not in the VXLAN overlay (or calico-node never ran there)
 			}
 		} else {
-			if bt := node.Annotations[snapshot.AnnotationFlannelBackendType]; bt != "" && !strings.EqualFold(bt, "vxlan") {
+			if bt := node.Annotations.Get(snapshot.AnnotationFlannelBackendType); bt != "" && !strings.EqualFold(bt, "vxlan") {
 				continue
 			}
 			for _, p := range node.PodCIDRs {

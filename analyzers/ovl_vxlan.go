@@ -183,7 +183,7 @@ func publishedVtepMAC(k *snapshot.KubeNode) (mac, field string) {
 	if _, m, ok := k.FlannelBackend(); ok && m != "" {
 		return m, snapshot.AnnotationFlannelBackendData + ".VtepMAC"
 	}
-	if m := snapshot.NormalizeMAC(k.Annotations[snapshot.AnnotationCalicoVXLANMAC]); m != "" {
+	if m := snapshot.NormalizeMAC(k.Annotations.Get(snapshot.AnnotationCalicoVXLANMAC)); m != "" {
 		return m, snapshot.AnnotationCalicoVXLANMAC
 	}
 	return "", ""

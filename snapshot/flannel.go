@@ -7,7 +7,7 @@ import (
 
 // FlannelBackend is the node's flannel backend data: VNI and VTEP MAC.
 func (n *KubeNode) FlannelBackend() (vni int64, vtepMAC string, ok bool) {
-	raw, found := n.Annotations[AnnotationFlannelBackendData]
+	raw, found := n.Annotations.Lookup(AnnotationFlannelBackendData)
 	if !found {
 		return 0, "", false
 	}

@@ -25,18 +25,18 @@ func (n *KubeNode) HasAddr(a netip.Addr) bool {
 
 // FlannelPublicIP is the address flannel registered for the node's VTEP.
 func (n *KubeNode) FlannelPublicIP() netip.Addr {
-	return ParseAddr(n.Annotations[AnnotationFlannelPublicIP])
+	return ParseAddr(n.Annotations.Get(AnnotationFlannelPublicIP))
 }
 
 // CalicoVXLANTunnelAddr is the address of the node's Calico VXLAN tunnel
 // device: the first host address of one of its affine IPAM blocks.
 func (n *KubeNode) CalicoVXLANTunnelAddr() netip.Addr {
-	return ParseAddr(n.Annotations[AnnotationCalicoVXLANAddr])
+	return ParseAddr(n.Annotations.Get(AnnotationCalicoVXLANAddr))
 }
 
 // CalicoNodeIP is the node address Calico autodetected (IPv4Address).
 func (n *KubeNode) CalicoNodeIP() netip.Addr {
-	return ParseAddr(n.Annotations[AnnotationCalicoIPv4Address])
+	return ParseAddr(n.Annotations.Get(AnnotationCalicoIPv4Address))
 }
 
 // IsWindows reports a Windows node.

@@ -451,13 +451,13 @@ type OSInfo struct {
 
 // KubeNode is a Kubernetes Node as the API server has it.
 type KubeNode struct {
-	Name        string            `json:"name,omitempty"`
-	OS          string            `json:"os,omitempty"` // kubernetes.io/os label or nodeInfo.operatingSystem
-	InternalIPs []netip.Addr      `json:"internalIPs,omitempty"`
-	ExternalIPs []netip.Addr      `json:"externalIPs,omitempty"`
-	PodCIDRs    []netip.Prefix    `json:"podCIDRs,omitempty"`
-	Annotations map[string]string `json:"annotations,omitempty"`
-	Ready       bool              `json:"ready"`
+	Name        string         `json:"name,omitempty"`
+	OS          string         `json:"os,omitempty"` // kubernetes.io/os label or nodeInfo.operatingSystem
+	InternalIPs []netip.Addr   `json:"internalIPs,omitempty"`
+	ExternalIPs []netip.Addr   `json:"externalIPs,omitempty"`
+	PodCIDRs    []netip.Prefix `json:"podCIDRs,omitempty"`
+	Annotations Annotations    `json:"annotations,omitempty"`
+	Ready       bool           `json:"ready"`
 }
 
 // Well-known node annotations that carry overlay data.

@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"hash/maphash"
-	"maps"
 	"net/netip"
 	"slices"
 )
@@ -70,8 +69,7 @@ func (t *KubeNodeTable) Share(s *Snapshot) {
 	}
 }
 
-// hash covers everything same compares; the annotations are summed so
-// that their order does not count.
+// hash covers everything same compares.
 func (n *KubeNode) hash(seed maphash.Seed) uint64 {
 	var h maphash.Hash
 	h.SetSeed(seed)
@@ -94,16 +92,18 @@ func (n *KubeNode) hash(seed maphash.Seed) uint64 {
 	if n.Ready {
 		h.WriteByte(1)
 	}
-	sum := h.Sum64()
-	for k, v := range n.Annotations {
-		sum += maphash.Comparable(seed, [2]string{k, v})
+	for _, a := range n.Annotations {
+		h.WriteByte(0)
+		h.WriteString(a.Key)
+		h.WriteByte(0)
+		h.WriteString(a.Value)
 	}
-	return sum
+	return h.Sum64()
 }
 
 // same says n and o hold the same node.
 func (n *KubeNode) same(o *KubeNode) bool {
 	return n.Name == o.Name && n.OS == o.OS && n.Ready == o.Ready &&
 		slices.Equal(n.InternalIPs, o.InternalIPs) && slices.Equal(n.ExternalIPs, o.ExternalIPs) &&
-		slices.Equal(n.PodCIDRs, o.PodCIDRs) && maps.Equal(n.Annotations, o.Annotations)
+		slices.Equal(n.PodCIDRs, o.PodCIDRs) && slices.Equal(n.Annotations, o.Annotations)
 }

@@ -7,7 +7,7 @@ import (
 
 func node(name, backend string) *KubeNode {
 	return &KubeNode{Name: name, OS: "linux", Ready: true, InternalIPs: []netip.Addr{netip.MustParseAddr("10.0.0.4")},
-		Annotations: map[string]string{AnnotationFlannelBackendData: backend, "other": "x"}}
+		Annotations: NewAnnotations(Annotation{AnnotationFlannelBackendData, backend}, Annotation{"other", "x"})}
 }
 
 // Nodes alike in two inputs are kept once; a node that differs in anything
@@ -21,7 +21,7 @@ func TestKubeNodeTableShares(t *testing.T) {
 	if a.KubeNodes[0] != b.KubeNodes[0] {
 		t.Error("the same node is kept twice")
 	}
-	if a.KubeNodes[1] == b.KubeNodes[1] || b.KubeNodes[1].Annotations[AnnotationFlannelBackendData] != `{"VtepMAC":"cc"}` {
+	if a.KubeNodes[1] == b.KubeNodes[1] || b.KubeNodes[1].Annotations.Get(AnnotationFlannelBackendData) != `{"VtepMAC":"cc"}` {
 		t.Error("a node whose VtepMAC changed was taken for the other")
 	}
 	c := &Snapshot{KubeNodes: []*KubeNode{node("n1", `{"VtepMAC":"aa"}`)}}
@@ -32,7 +32,7 @@ func TestKubeNodeTableShares(t *testing.T) {
 	}
 	d := &Snapshot{KubeNodes: []*KubeNode{node("n1", `{"VtepMAC":"aa"}`), node("n1", `{"VtepMAC":"aa"}`), node("n1", `{"VtepMAC":"aa"}`)}}
 	d.KubeNodes[0].PodCIDRs = []netip.Prefix{netip.MustParsePrefix("10.244.1.0/24")}
-	d.KubeNodes[1].Annotations["another"] = ""
+	d.KubeNodes[1].Annotations = NewAnnotations(append(d.KubeNodes[1].Annotations, Annotation{"another", ""})...)
 	d.KubeNodes[2].ExternalIPs = d.KubeNodes[2].InternalIPs
 	tab.Share(d)
 	for i, n := range d.KubeNodes {
