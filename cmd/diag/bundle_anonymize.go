@@ -102,7 +102,7 @@ The output defaults to <INPUT name>-anonymized.zip beside the input.` + exitStat
 	f.StringSliceVar(&o.keywords, "keywords", nil, "words to replace wherever they appear, e.g. customer and project names (comma-separated)")
 	f.StringVar(&o.kwFile, "keyword-file", "", "a file of words to replace, one a line (# starts a comment)")
 	f.BoolVar(&o.keepPay, "keep-payloads", false, "keep the payload of the captures' packets (then it is yours to check before you attach)")
-	f.UintSliceVar(&o.ports, "vxlan-port", nil, "VXLAN UDP port(s) of the captures besides 4789 and 8472, so that their inner frames are rewritten too")
+	vxlanPortFlag(f, &o.ports, "VXLAN UDP port(s) of the captures besides 4789 and 8472, so that their inner frames are rewritten too")
 	return c
 }
 

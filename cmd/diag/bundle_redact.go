@@ -38,16 +38,6 @@ func (o *redactOptions) validate(c *cobra.Command, input string) error {
 	return err
 }
 
-// checkVXLANPorts refuses --vxlan-port values that are no UDP port.
-func checkVXLANPorts(ports []uint) error {
-	for _, p := range ports {
-		if p == 0 || p > 65535 {
-			return usageErrorf("--vxlan-port %d: a UDP port is 1 to 65535", p)
-		}
-	}
-	return nil
-}
-
 func newBundleRedactCommand(e *env) *cobra.Command {
 	var o redactOptions
 	c := &cobra.Command{
@@ -95,7 +85,7 @@ A one-line summary goes to stderr, the output's path to stdout.` + exitStatusCom
 	outputFileFlag(c, &o.output, &o.outputOld, "bundle zip to write (default <INPUT name>-redacted.zip beside the input)")
 	f.BoolVar(&o.force, "force", false, "replace the output if it exists")
 	f.BoolVar(&o.keepPay, "keep-payloads", false, "keep the payload of the captures' packets (then it is yours to check before you attach)")
-	f.UintSliceVar(&o.ports, "vxlan-port", nil, "VXLAN UDP port(s) of the captures besides 4789 and 8472, so that their inner packets keep their headers")
+	vxlanPortFlag(f, &o.ports, "VXLAN UDP port(s) of the captures besides 4789 and 8472, so that their inner packets keep their headers")
 	return c
 }
 
@@ -291,13 +281,4 @@ func payloadNote(res *bundle.RewriteResult, kept bool) string {
 		unit = "capture"
 	}
 	return fmt.Sprintf("; cleared %d bytes of packet payload in %d %s", bytes, captures, unit)
-}
-
-// vxlanPorts converts --vxlan-port's values, checked to be ports.
-func vxlanPorts(ports []uint) []uint16 {
-	out := make([]uint16, 0, len(ports))
-	for _, p := range ports {
-		out = append(out, uint16(p))
-	}
-	return out
 }

@@ -56,10 +56,8 @@ func (o *captureDecodeOptions) validate(c *cobra.Command) error {
 	case c.Flags().Changed("mtu") && (o.mtu < 576 || o.mtu > 65535):
 		return outOfRange(c, "mtu", o.mtu)
 	}
-	for _, p := range o.ports {
-		if p == 0 || p > 65535 {
-			return outOfRange(c, "vxlan-port", p)
-		}
+	if err := checkVXLANPorts(o.ports); err != nil {
+		return err
 	}
 	if err := o.reportFlags.validate(true); err != nil {
 		return err
@@ -94,8 +92,7 @@ addresses (CAP-04) and their DR MACs (CAP-07), the pod subnets (CAP-01).` + exit
 		},
 	}
 	f := c.Flags()
-	f.UintSliceVar(&o.ports, "vxlan-port", nil, "VXLAN UDP port(s) besides 4789 (8472 for Linux flannel)")
-	validValues(f, "vxlan-port", "UDP ports, 1 to 65535, comma-separated")
+	vxlanPortFlag(f, &o.ports, "VXLAN UDP port(s) besides 4789 (8472 for Linux flannel)")
 	f.Uint32Var(&o.vni, "vni", 0, "the VNI the overlay uses (CAP-03); default: the bundle's")
 	validValues(f, "vni", "a VXLAN network identifier, 1 to 16777215 (24 bits)")
 	f.IntVar(&o.mtu, "mtu", 0, "the underlay MTU, for packets too large (CAP-05); default: the bundle's")
@@ -221,7 +218,7 @@ Ctrl-C stops early and keeps what was captured. Needs root / Administrator.` + e
 	_ = f.MarkHidden("write")
 	f.BoolVar(&o.force, "force", false, "replace --output-file if it exists")
 	f.StringVar(&o.iface, "interface", "", "Linux: the interface to capture on (default: all)")
-	f.UintSliceVar(&o.ports, "vxlan-port", nil, "VXLAN UDP port(s) besides 4789")
+	vxlanPortFlag(f, &o.ports, "VXLAN UDP port(s) besides 4789")
 	return c
 }
 

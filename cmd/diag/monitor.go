@@ -136,6 +136,12 @@ unless --events is given, and after the last bundle its state is served until st
 	f.IntVar(&o.vfpEvery, "vfp-every", 10, "take VFP state (vfpctrl, a process per port and query) every this many rounds; 0 never")
 	f.IntVar(&o.maxSeries, "max-finding-series", monitor.DefaultMaxFindingSeries, "at most this many diag_monitor_finding series (worst first); the rest are counted in diag_monitor_finding_series_dropped")
 	f.IntVar(&o.rounds, "rounds", 0, "stop after this many rounds (0: until stopped)")
+	validValues(f, "interval", "a duration of 1s or more")
+	validValues(f, "jitter", "a fraction of --interval, 0 to 0.5")
+	validValues(f, "record-keep", "1 or more")
+	validValues(f, "max-finding-series", "1 or more")
+	validValues(f, "vfp-every", "0 (never) or a number of rounds")
+	validValues(f, "rounds", "0 (until stopped) or a number of rounds")
 	f.StringSliceVar(&o.rules, "rules", nil, "run only these rules (IDs or families)")
 	f.StringSliceVar(&o.skip, "skip-rules", nil, "do not run these rules (IDs or families)")
 	return c
