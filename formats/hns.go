@@ -152,16 +152,17 @@ func endpointWith(o obj, ref snapshot.Ref, slab *endpointSlab) *snapshot.Endpoin
 	x := keyedOf(o) // most of the keys asked for are not there
 	e := slab.endpoint()
 	*e = snapshot.Endpoint{
-		ID:          slab.str(snapshot.NormalizeGUID(x.str("ID", "Id"))),
-		Name:        slab.str(x.str("Name")),
-		NetworkID:   snapshot.NormalizeGUID(x.str("VirtualNetwork", "HostComputeNetwork")),
-		NetworkName: x.str("VirtualNetworkName"),
-		MAC:         slab.str(snapshot.NormalizeMAC(x.str("MacAddress"))),
-		Refs:        slab.ref(ref),
+		ID:        slab.str(snapshot.NormalizeGUID(x.str("ID", "Id"))),
+		NetworkID: snapshot.NormalizeGUID(x.str("VirtualNetwork", "HostComputeNetwork")),
+		MAC:       slab.str(snapshot.NormalizeMAC(x.str("MacAddress"))),
+		Refs:      slab.ref(ref),
 	}
-	// The detail is built here and kept only when it holds something
-	// (snapshot.Endpoint): the remote endpoints share the empty one.
+	// The detail is built here and kept only when it holds something of
+	// the endpoint's own (snapshot.Endpoint): the remote endpoints share a
+	// few.
 	d := snapshot.EndpointDetail{
+		Name:        slab.str(x.str("Name")),
+		NetworkName: x.str("VirtualNetworkName"),
 		Gateway:     snapshot.ParseAddr(x.str("GatewayAddress")),
 		DNSServers:  x.strs("DNSServerList"),
 		DNSSuffixes: x.strs("DNSSuffix"),
@@ -259,13 +260,15 @@ func endpointWith(o obj, ref snapshot.Ref, slab *endpointSlab) *snapshot.Endpoin
 			}
 		}
 		if len(policies) == 1 && policies[0].Settings == nil {
-			if shared, ok := providerAddressOnly[policies[0].Type]; ok {
-				e.Policies = shared
+			if shared, ok := snapshot.ProviderAddressOnly(policies[0].Type); ok {
+				d.Policies = shared
 				return e
 			}
 		}
 	}
-	e.Policies = append(make([]snapshot.Policy, 0, len(policies)), policies...)
+	if len(policies) > 0 {
+		d.Policies = append(make([]snapshot.Policy, 0, len(policies)), policies...)
+	}
 	return e
 }
 
@@ -321,14 +324,6 @@ func keepsNoTree(e *snapshot.Endpoint) bool {
 		}
 	}
 	return true
-}
-
-// providerAddressOnly is the policy list of a remote endpoint whose only
-// policy is its ProviderAddress, once for all of them (V2 and V1 spell the
-// type differently). Read-only; its capacity makes an append copy it.
-var providerAddressOnly = map[string][]snapshot.Policy{
-	"ProviderAddress": {{Type: "ProviderAddress"}},
-	"PA":              {{Type: "PA"}},
 }
 
 // ParseLoadBalancers parses V2 HostComputeLoadBalancers.

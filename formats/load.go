@@ -494,7 +494,7 @@ func mergeEndpoints(v2, v1 []*snapshot.Endpoint) []*snapshot.Endpoint {
 			e.Detail().State = old.State
 		}
 		if e.NetworkName == "" {
-			e.NetworkName = old.NetworkName
+			e.SetNetworkName(old.NetworkName)
 		}
 		if e.VFPPortID == "" && old.VFPPortID != "" {
 			e.Detail().VFPPortID = old.VFPPortID
@@ -511,7 +511,7 @@ func linkEndpoints(s *snapshot.Snapshot) {
 	}
 	for _, e := range s.Endpoints {
 		if n, ok := byID[e.NetworkID]; ok && e.NetworkName == "" {
-			e.NetworkName = n.Name
+			e.SetNetworkName(n.Name)
 		}
 	}
 }

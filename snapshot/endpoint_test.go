@@ -3,12 +3,13 @@ package snapshot
 import (
 	"encoding/json"
 	"net/netip"
+	"strings"
 	"testing"
 )
 
-// endpointAsDeclared is Endpoint with Unknown among its own fields, as it
-// was declared before it moved to the head of EndpointDetail: the JSON of
-// a snapshot must not change with the move.
+// endpointAsDeclared is Endpoint as it was declared before its name,
+// network name, policies and unknown fields moved into EndpointDetail: the
+// JSON of a snapshot must not change with the moves.
 type endpointAsDeclared struct {
 	ID              string     `json:"id,omitempty"`
 	Name            string     `json:"name,omitempty"`
@@ -30,16 +31,78 @@ type endpointAsDeclared struct {
 func TestEndpointJSONKeepsTheFieldOrder(t *testing.T) {
 	ip, pa := netip.MustParseAddr("10.244.1.5"), netip.MustParseAddr("10.0.0.5")
 	for _, unknown := range [][]string{nil, {"Extra", "Other"}} {
-		e := &Endpoint{ID: "A", Name: "pod_eth0", NetworkID: "N", NetworkName: "vxlan0", IP: ip, MAC: "00:15:5d:00:00:01", ProviderAddress: pa,
-			Policies: []Policy{{Type: "ProviderAddress"}}, Refs: []Ref{{File: "hns/v2/endpoints.json", Index: 3}}}
-		e.SetDetail(&EndpointDetail{Unknown: unknown, IPv6: netip.MustParseAddr("fd00::5"), PrefixLength: 24, State: 3, NamespaceID: "NS"})
-		old := endpointAsDeclared{ID: e.ID, Name: e.Name, NetworkID: e.NetworkID, NetworkName: e.NetworkName, IP: ip, MAC: e.MAC, ProviderAddress: pa,
-			Policies: e.Policies, Refs: e.Refs, Unknown: unknown, IPv6: e.IPv6, PrefixLength: 24, State: 3, NamespaceID: "NS"}
-		got, _ := json.Marshal(e)
-		want, _ := json.Marshal(old)
-		if string(got) != string(want) {
-			t.Errorf("endpoint JSON\n got %s\nwant %s", got, want)
+		for _, name := range []string{"", "pod_eth0", "<b>&amp;</b> \u2028", "bad \xff utf-8"} {
+			e := &Endpoint{ID: "A", NetworkID: "N", IP: ip, MAC: "00:15:5d:00:00:01", ProviderAddress: pa, Refs: []Ref{{File: "hns/v2/endpoints.json", Index: 3}}}
+			e.SetDetail(&EndpointDetail{Name: name, NetworkName: "vxlan0", Policies: []Policy{{Type: "ProviderAddress"}},
+				Unknown: unknown, IPv6: netip.MustParseAddr("fd00::5"), PrefixLength: 24, State: 3, NamespaceID: "NS"})
+			old := endpointAsDeclared{ID: e.ID, Name: name, NetworkID: e.NetworkID, NetworkName: "vxlan0", IP: ip, MAC: e.MAC, ProviderAddress: pa,
+				Policies: e.Policies, Refs: e.Refs, Unknown: unknown, IPv6: e.IPv6, PrefixLength: 24, State: 3, NamespaceID: "NS"}
+			for _, escape := range []bool{true, false} {
+				got, want := encodeJSON(t, []*Endpoint{e}, escape), encodeJSON(t, []endpointAsDeclared{old}, escape)
+				if got != want {
+					t.Errorf("endpoint JSON (escape HTML %v)\n got %s\nwant %s", escape, got, want)
+				}
+			}
 		}
+	}
+	bare := &Endpoint{ID: "B", IsRemote: true}
+	if got, want := encodeJSON(t, bare, true), encodeJSON(t, endpointAsDeclared{ID: "B", IsRemote: true}, true); got != want {
+		t.Errorf("endpoint without a detail\n got %s\nwant %s", got, want)
+	}
+}
+
+// encodeJSON is v's JSON through an encoder that escapes HTML or not, as
+// json.Marshal and diag snapshot do.
+func encodeJSON(t *testing.T, v any, escapeHTML bool) string {
+	t.Helper()
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(escapeHTML)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// The remote endpoints of a list share one detail, and naming their
+// network (SetNetworkName) keeps them sharing one; an endpoint's own
+// detail is named in place.
+func TestEndpointsShareTheirNetworkName(t *testing.T) {
+	paOnly, _ := ProviderAddressOnly("ProviderAddress")
+	eps := make([]*Endpoint, 3)
+	for i := range eps {
+		eps[i] = &Endpoint{IsRemote: true}
+		eps[i].SetDetail(&EndpointDetail{Policies: paOnly})
+	}
+	if eps[0].EndpointDetail != eps[1].EndpointDetail {
+		t.Fatal("two remote endpoints with one policy list do not share a detail")
+	}
+	for _, e := range eps[:2] {
+		e.SetNetworkName("vxlan0")
+	}
+	if eps[0].EndpointDetail != eps[1].EndpointDetail || eps[0].NetworkName != "vxlan0" {
+		t.Errorf("named endpoints: details %p %p, name %q", eps[0].EndpointDetail, eps[1].EndpointDetail, eps[0].NetworkName)
+	}
+	if eps[2].NetworkName != "" || len(eps[2].Policies) != 1 {
+		t.Errorf("naming two endpoints' network named the third's: %q", eps[2].NetworkName)
+	}
+	for _, d := range []EndpointDetail{{Name: "pod_eth0"}, {Policies: []Policy{{Type: "ProviderAddress"}}}} {
+		a, b := &Endpoint{}, &Endpoint{}
+		a.SetDetail(&d)
+		b.SetDetail(&d)
+		if a.EndpointDetail == b.EndpointDetail {
+			t.Errorf("detail %+v is shared: a name or a policy list of an endpoint's own would fill the shared ones", d)
+		}
+	}
+	own := &Endpoint{}
+	own.SetDetail(&EndpointDetail{Unknown: []string{"Extra"}})
+	d := own.EndpointDetail
+	own.SetNetworkName("cbr0")
+	if own.EndpointDetail != d || own.NetworkName != "cbr0" {
+		t.Error("an endpoint's own detail was copied to name its network")
+	}
+	if !SharedDetailIntact() {
+		t.Error("a shared detail was written")
 	}
 }
 

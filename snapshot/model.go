@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/wincni/diag/manifest"
 )
@@ -218,32 +219,34 @@ type Policy struct {
 // Endpoint is an HNS endpoint: a pod's vNIC (local) or a remote pod or
 // service address programmed for encapsulation (remote).
 //
-// What every endpoint has is held here; what a node's own pods carry and a
-// remote endpoint seldom does is in EndpointDetail, whose fields read as
-// the endpoint's own. A large cluster's bundle holds tens of thousands of
-// remote endpoints, and those with no detail share one empty
-// EndpointDetail: an endpoint is 192 bytes instead of 416. Write a detail
-// field only through Detail.
+// What every endpoint has apart is held here; the rest is in
+// EndpointDetail, whose fields read as the endpoint's own. A large
+// cluster's bundle holds tens of thousands of remote endpoints, which
+// differ in little but their IDs, addresses and MACs: they share a handful
+// of details (their network's name, their ProviderAddress-only policy
+// list), and an endpoint is 136 bytes instead of 416. Write a detail field
+// only through Detail, or SetNetworkName. The JSON keeps the order the
+// fields have always had (MarshalJSON).
 type Endpoint struct {
-	ID          string     `json:"id,omitempty"`
-	Name        string     `json:"name,omitempty"`
-	NetworkID   string     `json:"networkID,omitempty"`
-	NetworkName string     `json:"networkName,omitempty"`
-	IP          netip.Addr `json:"ip,omitzero"`
-	MAC         string     `json:"mac,omitempty"`
-	IsRemote    bool       `json:"isRemote"`
+	ID        string     `json:"id,omitempty"`
+	NetworkID string     `json:"networkID,omitempty"`
+	IP        netip.Addr `json:"ip,omitzero"`
+	MAC       string     `json:"mac,omitempty"`
+	IsRemote  bool       `json:"isRemote"`
 	// ProviderAddress is the PA policy: on a local overlay endpoint the
 	// node's own management IP, on a remote one the node hosting the IP.
 	ProviderAddress netip.Addr `json:"providerAddress,omitzero"`
-	Policies        []Policy   `json:"policies,omitempty"`
 	Refs            []Ref      `json:"refs,omitempty"`
 	*EndpointDetail
 }
 
-// EndpointDetail is what an endpoint holds beyond its address, MAC and
-// ProviderAddress (see Endpoint).
+// EndpointDetail is what an endpoint holds beyond its ID, network ID,
+// addresses and MAC (see Endpoint).
 type EndpointDetail struct {
-	// Unknown leads the detail so that the JSON keeps Endpoint's order
+	Name        string   `json:"-"` // in Endpoint's JSON, in its place
+	NetworkName string   `json:"-"`
+	Policies    []Policy `json:"-"`
+	// Unknown leads the rest so that the JSON keeps Endpoint's order
 	// (refs, unknown, ipv6, ...): an endpoint seldom has unknown fields.
 	Unknown []string `json:"unknown,omitempty"`
 	// IPv6 is a dual-stack endpoint's second address (IP is the IPv4 one).
@@ -278,6 +281,22 @@ func (e *Endpoint) Detail() *EndpointDetail {
 	return e.EndpointDetail
 }
 
+// SetNetworkName names e's network, keeping e's detail shared when it is
+// (Detail would give each of a list's remote endpoints its own).
+func (e *Endpoint) SetNetworkName(name string) {
+	d := e.EndpointDetail
+	switch {
+	case d == nil:
+		d = noEndpointDetail
+	case d != noEndpointDetail && !sharedDetail(d):
+		d.NetworkName = name
+		return
+	}
+	named := *d
+	named.NetworkName = name
+	e.SetDetail(&named)
+}
+
 // SetDetail gives e a copy of d, or a shared detail when d holds nothing
 // or only numbers (a remote endpoint's State and PrefixLength): a parser
 // builds d on its stack, and only an endpoint with a detail of its own
@@ -296,8 +315,32 @@ func (e *Endpoint) SetDetail(d *EndpointDetail) {
 	e.EndpointDetail = &own
 }
 
-// detailKey is the whole of a detail that holds only numbers and addresses.
+// providerAddressOnly are the policy lists of a remote endpoint whose only
+// policy is its ProviderAddress, once for all of them (V2 and V1 spell the
+// type differently). Read-only; their capacity makes an append copy them.
+var providerAddressOnly = [...][]Policy{{{Type: "ProviderAddress"}}, {{Type: "PA"}}}
+
+// ProviderAddressOnly is the shared policy list of a remote endpoint whose
+// only policy is a ProviderAddress of type typ; a detail holding it can be
+// shared.
+func ProviderAddressOnly(typ string) ([]Policy, bool) {
+	for _, l := range providerAddressOnly {
+		if l[0].Type == typ {
+			return l, true
+		}
+	}
+	return nil, false
+}
+
+// detailKey is the whole of a detail that SetDetail shares: one with no
+// name of its own, and numbers, addresses, a network name and a shared
+// policy list (ProviderAddressOnly) at most. Such details are few in any
+// bundle, so that the bounded table of them is not filled by details of
+// one endpoint each.
 type detailKey struct {
+	NetworkName   string
+	policies      *Policy
+	nPolicies     int
 	IPv6, Gateway netip.Addr
 	PrefixLength  int
 	State         int64
@@ -315,11 +358,23 @@ var sharedDetails struct {
 }
 
 func (d *EndpointDetail) scalarKey() (detailKey, bool) {
-	if d.Unknown != nil || d.OutboundNAT != nil || d.NATDestinations != nil || d.Routes != nil || d.DNSServers != nil || d.DNSSuffixes != nil ||
+	if d.Name != "" || d.Policies != nil && !sharedPolicies(d.Policies) ||
+		d.Unknown != nil || d.OutboundNAT != nil || d.NATDestinations != nil || d.Routes != nil || d.DNSServers != nil || d.DNSSuffixes != nil ||
 		d.NamespaceID != "" || d.VFPPortID != "" {
 		return detailKey{}, false
 	}
-	return detailKey{IPv6: d.IPv6, Gateway: d.Gateway, PrefixLength: d.PrefixLength, State: d.State}, true
+	return detailKey{NetworkName: d.NetworkName, policies: unsafe.SliceData(d.Policies), nPolicies: len(d.Policies),
+		IPv6: d.IPv6, Gateway: d.Gateway, PrefixLength: d.PrefixLength, State: d.State}, true
+}
+
+// sharedPolicies says whether list is one of providerAddressOnly.
+func sharedPolicies(list []Policy) bool {
+	for _, l := range providerAddressOnly {
+		if unsafe.SliceData(list) == unsafe.SliceData(l) && len(list) == len(l) {
+			return true
+		}
+	}
+	return false
 }
 
 func shareDetail(k detailKey, d *EndpointDetail) *EndpointDetail {
@@ -367,7 +422,7 @@ func SharedDetailIntact() bool {
 }
 
 func (d *EndpointDetail) empty() bool {
-	return d.Unknown == nil && !d.IPv6.IsValid() && d.PrefixLength == 0 && !d.Gateway.IsValid() && d.State == 0 && d.OutboundNAT == nil &&
+	return d.Name == "" && d.NetworkName == "" && d.Policies == nil && d.Unknown == nil && !d.IPv6.IsValid() && d.PrefixLength == 0 && !d.Gateway.IsValid() && d.State == 0 && d.OutboundNAT == nil &&
 		d.NATDestinations == nil && d.Routes == nil && d.DNSServers == nil && d.DNSSuffixes == nil && d.NamespaceID == "" && d.VFPPortID == ""
 }
 
