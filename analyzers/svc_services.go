@@ -78,7 +78,7 @@ func checkLoadBalancers(s *snapshot.Snapshot) ([]Issue, error) {
 		ids := endpointsByID(s)
 		for _, lb := range s.LoadBalancers {
 			var dangling []string
-			for _, id := range lb.EndpointIDs {
+			for _, id := range lb.EndpointIDs.All() {
 				if ids.Pos(id) < 0 {
 					dangling = append(dangling, id)
 				}

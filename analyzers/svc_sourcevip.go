@@ -133,12 +133,12 @@ func checkSourceVIPs(s *snapshot.Snapshot) ([]Issue, error) {
 			}
 			continue
 		}
-		if len(lb.EndpointIDs) == 0 {
+		if lb.EndpointIDs.Len() == 0 {
 			continue
 		}
 		f := fit{lb: lb, src: src, kind: kind}
 		resolved := true
-		for _, id := range lb.EndpointIDs {
+		for _, id := range lb.EndpointIDs.All() {
 			i := backends.Pos(id)
 			if i < 0 {
 				resolved = false

@@ -3,18 +3,16 @@ package formats
 import (
 	"hash/maphash"
 	"strings"
-
-	"github.com/wincni/diag/snapshot"
 )
 
-// guids keeps one copy of each backend ID the load balancers of a load
-// name: a load balancer names its backends by their endpoints' IDs
-// (127,000 references to 20,000 endpoints in a 1,000-node cluster's
-// bundle), and without it each reference would keep its own copy for the
-// whole analysis. It lives for one load and one list (no lock: the
-// endpoints, read side by side, keep their own IDs). The streaming reader
-// of that list keeps its GUIDs here as it reads them (valueReader.ids),
-// boxed as its tree holds them, so that an ID is looked up once.
+// guids keeps one copy of each GUID a list names many times: a load
+// balancer names its backends by their endpoints' IDs (127,000 references
+// to 20,000 endpoints in a 1,000-node cluster's bundle). It lives for one
+// load and one list (no lock: the endpoints, read side by side, keep their
+// own IDs). The streaming reader of that list keeps its GUIDs here as it
+// reads them (valueReader.ids), boxed as its tree holds them, so that an
+// ID read again is neither allocated nor boxed again; the table of the
+// backends (snapshot.EndpointIDTable) then keeps the first of each.
 //
 // It is an open-addressed table of positions in a list of the boxed IDs,
 // their text in an arena: all of it is let go once the backends share the
@@ -98,17 +96,6 @@ func (g *guids) add(j uint64, s string) any {
 		}
 	}
 	return v
-}
-
-// loadBalancers wraps a builder to share the backend IDs.
-func (g *guids) loadBalancers(build func(obj, snapshot.Ref) *snapshot.LoadBalancer) func(obj, snapshot.Ref) *snapshot.LoadBalancer {
-	return func(o obj, ref snapshot.Ref) *snapshot.LoadBalancer {
-		lb := build(o, ref)
-		for i, id := range lb.EndpointIDs {
-			lb.EndpointIDs[i] = g.get(id)
-		}
-		return lb
-	}
 }
 
 // nextIn is the next zero element of a block of n, a new block begun when
