@@ -68,12 +68,11 @@ func missingFrom(lb *snapshot.LoadBalancer, v4 bool, ready map[netip.Addr]bool, 
 		return nil, false
 	}
 	have := make(map[netip.Addr]bool, lb.EndpointIDs.Len())
-	for _, id := range lb.EndpointIDs.All() {
-		e := byID.Get(id)
-		if e == nil || !e.IP.IsValid() {
+	for _, i := range byID.Backends(lb.EndpointIDs) {
+		if i < 0 || !byID.At(i).IP.IsValid() {
 			return nil, false
 		}
-		have[e.IP] = true
+		have[byID.At(i).IP] = true
 	}
 	var missing []string
 	for a := range ready {

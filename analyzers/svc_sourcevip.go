@@ -138,8 +138,7 @@ func checkSourceVIPs(s *snapshot.Snapshot) ([]Issue, error) {
 		}
 		f := fit{lb: lb, src: src, kind: kind}
 		resolved := true
-		for _, id := range lb.EndpointIDs.All() {
-			i := backends.Pos(id)
+		for _, i := range backends.Backends(lb.EndpointIDs) {
 			if i < 0 {
 				resolved = false
 				break

@@ -70,13 +70,12 @@ func (t *EndpointIDTable) List(pos []uint32) EndpointIDs {
 
 // ShareEndpointIDs makes each ID an endpoint of x has that endpoint's own
 // string, so that the backends keep no copy of their own, and lets go of
-// the lookup slots: loading is done.
+// the lookup slots: loading is done. The positions found stay with x, for
+// the rules that resolve the backends next (EndpointIndex.Backends).
 func (t *EndpointIDTable) ShareEndpointIDs(x *EndpointIndex) {
-	var found []*Endpoint
-	found = x.GetAll(t.ids, found)
-	for i, e := range found {
-		if e != nil {
-			t.ids[i] = e.ID
+	for i, p := range x.resolve(t) {
+		if p >= 0 {
+			t.ids[i] = x.eps[p].ID
 		}
 	}
 	t.slots = nil
