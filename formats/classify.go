@@ -114,7 +114,7 @@ type objectSet struct {
 	binary    []string
 	binaryErr error
 	// networkIDs keeps one copy of each network ID the endpoints name.
-	networkIDs guids
+	networkIDs stringSet
 	// backendIDs keeps one copy of each endpoint ID the load balancers name.
 	backendIDs snapshot.EndpointIDTable
 	// indexBase is the position of the first object being added in its

@@ -155,27 +155,17 @@ func TestSlabListsCopyOnAppend(t *testing.T) {
 	}
 }
 
-// The table keeps each GUID once across its growth, whichever way it is
-// asked (bytes or a string), and answers with the same box.
-func TestGUIDsKeepOnceAcrossGrowth(t *testing.T) {
-	var g guids
-	first := map[string]any{}
-	for i := range 3000 {
-		s := fmt.Sprintf("%08X-0000-0000-0000-%012d", i, i)
-		first[s] = g.keep([]byte(s))
+// A string set answers with the first copy of each string.
+func TestStringSetKeepsFirstCopy(t *testing.T) {
+	var set stringSet
+	a := strings.Clone("4f0b5a43-2c1e-4c36-9b1a-6e2b8d1c0a11")
+	if set.get(a) != a {
+		t.Fatal("first get changed the string")
 	}
-	for s, v := range first {
-		if got := g.keepString(strings.Clone(s)); got != v || unsafe.StringData(got.(string)) != unsafe.StringData(v.(string)) {
-			t.Fatalf("%s was kept again", s)
-		}
-		if got := g.get(s); got != s {
-			t.Fatalf("get(%s) = %q", s, got)
-		}
+	if got := set.get(strings.Clone(a)); got != a || unsafe.StringData(got) != unsafe.StringData(a) {
+		t.Errorf("a second copy of %q was kept", a)
 	}
-	if len(g.vals) != len(first) {
-		t.Errorf("%d GUIDs kept for %d distinct", len(g.vals), len(first))
-	}
-	if g.get("") != "" || len(g.vals) != len(first) {
-		t.Error("the empty ID was kept")
+	if set.get("") != "" || len(set) != 1 {
+		t.Errorf("the empty string was kept: %d strings", len(set))
 	}
 }

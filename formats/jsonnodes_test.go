@@ -23,7 +23,6 @@ func compareReuse(t *testing.T, data []byte) {
 		func(o obj, i int) *snapshot.Endpoint { return endpointOf(o, ref(i)) },
 		func(o obj, i int) *snapshot.Endpoint { return endpointWith(o, ref(i), &slab) },
 		streamOptions[snapshot.Endpoint]{reuse: keepsNoTree})
-	var ids guids
 	var backends snapshot.EndpointIDTable
 	var lbs lbSlab
 	// The list's table and each load balancer's own hold the same IDs:
@@ -37,7 +36,7 @@ func compareReuse(t *testing.T, data []byte) {
 		func(o obj, i int) *snapshot.LoadBalancer {
 			return ownTable(loadBalancerWith(o, ref(i), &backends, &lbs))
 		},
-		streamOptions[snapshot.LoadBalancer]{reuse: func(*snapshot.LoadBalancer) bool { return true }, ids: &ids})
+		streamOptions[snapshot.LoadBalancer]{reuse: func(*snapshot.LoadBalancer) bool { return true }})
 	always := func(*snapshot.KubeNode) bool { return true }
 	sameList(t, data, "nodes", func(o obj, _ int) *snapshot.KubeNode { return kubeNodeOf(o) }, func(o obj, _ int) *snapshot.KubeNode { return kubeNodeOf(o) },
 		streamOptions[snapshot.KubeNode]{reuse: always})

@@ -124,7 +124,6 @@ func loadDiag(l *loader) {
 
 	// The two biggest lists are read side by side with the rest; their
 	// results are taken in the usual order.
-	var ids guids
 	var v2slab endpointSlab
 	v2epsRead := startStream(l, snapshot.FileV2Endpoints, func(o obj, ref snapshot.Ref) *snapshot.Endpoint { return endpointWith(o, ref, &v2slab) },
 		streamOptions[snapshot.Endpoint]{reuse: keepsNoTree})
@@ -134,7 +133,7 @@ func loadDiag(l *loader) {
 		return loadBalancerWith(o, ref, backends, &lbSlab)
 	}
 	lbsRead := startStream(l, snapshot.FileV2LoadBalancers, loadBalancer,
-		streamOptions[snapshot.LoadBalancer]{reuse: func(*snapshot.LoadBalancer) bool { return true }, ids: &ids})
+		streamOptions[snapshot.LoadBalancer]{reuse: func(*snapshot.LoadBalancer) bool { return true }})
 	v2eps := finishStream(l, v2epsRead, snapshot.InputHNSEndpoints, ParseEndpoints)
 	v1eps := loadStream(l, snapshot.FileV1Endpoints, snapshot.InputHNSEndpoints, endpointOf, ParseEndpoints)
 	s.Endpoints = mergeEndpoints(v2eps, v1eps)
@@ -145,11 +144,10 @@ func loadDiag(l *loader) {
 			func(o obj, ref snapshot.Ref) *snapshot.LoadBalancer { return policyListWith(o, ref, backends) }, ParsePolicyLists)
 	}
 	// The backends share the endpoints' IDs now, not at the end: the
-	// table's own copies, its slots and the list's GUIDs are then let go
-	// before the Kubernetes lists are read.
+	// table's own copies and its slots are then let go before the
+	// Kubernetes lists are read.
 	shareEndpointIDs(s)
 	l.idsShared = true
-	ids = guids{}
 	s.Namespaces = loadStream(l, snapshot.FileV2Namespaces, snapshot.InputHNSNamespaces, namespaceOf, ParseNamespaces)
 
 	s.Adapters = loadList(l, snapshot.FileAdapters, snapshot.InputHostAdapters, func(d []byte, _ string) ([]*snapshot.HostAdapter, error) { return ParseAdapters(d) })
