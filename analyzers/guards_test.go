@@ -138,7 +138,11 @@ func TestGuardSyntheticRemoteMACs(t *testing.T) {
 		&snapshot.Endpoint{EndpointDetail: &snapshot.EndpointDetail{}, ID: "G7-A", IsRemote: true, IP: peer.DestinationPrefix.Addr().Next().Next(), MAC: "02-11-64-f4-31-02", ProviderAddress: peer.ProviderAddress, NetworkID: n.ID, Refs: []snapshot.Ref{{File: "x"}}},
 		&snapshot.Endpoint{EndpointDetail: &snapshot.EndpointDetail{}, ID: "G7-B", IsRemote: true, IP: peer.DestinationPrefix.Addr().Next().Next().Next(), MAC: "00-11-22-33-44-55", ProviderAddress: peer.ProviderAddress, NetworkID: n.ID, Refs: []snapshot.Ref{{File: "x"}}})
 	// They are backends, as kube-proxy leaves them.
-	s.LoadBalancers[0].EndpointIDs = append(s.LoadBalancers[0].EndpointIDs, "G7-A", "G7-B")
+	var backends []string
+	for _, id := range s.LoadBalancers[0].EndpointIDs.All() {
+		backends = append(backends, id)
+	}
+	s.LoadBalancers[0].EndpointIDs = snapshot.NewEndpointIDs(append(backends, "G7-A", "G7-B")...)
 	for _, f := range Run([]*snapshot.Snapshot{s}, Selection{}).Findings {
 		t.Errorf("%s on synthetic remote MACs: %s", f.ID, f.Summary)
 	}

@@ -103,7 +103,7 @@ func lbObject(lb *snapshot.LoadBalancer) string {
 func checkBackendCount(s *snapshot.Snapshot) ([]Issue, error) {
 	var issues []Issue
 	for _, lb := range s.LoadBalancers {
-		n := len(lb.EndpointIDs)
+		n := lb.EndpointIDs.Len()
 		dsr := lb.Flags&lbFlagDSR != 0
 		switch {
 		case n > maxBackends:
@@ -210,8 +210,8 @@ func checkStaleLoadBalancers(s *snapshot.Snapshot) ([]Issue, error) {
 	byID := endpointsByID(s)
 	backend := make([]bool, len(s.Endpoints))
 	for _, lb := range s.LoadBalancers {
-		for _, id := range lb.EndpointIDs {
-			if i := byID.Pos(id); i >= 0 {
+		for _, i := range byID.Backends(lb.EndpointIDs) {
+			if i >= 0 {
 				backend[i] = true
 			}
 		}
@@ -280,8 +280,11 @@ func staleBackends(s *snapshot.Snapshot) []Issue {
 	for _, sl := range serviceLoadBalancers(s) {
 		svc, ip, lb, ready := sl.svc, sl.vip, sl.lb, sl.ready
 		var gone []string
-		for _, id := range lb.EndpointIDs {
-			if e := byID.Get(id); e != nil && e.IP.IsValid() && !ready[e.IP] {
+		for _, i := range byID.Backends(lb.EndpointIDs) {
+			if i < 0 {
+				continue
+			}
+			if e := byID.At(i); e.IP.IsValid() && !ready[e.IP] {
 				gone = append(gone, e.IP.String())
 			}
 		}

@@ -67,13 +67,12 @@ func missingFrom(lb *snapshot.LoadBalancer, v4 bool, ready map[netip.Addr]bool, 
 	if !lb.Knows("HostComputeEndpoints") {
 		return nil, false
 	}
-	have := make(map[netip.Addr]bool, len(lb.EndpointIDs))
-	for _, id := range lb.EndpointIDs {
-		e := byID.Get(id)
-		if e == nil || !e.IP.IsValid() {
+	have := make(map[netip.Addr]bool, lb.EndpointIDs.Len())
+	for _, i := range byID.Backends(lb.EndpointIDs) {
+		if i < 0 || !byID.At(i).IP.IsValid() {
 			return nil, false
 		}
-		have[e.IP] = true
+		have[byID.At(i).IP] = true
 	}
 	var missing []string
 	for a := range ready {
@@ -91,7 +90,7 @@ func missingIssue(s *snapshot.Snapshot, svc *snapshot.Service, vip string, lb *s
 	summary := fmt.Sprintf("%s for Service %s/%s lacks %d of the Service's %d ready endpoint(s) (%s): they get no traffic from this node",
 		lbObject(lb), svc.Namespace, svc.Name, len(missing), ready, strings.Join(firstN(missing, 5), ", "))
 	ev := []finding.Evidence{
-		{File: lb.Ref.File, Object: lbObject(lb), Field: "backends", Value: fmt.Sprint(len(lb.EndpointIDs)), Expected: "every ready endpoint: " + strings.Join(firstN(missing, 5), ", ") + " missing"},
+		{File: lb.Ref.File, Object: lbObject(lb), Field: "backends", Value: fmt.Sprint(lb.EndpointIDs.Len()), Expected: "every ready endpoint: " + strings.Join(firstN(missing, 5), ", ") + " missing"},
 		{File: s.Inputs[snapshot.InputEndpointSlices], Object: "EndpointSlices of " + svc.Namespace + "/" + svc.Name, Field: "ready addresses", Value: fmt.Sprint(ready)},
 	}
 	if modify.Known && modify.Supported {

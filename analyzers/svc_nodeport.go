@@ -62,7 +62,7 @@ func checkWS2022NodePort(s *snapshot.Snapshot) ([]Issue, error) {
 		hasLocal := false
 		for _, ip := range svc.ClusterIPs {
 			for _, lb := range lbByVIP[ip] {
-				for _, id := range lb.EndpointIDs {
+				for _, id := range lb.EndpointIDs.All() {
 					hasLocal = hasLocal || local[id]
 				}
 			}

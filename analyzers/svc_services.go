@@ -78,8 +78,8 @@ func checkLoadBalancers(s *snapshot.Snapshot) ([]Issue, error) {
 		ids := endpointsByID(s)
 		for _, lb := range s.LoadBalancers {
 			var dangling []string
-			for _, id := range lb.EndpointIDs {
-				if ids.Pos(id) < 0 {
+			for id, i := range ids.Backends(lb.EndpointIDs) {
+				if i < 0 {
 					dangling = append(dangling, id)
 				}
 			}

@@ -133,13 +133,12 @@ func checkSourceVIPs(s *snapshot.Snapshot) ([]Issue, error) {
 			}
 			continue
 		}
-		if len(lb.EndpointIDs) == 0 {
+		if lb.EndpointIDs.Len() == 0 {
 			continue
 		}
 		f := fit{lb: lb, src: src, kind: kind}
 		resolved := true
-		for _, id := range lb.EndpointIDs {
-			i := backends.Pos(id)
+		for _, i := range backends.Backends(lb.EndpointIDs) {
 			if i < 0 {
 				resolved = false
 				break

@@ -74,8 +74,8 @@ func endpointIPs(s *snapshot.Snapshot) map[string]string {
 }
 
 func backends(lb *snapshot.LoadBalancer, ips map[string]string) string {
-	out := make([]string, 0, len(lb.EndpointIDs))
-	for _, id := range lb.EndpointIDs {
+	out := make([]string, 0, lb.EndpointIDs.Len())
+	for _, id := range lb.EndpointIDs.All() {
 		if ip := ips[strings.ToUpper(id)]; ip != "" {
 			out = append(out, ip)
 		} else {
@@ -97,11 +97,11 @@ func dedupe(s []string) []string {
 }
 
 func lbDetail(lb *snapshot.LoadBalancer, ips map[string]string) string {
-	d := fmt.Sprintf("%d backend(s)", len(lb.EndpointIDs))
+	d := fmt.Sprintf("%d backend(s)", lb.EndpointIDs.Len())
 	if lb.SourceVIP != "" {
 		d += ", SourceVIP " + lb.SourceVIP
 	}
-	if b := backends(lb, ips); b != "" && len(lb.EndpointIDs) <= 5 {
+	if b := backends(lb, ips); b != "" && lb.EndpointIDs.Len() <= 5 {
 		d += ": " + b
 	}
 	return d

@@ -114,7 +114,9 @@ type objectSet struct {
 	binary    []string
 	binaryErr error
 	// networkIDs keeps one copy of each network ID the endpoints name.
-	networkIDs guids
+	networkIDs stringSet
+	// backendIDs keeps one copy of each endpoint ID the load balancers name.
+	backendIDs snapshot.EndpointIDTable
 	// indexBase is the position of the first object being added in its
 	// file (streamed lists add one object at a time).
 	indexBase int
@@ -154,9 +156,9 @@ func (set *objectSet) addKind(o obj, k objectKind, i int, file string) bool {
 		e.NetworkID = set.networkIDs.get(e.NetworkID) // one copy for all of a network's endpoints
 		set.endpoints = append(set.endpoints, e)
 	case kindLoadBalancer:
-		set.loadBalancers = append(set.loadBalancers, loadBalancerOf(o, ref))
+		set.loadBalancers = append(set.loadBalancers, loadBalancerWith(o, ref, &set.backendIDs, nil))
 	case kindPolicyList:
-		set.loadBalancers = append(set.loadBalancers, policyListOf(o, ref))
+		set.loadBalancers = append(set.loadBalancers, policyListWith(o, ref, &set.backendIDs))
 	case kindNamespace:
 		set.namespaces = append(set.namespaces, namespaceOf(o, ref))
 	case kindKubeNode:

@@ -328,20 +328,22 @@ func keepsNoTree(e *snapshot.Endpoint) bool {
 
 // ParseLoadBalancers parses V2 HostComputeLoadBalancers.
 func ParseLoadBalancers(data []byte, file string) ([]*snapshot.LoadBalancer, error) {
+	var ids snapshot.EndpointIDTable
 	return parseEach(data, func(o obj, i int) *snapshot.LoadBalancer {
-		return loadBalancerOf(o, snapshot.Ref{File: file, Index: i})
+		return loadBalancerWith(o, snapshot.Ref{File: file, Index: i}, &ids, nil)
 	})
 }
 
+// loadBalancerOf builds a load balancer whose backends are in a table of
+// their own.
 func loadBalancerOf(o obj, ref snapshot.Ref) *snapshot.LoadBalancer {
-	return loadBalancerWith(o, ref, nil, nil)
+	return loadBalancerWith(o, ref, &snapshot.EndpointIDTable{}, nil)
 }
 
-// loadBalancerWith is loadBalancerOf keeping the backend IDs in ids, when
-// set: the streaming reader kept each GUID there as it read it, so only an
-// ID normalized into a new string is looked up again. The load balancer and
-// what it keeps come from slab, when set (a list's, lbSlab).
-func loadBalancerWith(o obj, ref snapshot.Ref, ids *guids, slab *lbSlab) *snapshot.LoadBalancer {
+// loadBalancerWith is loadBalancerOf keeping the backend IDs in ids, the
+// table of the list's distinct backends. The load balancer and what it
+// keeps come from slab, when set (a list's, lbSlab).
+func loadBalancerWith(o obj, ref snapshot.Ref, ids *snapshot.EndpointIDTable, slab *lbSlab) *snapshot.LoadBalancer {
 	lb := slab.loadBalancer()
 	*lb = snapshot.LoadBalancer{
 		ID:           slab.str(snapshot.NormalizeGUID(o.str("ID", "Id"))),
@@ -350,16 +352,7 @@ func loadBalancerWith(o obj, ref snapshot.Ref, ids *guids, slab *lbSlab) *snapsh
 		Ref:          ref,
 		Unknown:      unknownFields(o),
 	}
-	if backends := slab.strings(o, "HostComputeEndpoints", false); len(backends) > 0 {
-		for i, id := range backends {
-			n := snapshot.NormalizeGUID(id)
-			if ids != nil && (n != id || len(n) != guidLen) {
-				n = ids.get(n)
-			}
-			backends[i] = n
-		}
-		lb.EndpointIDs = backends
-	}
+	lb.EndpointIDs = slab.endpointIDs(o, "HostComputeEndpoints", ids, "")
 	lb.Flags, _ = o.num("Flags")
 	var pmBuf [4]snapshot.PortMapping
 	pms := pmBuf[:0]
@@ -385,6 +378,7 @@ func loadBalancerWith(o obj, ref snapshot.Ref, ids *guids, slab *lbSlab) *snapsh
 type lbSlab struct {
 	lbs  []snapshot.LoadBalancer
 	strs []string
+	pos  []uint32 // the backends' positions in their table
 	pms  []snapshot.PortMapping
 	text strArena
 }
@@ -392,6 +386,7 @@ type lbSlab struct {
 const (
 	lbSlabSize      = 64
 	lbSlabStrings   = 4096
+	lbSlabPositions = 16384
 	lbSlabPortMaps  = 256
 	lbSlabLongSlice = 256 // longer lists keep their own
 )
@@ -439,6 +434,36 @@ func (s *lbSlab) strings(o obj, key string, text bool) []string {
 	return out
 }
 
+// endpointIDs is the backends o lists under key, read as o.strs reads
+// them, each up to its last '/' when cut is set (a V1 reference), as
+// positions in ids: built as the list is read, with no list of strings
+// between. The positions are in the slab when there is one and the list is
+// not long.
+func (s *lbSlab) endpointIDs(o obj, key string, ids *snapshot.EndpointIDTable, cut string) snapshot.EndpointIDs {
+	v, _ := o.first(key)
+	var pos []uint32
+	if t, list := v.([]any); s != nil && list && len(t) > 0 && len(t) <= lbSlabLongSlice {
+		if cap(s.pos)-len(s.pos) < len(t) {
+			s.pos = make([]uint32, 0, lbSlabPositions)
+		}
+		pos = s.pos[len(s.pos):len(s.pos)]
+	}
+	room := cap(pos)
+	eachStringOf(v, func(id string) {
+		if cut != "" {
+			id = id[strings.LastIndex(id, cut)+len(cut):]
+		}
+		pos = append(pos, ids.Add(snapshot.NormalizeGUID(id)))
+	})
+	if len(pos) == 0 {
+		return snapshot.EndpointIDs{}
+	}
+	if room > 0 && cap(pos) == room { // still in the slab's block
+		s.pos = s.pos[:len(s.pos)+len(pos)]
+	}
+	return ids.List(pos[:len(pos):len(pos)])
+}
+
 // portMappings is a copy of v in the slab; a copy of its own without one.
 func (s *lbSlab) portMappings(v []snapshot.PortMapping) []snapshot.PortMapping {
 	if s == nil || len(v) > lbSlabPortMaps/4 {
@@ -454,15 +479,18 @@ func (s *lbSlab) portMappings(v []snapshot.PortMapping) []snapshot.PortMapping {
 
 // ParsePolicyLists parses V1 policy lists; ELB policies become load balancers.
 func ParsePolicyLists(data []byte, file string) ([]*snapshot.LoadBalancer, error) {
-	return parseEach(data, func(o obj, i int) *snapshot.LoadBalancer { return policyListOf(o, snapshot.Ref{File: file, Index: i}) })
+	var ids snapshot.EndpointIDTable
+	return parseEach(data, func(o obj, i int) *snapshot.LoadBalancer {
+		return policyListWith(o, snapshot.Ref{File: file, Index: i}, &ids)
+	})
 }
 
-func policyListOf(o obj, ref snapshot.Ref) *snapshot.LoadBalancer {
+// policyListWith builds a V1 policy list, keeping the IDs of the endpoints
+// it references in ids, the table of the list's distinct backends.
+func policyListWith(o obj, ref snapshot.Ref, ids *snapshot.EndpointIDTable) *snapshot.LoadBalancer {
 	lb := &snapshot.LoadBalancer{ID: snapshot.NormalizeGUID(o.str("ID", "Id")), Ref: ref, Unknown: unknownFields(o)}
 	lb.State, _ = o.num("State")
-	for _, r := range o.strs("References") {
-		lb.EndpointIDs = append(lb.EndpointIDs, snapshot.NormalizeGUID(r[strings.LastIndexByte(r, '/')+1:]))
-	}
+	lb.EndpointIDs = (*lbSlab)(nil).endpointIDs(o, "References", ids, "/")
 	for _, po := range o.list("Policies") {
 		p := policyOf(po)
 		if p.Kind() != "ELB" {

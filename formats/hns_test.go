@@ -168,7 +168,7 @@ func TestParsePolicyLists(t *testing.T) {
 		t.Fatalf("%v %v", lbs, err)
 	}
 	lb := lbs[0]
-	if lb.State != 2 || lb.Flags&1 == 0 || lb.EndpointIDs[0] != "AAAAAAAA-BBBB-CCCC-DDDD-EEEEEEEEEEEE" || lb.PortMappings[0].Protocol != 17 || lb.FrontendVIPs[0] != "10.96.0.10" {
+	if lb.State != 2 || lb.Flags&1 == 0 || lb.EndpointIDs.At(0) != "AAAAAAAA-BBBB-CCCC-DDDD-EEEEEEEEEEEE" || lb.PortMappings[0].Protocol != 17 || lb.FrontendVIPs[0] != "10.96.0.10" {
 		t.Errorf("policy list: %+v", lb)
 	}
 }

@@ -2,6 +2,7 @@ package formats
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -9,25 +10,43 @@ import (
 	"github.com/wincni/diag/snapshot"
 )
 
-// Load balancers naming the same backend share one copy of its ID.
+// Load balancers of one list naming the same backend, however it is
+// spelled, hold one position in the list's table of backend IDs.
 func TestLoadBalancerBackendIDsShared(t *testing.T) {
-	var ids guids
-	build := ids.loadBalancers(loadBalancerOf)
+	var ids snapshot.EndpointIDTable
+	var slab lbSlab
 	var lbs []*snapshot.LoadBalancer
 	for i, js := range []string{
 		`{"ID":"A","HostComputeEndpoints":["0DEC644C-DA2D-2156-913A-1734CCB68571","35CE13AD-0EE8-02C7-743D-8CD6C5C101D9"]}`,
 		`{"ID":"B","HostComputeEndpoints":["0dec644c-da2d-2156-913a-1734ccb68571"]}`,
+		`{"ID":"C","HostComputeEndpoints":["{35CE13AD-0EE8-02C7-743D-8CD6C5C101D9}, 0DEC644C-DA2D-2156-913A-1734CCB68571"]}`,
 	} {
 		o, err := firstObject([]byte(js))
 		if err != nil {
 			t.Fatal(err)
 		}
-		lbs = append(lbs, build(o, snapshot.Ref{Index: i}))
+		lbs = append(lbs, loadBalancerWith(o, snapshot.Ref{Index: i}, &ids, &slab))
 	}
-	a, b := lbs[0].EndpointIDs[0], lbs[1].EndpointIDs[0]
+	if ids.Len() != 2 {
+		t.Fatalf("the table holds %d IDs, want the 2 distinct ones", ids.Len())
+	}
+	a, b := lbs[0].EndpointIDs.At(0), lbs[1].EndpointIDs.At(0)
 	if a != b || unsafe.StringData(a) != unsafe.StringData(b) {
 		t.Errorf("%q and %q are separate copies", a, b)
 	}
+	want := []string{"35CE13AD-0EE8-02C7-743D-8CD6C5C101D9", "0DEC644C-DA2D-2156-913A-1734CCB68571"}
+	if got := idsOf(lbs[2].EndpointIDs); !slices.Equal(got, want) {
+		t.Errorf("C's backends are %q, want %q", got, want)
+	}
+}
+
+// idsOf is the IDs of a list of backends.
+func idsOf(b snapshot.EndpointIDs) []string {
+	var out []string
+	for _, id := range b.All() {
+		out = append(out, id)
+	}
+	return out
 }
 
 // A load balancer's backend ID is the very string of the endpoint it names,
@@ -46,11 +65,11 @@ func TestBackendIDsShareEndpointIDs(t *testing.T) {
 	lbs := []*snapshot.LoadBalancer{loadBalancerOf(lb, snapshot.Ref{})}
 	shareEndpointIDs(&snapshot.Snapshot{Endpoints: eps, LoadBalancers: lbs})
 	got := lbs[0].EndpointIDs
-	if got[0] != eps[0].ID || unsafe.StringData(got[0]) != unsafe.StringData(eps[0].ID) {
-		t.Errorf("backend %q is not the endpoint's ID string %q", got[0], eps[0].ID)
+	if got.At(0) != eps[0].ID || unsafe.StringData(got.At(0)) != unsafe.StringData(eps[0].ID) {
+		t.Errorf("backend %q is not the endpoint's ID string %q", got.At(0), eps[0].ID)
 	}
-	if got[1] != "35CE13AD-0EE8-02C7-743D-8CD6C5C101D9" {
-		t.Errorf("an ID no endpoint has changed: %q", got[1])
+	if got.At(1) != "35CE13AD-0EE8-02C7-743D-8CD6C5C101D9" {
+		t.Errorf("an ID no endpoint has changed: %q", got.At(1))
 	}
 }
 
@@ -136,27 +155,17 @@ func TestSlabListsCopyOnAppend(t *testing.T) {
 	}
 }
 
-// The table keeps each GUID once across its growth, whichever way it is
-// asked (bytes or a string), and answers with the same box.
-func TestGUIDsKeepOnceAcrossGrowth(t *testing.T) {
-	var g guids
-	first := map[string]any{}
-	for i := range 3000 {
-		s := fmt.Sprintf("%08X-0000-0000-0000-%012d", i, i)
-		first[s] = g.keep([]byte(s))
+// A string set answers with the first copy of each string.
+func TestStringSetKeepsFirstCopy(t *testing.T) {
+	var set stringSet
+	a := strings.Clone("4f0b5a43-2c1e-4c36-9b1a-6e2b8d1c0a11")
+	if set.get(a) != a {
+		t.Fatal("first get changed the string")
 	}
-	for s, v := range first {
-		if got := g.keepString(strings.Clone(s)); got != v || unsafe.StringData(got.(string)) != unsafe.StringData(v.(string)) {
-			t.Fatalf("%s was kept again", s)
-		}
-		if got := g.get(s); got != s {
-			t.Fatalf("get(%s) = %q", s, got)
-		}
+	if got := set.get(strings.Clone(a)); got != a || unsafe.StringData(got) != unsafe.StringData(a) {
+		t.Errorf("a second copy of %q was kept", a)
 	}
-	if len(g.vals) != len(first) {
-		t.Errorf("%d GUIDs kept for %d distinct", len(g.vals), len(first))
-	}
-	if g.get("") != "" || len(g.vals) != len(first) {
-		t.Error("the empty ID was kept")
+	if set.get("") != "" || len(set) != 1 {
+		t.Errorf("the empty string was kept: %d strings", len(set))
 	}
 }

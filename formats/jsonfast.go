@@ -32,11 +32,9 @@ type valueReader struct {
 	err error // the reader's error, once its bytes are used up
 	// seen holds the short strings kept once, boxed as the tree holds
 	// them (a value costs no allocation when seen), and nums the number
-	// literals likewise; ids, when set, keeps every GUID-long string of
-	// the document once, without a bound (a load balancer's backends).
+	// literals likewise.
 	seen map[string]any
 	nums map[string]any
-	ids  *guids
 	// nodes lends the maps and arrays of one element's tree, when the
 	// caller gives them back after building (streamElements).
 	nodes *nodePool
@@ -449,9 +447,6 @@ func (p *fastParser) strValue() (any, error) {
 			return nil, err
 		}
 		p.notePS(s)
-		if p.vr.ids != nil && len(s) == guidLen {
-			return p.vr.ids.keepString(s), nil
-		}
 		return s, nil
 	}
 	if len(raw) > 0 && (raw[0] == '@' || raw[0] == 'S') {
@@ -570,14 +565,13 @@ func hex4(b []byte) rune {
 }
 
 // keep returns b as a boxed string, the same one each time for short ones
-// while there is room (keys, type names and IDs repeated in every object),
-// and for every GUID-long one when the reader keeps IDs: one lookup
-// either way.
+// while there is room (keys, type names and IDs repeated in every object).
+// The backends of a large node's load balancers are not kept here beyond
+// that room: their builder keeps each ID once (snapshot.EndpointIDTable),
+// and a second table of 100,000 IDs in a 5,000-node cluster's node would
+// cost a lookup that misses the cache for each of 640,000 references.
 func (p *fastParser) keep(b []byte) any {
 	vr := p.vr
-	if vr.ids != nil && len(b) == guidLen {
-		return vr.ids.keep(b)
-	}
 	if len(b) > internMaxLen {
 		return string(b)
 	}

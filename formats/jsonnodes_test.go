@@ -23,12 +23,20 @@ func compareReuse(t *testing.T, data []byte) {
 		func(o obj, i int) *snapshot.Endpoint { return endpointOf(o, ref(i)) },
 		func(o obj, i int) *snapshot.Endpoint { return endpointWith(o, ref(i), &slab) },
 		streamOptions[snapshot.Endpoint]{reuse: keepsNoTree})
-	var ids guids
+	var backends snapshot.EndpointIDTable
 	var lbs lbSlab
+	// The list's table and each load balancer's own hold the same IDs:
+	// compared as lists, each in a table of its own.
+	ownTable := func(lb *snapshot.LoadBalancer) *snapshot.LoadBalancer {
+		lb.EndpointIDs = snapshot.NewEndpointIDs(idsOf(lb.EndpointIDs)...)
+		return lb
+	}
 	sameList(t, data, "load balancers",
-		func(o obj, i int) *snapshot.LoadBalancer { return loadBalancerOf(o, ref(i)) },
-		func(o obj, i int) *snapshot.LoadBalancer { return loadBalancerWith(o, ref(i), &ids, &lbs) },
-		streamOptions[snapshot.LoadBalancer]{reuse: func(*snapshot.LoadBalancer) bool { return true }, ids: &ids})
+		func(o obj, i int) *snapshot.LoadBalancer { return ownTable(loadBalancerOf(o, ref(i))) },
+		func(o obj, i int) *snapshot.LoadBalancer {
+			return ownTable(loadBalancerWith(o, ref(i), &backends, &lbs))
+		},
+		streamOptions[snapshot.LoadBalancer]{reuse: func(*snapshot.LoadBalancer) bool { return true }})
 	always := func(*snapshot.KubeNode) bool { return true }
 	sameList(t, data, "nodes", func(o obj, _ int) *snapshot.KubeNode { return kubeNodeOf(o) }, func(o obj, _ int) *snapshot.KubeNode { return kubeNodeOf(o) },
 		streamOptions[snapshot.KubeNode]{reuse: always})

@@ -306,18 +306,24 @@ func stringsOf(v any) []string {
 
 // appendStringsOf appends the strings of v (stringsOf) to out.
 func appendStringsOf(out []string, v any) []string {
+	eachStringOf(v, func(s string) { out = append(out, s) })
+	return out
+}
+
+// eachStringOf calls f with each string of v, read as stringsOf reads it.
+func eachStringOf(v any, f func(string)) {
 	add := func(s string) {
 		if !strings.Contains(s, ",") {
 			// One value, the usual case (a load balancer's backend IDs,
 			// 127,000 in a large cluster): no slice from Split.
 			if p := strings.TrimSpace(s); p != "" {
-				out = append(out, p)
+				f(p)
 			}
 			return
 		}
 		for _, part := range strings.Split(s, ",") {
 			if p := strings.TrimSpace(part); p != "" {
-				out = append(out, p)
+				f(p)
 			}
 		}
 	}
@@ -328,7 +334,6 @@ func appendStringsOf(out []string, v any) []string {
 	} else {
 		add(asString(v))
 	}
-	return out
 }
 
 // parseEach decodes a document and builds one model object per JSON object

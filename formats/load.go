@@ -124,27 +124,30 @@ func loadDiag(l *loader) {
 
 	// The two biggest lists are read side by side with the rest; their
 	// results are taken in the usual order.
-	var ids guids
 	var v2slab endpointSlab
 	v2epsRead := startStream(l, snapshot.FileV2Endpoints, func(o obj, ref snapshot.Ref) *snapshot.Endpoint { return endpointWith(o, ref, &v2slab) },
 		streamOptions[snapshot.Endpoint]{reuse: keepsNoTree})
 	var lbSlab lbSlab
-	lbsRead := startStream(l, snapshot.FileV2LoadBalancers, func(o obj, ref snapshot.Ref) *snapshot.LoadBalancer { return loadBalancerWith(o, ref, &ids, &lbSlab) },
-		streamOptions[snapshot.LoadBalancer]{reuse: func(*snapshot.LoadBalancer) bool { return true }, ids: &ids})
+	backends := &snapshot.EndpointIDTable{}
+	loadBalancer := func(o obj, ref snapshot.Ref) *snapshot.LoadBalancer {
+		return loadBalancerWith(o, ref, backends, &lbSlab)
+	}
+	lbsRead := startStream(l, snapshot.FileV2LoadBalancers, loadBalancer,
+		streamOptions[snapshot.LoadBalancer]{reuse: func(*snapshot.LoadBalancer) bool { return true }})
 	v2eps := finishStream(l, v2epsRead, snapshot.InputHNSEndpoints, ParseEndpoints)
 	v1eps := loadStream(l, snapshot.FileV1Endpoints, snapshot.InputHNSEndpoints, endpointOf, ParseEndpoints)
 	s.Endpoints = mergeEndpoints(v2eps, v1eps)
 
 	s.LoadBalancers = finishStream(l, lbsRead, snapshot.InputHNSLoadBalancers, ParseLoadBalancers)
 	if !b.Has(snapshot.FileV2LoadBalancers) {
-		s.LoadBalancers = loadStream(l, snapshot.FileV1PolicyLists, snapshot.InputHNSLoadBalancers, ids.loadBalancers(policyListOf), ParsePolicyLists)
+		s.LoadBalancers = loadStream(l, snapshot.FileV1PolicyLists, snapshot.InputHNSLoadBalancers,
+			func(o obj, ref snapshot.Ref) *snapshot.LoadBalancer { return policyListWith(o, ref, backends) }, ParsePolicyLists)
 	}
-	// The backends share the endpoints' IDs now, not at the end: the load
-	// balancers' own copies and their index (3 MB in a 1,000-node
-	// cluster's bundle) are then let go before the Kubernetes lists are read.
+	// The backends share the endpoints' IDs now, not at the end: the
+	// table's own copies and its slots are then let go before the
+	// Kubernetes lists are read.
 	shareEndpointIDs(s)
 	l.idsShared = true
-	ids = guids{}
 	s.Namespaces = loadStream(l, snapshot.FileV2Namespaces, snapshot.InputHNSNamespaces, namespaceOf, ParseNamespaces)
 
 	s.Adapters = loadList(l, snapshot.FileAdapters, snapshot.InputHostAdapters, func(d []byte, _ string) ([]*snapshot.HostAdapter, error) { return ParseAdapters(d) })
@@ -586,20 +589,24 @@ func loadLinuxFiles(l *loader, files []string) {
 	}
 }
 
-// shareEndpointIDs makes load balancers refer to their backends with the
-// endpoints' own ID strings: 5,000 load balancers of 50 backends each would
-// otherwise hold a quarter of a million copies. The endpoints' index is
-// the snapshot's, which the rules use next.
+// shareEndpointIDs makes the tables of the load balancers' backends hold
+// the endpoints' own ID strings: the 20,000 distinct backends of a large
+// cluster's node are then no second copy. The endpoints' index is the
+// snapshot's, which the rules use next.
 func shareEndpointIDs(s *snapshot.Snapshot) {
+	if len(s.LoadBalancers) == 0 {
+		return
+	}
 	ids := s.EndpointsByID()
-	var found []*snapshot.Endpoint
+	var last *snapshot.EndpointIDTable
+	seen := map[*snapshot.EndpointIDTable]bool{}
 	for _, lb := range s.LoadBalancers {
-		found = ids.GetAll(lb.EndpointIDs, found[:0])
-		for i, e := range found {
-			if e != nil {
-				lb.EndpointIDs[i] = e.ID
-			}
+		t := lb.EndpointIDs.Table()
+		if t == nil || t == last || seen[t] {
+			continue
 		}
+		last, seen[t] = t, true
+		t.ShareEndpointIDs(ids)
 	}
 }
 

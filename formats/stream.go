@@ -27,8 +27,6 @@ type streamOptions[T any] struct {
 	// tree can be read into again (nothing of it kept but strings and
 	// numbers); nil: never.
 	reuse func(*T) bool
-	// ids, when set, keeps the list's GUIDs once (guids).
-	ids *guids
 	// size is the list's size in bytes when known: a big list has its
 	// index of short strings made at its full size at once (internMaxCount)
 	// instead of grown to it, which allocates about as much again.
@@ -42,7 +40,6 @@ const internFullFrom = 1 << 20
 // parseEachReaderWith is parseEachReader with the options.
 func parseEachReaderWith[T any](r io.Reader, build func(o obj, index int) *T, opt streamOptions[T]) ([]*T, error) {
 	vr := newValueReader(r)
-	vr.ids = opt.ids
 	if opt.size >= internFullFrom {
 		vr.seen = make(map[string]any, internMaxCount)
 	}

@@ -69,3 +69,45 @@ func TestGetAllMatchesGet(t *testing.T) {
 		t.Errorf("%d endpoints found, want all %d", len(found), len(eps))
 	}
 }
+
+// Backends finds what Pos finds for each backend, in the list's order,
+// whichever table it was last asked about and after its table grew.
+func TestBackendsMatchPos(t *testing.T) {
+	var eps []*Endpoint
+	for i := range 300 {
+		eps = append(eps, &Endpoint{ID: fmt.Sprintf("%08X-0000-0000-0000-%012d", i*7919, i%250)})
+	}
+	x := NewEndpointIndex(eps)
+	var shared EndpointIDTable
+	list := func(ids ...string) EndpointIDs {
+		pos := make([]uint32, len(ids))
+		for i, id := range ids {
+			pos[i] = shared.Add(id)
+		}
+		return shared.List(pos)
+	}
+	check := func(b EndpointIDs) {
+		t.Helper()
+		n := 0
+		for id, i := range x.Backends(b) {
+			if id != b.At(n) || i != x.Pos(id) {
+				t.Errorf("backend %d: %q at %d, want %q at %d", n, id, i, b.At(n), x.Pos(b.At(n)))
+			}
+			n++
+		}
+		if n != b.Len() {
+			t.Errorf("%d backends yielded, want %d", n, b.Len())
+		}
+	}
+	a := list(eps[3].ID, "nope", eps[3].ID, strings.ToLower(eps[7].ID), eps[299].ID)
+	check(a)
+	check(NewEndpointIDs(eps[10].ID, "", eps[20].ID))
+	check(a)
+	b := list(eps[100].ID, eps[3].ID) // the table grows
+	check(b)
+	check(a)
+	check(EndpointIDs{})
+	for range x.Backends(a) {
+		break // a loop may stop early
+	}
+}

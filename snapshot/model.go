@@ -444,7 +444,7 @@ type LoadBalancer struct {
 	ID           string        `json:"id,omitempty"`
 	SourceVIP    string        `json:"sourceVIP,omitempty"`
 	FrontendVIPs []string      `json:"frontendVIPs,omitempty"`
-	EndpointIDs  []string      `json:"endpointIDs,omitempty"`
+	EndpointIDs  EndpointIDs   `json:"endpointIDs,omitzero"`
 	PortMappings []PortMapping `json:"portMappings,omitempty"`
 	Flags        int64         `json:"flags,omitempty"` // 1 DSR, 2 IPv6
 	State        int64         `json:"state,omitempty"` // V1 policy list state; 0 when unknown

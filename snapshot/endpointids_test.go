@@ -1,0 +1,92 @@
+package snapshot
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"testing"
+	"unsafe"
+)
+
+// A table keeps each ID once, at the position it was first added, through
+// its growth.
+func TestEndpointIDTableAdd(t *testing.T) {
+	var tab EndpointIDTable
+	for i := range 1000 {
+		if p := tab.Add(fmt.Sprintf("ID-%d", i)); p != uint32(i) {
+			t.Fatalf("ID-%d added at %d", i, p)
+		}
+	}
+	for i := range 1000 {
+		if p := tab.Add(fmt.Sprintf("ID-%d", i)); p != uint32(i) {
+			t.Fatalf("ID-%d found at %d", i, p)
+		}
+	}
+	if tab.Len() != 1000 || tab.At(999) != "ID-999" {
+		t.Errorf("table of %d IDs, last %q", tab.Len(), tab.At(999))
+	}
+}
+
+// The backends read back as listed, duplicates and order kept.
+func TestEndpointIDsList(t *testing.T) {
+	ids := []string{"B", "A", "B", "C"}
+	b := NewEndpointIDs(ids...)
+	var got []string
+	for i, id := range b.All() {
+		if id != b.At(i) {
+			t.Errorf("All gives %q at %d, At %q", id, i, b.At(i))
+		}
+		got = append(got, id)
+	}
+	if !slices.Equal(got, ids) || b.Len() != 4 || b.Table().Len() != 3 {
+		t.Errorf("got %q (%d in a table of %d), want %q", got, b.Len(), b.Table().Len(), ids)
+	}
+	if !NewEndpointIDs().IsZero() || (EndpointIDs{}).Len() != 0 || b.IsZero() {
+		t.Error("IsZero wrong")
+	}
+}
+
+// The JSON of the backends is that of the list of strings they were,
+// whatever the encoder escapes, and an empty list is left out.
+func TestEndpointIDsJSON(t *testing.T) {
+	ids := []string{"0DEC644C-DA2D-2156-913A-1734CCB68571", "<a&b>", "line\u2028sep", "bad\xffutf8", `q"\`, ""}
+	type old struct {
+		EndpointIDs []string `json:"endpointIDs,omitempty"`
+	}
+	type now struct {
+		EndpointIDs EndpointIDs `json:"endpointIDs,omitzero"`
+	}
+	encode := func(v any, html bool) string {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(html)
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		return buf.String()
+	}
+	for _, html := range []bool{false, true} {
+		if w, g := encode(old{ids}, html), encode(now{NewEndpointIDs(ids...)}, html); w != g {
+			t.Errorf("escapeHTML %v: got\n%s\nwant\n%s", html, g, w)
+		}
+		if w, g := encode(old{}, html), encode(now{}, html); w != g {
+			t.Errorf("empty: got %s, want %s", g, w)
+		}
+	}
+}
+
+// Once shared, an ID an endpoint has is that endpoint's own string.
+func TestEndpointIDTableShare(t *testing.T) {
+	eps := []*Endpoint{{ID: string([]byte("0DEC644C-DA2D-2156-913A-1734CCB68571"))}}
+	var tab EndpointIDTable
+	b := tab.List([]uint32{tab.Add("35CE13AD-0EE8-02C7-743D-8CD6C5C101D9"), tab.Add("0DEC644C-DA2D-2156-913A-1734CCB68571")})
+	tab.ShareEndpointIDs(NewEndpointIndex(eps))
+	if unsafe.StringData(b.At(1)) != unsafe.StringData(eps[0].ID) || b.At(0) != "35CE13AD-0EE8-02C7-743D-8CD6C5C101D9" {
+		t.Errorf("backends %q after sharing", []string{b.At(0), b.At(1)})
+	}
+	if p := tab.Add("0DEC644C-DA2D-2156-913A-1734CCB68571"); p != 1 {
+		t.Errorf("an ID added again after sharing is at %d, want 1", p)
+	}
+}
