@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-
 	"github.com/spf13/cobra"
 )
 
@@ -23,14 +21,13 @@ Use it to check what diag understood.` + exitStatusCommon,
 			if output != "json" {
 				return usageErrorf("--output must be json, not %q", output)
 			}
-			s, err := loadBundle(args[0], nil)
+			budget := newMemoryBudget(e.getenv("GOMEMLIMIT") != "")
+			defer budget.restore()
+			s, err := loadBundle(args[0], budget)
 			if err != nil {
 				return err
 			}
-			enc := json.NewEncoder(e.stdout)
-			enc.SetIndent("", "  ")
-			enc.SetEscapeHTML(false)
-			return enc.Encode(s)
+			return s.WriteJSON(e.stdout)
 		},
 	}
 	c.Flags().StringVarP(&output, "output", "o", "json", "output format: json")
