@@ -153,6 +153,7 @@ func endpointWith(o obj, ref snapshot.Ref, slab *endpointSlab) *snapshot.Endpoin
 	e := slab.endpoint()
 	*e = snapshot.Endpoint{
 		ID:        slab.str(snapshot.NormalizeGUID(x.str("ID", "Id"))),
+		Name:      slab.str(x.str("Name")),
 		NetworkID: snapshot.NormalizeGUID(x.str("VirtualNetwork", "HostComputeNetwork")),
 		MAC:       slab.str(snapshot.NormalizeMAC(x.str("MacAddress"))),
 		Refs:      slab.ref(ref),
@@ -161,7 +162,6 @@ func endpointWith(o obj, ref snapshot.Ref, slab *endpointSlab) *snapshot.Endpoin
 	// the endpoint's own (snapshot.Endpoint): the remote endpoints share a
 	// few.
 	d := snapshot.EndpointDetail{
-		Name:        slab.str(x.str("Name")),
 		NetworkName: x.str("VirtualNetworkName"),
 		Gateway:     snapshot.ParseAddr(x.str("GatewayAddress")),
 		DNSServers:  x.strs("DNSServerList"),

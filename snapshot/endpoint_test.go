@@ -32,8 +32,8 @@ func TestEndpointJSONKeepsTheFieldOrder(t *testing.T) {
 	ip, pa := netip.MustParseAddr("10.244.1.5"), netip.MustParseAddr("10.0.0.5")
 	for _, unknown := range [][]string{nil, {"Extra", "Other"}} {
 		for _, name := range []string{"", "pod_eth0", "<b>&amp;</b> \u2028", "bad \xff utf-8"} {
-			e := &Endpoint{ID: "A", NetworkID: "N", IP: ip, MAC: "00:15:5d:00:00:01", ProviderAddress: pa, Refs: []Ref{{File: "hns/v2/endpoints.json", Index: 3}}}
-			e.SetDetail(&EndpointDetail{Name: name, NetworkName: "vxlan0", Policies: []Policy{{Type: "ProviderAddress"}},
+			e := &Endpoint{ID: "A", Name: name, NetworkID: "N", IP: ip, MAC: "00:15:5d:00:00:01", ProviderAddress: pa, Refs: []Ref{{File: "hns/v2/endpoints.json", Index: 3}}}
+			e.SetDetail(&EndpointDetail{NetworkName: "vxlan0", Policies: []Policy{{Type: "ProviderAddress"}},
 				Unknown: unknown, IPv6: netip.MustParseAddr("fd00::5"), PrefixLength: 24, State: 3, NamespaceID: "NS"})
 			old := endpointAsDeclared{ID: e.ID, Name: name, NetworkID: e.NetworkID, NetworkName: "vxlan0", IP: ip, MAC: e.MAC, ProviderAddress: pa,
 				Policies: e.Policies, Refs: e.Refs, Unknown: unknown, IPv6: e.IPv6, PrefixLength: 24, State: 3, NamespaceID: "NS"}
@@ -86,12 +86,12 @@ func TestEndpointsShareTheirNetworkName(t *testing.T) {
 	if eps[2].NetworkName != "" || len(eps[2].Policies) != 1 {
 		t.Errorf("naming two endpoints' network named the third's: %q", eps[2].NetworkName)
 	}
-	for _, d := range []EndpointDetail{{Name: "pod_eth0"}, {Policies: []Policy{{Type: "ProviderAddress"}}}} {
+	for _, d := range []EndpointDetail{{Policies: []Policy{{Type: "ProviderAddress"}}}} {
 		a, b := &Endpoint{}, &Endpoint{}
 		a.SetDetail(&d)
 		b.SetDetail(&d)
 		if a.EndpointDetail == b.EndpointDetail {
-			t.Errorf("detail %+v is shared: a name or a policy list of an endpoint's own would fill the shared ones", d)
+			t.Errorf("detail %+v is shared: policy lists of an endpoint's own would fill the shared ones", d)
 		}
 	}
 	own := &Endpoint{}

@@ -9,9 +9,9 @@ import (
 func TestEndpointIndexIsAMapFilledInOrder(t *testing.T) {
 	var eps []*Endpoint
 	for i := range 1000 {
-		eps = append(eps, &Endpoint{ID: fmt.Sprintf("%08X-0000-0000-0000-000000000000", i%700), EndpointDetail: &EndpointDetail{Name: fmt.Sprint(i)}})
+		eps = append(eps, &Endpoint{ID: fmt.Sprintf("%08X-0000-0000-0000-000000000000", i%700), Name: fmt.Sprint(i)})
 	}
-	eps = append(eps, &Endpoint{EndpointDetail: &EndpointDetail{Name: "no ID"}})
+	eps = append(eps, &Endpoint{Name: "no ID"})
 	want := map[string]*Endpoint{}
 	for _, e := range eps {
 		want[e.ID] = e
@@ -41,7 +41,7 @@ func TestEndpointIndexIsAMapFilledInOrder(t *testing.T) {
 func TestGetAllMatchesGet(t *testing.T) {
 	var eps []*Endpoint
 	for i := range 300 {
-		eps = append(eps, &Endpoint{ID: fmt.Sprintf("%08X-0000-0000-0000-%012d", i*7919, i%250), EndpointDetail: &EndpointDetail{Name: fmt.Sprint(i)}})
+		eps = append(eps, &Endpoint{ID: fmt.Sprintf("%08X-0000-0000-0000-%012d", i*7919, i%250), Name: fmt.Sprint(i)})
 	}
 	x := NewEndpointIndex(eps)
 	ids := []string{"", "nope"}

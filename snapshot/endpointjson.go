@@ -7,7 +7,7 @@ import (
 )
 
 // endpointJSON is an Endpoint as JSON, its fields in the order they have
-// always had: the name, network name and policies moved into the detail
+// always had: the network name and policies moved into the detail
 // (EndpointDetail) stay where readers of `diag snapshot` find them.
 type endpointJSON struct {
 	ID              string     `json:"id,omitempty"`
@@ -26,10 +26,10 @@ type endpointJSON struct {
 // MarshalJSON writes e in endpointJSON's order, HTML escaped or not as the
 // caller's encoder says.
 func (e Endpoint) MarshalJSON() ([]byte, error) {
-	j := endpointJSON{ID: e.ID, NetworkID: e.NetworkID, IP: e.IP, MAC: e.MAC, IsRemote: e.IsRemote,
+	j := endpointJSON{ID: e.ID, Name: e.Name, NetworkID: e.NetworkID, IP: e.IP, MAC: e.MAC, IsRemote: e.IsRemote,
 		ProviderAddress: e.ProviderAddress, Refs: e.Refs, EndpointDetail: e.EndpointDetail}
 	if d := e.EndpointDetail; d != nil {
-		j.Name, j.NetworkName, j.Policies = d.Name, d.NetworkName, d.Policies
+		j.NetworkName, j.Policies = d.NetworkName, d.Policies
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

@@ -222,13 +222,14 @@ type Policy struct {
 // What every endpoint has apart is held here; the rest is in
 // EndpointDetail, whose fields read as the endpoint's own. A large
 // cluster's bundle holds tens of thousands of remote endpoints, which
-// differ in little but their IDs, addresses and MACs: they share a handful
-// of details (their network's name, their ProviderAddress-only policy
-// list), and an endpoint is 136 bytes instead of 416. Write a detail field
-// only through Detail, or SetNetworkName. The JSON keeps the order the
-// fields have always had (MarshalJSON).
+// differ in little but their IDs, names, addresses and MACs: they share a
+// handful of details (their network's name, their ProviderAddress-only
+// policy list), and an endpoint is 152 bytes instead of 416. Write a
+// detail field only through Detail, or SetNetworkName. The JSON keeps the
+// order the fields have always had (MarshalJSON).
 type Endpoint struct {
 	ID        string     `json:"id,omitempty"`
+	Name      string     `json:"name,omitempty"`
 	NetworkID string     `json:"networkID,omitempty"`
 	IP        netip.Addr `json:"ip,omitzero"`
 	MAC       string     `json:"mac,omitempty"`
@@ -243,8 +244,7 @@ type Endpoint struct {
 // EndpointDetail is what an endpoint holds beyond its ID, network ID,
 // addresses and MAC (see Endpoint).
 type EndpointDetail struct {
-	Name        string   `json:"-"` // in Endpoint's JSON, in its place
-	NetworkName string   `json:"-"`
+	NetworkName string   `json:"-"` // in Endpoint's JSON, in its place
 	Policies    []Policy `json:"-"`
 	// Unknown leads the rest so that the JSON keeps Endpoint's order
 	// (refs, unknown, ipv6, ...): an endpoint seldom has unknown fields.
@@ -298,10 +298,11 @@ func (e *Endpoint) SetNetworkName(name string) {
 }
 
 // SetDetail gives e a copy of d, or a shared detail when d holds nothing
-// or only numbers (a remote endpoint's State and PrefixLength): a parser
-// builds d on its stack, and only an endpoint with a detail of its own
-// costs an allocation for it (tens of thousands of remote endpoints in a
-// large cluster share a handful).
+// or only what the remote endpoints of a list hold alike (their State,
+// PrefixLength, network name and ProviderAddress-only policy list): a
+// parser builds d on its stack, and only an endpoint with a detail of its
+// own costs an allocation for it (tens of thousands of remote endpoints in
+// a large cluster share a handful).
 func (e *Endpoint) SetDetail(d *EndpointDetail) {
 	if d.empty() {
 		e.EndpointDetail = noEndpointDetail
@@ -332,11 +333,10 @@ func ProviderAddressOnly(typ string) ([]Policy, bool) {
 	return nil, false
 }
 
-// detailKey is the whole of a detail that SetDetail shares: one with no
-// name of its own, and numbers, addresses, a network name and a shared
-// policy list (ProviderAddressOnly) at most. Such details are few in any
-// bundle, so that the bounded table of them is not filled by details of
-// one endpoint each.
+// detailKey is the whole of a detail that SetDetail shares: a network
+// name, numbers, addresses and a shared policy list (ProviderAddressOnly)
+// at most. Such details are few in any bundle, so that the bounded table
+// of them is not filled with details of one endpoint each.
 type detailKey struct {
 	NetworkName   string
 	policies      *Policy
@@ -358,7 +358,7 @@ var sharedDetails struct {
 }
 
 func (d *EndpointDetail) scalarKey() (detailKey, bool) {
-	if d.Name != "" || d.Policies != nil && !sharedPolicies(d.Policies) ||
+	if d.Policies != nil && !sharedPolicies(d.Policies) ||
 		d.Unknown != nil || d.OutboundNAT != nil || d.NATDestinations != nil || d.Routes != nil || d.DNSServers != nil || d.DNSSuffixes != nil ||
 		d.NamespaceID != "" || d.VFPPortID != "" {
 		return detailKey{}, false
@@ -422,7 +422,7 @@ func SharedDetailIntact() bool {
 }
 
 func (d *EndpointDetail) empty() bool {
-	return d.Name == "" && d.NetworkName == "" && d.Policies == nil && d.Unknown == nil && !d.IPv6.IsValid() && d.PrefixLength == 0 && !d.Gateway.IsValid() && d.State == 0 && d.OutboundNAT == nil &&
+	return d.NetworkName == "" && d.Policies == nil && d.Unknown == nil && !d.IPv6.IsValid() && d.PrefixLength == 0 && !d.Gateway.IsValid() && d.State == 0 && d.OutboundNAT == nil &&
 		d.NATDestinations == nil && d.Routes == nil && d.DNSServers == nil && d.DNSSuffixes == nil && d.NamespaceID == "" && d.VFPPortID == ""
 }
 

@@ -22,8 +22,8 @@ func encoded(t *testing.T, s *Snapshot) string {
 }
 
 func TestWriteJSONIsTheEncodersDocument(t *testing.T) {
-	ep := &Endpoint{ID: "A", IP: netip.MustParseAddr("10.244.1.5"), Refs: []Ref{{File: "hns/v2/endpoints.json"}}}
-	ep.SetDetail(&EndpointDetail{Name: "<pod> & \u2028", Policies: []Policy{{Type: "OutBoundNAT", Settings: map[string]any{"Exceptions": []any{"10.0.0.0/8"}, "Nested": map[string]any{}}}}})
+	ep := &Endpoint{ID: "A", Name: "<pod> & \u2028", IP: netip.MustParseAddr("10.244.1.5"), Refs: []Ref{{File: "hns/v2/endpoints.json"}}}
+	ep.SetDetail(&EndpointDetail{NetworkName: "vxlan0", Policies: []Policy{{Type: "OutBoundNAT", Settings: map[string]any{"Exceptions": []any{"10.0.0.0/8"}, "Nested": map[string]any{}}}}})
 	for _, s := range []*Snapshot{
 		{},
 		{Source: "b.zip", Notes: []string{"a", "b <c>"}, Unjudged: "no HNS state"},
