@@ -1,0 +1,37 @@
+package formats
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/wincni/diag/snapshot"
+)
+
+// The remote endpoints of a list share a handful of details whatever
+// their names: V2 gives them none, V1 names them all "Ethernet", other
+// tools name each after its address. A detail per endpoint would double
+// the model of a large cluster's node.
+func TestRemoteEndpointsShareDetailsWhateverTheirNames(t *testing.T) {
+	for _, c := range []struct{ shape, object string }{
+		{"V2", `{"ID":"%08X-0000-0000-0000-000000000000","Flags":1,"HostComputeNetwork":"N","IpConfigurations":[{"IpAddress":"10.244.%d.%d","PrefixLength":24}],"Policies":[{"Type":"ProviderAddress","Settings":{"ProviderAddress":"10.0.1.4"}}]}`},
+		{"V1 Ethernet", `{"ID":"%08X-0000-0000-0000-000000000000","Name":"Ethernet","VirtualNetwork":"N","VirtualNetworkName":"flannel.4096","State":1,"IPAddress":"10.244.%d.%d","PrefixLength":24,"IsRemoteEndpoint":true,"Policies":[{"Type":"PA","PA":"10.0.1.4"}]}`},
+		{"named by address", `{"ID":"%08X-0000-0000-0000-000000000000","Name":"remote_10.244.%[2]d.%[3]d","VirtualNetwork":"N","VirtualNetworkName":"flannel.4096","State":1,"IPAddress":"10.244.%[2]d.%[3]d","IsRemoteEndpoint":true,"Policies":[{"Type":"PA","PA":"10.0.1.4"}]}`},
+	} {
+		details := map[*snapshot.EndpointDetail]bool{}
+		for i := range 600 {
+			o, err := firstObject(fmt.Appendf(nil, c.object, i, i/250, i%250+2))
+			if err != nil {
+				t.Fatalf("%s: %v", c.shape, err)
+			}
+			e := endpointOf(o, snapshot.Ref{})
+			e.SetNetworkName("flannel.4096")
+			if !e.IsRemote || !e.ProviderAddress.IsValid() {
+				t.Fatalf("%s: not read as a remote endpoint: %+v", c.shape, e)
+			}
+			details[e.EndpointDetail] = true
+		}
+		if len(details) > 2 {
+			t.Errorf("%s: 600 remote endpoints hold %d details", c.shape, len(details))
+		}
+	}
+}
