@@ -277,17 +277,18 @@ func loadBundleWith(path string, budget *memoryBudget, lim formats.Limits) (*sna
 // garbage collector then works harder instead of letting the heap double,
 // trading a little time for memory. GOMEMLIMIT, when set, wins.
 //
-// The model of a bundle is smaller than its JSON (12.5 MB live after the
-// load of the 15.3 MB bundle of a node in a 1,000-node cluster, about 15 MB
-// at the peak with the rules' indexes), and the collector needs room
-// beside it. Measured on that bundle, ten runs alternated, medians of CPU
-// and peak RSS (best wall): 165% of the input 0.40 s CPU, 40.0 MB (0.35 s);
-// 160% 0.43 s, 39.1 MB; 155% 0.45 s, 38.8 MB (0.33 s); 150% 0.53 s,
-// 38.3 MB (0.48 s); decoding its JSON alone takes 0.30 s. Below 155% the
-// collector's CPU grows faster than the RSS falls: the RSS is mostly the
-// binary's own pages (about 19.5 MB) and the live model. A 5,000-node
-// bundle (76 MB) at 155%: 2.5 s CPU, 115 MB. The floor is for small inputs, where
-// the runtime's own few megabytes would leave the collector no room.
+// The model of a bundle is smaller than its JSON (10.2 MB live after the
+// load of the 15.3 MB bundle of a node in a 1,000-node cluster), and the
+// collector needs room beside it. Measured on that bundle, eight runs of
+// each limit alternated (GOMEMLIMIT), median CPU and largest peak RSS:
+// 155% of the input 320 ms, 39.0 MB; 145% 343 ms, 37.6 MB; 140% 374 ms,
+// 37.0 MB; 135% 426 ms, 36.8 MB. Below 140% the collector's CPU grows
+// faster than the RSS falls: about 19.7 MB of the RSS are the binary's own
+// pages, and the heap cannot shrink below the live model and what the
+// load allocates while a collection runs. A 5,000-node bundle (76 MB),
+// four runs: 155% 1.75 s CPU, 115 MB; 140% 1.70 s, 107 MB. The floor is
+// for small inputs, where the runtime's own few megabytes would leave the
+// collector no room.
 type memoryBudget struct {
 	off   bool
 	bytes int64
@@ -295,7 +296,7 @@ type memoryBudget struct {
 }
 
 const (
-	memoryPercentOfInput = 155
+	memoryPercentOfInput = 140
 	minMemoryLimit       = 16 << 20
 )
 
