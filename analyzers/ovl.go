@@ -311,6 +311,7 @@ func checkRemoteSubnetRoutes(s *snapshot.Snapshot) ([]Issue, error) {
 func missingRoutesForNodes(s *snapshot.Snapshot, n *snapshot.Network, routes *routeIndex) []Issue {
 	calico := flavorOf(s, n) == cniCalico
 	var issues []Issue
+	routesText := "" // describeRoutes, once: every finding shows the same routes
 	for _, node := range s.KubeNodes {
 		if isSelfNode(s, n, node) {
 			continue
@@ -348,9 +349,12 @@ func missingRoutesForNodes(s *snapshot.Snapshot, n *snapshot.Network, routes *ro
 			continue
 		}
 		vtep := vtepAddress(node)
+		if routesText == "" {
+			routesText = describeRoutes(n)
+		}
 		ev := []finding.Evidence{
 			{File: networkFile(n), Object: networkObject(n), Field: "Policies[RemoteSubnetRoute]",
-				Value: describeRoutes(n), Expected: "a route for " + missing + " via ProviderAddress " + vtep},
+				Value: routesText, Expected: "a route for " + missing + " via ProviderAddress " + vtep},
 			{File: s.Inputs[snapshot.InputKubeNodes], Object: "node " + node.Name, Field: peerField(calico), Value: peerValue(node, calico, holds)},
 		}
 		subjects := []string{"network:" + n.Name, "node:" + node.Name}
