@@ -17,11 +17,11 @@ import (
 func calicoCluster(tb testing.TB, n int) *snapshot.Snapshot {
 	tb.Helper()
 	s := formatstest.Load(tb, healthy)
-	nw := s.CNINetwork()
-	if nw == nil || len(s.KubeNodes) != 2 || s.SelfKubeNode() == nil {
+	nw, self := s.CNINetwork(), s.SelfKubeNode()
+	if nw == nil || len(s.KubeNodes) != 2 || self == nil {
 		tb.Fatal("calico-healthy lost its overlay network or its two nodes")
+		return nil
 	}
-	self := s.SelfKubeNode()
 	s.KubeNodes = []*snapshot.KubeNode{self}
 	nw.RemoteSubnetRoutes = nil
 	for i := range n {
