@@ -296,9 +296,9 @@ func checkRemoteSubnetRoutes(s *snapshot.Snapshot) ([]Issue, error) {
 		}
 		switch {
 		case s.Has(snapshot.InputKubeNodes):
-			issues = append(issues, missingRoutesForNodes(s, n)...)
+			issues = append(issues, missingRoutesForNodes(s, n, newRouteIndex(n))...)
 		case s.Has(snapshot.InputHNSEndpoints):
-			issues = append(issues, uncoveredRemoteEndpoints(s, n)...)
+			issues = append(issues, uncoveredRemoteEndpoints(s, n, newRouteIndex(n))...)
 		default:
 			return nil, Skip("no %s (the peers' pod subnets) and no %s (remote pod addresses)",
 				snapshot.InputFiles[snapshot.InputKubeNodes], snapshot.InputFiles[snapshot.InputHNSEndpoints])
@@ -308,9 +308,10 @@ func checkRemoteSubnetRoutes(s *snapshot.Snapshot) ([]Issue, error) {
 }
 
 // missingRoutesForNodes checks one RemoteSubnetRoute per peer node.
-func missingRoutesForNodes(s *snapshot.Snapshot, n *snapshot.Network) []Issue {
+func missingRoutesForNodes(s *snapshot.Snapshot, n *snapshot.Network, routes *routeIndex) []Issue {
 	calico := flavorOf(s, n) == cniCalico
 	var issues []Issue
+	routesText := "" // describeRoutes, once: every finding shows the same routes
 	for _, node := range s.KubeNodes {
 		if isSelfNode(s, n, node) {
 			continue
@@ -334,11 +335,11 @@ func missingRoutesForNodes(s *snapshot.Snapshot, n *snapshot.Network) []Issue {
 		}
 		missing := ""
 		switch {
-		case holds.IsValid() && !routeCovers(n, holds):
+		case holds.IsValid() && !routes.covers(holds):
 			missing = "the IPAM block holding its VXLAN tunnel address " + holds.String()
 		case len(want) > 0:
 			for _, p := range want {
-				if !routeForPrefix(n, p) {
+				if !routes.coversPrefix(p) {
 					missing = "pod subnet " + p.String()
 					break
 				}
@@ -348,9 +349,12 @@ func missingRoutesForNodes(s *snapshot.Snapshot, n *snapshot.Network) []Issue {
 			continue
 		}
 		vtep := vtepAddress(node)
+		if routesText == "" {
+			routesText = describeRoutes(n)
+		}
 		ev := []finding.Evidence{
 			{File: networkFile(n), Object: networkObject(n), Field: "Policies[RemoteSubnetRoute]",
-				Value: describeRoutes(n), Expected: "a route for " + missing + " via ProviderAddress " + vtep},
+				Value: routesText, Expected: "a route for " + missing + " via ProviderAddress " + vtep},
 			{File: s.Inputs[snapshot.InputKubeNodes], Object: "node " + node.Name, Field: peerField(calico), Value: peerValue(node, calico, holds)},
 		}
 		subjects := []string{"network:" + n.Name, "node:" + node.Name}
@@ -372,7 +376,7 @@ func missingRoutesForNodes(s *snapshot.Snapshot, n *snapshot.Network) []Issue {
 
 // uncoveredRemoteEndpoints is the check without Kubernetes data: remote pod
 // endpoints kube-proxy created that no RemoteSubnetRoute covers.
-func uncoveredRemoteEndpoints(s *snapshot.Snapshot, n *snapshot.Network) []Issue {
+func uncoveredRemoteEndpoints(s *snapshot.Snapshot, n *snapshot.Network, routes *routeIndex) []Issue {
 	cluster := s.Facts.ClusterCIDR.Prefix()
 	services := s.Facts.ServiceCIDR.Prefix()
 	var lost []*snapshot.Endpoint
@@ -380,7 +384,7 @@ func uncoveredRemoteEndpoints(s *snapshot.Snapshot, n *snapshot.Network) []Issue
 		if !e.IsRemote || !e.IP.Is4() || !strings.EqualFold(e.NetworkID, n.ID) && !strings.EqualFold(e.NetworkName, n.Name) {
 			continue
 		}
-		if n.ContainsAddr(e.IP) || services.IsValid() && services.Contains(e.IP) || isProviderAddress(n, e.IP) {
+		if n.ContainsAddr(e.IP) || services.IsValid() && services.Contains(e.IP) || routes.isProviderAddress(e.IP) {
 			continue // own subnet (Calico_ep, source VIP), a service VIP, or a node IP
 		}
 		// A pod IP: inside the cluster CIDR when known, else recognised by
@@ -388,7 +392,7 @@ func uncoveredRemoteEndpoints(s *snapshot.Snapshot, n *snapshot.Network) []Issue
 		if cluster.IsValid() && !cluster.Contains(e.IP) || !cluster.IsValid() && !strings.HasPrefix(e.MAC, "02:11:") {
 			continue
 		}
-		if !routeCovers(n, e.IP) {
+		if !routes.covers(e.IP) {
 			lost = append(lost, e)
 		}
 	}
@@ -444,38 +448,6 @@ func isSelfNode(s *snapshot.Snapshot, n *snapshot.Network, node *snapshot.KubeNo
 			if sub.Prefix == p {
 				return true
 			}
-		}
-	}
-	return false
-}
-
-func routeCovers(n *snapshot.Network, a netip.Addr) bool {
-	for _, r := range n.RemoteSubnetRoutes {
-		if r.DestinationPrefix.IsValid() && r.DestinationPrefix.Contains(a) {
-			return true
-		}
-	}
-	return false
-}
-
-// routeForPrefix: a route for exactly the prefix, or one that contains it.
-func routeForPrefix(n *snapshot.Network, p netip.Prefix) bool {
-	for _, r := range n.RemoteSubnetRoutes {
-		d := r.DestinationPrefix
-		if d.IsValid() && d.Bits() <= p.Bits() && d.Contains(p.Addr()) {
-			return true
-		}
-	}
-	return false
-}
-
-func isProviderAddress(n *snapshot.Network, a netip.Addr) bool {
-	if a == n.ManagementIP {
-		return true
-	}
-	for _, r := range n.RemoteSubnetRoutes {
-		if r.ProviderAddress == a {
-			return true
 		}
 	}
 	return false

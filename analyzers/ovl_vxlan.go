@@ -232,44 +232,6 @@ func checkDrMAC(s *snapshot.Snapshot) ([]Issue, error) {
 	return issues, nil
 }
 
-// peerIndex finds the Kubernetes Node a route is for: by pod CIDR
-// (flannel), by VXLAN tunnel address (Calico). Built once per network so
-// that a 1,000-route network is not matched against 1,000 nodes per route.
-type peerIndex struct {
-	byCIDR map[netip.Prefix]*snapshot.KubeNode
-	calico []*snapshot.KubeNode // nodes with a VXLAN tunnel address, in order
-}
-
-func newPeerIndex(s *snapshot.Snapshot, n *snapshot.Network) *peerIndex {
-	idx := &peerIndex{byCIDR: map[netip.Prefix]*snapshot.KubeNode{}}
-	for _, k := range s.KubeNodes {
-		if isSelfNode(s, n, k) {
-			continue
-		}
-		for _, p := range k.PodCIDRs {
-			if _, seen := idx.byCIDR[p]; !seen {
-				idx.byCIDR[p] = k
-			}
-		}
-		if t := k.CalicoVXLANTunnelAddr(); t.IsValid() {
-			idx.calico = append(idx.calico, k)
-		}
-	}
-	return idx
-}
-
-func (idx *peerIndex) peer(r snapshot.RemoteSubnetRoute) *snapshot.KubeNode {
-	if k := idx.byCIDR[r.DestinationPrefix]; k != nil {
-		return k
-	}
-	for _, k := range idx.calico {
-		if r.DestinationPrefix.Contains(k.CalicoVXLANTunnelAddr()) {
-			return k
-		}
-	}
-	return nil
-}
-
 // nodeAddresses are the underlay addresses the Kubernetes Nodes announce.
 func nodeAddresses(s *snapshot.Snapshot) map[netip.Addr]string {
 	out := map[netip.Addr]string{}

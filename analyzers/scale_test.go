@@ -109,3 +109,18 @@ func BenchmarkScaleCluster(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkScaleOVL02Firing runs OVL-02 on the node with half of its
+// RemoteSubnetRoutes gone: one finding per peer left without a route, each
+// showing the network's routes.
+func BenchmarkScaleOVL02Firing(b *testing.B) {
+	s := formatstest.Load(b, writeClusterNode(b, b.TempDir(), scaleNodes(), 1))
+	n := s.Networks[0]
+	n.RemoteSubnetRoutes = n.RemoteSubnetRoutes[:len(n.RemoteSubnetRoutes)/2]
+	sel := Selection{Only: []string{"OVL-02"}}
+	for b.Loop() {
+		if res := RunNode(s, sel); len(res.Findings) < scaleNodes()/2-1 {
+			b.Fatalf("%d findings, want one per peer without a route", len(res.Findings))
+		}
+	}
+}
