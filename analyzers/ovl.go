@@ -462,13 +462,21 @@ func vtepAddress(node *snapshot.KubeNode) string {
 	return addrOrNone(node.InternalIP())
 }
 
+// routesShown bounds the routes an OVL-02 finding lists: each finding
+// carries the network's routes, and a node missing half of a 1,000-node
+// cluster's routes made a report of 14.5 MB listing all of them 500 times.
+const routesShown = 10
+
 func describeRoutes(n *snapshot.Network) string {
 	if len(n.RemoteSubnetRoutes) == 0 {
 		return "none"
 	}
-	parts := make([]string, 0, len(n.RemoteSubnetRoutes))
-	for _, r := range n.RemoteSubnetRoutes {
+	parts := make([]string, 0, min(len(n.RemoteSubnetRoutes), routesShown))
+	for _, r := range n.RemoteSubnetRoutes[:min(len(n.RemoteSubnetRoutes), routesShown)] {
 		parts = append(parts, r.DestinationPrefix.String()+" via "+addrOrNone(r.ProviderAddress))
+	}
+	if more := len(n.RemoteSubnetRoutes) - len(parts); more > 0 {
+		parts = append(parts, fmt.Sprintf("and %d more", more))
 	}
 	return strings.Join(parts, ", ")
 }
