@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/wincni/diag/snapshot"
@@ -441,20 +442,40 @@ func (s *lbSlab) strings(o obj, key string, text bool) []string {
 // not long.
 func (s *lbSlab) endpointIDs(o obj, key string, ids *snapshot.EndpointIDTable, cut string) snapshot.EndpointIDs {
 	v, _ := o.first(key)
+	n := 0
+	switch t := v.(type) {
+	case []any:
+		n = len(t)
+	case *rawTexts:
+		n = len(t.items)
+	}
 	var pos []uint32
-	if t, list := v.([]any); s != nil && list && len(t) > 0 && len(t) <= lbSlabLongSlice {
-		if cap(s.pos)-len(s.pos) < len(t) {
+	if s != nil && n > 0 && n <= lbSlabLongSlice {
+		if cap(s.pos)-len(s.pos) < n {
 			s.pos = make([]uint32, 0, lbSlabPositions)
 		}
 		pos = s.pos[len(s.pos):len(s.pos)]
 	}
 	room := cap(pos)
-	eachStringOf(v, func(id string) {
+	add := func(id string) {
 		if cut != "" {
 			id = id[strings.LastIndex(id, cut)+len(cut):]
 		}
 		pos = append(pos, ids.Add(snapshot.NormalizeGUID(id)))
-	})
+	}
+	if r, ok := v.(*rawTexts); ok && cut == "" {
+		// The usual backend, an ID as HNS writes it, is looked up by its
+		// bytes; any other is read as eachStringOf reads it.
+		for _, b := range r.items {
+			if snapshot.IsNormalGUID(b) && bytes.IndexByte(b, ',') < 0 {
+				pos = append(pos, ids.AddBytes(b))
+			} else {
+				eachStringOf(string(b), add)
+			}
+		}
+	} else {
+		eachStringOf(v, add)
+	}
 	if len(pos) == 0 {
 		return snapshot.EndpointIDs{}
 	}

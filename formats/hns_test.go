@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net/netip"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -180,5 +181,49 @@ func TestParseKubeProxyCmdline(t *testing.T) {
 	}
 	if cfg.NetworkName != "Calico" || cfg.SourceVIP != "10.244.1.2" || !cfg.EnableDSR || cfg.ClusterCIDR != "10.244.0.0/16" || cfg.Flags["feature-gates"] != "WinDSR=true,WinOverlay=true" {
 		t.Errorf("%+v", cfg)
+	}
+}
+
+// A load balancer list read from a stream, its backends' bytes looked up
+// in the table, holds the backends the whole-file path does, in the same
+// table order: HNS's upper-case IDs, and the others it normalizes.
+func TestStreamedBackendsMatchWhole(t *testing.T) {
+	doc := []byte(`[
+	{"ID":"L1","HostComputeEndpoints":["AAAA-1","bbbb-2","{CCCC-3}"," DDDD-4 ","AAAA-1","E-5,F-6","","S-7","\u0041-8"]},
+	{"ID":"L2","HostComputeEndpoints":["bbbb-2","BBBB-2","F-6","G-9"],"hostcomputeendpoints":["H-10"]},
+	{"ID":"L3","hostComputeEndpoints":["I-11","A-8"]},
+	{"ID":"L4","HostComputeEndpoints":"J-12, K-13"}]`)
+	want, err := ParseLoadBalancers(doc, "lb.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids snapshot.EndpointIDTable
+	got, err := parseEachReaderWith(bytes.NewReader(doc), func(o obj, i int) *snapshot.LoadBalancer {
+		return loadBalancerWith(o, snapshot.Ref{File: "lb.json", Index: i}, &ids, &lbSlab{})
+	}, streamOptions[snapshot.LoadBalancer]{raw: []string{"HostComputeEndpoints"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	backends := func(lbs []*snapshot.LoadBalancer) (out [][]string, table []string) {
+		for _, lb := range lbs {
+			var l []string
+			for _, id := range lb.EndpointIDs.All() {
+				l = append(l, id)
+			}
+			out = append(out, l)
+		}
+		tb := lbs[0].EndpointIDs.Table()
+		for i := range tb.Len() {
+			table = append(table, tb.At(i))
+		}
+		return out, table
+	}
+	w, wt := backends(want)
+	g, gt := backends(got)
+	if !reflect.DeepEqual(g, w) || !reflect.DeepEqual(gt, wt) {
+		t.Errorf("streamed backends %q, table %q\nwhole-file %q, table %q", g, gt, w, wt)
+	}
+	if len(w[0]) != 9 || w[0][1] != "BBBB-2" || w[0][2] != "CCCC-3" || w[0][8] != "A-8" || len(w[2]) != 2 {
+		t.Errorf("whole-file backends %q", w)
 	}
 }

@@ -31,6 +31,10 @@ type streamOptions[T any] struct {
 	// index of short strings made at its full size at once (internMaxCount)
 	// instead of grown to it, which allocates about as much again.
 	size int64
+	// raw names the members of an element (spelled exactly) whose plain
+	// string values, or arrays of them, build reads as their bytes
+	// (rawText): it must not keep the element's top-level object.
+	raw []string
 }
 
 // internFullFrom is the size of a list whose short strings fill their
@@ -46,6 +50,7 @@ func parseEachReaderWith[T any](r io.Reader, build func(o obj, index int) *T, op
 	if opt.reuse != nil {
 		vr.nodes = &nodePool{}
 	}
+	vr.raw = opt.raw
 	head := vr.head(4)
 	switch {
 	case len(head) >= 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF:
@@ -99,6 +104,10 @@ func streamElements[T any](vr *valueReader, build func(o obj, index int) *T, reu
 		vr.pos++
 		return out, nil
 	}
+	if len(vr.raw) > 0 {
+		vr.rawDepth = nesting + 1 // the elements' own members
+		defer func() { vr.endRaw(); vr.rawDepth = 0 }()
+	}
 	for {
 		if !ok {
 			return nil, vr.failure()
@@ -115,6 +124,7 @@ func streamElements[T any](vr *valueReader, build func(o obj, index int) *T, reu
 		} else {
 			out, i = buildExpanded(v, build, out, i)
 		}
+		vr.endRaw()
 		if reuse != nil {
 			// Not an object, or dropped: nothing of it was kept either.
 			vr.nodes.end(len(out) == n || reuse(out[n]))

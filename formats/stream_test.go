@@ -15,6 +15,20 @@ func record(o obj, i int) *string {
 	return &s
 }
 
+// recordCooked is record of an element whose raw members
+// (streamOptions.raw) are read back as the tree would hold them.
+func recordCooked(o obj, i int) *string {
+	c := make(map[string]any, len(o))
+	for k, v := range o {
+		c[k] = cooked(v)
+	}
+	return record(c, i)
+}
+
+// rawKeys are members the comparisons leave raw: the builders' own, and
+// one that fuzzing reaches in a few bytes.
+var rawKeys = []string{"ID", "HostComputeEndpoints", "a"}
+
 func traces(ts []*string) []string {
 	out := make([]string, len(ts))
 	for i, t := range ts {
@@ -35,6 +49,17 @@ func compareStreamAndWhole(t *testing.T, data []byte) {
 	if werr != nil {
 		t.Fatalf("parseEach rejects %q (%v) but the reader accepts it", data, werr)
 	}
+	sameTraces(t, data, whole, streamed)
+	// With members left raw, the builder reads the same values.
+	raw, rerr := parseEachReaderWith(bytes.NewReader(data), recordCooked, streamOptions[string]{raw: rawKeys})
+	if rerr != nil {
+		t.Fatalf("%q: read with raw members: %v", data, rerr)
+	}
+	sameTraces(t, data, whole, raw)
+}
+
+func sameTraces(t *testing.T, data []byte, whole, streamed []*string) {
+	t.Helper()
 	a, b := traces(whole), traces(streamed)
 	if len(a) != len(b) {
 		t.Fatalf("%q: parseEach %d objects, reader %d", data, len(a), len(b))
@@ -56,6 +81,11 @@ func TestStreamMatchesWhole(t *testing.T) {
 		`{"ID":"single","Name":"only"}`,
 		`[{"Policies":"@{Type=ProviderAddress; ProviderAddress=10.0.0.1}"}]`,
 		`{"Items":[{"ID":"case"}]}`,
+		// Raw members: plain, escaped, PowerShell's renderings, arrays
+		// with a string that is not plain, nested, repeated, empty.
+		`[{"ID":"a","HostComputeEndpoints":["X","y z",""],"a":["@{b=c}","S"]},{"ID":"\u0041","a":[1,"x"]},{"a":{"ID":"x"}}]`,
+		`[{"a":"System.Object[]","ID":"@{x=1}","HostComputeEndpoints":[]},{"a":"x","a":"y","a":"z","a":"w","a":"v"}]`,
+		`{"items":[{"ID":"k","a":["p","q"]}],"meta":{"ID":"m"}}`,
 	} {
 		compareStreamAndWhole(t, []byte(doc))
 		if _, err := parseEachReader(bytes.NewReader([]byte(doc)), record); err != nil {
@@ -82,7 +112,7 @@ func TestStreamFallsBack(t *testing.T) {
 }
 
 func FuzzStreamMatchesWhole(f *testing.F) {
-	for _, s := range []string{`[{"a":1}]`, `{"items":[{"a":1}]}`, `{"Success":true,"Output":[{"a":1}]}`, `{"a":"@{b=c}"}`} {
+	for _, s := range []string{`[{"a":1}]`, `{"items":[{"a":1}]}`, `{"Success":true,"Output":[{"a":1}]}`, `{"a":"@{b=c}"}`, `[{"ID":"x","a":["p","Sq"]}]`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { compareStreamAndWhole(t, data) })

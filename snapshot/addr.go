@@ -85,17 +85,24 @@ const GUIDPattern = `[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}
 func NormalizeGUID(s string) string {
 	// Most IDs come normalized already (HNS's V2 JSON): kept as they are,
 	// without a copy each.
-	if s == "" || s[0] != '{' && s[len(s)-1] != '}' && plainGUID(s) {
+	if s == "" || IsNormalGUID(s) {
 		return s
 	}
 	return strings.ToUpper(strings.Trim(strings.TrimSpace(s), "{}"))
+}
+
+// IsNormalGUID: s is not empty, and NormalizeGUID leaves it as it is
+// without a second look (an ID as HNS writes it). A reader holding the
+// bytes of such an ID can keep or look them up without making a string.
+func IsNormalGUID[T string | []byte](s T) bool {
+	return len(s) > 0 && s[0] != '{' && s[len(s)-1] != '}' && plainGUID(s)
 }
 
 // plainGUID: every byte of s is printable ASCII and not lower-case (the
 // bytes NormalizeGUID would change), tested a word at a time: it runs for
 // every reference between HNS objects (150,000 in a large cluster's
 // bundle).
-func plainGUID(s string) bool {
+func plainGUID[T string | []byte](s T) bool {
 	const h, ones = 0x8080808080808080, 0x0101010101010101
 	i := 0
 	for ; i+8 <= len(s); i += 8 {

@@ -38,8 +38,11 @@ func TestPlainGUID(t *testing.T) {
 		for c := 0; c < 256; c++ {
 			b := []byte(base)
 			b[at] = byte(c)
-			if got, want := plainGUID(string(b)), slow(string(b)); got != want {
+			if got, want := plainGUID(string(b)), slow(string(b)); got != want || plainGUID(b) != want {
 				t.Fatalf("%q: %v, want %v", b, got, want)
+			}
+			if IsNormalGUID(b) && NormalizeGUID(string(b)) != string(b) {
+				t.Fatalf("%q: IsNormalGUID %v, NormalizeGUID %q", b, IsNormalGUID(b), NormalizeGUID(string(b)))
 			}
 		}
 	}

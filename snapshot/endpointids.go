@@ -35,6 +35,35 @@ func (t *EndpointIDTable) Add(id string) uint32 {
 	return uint32(len(t.ids) - 1)
 }
 
+// AddBytes is Add of the ID spelled by b, which the table copies only
+// when new: a load balancer list's reader hands its backends' bytes.
+func (t *EndpointIDTable) AddBytes(b []byte) uint32 {
+	if t.slots == nil {
+		t.rehash(max(64, 4*len(t.ids)))
+	}
+	j := t.findBytes(b)
+	if p := t.slots[j]; p != 0 {
+		return uint32(p - 1)
+	}
+	t.ids = append(t.ids, string(b))
+	t.slots[j] = int32(len(t.ids))
+	if 2*len(t.ids) > len(t.slots) {
+		t.rehash(2 * len(t.slots))
+	}
+	return uint32(len(t.ids) - 1)
+}
+
+// findBytes is find of the ID spelled by b (maphash hashes a string and
+// its bytes alike).
+func (t *EndpointIDTable) findBytes(b []byte) uint64 {
+	mask := uint64(len(t.slots) - 1)
+	for j := maphash.Bytes(t.seed, b) & mask; ; j = (j + 1) & mask {
+		if p := t.slots[j]; p == 0 || t.ids[p-1] == string(b) {
+			return j
+		}
+	}
+}
+
 // find is the slot of id, or the empty one where it goes.
 func (t *EndpointIDTable) find(id string) uint64 {
 	mask := uint64(len(t.slots) - 1)

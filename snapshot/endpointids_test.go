@@ -28,6 +28,35 @@ func TestEndpointIDTableAdd(t *testing.T) {
 	}
 }
 
+// An ID added by its bytes is the one added as a string, either way round,
+// and a new one is copied (the bytes are a reader's buffer).
+func TestEndpointIDTableAddBytes(t *testing.T) {
+	var tab EndpointIDTable
+	for i := range 600 {
+		id := fmt.Sprintf("ID-%d", i)
+		var p uint32
+		if i%2 == 0 {
+			p = tab.Add(id)
+		} else {
+			b := []byte(id)
+			p = tab.AddBytes(b)
+			copy(b, "XXXX")
+		}
+		if p != uint32(i) {
+			t.Fatalf("%s added at %d", id, p)
+		}
+	}
+	for i := range 600 {
+		id := fmt.Sprintf("ID-%d", i)
+		if p, q := tab.AddBytes([]byte(id)), tab.Add(id); p != uint32(i) || q != uint32(i) {
+			t.Fatalf("%s found at %d by its bytes, %d as a string", id, p, q)
+		}
+	}
+	if tab.Len() != 600 || tab.At(599) != "ID-599" {
+		t.Errorf("table of %d IDs, last %q", tab.Len(), tab.At(599))
+	}
+}
+
 // The backends read back as listed, duplicates and order kept.
 func TestEndpointIDsList(t *testing.T) {
 	ids := []string{"B", "A", "B", "C"}
