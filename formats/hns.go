@@ -153,9 +153,9 @@ func endpointWith(o obj, ref snapshot.Ref, slab *endpointSlab) *snapshot.Endpoin
 	x := keyedOf(o) // most of the keys asked for are not there
 	e := slab.endpoint()
 	*e = snapshot.Endpoint{
-		ID:        slab.str(snapshot.NormalizeGUID(x.str("ID", "Id"))),
+		ID:        slab.guid(x.first("ID", "Id")),
 		NetworkID: snapshot.NormalizeGUID(x.str("VirtualNetwork", "HostComputeNetwork")),
-		MAC:       slab.str(snapshot.NormalizeMAC(x.str("MacAddress"))),
+		MAC:       slab.mac(x.first("MacAddress")),
 		Refs:      slab.ref(ref),
 	}
 	// The detail is built here and kept only when it holds something of
@@ -313,6 +313,38 @@ func (s *endpointSlab) str(v string) string {
 		return v
 	}
 	return s.strs.keep(v)
+}
+
+// guid is the endpoint ID v (x.first's answer) stands for, normalized, in the slab's
+// strings: one left raw by the reader (streamOptions.raw) is copied from
+// its bytes once.
+func (s *endpointSlab) guid(v any, _ bool) string {
+	if r, ok := v.(*rawText); ok && snapshot.IsNormalGUID(r.b) {
+		if s == nil {
+			return string(r.b)
+		}
+		return s.strs.keepBytes(r.b)
+	}
+	return s.str(snapshot.NormalizeGUID(asString(v)))
+}
+
+// mac is the MAC v stands for, normalized, in the slab's strings: in the
+// usual forms it is normalized on the stack and kept once.
+func (s *endpointSlab) mac(v any, _ bool) string {
+	var out [17]byte
+	ok := false
+	if r, raw := v.(*rawText); raw {
+		ok = snapshot.NormalMAC(&out, r.b)
+	} else if t, str := v.(string); str {
+		ok = snapshot.NormalMAC(&out, strings.TrimSpace(t))
+	}
+	switch {
+	case !ok:
+		return s.str(snapshot.NormalizeMAC(asString(v)))
+	case s == nil:
+		return string(out[:])
+	}
+	return s.strs.keepBytes(out[:])
 }
 
 // keepsNoTree says an endpoint holds nothing of its JSON tree but strings

@@ -227,3 +227,41 @@ func TestStreamedBackendsMatchWhole(t *testing.T) {
 		t.Errorf("whole-file backends %q", w)
 	}
 }
+
+// Endpoints read from a stream, their IDs and MACs kept from the reader's
+// bytes, are the ones the whole-file path builds, in every spelling.
+func TestStreamedEndpointIDsMatchWhole(t *testing.T) {
+	doc := []byte(`[
+	{"ID":"AAAA-1","MacAddress":"00-15-5D-64-51-0E"},
+	{"ID":"bbbb-2","MacAddress":"c6:71:81:86:b2:77"},
+	{"ID":"{CCCC-3}","MacAddress":" 00-15-5d-64-51-0f "},
+	{"ID":" DDDD-4 ","MacAddress":"0015.5d64.5110"},
+	{"Id":"EEEE-5","MacAddress":"00155D645111"},
+	{"ID":"\u0046-6","MacAddress":"00-15-5\u0044-64-51-12"},
+	{"ID":"S-7","MacAddress":"not a MAC"},
+	{"ID":"","MacAddress":""},
+	{"ID":12,"MacAddress":17},
+	{"MacAddress":"00-15-5D-64-51-G0"}]`)
+	want, err := ParseEndpoints(doc, "ep.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var slab endpointSlab
+	got, err := parseEachReaderWith(bytes.NewReader(doc), func(o obj, i int) *snapshot.Endpoint {
+		return endpointWith(o, snapshot.Ref{File: "ep.json", Index: i}, &slab)
+	}, streamOptions[snapshot.Endpoint]{raw: []string{"ID", "MacAddress"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d endpoints streamed, %d whole", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].ID != want[i].ID || got[i].MAC != want[i].MAC {
+			t.Errorf("endpoint %d: streamed %q %q, whole-file %q %q", i, got[i].ID, got[i].MAC, want[i].ID, want[i].MAC)
+		}
+	}
+	if want[1].ID != "BBBB-2" || want[2].ID != "CCCC-3" || want[1].MAC != "c6:71:81:86:b2:77" || want[0].MAC != "00:15:5d:64:51:0e" {
+		t.Errorf("whole-file endpoints %q %q, %q %q", want[0].ID, want[0].MAC, want[1].ID, want[1].MAC)
+	}
+}

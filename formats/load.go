@@ -126,7 +126,7 @@ func loadDiag(l *loader) {
 	// results are taken in the usual order.
 	var v2slab endpointSlab
 	v2epsRead := startStream(l, snapshot.FileV2Endpoints, func(o obj, ref snapshot.Ref) *snapshot.Endpoint { return endpointWith(o, ref, &v2slab) },
-		streamOptions[snapshot.Endpoint]{reuse: keepsNoTree})
+		streamOptions[snapshot.Endpoint]{reuse: keepsNoTree, raw: []string{"ID", "MacAddress"}})
 	var lbSlab lbSlab
 	backends := &snapshot.EndpointIDTable{}
 	loadBalancer := func(o obj, ref snapshot.Ref) *snapshot.LoadBalancer {

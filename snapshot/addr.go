@@ -10,29 +10,38 @@ import (
 // Anything that is not six hex octets is returned lower-cased as is.
 func NormalizeMAC(s string) string {
 	s = strings.TrimSpace(s)
-	// The usual forms, xx-xx-xx-xx-xx-xx and xx:xx:xx:xx:xx:xx, in one
-	// pass and one allocation: this runs for every endpoint.
-	if len(s) == 17 {
-		var out [17]byte
-		ok := true
-		for i := 0; i < 17 && ok; i++ {
-			c := s[i]
-			switch {
-			case i%3 == 2:
-				ok = c == '-' || c == ':'
-				c = ':'
-			case c >= 'A' && c <= 'F':
-				c += 'a' - 'A'
-			default:
-				ok = c >= '0' && c <= '9' || c >= 'a' && c <= 'f'
-			}
-			out[i] = c
-		}
-		if ok {
-			return string(out[:])
-		}
+	var out [17]byte
+	if NormalMAC(&out, s) {
+		return string(out[:])
 	}
 	return normalizeMACForms(strings.ToLower(s))
+}
+
+// NormalMAC writes to out what NormalizeMAC returns for s in the usual
+// forms, xx-xx-xx-xx-xx-xx and xx:xx:xx:xx:xx:xx, in one pass; false for
+// any other s. A reader can so keep an endpoint's MAC with no string made
+// in between: this runs for every endpoint.
+func NormalMAC[T string | []byte](out *[17]byte, s T) bool {
+	if len(s) != 17 {
+		return false
+	}
+	for i := 0; i < 17; i++ {
+		c := s[i]
+		switch {
+		case i%3 == 2:
+			if c != '-' && c != ':' {
+				return false
+			}
+			c = ':'
+		case c >= 'A' && c <= 'F':
+			c += 'a' - 'A'
+		case c >= '0' && c <= '9' || c >= 'a' && c <= 'f':
+		default:
+			return false
+		}
+		out[i] = c
+	}
+	return true
 }
 
 // normalizeMACForms is NormalizeMAC for the other forms (Cisco's dots, no

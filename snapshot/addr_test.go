@@ -47,3 +47,22 @@ func TestPlainGUID(t *testing.T) {
 		}
 	}
 }
+
+// NormalMAC answers as NormalizeMAC does for the forms it takes, from a
+// string or bytes alike, and takes no other.
+func TestNormalMAC(t *testing.T) {
+	for _, s := range []string{"00-15-5D-64-51-0E", "c6:71:81:86:b2:77", "00-15:5d-64:51-0e", "00-15-5D-64-51-0G",
+		"00-15-5D-64-51-0", "00-15-5D-64-51-0E0", "00_15-5D-64-51-0E", "0015.5d64.510e", "00155D64510E", " 00-15-5D-64-51-0E", ""} {
+		var a, b [17]byte
+		okS, okB := NormalMAC(&a, s), NormalMAC(&b, []byte(s))
+		if okS != okB || a != b {
+			t.Errorf("%q: %v %q from the string, %v %q from its bytes", s, okS, a, okB, b)
+		}
+		if okS && string(a[:]) != NormalizeMAC(s) {
+			t.Errorf("%q: %q, NormalizeMAC %q", s, a, NormalizeMAC(s))
+		}
+		if want := s == "00-15-5D-64-51-0E" || s == "c6:71:81:86:b2:77" || s == "00-15:5d-64:51-0e"; okS != want {
+			t.Errorf("%q: taken %v", s, okS)
+		}
+	}
+}
