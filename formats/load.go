@@ -129,6 +129,7 @@ func loadDiag(l *loader) {
 		streamOptions[snapshot.Endpoint]{reuse: keepsNoTree, raw: []string{"ID", "MacAddress"}})
 	var lbSlab lbSlab
 	backends := &snapshot.EndpointIDTable{}
+	backends.Grow(backendsHint(b, l.lim))
 	loadBalancer := func(o obj, ref snapshot.Ref) *snapshot.LoadBalancer {
 		return loadBalancerWith(o, ref, backends, &lbSlab)
 	}
@@ -205,6 +206,19 @@ func loadDiag(l *loader) {
 	}
 	loadLinuxFiles(l, b.Glob("linux/*.json"))
 	loadLogs(l)
+}
+
+// backendsHint is about how many distinct backends the load balancers of
+// a bundle name, for the size of their table: no more than its endpoints,
+// which take 256 bytes or more each in HNS's JSON, nor than the
+// references the load balancers' list can hold (38 bytes each at least),
+// nor than the objects a list may have.
+func backendsHint(b *bundle.Bundle, lim Limits) int {
+	eps, lbs := b.Size(snapshot.FileV2Endpoints), b.Size(snapshot.FileV2LoadBalancers)
+	if eps <= 0 || lbs <= 0 {
+		return 0
+	}
+	return int(min(eps/256, lbs/38, int64(lim.MaxObjects)))
 }
 
 // loadLogs scans the component logs of logs/ for the events rules read,

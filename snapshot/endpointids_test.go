@@ -57,6 +57,26 @@ func TestEndpointIDTableAddBytes(t *testing.T) {
 	}
 }
 
+// A table made for its IDs at once holds them as one grown to them, and
+// grows on past the size it was given.
+func TestEndpointIDTableGrow(t *testing.T) {
+	var tab EndpointIDTable
+	tab.Add("first")
+	tab.Grow(100)
+	if cap(tab.ids) < 100 || len(tab.slots) < 200 || tab.Add("first") != 0 {
+		t.Fatalf("grown to %d IDs, %d slots", cap(tab.ids), len(tab.slots))
+	}
+	for i := range 300 {
+		if p := tab.AddBytes([]byte(fmt.Sprintf("ID-%d", i))); p != uint32(i+1) {
+			t.Fatalf("ID-%d added at %d", i, p)
+		}
+	}
+	tab.Grow(10) // less than it holds: nothing changes
+	if tab.Len() != 301 || tab.At(0) != "first" || tab.At(300) != "ID-299" || tab.Add("ID-150") != 151 {
+		t.Errorf("table of %d IDs", tab.Len())
+	}
+}
+
 // The backends read back as listed, duplicates and order kept.
 func TestEndpointIDsList(t *testing.T) {
 	ids := []string{"B", "A", "B", "C"}
