@@ -45,6 +45,8 @@ type valueReader struct {
 	// rendering of an object or array (psExpandable): a value without any
 	// needs no walk by expandPSStrings.
 	psMaybe bool
+	// listCap is the capacity a list's slice is made with (streamOptions.elementSize).
+	listCap int
 	// raw lists the members of a list's elements whose values are left
 	// as their bytes (rawText, rawTexts) at rawDepth, the elements'
 	// depth; 0 while no element is being read.
@@ -78,10 +80,13 @@ var errFastSyntax = errors.New("invalid JSON")
 // maxFastDepth is encoding/json's nesting limit.
 const maxFastDepth = 10000
 
-// Interning: strings up to internMaxLen bytes, up to internMaxCount of them.
+// Interning: strings up to internMaxLen bytes, up to internMaxCount of
+// them. A map made for 6,144 entries holds them in 8,192 slots without
+// growing (Go's maps fill each table to 7/8); made for 8,192 it takes
+// 16,384, twice the memory while a big list is read.
 const (
 	internMaxLen   = 64
-	internMaxCount = 8192
+	internMaxCount = 6144
 )
 
 func newValueReader(r io.Reader) *valueReader { return newValueReaderSize(r, 64<<10) }

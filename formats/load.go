@@ -126,7 +126,7 @@ func loadDiag(l *loader) {
 	// results are taken in the usual order.
 	var v2slab endpointSlab
 	v2epsRead := startStream(l, snapshot.FileV2Endpoints, func(o obj, ref snapshot.Ref) *snapshot.Endpoint { return endpointWith(o, ref, &v2slab) },
-		streamOptions[snapshot.Endpoint]{reuse: keepsNoTree, raw: []string{"ID", "MacAddress"}})
+		streamOptions[snapshot.Endpoint]{reuse: keepsNoTree, raw: []string{"ID", "MacAddress"}, elementSize: 256})
 	var lbSlab lbSlab
 	backends := &snapshot.EndpointIDTable{}
 	backends.Grow(backendsHint(b, l.lim))
@@ -391,6 +391,7 @@ func startStream[T any](l *loader, name string, build func(obj, snapshot.Ref) *T
 	}
 	st.started = true
 	opt.size = l.b.Size(name)
+	opt.maxCount = int64(l.lim.MaxObjects)
 	limit, maxObjects := l.lim.MaxJSONValue, l.lim.MaxObjects
 	go func() {
 		defer close(st.done)

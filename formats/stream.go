@@ -31,6 +31,11 @@ type streamOptions[T any] struct {
 	// index of short strings made at its full size at once (internMaxCount)
 	// instead of grown to it, which allocates about as much again.
 	size int64
+	// elementSize is the least size in bytes of an element, when known:
+	// the list is then made for size/elementSize elements at once, not
+	// grown to them (20,000 endpoints in a large cluster's node), up to
+	// maxCount.
+	elementSize, maxCount int64
 	// raw names the members of an element (spelled exactly) whose plain
 	// string values, or arrays of them, build reads as their bytes
 	// (rawText): it must not keep the element's top-level object.
@@ -51,6 +56,9 @@ func parseEachReaderWith[T any](r io.Reader, build func(o obj, index int) *T, op
 		vr.nodes = &nodePool{}
 	}
 	vr.raw = opt.raw
+	if opt.elementSize > 0 && opt.size > 0 {
+		vr.listCap = int(min(opt.size/opt.elementSize, opt.maxCount))
+	}
 	head := vr.head(4)
 	switch {
 	case len(head) >= 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF:
@@ -103,6 +111,9 @@ func streamElements[T any](vr *valueReader, build func(o obj, index int) *T, reu
 	if ok && c == ']' {
 		vr.pos++
 		return out, nil
+	}
+	if vr.listCap > 0 {
+		out = make([]*T, 0, vr.listCap)
 	}
 	if len(vr.raw) > 0 {
 		vr.rawDepth = nesting + 1 // the elements' own members

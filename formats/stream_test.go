@@ -139,3 +139,22 @@ func TestStreamMatchesWholeAtTheEdges(t *testing.T) {
 		compareStreamAndWhole(t, []byte(doc))
 	}
 }
+
+// A list whose elements' least size is known is made at once for as many
+// as its size holds, never more than the objects a list may have (a zip
+// entry may lie about its size); what it holds is the same.
+func TestStreamListMadeAtItsSize(t *testing.T) {
+	doc := []byte(`[{"a":1},{"a":2},{"a":3}]`)
+	for _, c := range []struct {
+		size, max int64
+		want      int
+	}{{int64(len(doc)), 100, len(doc) / 8}, {1 << 40, 5, 5}} {
+		out, err := parseEachReaderWith(bytes.NewReader(doc), record, streamOptions[string]{size: c.size, elementSize: 8, maxCount: c.max})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cap(out) != c.want || len(out) != 3 || *out[2] != `{"a":3}#2` {
+			t.Errorf("size %d: %d of %d made: %q", c.size, len(out), cap(out), traces(out))
+		}
+	}
+}
