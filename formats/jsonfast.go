@@ -386,7 +386,7 @@ func (p *fastParser) array(depth int) (any, error) {
 	p.space()
 	if p.i < len(p.b) && p.b[p.i] == ']' {
 		p.i++
-		return p.vr.nodes.newArray(0), nil
+		return p.vr.nodes.arrayOf(nil), nil
 	}
 	vr := p.vr
 	start := len(vr.stack)
@@ -405,9 +405,7 @@ func (p *fastParser) array(depth int) (any, error) {
 			return nil, err
 		}
 		if !more {
-			a := vr.nodes.newArray(len(vr.stack) - start)
-			copy(a, vr.stack[start:])
-			return a, nil
+			return vr.nodes.arrayOf(vr.stack[start:]), nil
 		}
 	}
 }
