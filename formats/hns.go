@@ -315,17 +315,29 @@ func (s *endpointSlab) str(v string) string {
 	return s.strs.keep(v)
 }
 
-// guid is the endpoint ID v (x.first's answer) stands for, normalized, in the slab's
-// strings: one left raw by the reader (streamOptions.raw) is copied from
-// its bytes once.
+// guid is the endpoint ID v (x.first's answer) stands for, in the slab's
+// strings (keptGUID).
 func (s *endpointSlab) guid(v any, _ bool) string {
+	if s == nil {
+		return keptGUID(nil, v)
+	}
+	return keptGUID(&s.strs, v)
+}
+
+// keptGUID is the ID v stands for, normalized, in a when set: one left
+// raw by the reader (streamOptions.raw) is copied from its bytes once.
+func keptGUID(a *strArena, v any) string {
 	if r, ok := v.(*rawText); ok && snapshot.IsNormalGUID(r.b) {
-		if s == nil {
+		if a == nil {
 			return string(r.b)
 		}
-		return s.strs.keepBytes(r.b)
+		return a.keepBytes(r.b)
 	}
-	return s.str(snapshot.NormalizeGUID(asString(v)))
+	id := snapshot.NormalizeGUID(asString(v))
+	if a == nil {
+		return id
+	}
+	return a.keep(id)
 }
 
 // mac is the MAC v stands for, normalized, in the slab's strings: in the
@@ -379,7 +391,7 @@ func loadBalancerOf(o obj, ref snapshot.Ref) *snapshot.LoadBalancer {
 func loadBalancerWith(o obj, ref snapshot.Ref, ids *snapshot.EndpointIDTable, slab *lbSlab) *snapshot.LoadBalancer {
 	lb := slab.loadBalancer()
 	*lb = snapshot.LoadBalancer{
-		ID:           slab.str(snapshot.NormalizeGUID(o.str("ID", "Id"))),
+		ID:           slab.guid(o.first("ID", "Id")),
 		SourceVIP:    o.str("SourceVIP"),
 		FrontendVIPs: slab.strings(o, "FrontendVIPs", true),
 		Ref:          ref,
@@ -430,6 +442,15 @@ func (s *lbSlab) loadBalancer() *snapshot.LoadBalancer {
 		return &snapshot.LoadBalancer{}
 	}
 	return nextIn(&s.lbs, lbSlabSize)
+}
+
+// guid is the ID v (o.first's answer) stands for, in the slab's text
+// (keptGUID).
+func (s *lbSlab) guid(v any, _ bool) string {
+	if s == nil {
+		return keptGUID(nil, v)
+	}
+	return keptGUID(&s.text, v)
 }
 
 // str is v in the slab's text; v itself without a slab.

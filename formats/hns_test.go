@@ -191,8 +191,8 @@ func TestStreamedBackendsMatchWhole(t *testing.T) {
 	doc := []byte(`[
 	{"ID":"L1","HostComputeEndpoints":["AAAA-1","bbbb-2","{CCCC-3}"," DDDD-4 ","AAAA-1","E-5,F-6","","S-7","\u0041-8"]},
 	{"ID":"L2","HostComputeEndpoints":["bbbb-2","BBBB-2","F-6","G-9"],"hostcomputeendpoints":["H-10"]},
-	{"ID":"L3","hostComputeEndpoints":["I-11","A-8"]},
-	{"ID":"L4","HostComputeEndpoints":"J-12, K-13"}]`)
+	{"ID":"l3","hostComputeEndpoints":["I-11","A-8"]},
+	{"ID":"{L4}","HostComputeEndpoints":"J-12, K-13"}]`)
 	want, err := ParseLoadBalancers(doc, "lb.json")
 	if err != nil {
 		t.Fatal(err)
@@ -200,7 +200,7 @@ func TestStreamedBackendsMatchWhole(t *testing.T) {
 	var ids snapshot.EndpointIDTable
 	got, err := parseEachReaderWith(bytes.NewReader(doc), func(o obj, i int) *snapshot.LoadBalancer {
 		return loadBalancerWith(o, snapshot.Ref{File: "lb.json", Index: i}, &ids, &lbSlab{})
-	}, streamOptions[snapshot.LoadBalancer]{raw: []string{"HostComputeEndpoints"}})
+	}, streamOptions[snapshot.LoadBalancer]{raw: []string{"ID", "HostComputeEndpoints"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,6 +217,14 @@ func TestStreamedBackendsMatchWhole(t *testing.T) {
 			table = append(table, tb.At(i))
 		}
 		return out, table
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d load balancers streamed, %d whole", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].ID != want[i].ID {
+			t.Errorf("load balancer %d: streamed ID %q, whole-file %q", i, got[i].ID, want[i].ID)
+		}
 	}
 	w, wt := backends(want)
 	g, gt := backends(got)

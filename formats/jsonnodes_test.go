@@ -36,7 +36,7 @@ func compareReuse(t *testing.T, data []byte) {
 		func(o obj, i int) *snapshot.LoadBalancer {
 			return ownTable(loadBalancerWith(o, ref(i), &backends, &lbs))
 		},
-		streamOptions[snapshot.LoadBalancer]{reuse: func(*snapshot.LoadBalancer) bool { return true }, raw: []string{"HostComputeEndpoints"}})
+		streamOptions[snapshot.LoadBalancer]{reuse: func(*snapshot.LoadBalancer) bool { return true }, raw: []string{"ID", "HostComputeEndpoints"}})
 	always := func(*snapshot.KubeNode) bool { return true }
 	sameList(t, data, "nodes", func(o obj, _ int) *snapshot.KubeNode { return kubeNodeOf(o) }, func(o obj, _ int) *snapshot.KubeNode { return kubeNodeOf(o) },
 		streamOptions[snapshot.KubeNode]{reuse: always})
