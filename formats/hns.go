@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bytes"
+	"net/netip"
 	"strings"
 
 	"github.com/wincni/diag/snapshot"
@@ -188,7 +189,7 @@ func endpointWith(o obj, ref snapshot.Ref, slab *endpointSlab) *snapshot.Endpoin
 		}
 	}
 	for _, ipc := range x.list("IpConfigurations") {
-		a := snapshot.ParseAddr(ipc.str("IpAddress"))
+		a := addrOf(ipc.first("IpAddress"))
 		if a.IsValid() && (!e.IP.IsValid() || a.Is4() && !e.IP.Is4()) {
 			if e.IP.IsValid() && e.IP.Is6() {
 				d.IPv6 = e.IP
@@ -322,6 +323,15 @@ func (s *endpointSlab) guid(v any, _ bool) string {
 		return keptGUID(nil, v)
 	}
 	return keptGUID(&s.strs, v)
+}
+
+// addrOf is the address v (o.first's answer) stands for: one left raw
+// by the reader is read from its bytes.
+func addrOf(v any, _ bool) netip.Addr {
+	if r, ok := v.(*rawText); ok {
+		return snapshot.ParseAddrBytes(r.b)
+	}
+	return snapshot.ParseAddr(asString(v))
 }
 
 // keptGUID is the ID v stands for, normalized, in a when set: one left

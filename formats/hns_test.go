@@ -240,9 +240,9 @@ func TestStreamedBackendsMatchWhole(t *testing.T) {
 // bytes, are the ones the whole-file path builds, in every spelling.
 func TestStreamedEndpointIDsMatchWhole(t *testing.T) {
 	doc := []byte(`[
-	{"ID":"AAAA-1","MacAddress":"00-15-5D-64-51-0E"},
-	{"ID":"bbbb-2","MacAddress":"c6:71:81:86:b2:77"},
-	{"ID":"{CCCC-3}","MacAddress":" 00-15-5d-64-51-0f "},
+	{"ID":"AAAA-1","MacAddress":"00-15-5D-64-51-0E","IpConfigurations":[{"IpAddress":"10.128.0.2"}]},
+	{"ID":"bbbb-2","MacAddress":"c6:71:81:86:b2:77","IpConfigurations":[{"IpAddress":"fd00::2"},{"IpAddress":"10.128.0.3/24"}]},
+	{"ID":"{CCCC-3}","MacAddress":" 00-15-5d-64-51-0f ","IpConfigurations":[{"IpAddress":"010.1.1.1"},{"IpAddress":" 10.1.1.2 "}]},
 	{"ID":" DDDD-4 ","MacAddress":"0015.5d64.5110"},
 	{"Id":"EEEE-5","MacAddress":"00155D645111"},
 	{"ID":"\u0046-6","MacAddress":"00-15-5\u0044-64-51-12"},
@@ -257,7 +257,7 @@ func TestStreamedEndpointIDsMatchWhole(t *testing.T) {
 	var slab endpointSlab
 	got, err := parseEachReaderWith(bytes.NewReader(doc), func(o obj, i int) *snapshot.Endpoint {
 		return endpointWith(o, snapshot.Ref{File: "ep.json", Index: i}, &slab)
-	}, streamOptions[snapshot.Endpoint]{raw: []string{"ID", "MacAddress"}})
+	}, streamOptions[snapshot.Endpoint]{raw: []string{"ID", "MacAddress"}, rawIn: endpointRawIn})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,11 +265,13 @@ func TestStreamedEndpointIDsMatchWhole(t *testing.T) {
 		t.Fatalf("%d endpoints streamed, %d whole", len(got), len(want))
 	}
 	for i := range want {
-		if got[i].ID != want[i].ID || got[i].MAC != want[i].MAC {
-			t.Errorf("endpoint %d: streamed %q %q, whole-file %q %q", i, got[i].ID, got[i].MAC, want[i].ID, want[i].MAC)
+		if got[i].ID != want[i].ID || got[i].MAC != want[i].MAC || got[i].IP != want[i].IP || got[i].IPv6 != want[i].IPv6 {
+			t.Errorf("endpoint %d: streamed %q %q %v %v, whole-file %q %q %v %v", i, got[i].ID, got[i].MAC, got[i].IP, got[i].IPv6,
+				want[i].ID, want[i].MAC, want[i].IP, want[i].IPv6)
 		}
 	}
-	if want[1].ID != "BBBB-2" || want[2].ID != "CCCC-3" || want[1].MAC != "c6:71:81:86:b2:77" || want[0].MAC != "00:15:5d:64:51:0e" {
+	if want[1].ID != "BBBB-2" || want[2].ID != "CCCC-3" || want[1].MAC != "c6:71:81:86:b2:77" || want[0].MAC != "00:15:5d:64:51:0e" ||
+		want[1].IP.String() != "10.128.0.3" || want[2].IP.String() != "10.1.1.2" {
 		t.Errorf("whole-file endpoints %q %q, %q %q", want[0].ID, want[0].MAC, want[1].ID, want[1].MAC)
 	}
 }

@@ -52,6 +52,11 @@ type valueReader struct {
 	// depth; 0 while no element is being read.
 	raw      []string
 	rawDepth int
+	// rawIn: the member of an element (rawIn[0]) whose array's objects
+	// have their member rawIn[1] left raw (an endpoint's IP
+	// configurations' addresses); inRaw while it is read.
+	rawIn    [2]string
+	inRaw    bool
 	rawUsed  int
 	rawSlots [rawMax]rawText
 	rawLists [rawMax]rawTexts
@@ -340,13 +345,23 @@ func (p *fastParser) object(depth int) (any, error) {
 		p.i++
 		p.space()
 		var v any
-		if depth == p.vr.rawDepth && p.vr.isRaw(k) {
+		read := false
+		vr := p.vr
+		switch {
+		case depth == vr.rawDepth && vr.isRaw(k),
+			vr.inRaw && depth == vr.rawDepth+2 && k == vr.rawIn[1]:
 			v = p.rawValue()
+			read = v != nil
+		case depth == vr.rawDepth && k == vr.rawIn[0] && k != "":
+			vr.inRaw = true
+			v, err = p.value(depth)
+			vr.inRaw, read = false, true
 		}
-		if v == nil {
-			if v, err = p.value(depth); err != nil {
-				return nil, err
-			}
+		if !read {
+			v, err = p.value(depth)
+		}
+		if err != nil {
+			return nil, err
 		}
 		m[k] = v
 		more, err := p.more('}')

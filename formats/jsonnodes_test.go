@@ -22,7 +22,7 @@ func compareReuse(t *testing.T, data []byte) {
 	sameList(t, data, "endpoints",
 		func(o obj, i int) *snapshot.Endpoint { return endpointOf(o, ref(i)) },
 		func(o obj, i int) *snapshot.Endpoint { return endpointWith(o, ref(i), &slab) },
-		streamOptions[snapshot.Endpoint]{reuse: keepsNoTree, raw: []string{"ID", "MacAddress"}})
+		streamOptions[snapshot.Endpoint]{reuse: keepsNoTree, raw: []string{"ID", "MacAddress"}, rawIn: endpointRawIn})
 	var backends snapshot.EndpointIDTable
 	var lbs lbSlab
 	// The list's table and each load balancer's own hold the same IDs:

@@ -126,7 +126,7 @@ func loadDiag(l *loader) {
 	// results are taken in the usual order.
 	var v2slab endpointSlab
 	v2epsRead := startStream(l, snapshot.FileV2Endpoints, func(o obj, ref snapshot.Ref) *snapshot.Endpoint { return endpointWith(o, ref, &v2slab) },
-		streamOptions[snapshot.Endpoint]{reuse: keepsNoTree, raw: []string{"ID", "MacAddress"}, elementSize: 256})
+		streamOptions[snapshot.Endpoint]{reuse: keepsNoTree, raw: []string{"ID", "MacAddress"}, rawIn: endpointRawIn, elementSize: 256})
 	var lbSlab lbSlab
 	backends := &snapshot.EndpointIDTable{}
 	backends.Grow(backendsHint(b, l.lim))
@@ -207,6 +207,10 @@ func loadDiag(l *loader) {
 	loadLinuxFiles(l, b.Glob("linux/*.json"))
 	loadLogs(l)
 }
+
+// endpointRawIn: an endpoint's IP configurations' addresses are read
+// from the reader's bytes (streamOptions.rawIn).
+var endpointRawIn = [2]string{"IpConfigurations", "IpAddress"}
 
 // backendsHint is about how many distinct backends the load balancers of
 // a bundle name, for the size of their table: no more than its endpoints,

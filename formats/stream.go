@@ -40,6 +40,9 @@ type streamOptions[T any] struct {
 	// string values, or arrays of them, build reads as their bytes
 	// (rawText): it must not keep the element's top-level object.
 	raw []string
+	// rawIn names a member of an element and a member of the objects of
+	// its array left raw likewise: ["IpConfigurations", "IpAddress"].
+	rawIn [2]string
 }
 
 // internFullFrom is the size of a list whose short strings fill their
@@ -55,7 +58,7 @@ func parseEachReaderWith[T any](r io.Reader, build func(o obj, index int) *T, op
 	if opt.reuse != nil {
 		vr.nodes = &nodePool{}
 	}
-	vr.raw = opt.raw
+	vr.raw, vr.rawIn = opt.raw, opt.rawIn
 	if opt.elementSize > 0 && opt.size > 0 {
 		vr.listCap = int(min(opt.size/opt.elementSize, opt.maxCount))
 	}
@@ -115,7 +118,7 @@ func streamElements[T any](vr *valueReader, build func(o obj, index int) *T, reu
 	if vr.listCap > 0 {
 		out = make([]*T, 0, vr.listCap)
 	}
-	if len(vr.raw) > 0 {
+	if len(vr.raw) > 0 || vr.rawIn[0] != "" {
 		vr.rawDepth = nesting + 1 // the elements' own members
 		defer func() { vr.endRaw(); vr.rawDepth = 0 }()
 	}

@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"net/netip"
 	"strings"
 	"testing"
 )
@@ -65,4 +66,30 @@ func TestNormalMAC(t *testing.T) {
 			t.Errorf("%q: taken %v", s, okS)
 		}
 	}
+}
+
+var addrSeeds = []string{"10.128.11.202", "0.0.0.0", "255.255.255.255", "256.1.1.1", "010.1.1.1", "1.2.3", "1.2.3.4.5", "1..2.3",
+	".1.2.3", "1.2.3.", " 10.0.0.1", "10.0.0.1/24", "10.0.0.1%eth0", "fd00::1", "::ffff:10.0.0.1", "1.2.3.04", "1234.1.1.1", ""}
+
+// ParseAddrBytes reads what ParseAddr reads.
+func TestParseAddrBytes(t *testing.T) {
+	for _, s := range addrSeeds {
+		if got, want := ParseAddrBytes([]byte(s)), ParseAddr(s); got != want {
+			t.Errorf("%q: %v, ParseAddr %v", s, got, want)
+		}
+	}
+	if a := ParseAddrBytes([]byte("10.128.11.202")); a != netip.MustParseAddr("10.128.11.202") {
+		t.Errorf("got %v", a)
+	}
+}
+
+func FuzzParseAddrBytes(f *testing.F) {
+	for _, s := range addrSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := ParseAddrBytes([]byte(s)), ParseAddr(s); got != want {
+			t.Errorf("%q: %v, ParseAddr %v", s, got, want)
+		}
+	})
 }
