@@ -463,14 +463,6 @@ func (s *lbSlab) guid(v any, _ bool) string {
 	return keptGUID(&s.text, v)
 }
 
-// str is v in the slab's text; v itself without a slab.
-func (s *lbSlab) str(v string) string {
-	if s == nil {
-		return v
-	}
-	return s.text.keep(v)
-}
-
 // strings is o.strs(key), in the slab when there is one and the list is
 // not long, its strings copied into the slab's text when text is set (read
 // for this object alone: frontend addresses, not the shared backend IDs).
