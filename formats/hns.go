@@ -1,6 +1,8 @@
 package formats
 
 import (
+	"bytes"
+	"net/netip"
 	"strings"
 
 	"github.com/wincni/diag/snapshot"
@@ -152,10 +154,10 @@ func endpointWith(o obj, ref snapshot.Ref, slab *endpointSlab) *snapshot.Endpoin
 	x := keyedOf(o) // most of the keys asked for are not there
 	e := slab.endpoint()
 	*e = snapshot.Endpoint{
-		ID:        slab.str(snapshot.NormalizeGUID(x.str("ID", "Id"))),
+		ID:        slab.guid(x.first("ID", "Id")),
 		Name:      slab.str(x.str("Name")),
 		NetworkID: snapshot.NormalizeGUID(x.str("VirtualNetwork", "HostComputeNetwork")),
-		MAC:       slab.str(snapshot.NormalizeMAC(x.str("MacAddress"))),
+		MAC:       slab.mac(x.first("MacAddress")),
 		Refs:      slab.ref(ref),
 	}
 	// The detail is built here and kept only when it holds something of
@@ -187,7 +189,7 @@ func endpointWith(o obj, ref snapshot.Ref, slab *endpointSlab) *snapshot.Endpoin
 		}
 	}
 	for _, ipc := range x.list("IpConfigurations") {
-		a := snapshot.ParseAddr(ipc.str("IpAddress"))
+		a := addrOf(ipc.first("IpAddress"))
 		if a.IsValid() && (!e.IP.IsValid() || a.Is4() && !e.IP.Is4()) {
 			if e.IP.IsValid() && e.IP.Is6() {
 				d.IPv6 = e.IP
@@ -314,6 +316,59 @@ func (s *endpointSlab) str(v string) string {
 	return s.strs.keep(v)
 }
 
+// guid is the endpoint ID v (x.first's answer) stands for, in the slab's
+// strings (keptGUID).
+func (s *endpointSlab) guid(v any, _ bool) string {
+	if s == nil {
+		return keptGUID(nil, v)
+	}
+	return keptGUID(&s.strs, v)
+}
+
+// addrOf is the address v (o.first's answer) stands for: one left raw
+// by the reader is read from its bytes.
+func addrOf(v any, _ bool) netip.Addr {
+	if r, ok := v.(*rawText); ok {
+		return snapshot.ParseAddrBytes(r.b)
+	}
+	return snapshot.ParseAddr(asString(v))
+}
+
+// keptGUID is the ID v stands for, normalized, in a when set: one left
+// raw by the reader (streamOptions.raw) is copied from its bytes once.
+func keptGUID(a *strArena, v any) string {
+	if r, ok := v.(*rawText); ok && snapshot.IsNormalGUID(r.b) {
+		if a == nil {
+			return string(r.b)
+		}
+		return a.keepBytes(r.b)
+	}
+	id := snapshot.NormalizeGUID(asString(v))
+	if a == nil {
+		return id
+	}
+	return a.keep(id)
+}
+
+// mac is the MAC v stands for, normalized, in the slab's strings: in the
+// usual forms it is normalized on the stack and kept once.
+func (s *endpointSlab) mac(v any, _ bool) string {
+	var out [17]byte
+	ok := false
+	if r, raw := v.(*rawText); raw {
+		ok = snapshot.NormalMAC(&out, r.b)
+	} else if t, str := v.(string); str {
+		ok = snapshot.NormalMAC(&out, strings.TrimSpace(t))
+	}
+	switch {
+	case !ok:
+		return s.str(snapshot.NormalizeMAC(asString(v)))
+	case s == nil:
+		return string(out[:])
+	}
+	return s.strs.keepBytes(out[:])
+}
+
 // keepsNoTree says an endpoint holds nothing of its JSON tree but strings
 // and numbers: no policy kept its settings (a remote endpoint's
 // ProviderAddress is typed), so the tree can be read into again.
@@ -346,7 +401,7 @@ func loadBalancerOf(o obj, ref snapshot.Ref) *snapshot.LoadBalancer {
 func loadBalancerWith(o obj, ref snapshot.Ref, ids *snapshot.EndpointIDTable, slab *lbSlab) *snapshot.LoadBalancer {
 	lb := slab.loadBalancer()
 	*lb = snapshot.LoadBalancer{
-		ID:           slab.str(snapshot.NormalizeGUID(o.str("ID", "Id"))),
+		ID:           slab.guid(o.first("ID", "Id")),
 		SourceVIP:    o.str("SourceVIP"),
 		FrontendVIPs: slab.strings(o, "FrontendVIPs", true),
 		Ref:          ref,
@@ -399,12 +454,13 @@ func (s *lbSlab) loadBalancer() *snapshot.LoadBalancer {
 	return nextIn(&s.lbs, lbSlabSize)
 }
 
-// str is v in the slab's text; v itself without a slab.
-func (s *lbSlab) str(v string) string {
+// guid is the ID v (o.first's answer) stands for, in the slab's text
+// (keptGUID).
+func (s *lbSlab) guid(v any, _ bool) string {
 	if s == nil {
-		return v
+		return keptGUID(nil, v)
 	}
-	return s.text.keep(v)
+	return keptGUID(&s.text, v)
 }
 
 // strings is o.strs(key), in the slab when there is one and the list is
@@ -441,20 +497,40 @@ func (s *lbSlab) strings(o obj, key string, text bool) []string {
 // not long.
 func (s *lbSlab) endpointIDs(o obj, key string, ids *snapshot.EndpointIDTable, cut string) snapshot.EndpointIDs {
 	v, _ := o.first(key)
+	n := 0
+	switch t := v.(type) {
+	case []any:
+		n = len(t)
+	case *rawTexts:
+		n = len(t.items)
+	}
 	var pos []uint32
-	if t, list := v.([]any); s != nil && list && len(t) > 0 && len(t) <= lbSlabLongSlice {
-		if cap(s.pos)-len(s.pos) < len(t) {
+	if s != nil && n > 0 && n <= lbSlabLongSlice {
+		if cap(s.pos)-len(s.pos) < n {
 			s.pos = make([]uint32, 0, lbSlabPositions)
 		}
 		pos = s.pos[len(s.pos):len(s.pos)]
 	}
 	room := cap(pos)
-	eachStringOf(v, func(id string) {
+	add := func(id string) {
 		if cut != "" {
 			id = id[strings.LastIndex(id, cut)+len(cut):]
 		}
 		pos = append(pos, ids.Add(snapshot.NormalizeGUID(id)))
-	})
+	}
+	if r, ok := v.(*rawTexts); ok && cut == "" {
+		// The usual backend, an ID as HNS writes it, is looked up by its
+		// bytes; any other is read as eachStringOf reads it.
+		for _, b := range r.items {
+			if snapshot.IsNormalGUID(b) && bytes.IndexByte(b, ',') < 0 {
+				pos = append(pos, ids.AddBytes(b))
+			} else {
+				eachStringOf(string(b), add)
+			}
+		}
+	} else {
+		eachStringOf(v, add)
+	}
 	if len(pos) == 0 {
 		return snapshot.EndpointIDs{}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net/netip"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -180,5 +181,97 @@ func TestParseKubeProxyCmdline(t *testing.T) {
 	}
 	if cfg.NetworkName != "Calico" || cfg.SourceVIP != "10.244.1.2" || !cfg.EnableDSR || cfg.ClusterCIDR != "10.244.0.0/16" || cfg.Flags["feature-gates"] != "WinDSR=true,WinOverlay=true" {
 		t.Errorf("%+v", cfg)
+	}
+}
+
+// A load balancer list read from a stream, its backends' bytes looked up
+// in the table, holds the backends the whole-file path does, in the same
+// table order: HNS's upper-case IDs, and the others it normalizes.
+func TestStreamedBackendsMatchWhole(t *testing.T) {
+	doc := []byte(`[
+	{"ID":"L1","HostComputeEndpoints":["AAAA-1","bbbb-2","{CCCC-3}"," DDDD-4 ","AAAA-1","E-5,F-6","","S-7","\u0041-8"]},
+	{"ID":"L2","HostComputeEndpoints":["bbbb-2","BBBB-2","F-6","G-9"],"hostcomputeendpoints":["H-10"]},
+	{"ID":"l3","hostComputeEndpoints":["I-11","A-8"]},
+	{"ID":"{L4}","HostComputeEndpoints":"J-12, K-13"}]`)
+	want, err := ParseLoadBalancers(doc, "lb.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids snapshot.EndpointIDTable
+	got, err := parseEachReaderWith(bytes.NewReader(doc), func(o obj, i int) *snapshot.LoadBalancer {
+		return loadBalancerWith(o, snapshot.Ref{File: "lb.json", Index: i}, &ids, &lbSlab{})
+	}, streamOptions[snapshot.LoadBalancer]{raw: []string{"ID", "HostComputeEndpoints"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	backends := func(lbs []*snapshot.LoadBalancer) (out [][]string, table []string) {
+		for _, lb := range lbs {
+			var l []string
+			for _, id := range lb.EndpointIDs.All() {
+				l = append(l, id)
+			}
+			out = append(out, l)
+		}
+		tb := lbs[0].EndpointIDs.Table()
+		for i := range tb.Len() {
+			table = append(table, tb.At(i))
+		}
+		return out, table
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d load balancers streamed, %d whole", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].ID != want[i].ID {
+			t.Errorf("load balancer %d: streamed ID %q, whole-file %q", i, got[i].ID, want[i].ID)
+		}
+	}
+	w, wt := backends(want)
+	g, gt := backends(got)
+	if !reflect.DeepEqual(g, w) || !reflect.DeepEqual(gt, wt) {
+		t.Errorf("streamed backends %q, table %q\nwhole-file %q, table %q", g, gt, w, wt)
+	}
+	if len(w[0]) != 9 || w[0][1] != "BBBB-2" || w[0][2] != "CCCC-3" || w[0][8] != "A-8" || len(w[2]) != 2 {
+		t.Errorf("whole-file backends %q", w)
+	}
+}
+
+// Endpoints read from a stream, their IDs and MACs kept from the reader's
+// bytes, are the ones the whole-file path builds, in every spelling.
+func TestStreamedEndpointIDsMatchWhole(t *testing.T) {
+	doc := []byte(`[
+	{"ID":"AAAA-1","MacAddress":"00-15-5D-64-51-0E","IpConfigurations":[{"IpAddress":"10.128.0.2"}]},
+	{"ID":"bbbb-2","MacAddress":"c6:71:81:86:b2:77","IpConfigurations":[{"IpAddress":"fd00::2"},{"IpAddress":"10.128.0.3/24"}]},
+	{"ID":"{CCCC-3}","MacAddress":" 00-15-5d-64-51-0f ","IpConfigurations":[{"IpAddress":"010.1.1.1"},{"IpAddress":" 10.1.1.2 "}]},
+	{"ID":" DDDD-4 ","MacAddress":"0015.5d64.5110"},
+	{"Id":"EEEE-5","MacAddress":"00155D645111"},
+	{"ID":"\u0046-6","MacAddress":"00-15-5\u0044-64-51-12"},
+	{"ID":"S-7","MacAddress":"not a MAC"},
+	{"ID":"","MacAddress":""},
+	{"ID":12,"MacAddress":17},
+	{"MacAddress":"00-15-5D-64-51-G0"}]`)
+	want, err := ParseEndpoints(doc, "ep.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var slab endpointSlab
+	got, err := parseEachReaderWith(bytes.NewReader(doc), func(o obj, i int) *snapshot.Endpoint {
+		return endpointWith(o, snapshot.Ref{File: "ep.json", Index: i}, &slab)
+	}, streamOptions[snapshot.Endpoint]{raw: []string{"ID", "MacAddress"}, rawIn: endpointRawIn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d endpoints streamed, %d whole", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].ID != want[i].ID || got[i].MAC != want[i].MAC || got[i].IP != want[i].IP || got[i].IPv6 != want[i].IPv6 {
+			t.Errorf("endpoint %d: streamed %q %q %v %v, whole-file %q %q %v %v", i, got[i].ID, got[i].MAC, got[i].IP, got[i].IPv6,
+				want[i].ID, want[i].MAC, want[i].IP, want[i].IPv6)
+		}
+	}
+	if want[1].ID != "BBBB-2" || want[2].ID != "CCCC-3" || want[1].MAC != "c6:71:81:86:b2:77" || want[0].MAC != "00:15:5d:64:51:0e" ||
+		want[1].IP.String() != "10.128.0.3" || want[2].IP.String() != "10.1.1.2" {
+		t.Errorf("whole-file endpoints %q %q, %q %q", want[0].ID, want[0].MAC, want[1].ID, want[1].MAC)
 	}
 }

@@ -52,11 +52,27 @@ func (a *strArena) keep(s string) string {
 	if s == "" || len(s) > strArenaBlock/16 {
 		return s
 	}
-	if a.b.Cap()-a.b.Len() < len(s) {
-		a.b = strings.Builder{}
-		a.b.Grow(strArenaBlock)
-	}
+	a.room(len(s))
 	n := a.b.Len()
 	a.b.WriteString(s)
 	return a.b.String()[n:]
+}
+
+// keepBytes is keep of the string b spells, with no string made first.
+func (a *strArena) keepBytes(b []byte) string {
+	if len(b) == 0 || len(b) > strArenaBlock/16 {
+		return string(b)
+	}
+	a.room(len(b))
+	n := a.b.Len()
+	a.b.Write(b)
+	return a.b.String()[n:]
+}
+
+// room starts a new block when the current one has less than n bytes left.
+func (a *strArena) room(n int) {
+	if a.b.Cap()-a.b.Len() < n {
+		a.b = strings.Builder{}
+		a.b.Grow(strArenaBlock)
+	}
 }

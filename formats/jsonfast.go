@@ -45,7 +45,39 @@ type valueReader struct {
 	// rendering of an object or array (psExpandable): a value without any
 	// needs no walk by expandPSStrings.
 	psMaybe bool
+	// listCap is the capacity a list's slice is made with (streamOptions.elementSize).
+	listCap int
+	// raw lists the members of a list's elements whose values are left
+	// as their bytes (rawText, rawTexts) at rawDepth, the elements'
+	// depth; 0 while no element is being read.
+	raw      []string
+	rawDepth int
+	// rawIn: the member of an element (rawIn[0]) whose array's objects
+	// have their member rawIn[1] left raw (an endpoint's IP
+	// configurations' addresses); inRaw while it is read.
+	rawIn    [2]string
+	inRaw    bool
+	rawUsed  int
+	rawSlots [rawMax]rawText
+	rawLists [rawMax]rawTexts
 }
+
+// rawText is a string value without escapes, left as its bytes in the
+// reader's buffer for a builder that only copies or looks up what it
+// keeps (streamOptions.raw): an endpoint's ID, which the builder copies
+// into its arena, would otherwise be made twice. The bytes are the
+// buffer's, valid while the element is built; asString reads it as the
+// string it stands for.
+type rawText struct{ b []byte }
+
+// rawTexts is an array of such strings: a load balancer's backend IDs,
+// looked up in the backends' table by their bytes (127,000 in a large
+// cluster's node, each a string made and dropped otherwise).
+type rawTexts struct{ items [][]byte }
+
+// rawMax is how many raw values one element may hold: more (the same key
+// again) are read as usual.
+const rawMax = 4
 
 // errFastSyntax: the document is not JSON as encoding/json takes it.
 var errFastSyntax = errors.New("invalid JSON")
@@ -53,10 +85,13 @@ var errFastSyntax = errors.New("invalid JSON")
 // maxFastDepth is encoding/json's nesting limit.
 const maxFastDepth = 10000
 
-// Interning: strings up to internMaxLen bytes, up to internMaxCount of them.
+// Interning: strings up to internMaxLen bytes, up to internMaxCount of
+// them. A map made for 6,144 entries holds them in 8,192 slots without
+// growing (Go's maps fill each table to 7/8); made for 8,192 it takes
+// 16,384, twice the memory while a big list is read.
 const (
 	internMaxLen   = 64
-	internMaxCount = 8192
+	internMaxCount = 6144
 )
 
 func newValueReader(r io.Reader) *valueReader { return newValueReaderSize(r, 64<<10) }
@@ -309,7 +344,22 @@ func (p *fastParser) object(depth int) (any, error) {
 		}
 		p.i++
 		p.space()
-		v, err := p.value(depth)
+		var v any
+		read := false
+		vr := p.vr
+		switch {
+		case depth == vr.rawDepth && vr.isRaw(k),
+			vr.inRaw && depth == vr.rawDepth+2 && k == vr.rawIn[1]:
+			v = p.rawValue()
+			read = v != nil
+		case depth == vr.rawDepth && k == vr.rawIn[0] && k != "":
+			vr.inRaw = true
+			v, err = p.value(depth)
+			vr.inRaw, read = false, true
+		}
+		if !read {
+			v, err = p.value(depth)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -351,7 +401,7 @@ func (p *fastParser) array(depth int) (any, error) {
 	p.space()
 	if p.i < len(p.b) && p.b[p.i] == ']' {
 		p.i++
-		return p.vr.nodes.newArray(0), nil
+		return p.vr.nodes.arrayOf(nil), nil
 	}
 	vr := p.vr
 	start := len(vr.stack)
@@ -370,9 +420,7 @@ func (p *fastParser) array(depth int) (any, error) {
 			return nil, err
 		}
 		if !more {
-			a := vr.nodes.newArray(len(vr.stack) - start)
-			copy(a, vr.stack[start:])
-			return a, nil
+			return vr.nodes.arrayOf(vr.stack[start:]), nil
 		}
 	}
 }
@@ -562,6 +610,90 @@ func hex4(b []byte) rune {
 		r = r*16 + rune(c)
 	}
 	return r
+}
+
+// isRaw says whether an element's member named k is left raw.
+func (vr *valueReader) isRaw(k string) bool {
+	for _, r := range vr.raw {
+		if k == r {
+			return true
+		}
+	}
+	return false
+}
+
+// rawValue reads the value at p.i as a rawText (a string) or rawTexts (a
+// non-empty array of strings) when it is one whose bytes are the string
+// (no escapes, not PowerShell's rendering of an object: psExpandable
+// strings start with '@' or 'S'), and there is a slot left; else nil,
+// having read nothing.
+func (p *fastParser) rawValue() any {
+	vr := p.vr
+	if vr.rawUsed == rawMax || p.i >= len(p.b) {
+		return nil
+	}
+	start := p.i
+	switch p.b[p.i] {
+	case '"':
+		b, ok := p.rawString()
+		if !ok {
+			return nil
+		}
+		t := &vr.rawSlots[vr.rawUsed]
+		vr.rawUsed++
+		t.b = b
+		return t
+	case '[':
+		t := &vr.rawLists[vr.rawUsed]
+		items := t.items[:0]
+		p.i++
+		p.space()
+		for p.i < len(p.b) && p.b[p.i] == '"' {
+			b, ok := p.rawString()
+			if !ok {
+				break
+			}
+			items = append(items, b)
+			if more, err := p.more(']'); err != nil {
+				break
+			} else if !more {
+				vr.rawUsed++
+				t.items = items
+				return t
+			}
+		}
+		clear(items)
+		t.items = items[:0]
+		p.i = start
+	}
+	return nil
+}
+
+// rawString reads a string at p.i as its bytes when they are the string
+// and it cannot be PowerShell's rendering of an object; false, having
+// read nothing, when not.
+func (p *fastParser) rawString() ([]byte, bool) {
+	start := p.i
+	b, plain := p.plain()
+	if !plain {
+		return nil, false
+	}
+	if len(b) > 0 && (b[0] == '@' || b[0] == 'S') {
+		p.i = start
+		return nil, false
+	}
+	return b, true
+}
+
+// endRaw lets go of the raw values of the element just built: their bytes
+// are the buffer's, which the next read overwrites.
+func (vr *valueReader) endRaw() {
+	for i := range vr.rawUsed {
+		vr.rawSlots[i].b = nil
+		clear(vr.rawLists[i].items)
+		vr.rawLists[i].items = vr.rawLists[i].items[:0]
+	}
+	vr.rawUsed = 0
 }
 
 // keep returns b as a boxed string, the same one each time for short ones

@@ -8,11 +8,12 @@ package formats
 // each for the collector, most of the garbage of a load, and the model's
 // objects end up scattered among them.
 type nodePool struct {
-	maps   []map[string]any // free
-	arrays [arrayClasses][][]any
+	maps []map[string]any // free
+	// arrays holds the free arrays by class, each in its box (arrayOf).
+	arrays [arrayClasses][]any
 	// lent: what the element being read got, given back or let go by end.
 	lentMaps   []map[string]any
-	lentArrays [][]any
+	lentArrays []any
 }
 
 const (
@@ -24,6 +25,9 @@ const (
 	arrayClasses = 9
 	// poolMax bounds each free list.
 	poolMax = 1024
+	// poolBoxSearch is how many free arrays arrayOf looks at for a box of
+	// the length it needs.
+	poolBoxSearch = 4
 )
 
 // newMap is a map to fill: a free one, or a new one that is lent.
@@ -42,25 +46,46 @@ func (np *nodePool) newMap() map[string]any {
 	return m
 }
 
-// newArray is an array of n elements to fill. An empty one is not nil
-// (encoding/json's `[]` is not).
-func (np *nodePool) newArray(n int) []any {
+// arrayOf is an array of elems (copied), boxed as a tree holds it. An
+// empty one is not nil (encoding/json's `[]` is not). From the pool, a
+// free array of its class is filled, and kept in its box when that has
+// elems' length: boxing a slice allocates its header, and most arrays of
+// a list's elements (an endpoint's one policy and one IP configuration)
+// have the length of the one before.
+func (np *nodePool) arrayOf(elems []any) any {
+	n := len(elems)
 	if n == 0 {
 		return []any{}
 	}
 	c := arrayClass(n)
 	if np == nil || c >= arrayClasses {
-		return make([]any, n)
+		return append(make([]any, 0, n), elems...)
 	}
-	var a []any
-	if free := np.arrays[c]; len(free) > 0 {
-		a = free[len(free)-1][:n]
-		np.arrays[c] = free[:len(free)-1]
-	} else {
-		a = make([]any, n, 1<<c)
+	free := np.arrays[c]
+	var box any
+	// A box of that length among the last few freed.
+	for k := len(free) - 1; k >= 0 && k >= len(free)-poolBoxSearch; k-- {
+		if len(free[k].([]any)) == n {
+			box = free[k]
+			free[k] = free[len(free)-1]
+			free = free[:len(free)-1]
+			break
+		}
 	}
-	np.lentArrays = append(np.lentArrays, a)
-	return a
+	if box == nil {
+		var a []any
+		if k := len(free) - 1; k >= 0 {
+			a = free[k].([]any)[:n]
+			free = free[:k]
+		} else {
+			a = make([]any, n, 1<<c)
+		}
+		box = a
+	}
+	np.arrays[c] = free
+	copy(box.([]any), elems)
+	np.lentArrays = append(np.lentArrays, box)
+	return box
 }
 
 // arrayClass is the power of two an array of n elements is lent at.
@@ -97,11 +122,11 @@ func (np *nodePool) end(reuse bool) {
 				np.maps = append(np.maps, m)
 			}
 		}
-		for _, a := range np.lentArrays {
-			a = a[:cap(a)]
-			if c := arrayClass(len(a)); len(np.arrays[c]) < poolMax {
-				clear(a)
-				np.arrays[c] = append(np.arrays[c], a[:0])
+		for _, box := range np.lentArrays {
+			a := box.([]any)
+			if c := arrayClass(cap(a)); len(np.arrays[c]) < poolMax {
+				clear(a[:cap(a)])
+				np.arrays[c] = append(np.arrays[c], box)
 			}
 		}
 	}

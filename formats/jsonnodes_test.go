@@ -10,11 +10,11 @@ import (
 	"github.com/wincni/diag/snapshot"
 )
 
-// compareReuse: a list read with its elements' trees read into again
-// (streamOptions.reuse, the load balancers' GUIDs kept by the reader, the
-// endpoints, load balancers and Services taken from their slabs)
-// builds exactly what reading each into new maps builds, for every
-// builder that reuses.
+// compareReuse: a list read as the loader reads it (its elements' trees
+// read into again, streamOptions.reuse; members left raw, the load
+// balancers' backends and the endpoints' IDs and MACs; the endpoints,
+// load balancers and Services taken from their slabs) builds exactly what
+// reading each into new maps builds, for every builder that reuses.
 func compareReuse(t *testing.T, data []byte) {
 	t.Helper()
 	ref := func(i int) snapshot.Ref { return snapshot.Ref{File: "f.json", Index: i} }
@@ -22,7 +22,7 @@ func compareReuse(t *testing.T, data []byte) {
 	sameList(t, data, "endpoints",
 		func(o obj, i int) *snapshot.Endpoint { return endpointOf(o, ref(i)) },
 		func(o obj, i int) *snapshot.Endpoint { return endpointWith(o, ref(i), &slab) },
-		streamOptions[snapshot.Endpoint]{reuse: keepsNoTree})
+		streamOptions[snapshot.Endpoint]{reuse: keepsNoTree, raw: []string{"ID", "MacAddress"}, rawIn: endpointRawIn})
 	var backends snapshot.EndpointIDTable
 	var lbs lbSlab
 	// The list's table and each load balancer's own hold the same IDs:
@@ -36,7 +36,7 @@ func compareReuse(t *testing.T, data []byte) {
 		func(o obj, i int) *snapshot.LoadBalancer {
 			return ownTable(loadBalancerWith(o, ref(i), &backends, &lbs))
 		},
-		streamOptions[snapshot.LoadBalancer]{reuse: func(*snapshot.LoadBalancer) bool { return true }})
+		streamOptions[snapshot.LoadBalancer]{reuse: func(*snapshot.LoadBalancer) bool { return true }, raw: []string{"ID", "HostComputeEndpoints"}})
 	always := func(*snapshot.KubeNode) bool { return true }
 	sameList(t, data, "nodes", func(o obj, _ int) *snapshot.KubeNode { return kubeNodeOf(o) }, func(o obj, _ int) *snapshot.KubeNode { return kubeNodeOf(o) },
 		streamOptions[snapshot.KubeNode]{reuse: always})

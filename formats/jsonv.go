@@ -234,7 +234,28 @@ func (o obj) str(keys ...string) string {
 	return asString(v)
 }
 
-func asString(v any) string { return snapshot.TextValue(v) }
+func asString(v any) string {
+	if r, ok := v.(*rawText); ok {
+		return snapshot.TextValue(string(r.b))
+	}
+	return snapshot.TextValue(v)
+}
+
+// cooked is v as the tree would hold it had the reader not left it raw
+// (rawText, rawTexts): the readers of a value that do not take bytes.
+func cooked(v any) any {
+	switch t := v.(type) {
+	case *rawText:
+		return string(t.b)
+	case *rawTexts:
+		a := make([]any, len(t.items))
+		for i, b := range t.items {
+			a[i] = string(b)
+		}
+		return a
+	}
+	return v
+}
 
 // num returns an integer field; numeric strings count. ok is false when the
 // field is absent or not a number.
@@ -243,7 +264,7 @@ func (o obj) num(keys ...string) (int64, bool) {
 	return asInt(v)
 }
 
-func asInt(v any) (int64, bool) { return snapshot.IntValue(v) }
+func asInt(v any) (int64, bool) { return snapshot.IntValue(cooked(v)) }
 
 // boolean returns a boolean field: JSON booleans, "True"/"False" strings
 // (PowerShell) and 0/1 all count.
@@ -254,7 +275,7 @@ func (o obj) boolean(keys ...string) (value, ok bool) {
 
 // boolOf reads a value as obj.boolean does.
 func boolOf(v any) (value, ok bool) {
-	switch t := v.(type) {
+	switch t := cooked(v).(type) {
 	case bool:
 		return t, true
 	case string:
@@ -298,8 +319,11 @@ func (o obj) strs(keys ...string) []string {
 
 // stringsOf reads a value as strings the way obj.strs does.
 func stringsOf(v any) []string {
-	if t, ok := v.([]any); ok {
+	switch t := v.(type) {
+	case []any:
 		return appendStringsOf(make([]string, 0, len(t)), v)
+	case *rawTexts:
+		return appendStringsOf(make([]string, 0, len(t.items)), v)
 	}
 	return appendStringsOf(nil, v)
 }
@@ -327,11 +351,16 @@ func eachStringOf(v any, f func(string)) {
 			}
 		}
 	}
-	if t, ok := v.([]any); ok {
+	switch t := v.(type) {
+	case []any:
 		for _, e := range t {
 			add(asString(e))
 		}
-	} else {
+	case *rawTexts:
+		for _, b := range t.items {
+			add(snapshot.TextValue(string(b)))
+		}
+	default:
 		add(asString(v))
 	}
 }

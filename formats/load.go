@@ -126,14 +126,15 @@ func loadDiag(l *loader) {
 	// results are taken in the usual order.
 	var v2slab endpointSlab
 	v2epsRead := startStream(l, snapshot.FileV2Endpoints, func(o obj, ref snapshot.Ref) *snapshot.Endpoint { return endpointWith(o, ref, &v2slab) },
-		streamOptions[snapshot.Endpoint]{reuse: keepsNoTree})
+		streamOptions[snapshot.Endpoint]{reuse: keepsNoTree, raw: []string{"ID", "MacAddress"}, rawIn: endpointRawIn, elementSize: 256})
 	var lbSlab lbSlab
 	backends := &snapshot.EndpointIDTable{}
+	backends.Grow(backendsHint(b, l.lim))
 	loadBalancer := func(o obj, ref snapshot.Ref) *snapshot.LoadBalancer {
 		return loadBalancerWith(o, ref, backends, &lbSlab)
 	}
 	lbsRead := startStream(l, snapshot.FileV2LoadBalancers, loadBalancer,
-		streamOptions[snapshot.LoadBalancer]{reuse: func(*snapshot.LoadBalancer) bool { return true }})
+		streamOptions[snapshot.LoadBalancer]{reuse: func(*snapshot.LoadBalancer) bool { return true }, raw: []string{"ID", "HostComputeEndpoints"}})
 	v2eps := finishStream(l, v2epsRead, snapshot.InputHNSEndpoints, ParseEndpoints)
 	v1eps := loadStream(l, snapshot.FileV1Endpoints, snapshot.InputHNSEndpoints, endpointOf, ParseEndpoints)
 	s.Endpoints = mergeEndpoints(v2eps, v1eps)
@@ -205,6 +206,23 @@ func loadDiag(l *loader) {
 	}
 	loadLinuxFiles(l, b.Glob("linux/*.json"))
 	loadLogs(l)
+}
+
+// endpointRawIn: an endpoint's IP configurations' addresses are read
+// from the reader's bytes (streamOptions.rawIn).
+var endpointRawIn = [2]string{"IpConfigurations", "IpAddress"}
+
+// backendsHint is about how many distinct backends the load balancers of
+// a bundle name, for the size of their table: no more than its endpoints,
+// which take 256 bytes or more each in HNS's JSON, nor than the
+// references the load balancers' list can hold (38 bytes each at least),
+// nor than the objects a list may have.
+func backendsHint(b *bundle.Bundle, lim Limits) int {
+	eps, lbs := b.Size(snapshot.FileV2Endpoints), b.Size(snapshot.FileV2LoadBalancers)
+	if eps <= 0 || lbs <= 0 {
+		return 0
+	}
+	return int(min(eps/256, lbs/38, int64(lim.MaxObjects)))
 }
 
 // loadLogs scans the component logs of logs/ for the events rules read,
@@ -377,6 +395,7 @@ func startStream[T any](l *loader, name string, build func(obj, snapshot.Ref) *T
 	}
 	st.started = true
 	opt.size = l.b.Size(name)
+	opt.maxCount = int64(l.lim.MaxObjects)
 	limit, maxObjects := l.lim.MaxJSONValue, l.lim.MaxObjects
 	go func() {
 		defer close(st.done)

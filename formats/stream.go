@@ -31,6 +31,18 @@ type streamOptions[T any] struct {
 	// index of short strings made at its full size at once (internMaxCount)
 	// instead of grown to it, which allocates about as much again.
 	size int64
+	// elementSize is the least size in bytes of an element, when known:
+	// the list is then made for size/elementSize elements at once, not
+	// grown to them (20,000 endpoints in a large cluster's node), up to
+	// maxCount.
+	elementSize, maxCount int64
+	// raw names the members of an element (spelled exactly) whose plain
+	// string values, or arrays of them, build reads as their bytes
+	// (rawText): it must not keep the element's top-level object.
+	raw []string
+	// rawIn names a member of an element and a member of the objects of
+	// its array left raw likewise: ["IpConfigurations", "IpAddress"].
+	rawIn [2]string
 }
 
 // internFullFrom is the size of a list whose short strings fill their
@@ -45,6 +57,10 @@ func parseEachReaderWith[T any](r io.Reader, build func(o obj, index int) *T, op
 	}
 	if opt.reuse != nil {
 		vr.nodes = &nodePool{}
+	}
+	vr.raw, vr.rawIn = opt.raw, opt.rawIn
+	if opt.elementSize > 0 && opt.size > 0 {
+		vr.listCap = int(min(opt.size/opt.elementSize, opt.maxCount))
 	}
 	head := vr.head(4)
 	switch {
@@ -99,6 +115,13 @@ func streamElements[T any](vr *valueReader, build func(o obj, index int) *T, reu
 		vr.pos++
 		return out, nil
 	}
+	if vr.listCap > 0 {
+		out = make([]*T, 0, vr.listCap)
+	}
+	if len(vr.raw) > 0 || vr.rawIn[0] != "" {
+		vr.rawDepth = nesting + 1 // the elements' own members
+		defer func() { vr.endRaw(); vr.rawDepth = 0 }()
+	}
 	for {
 		if !ok {
 			return nil, vr.failure()
@@ -115,6 +138,7 @@ func streamElements[T any](vr *valueReader, build func(o obj, index int) *T, reu
 		} else {
 			out, i = buildExpanded(v, build, out, i)
 		}
+		vr.endRaw()
 		if reuse != nil {
 			// Not an object, or dropped: nothing of it was kept either.
 			vr.nodes.end(len(out) == n || reuse(out[n]))

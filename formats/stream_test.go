@@ -15,6 +15,30 @@ func record(o obj, i int) *string {
 	return &s
 }
 
+// recordCooked is record of an element whose raw members
+// (streamOptions.raw) are read back as the tree would hold them.
+func recordCooked(o obj, i int) *string {
+	c := make(map[string]any, len(o))
+	for k, v := range o {
+		c[k] = cooked(v)
+		// The objects of rawIn's array, as the reader leaves them.
+		if a, ok := v.([]any); ok && k == "c" {
+			for _, e := range a {
+				if m, ok := e.(map[string]any); ok {
+					if d, ok := m["d"]; ok {
+						m["d"] = cooked(d)
+					}
+				}
+			}
+		}
+	}
+	return record(c, i)
+}
+
+// rawKeys are members the comparisons leave raw: the builders' own, and
+// one that fuzzing reaches in a few bytes.
+var rawKeys = []string{"ID", "HostComputeEndpoints", "a"}
+
 func traces(ts []*string) []string {
 	out := make([]string, len(ts))
 	for i, t := range ts {
@@ -35,6 +59,17 @@ func compareStreamAndWhole(t *testing.T, data []byte) {
 	if werr != nil {
 		t.Fatalf("parseEach rejects %q (%v) but the reader accepts it", data, werr)
 	}
+	sameTraces(t, data, whole, streamed)
+	// With members left raw, the builder reads the same values.
+	raw, rerr := parseEachReaderWith(bytes.NewReader(data), recordCooked, streamOptions[string]{raw: rawKeys, rawIn: [2]string{"c", "d"}})
+	if rerr != nil {
+		t.Fatalf("%q: read with raw members: %v", data, rerr)
+	}
+	sameTraces(t, data, whole, raw)
+}
+
+func sameTraces(t *testing.T, data []byte, whole, streamed []*string) {
+	t.Helper()
 	a, b := traces(whole), traces(streamed)
 	if len(a) != len(b) {
 		t.Fatalf("%q: parseEach %d objects, reader %d", data, len(a), len(b))
@@ -56,6 +91,12 @@ func TestStreamMatchesWhole(t *testing.T) {
 		`{"ID":"single","Name":"only"}`,
 		`[{"Policies":"@{Type=ProviderAddress; ProviderAddress=10.0.0.1}"}]`,
 		`{"Items":[{"ID":"case"}]}`,
+		// Raw members: plain, escaped, PowerShell's renderings, arrays
+		// with a string that is not plain, nested, repeated, empty.
+		`[{"ID":"a","HostComputeEndpoints":["X","y z",""],"a":["@{b=c}","S"]},{"ID":"\u0041","a":[1,"x"]},{"a":{"ID":"x"}}]`,
+		`[{"a":"System.Object[]","ID":"@{x=1}","HostComputeEndpoints":[]},{"a":"x","a":"y","a":"z","a":"w","a":"v"}]`,
+		`{"items":[{"ID":"k","a":["p","q"]}],"meta":{"ID":"m"}}`,
+		`[{"c":[{"d":"x","e":"y"},{"d":["z"]},{"d":"\u0041"},{"f":{"d":"w"}},7],"d":"v"},{"c":{"d":"u"}},{"c":null,"a":{"c":[{"d":"t"}]}}]`,
 	} {
 		compareStreamAndWhole(t, []byte(doc))
 		if _, err := parseEachReader(bytes.NewReader([]byte(doc)), record); err != nil {
@@ -82,7 +123,7 @@ func TestStreamFallsBack(t *testing.T) {
 }
 
 func FuzzStreamMatchesWhole(f *testing.F) {
-	for _, s := range []string{`[{"a":1}]`, `{"items":[{"a":1}]}`, `{"Success":true,"Output":[{"a":1}]}`, `{"a":"@{b=c}"}`} {
+	for _, s := range []string{`[{"a":1}]`, `{"items":[{"a":1}]}`, `{"Success":true,"Output":[{"a":1}]}`, `{"a":"@{b=c}"}`, `[{"ID":"x","a":["p","Sq"]}]`, `[{"c":[{"d":"e"}]}]`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { compareStreamAndWhole(t, data) })
@@ -107,5 +148,24 @@ func TestStreamMatchesWholeAtTheEdges(t *testing.T) {
 		`[{"a":` + deep("[", "]", 9999) + `}]`,
 	} {
 		compareStreamAndWhole(t, []byte(doc))
+	}
+}
+
+// A list whose elements' least size is known is made at once for as many
+// as its size holds, never more than the objects a list may have (a zip
+// entry may lie about its size); what it holds is the same.
+func TestStreamListMadeAtItsSize(t *testing.T) {
+	doc := []byte(`[{"a":1},{"a":2},{"a":3}]`)
+	for _, c := range []struct {
+		size, max int64
+		want      int
+	}{{int64(len(doc)), 100, len(doc) / 8}, {1 << 40, 5, 5}} {
+		out, err := parseEachReaderWith(bytes.NewReader(doc), record, streamOptions[string]{size: c.size, elementSize: 8, maxCount: c.max})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cap(out) != c.want || len(out) != 3 || *out[2] != `{"a":3}#2` {
+			t.Errorf("size %d: %d of %d made: %q", c.size, len(out), cap(out), traces(out))
+		}
 	}
 }

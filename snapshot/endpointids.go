@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"hash/maphash"
 	"iter"
+	"slices"
+	"strings"
 )
 
 // EndpointIDTable keeps each endpoint ID that load balancers list as a
@@ -16,6 +18,29 @@ type EndpointIDTable struct {
 	ids   []string
 	slots []int32 // position+1 in ids, 0 empty; nil until an Add needs it
 	seed  maphash.Seed
+	// text holds the IDs AddBytes copies, packed: the endpoints' own
+	// strings replace them once loaded (ShareEndpointIDs).
+	text *strings.Builder
+}
+
+// idTextBlock is the size of the blocks AddBytes packs IDs in.
+const idTextBlock = 16 << 10
+
+// Grow makes room for n IDs in all, so that the table is not grown up to
+// them (each doubling copies what it holds): a loader sizes it from how
+// many endpoints the backends can name.
+func (t *EndpointIDTable) Grow(n int) {
+	if n <= len(t.ids) {
+		return
+	}
+	t.ids = slices.Grow(t.ids, n-len(t.ids))
+	size := 64
+	for size < 2*n {
+		size *= 2
+	}
+	if size > len(t.slots) {
+		t.rehash(size)
+	}
 }
 
 // Add is the position of id, kept at the end when new.
@@ -33,6 +58,45 @@ func (t *EndpointIDTable) Add(id string) uint32 {
 		t.rehash(2 * len(t.slots))
 	}
 	return uint32(len(t.ids) - 1)
+}
+
+// AddBytes is Add of the ID spelled by b, which the table copies only
+// when new: a load balancer list's reader hands its backends' bytes.
+func (t *EndpointIDTable) AddBytes(b []byte) uint32 {
+	if t.slots == nil {
+		t.rehash(max(64, 4*len(t.ids)))
+	}
+	j := t.findBytes(b)
+	if p := t.slots[j]; p != 0 {
+		return uint32(p - 1)
+	}
+	if len(b) > idTextBlock/16 {
+		t.ids = append(t.ids, string(b))
+	} else {
+		if t.text == nil || t.text.Cap()-t.text.Len() < len(b) {
+			t.text = &strings.Builder{}
+			t.text.Grow(idTextBlock)
+		}
+		n := t.text.Len()
+		t.text.Write(b)
+		t.ids = append(t.ids, t.text.String()[n:])
+	}
+	t.slots[j] = int32(len(t.ids))
+	if 2*len(t.ids) > len(t.slots) {
+		t.rehash(2 * len(t.slots))
+	}
+	return uint32(len(t.ids) - 1)
+}
+
+// findBytes is find of the ID spelled by b (maphash hashes a string and
+// its bytes alike).
+func (t *EndpointIDTable) findBytes(b []byte) uint64 {
+	mask := uint64(len(t.slots) - 1)
+	for j := maphash.Bytes(t.seed, b) & mask; ; j = (j + 1) & mask {
+		if p := t.slots[j]; p == 0 || t.ids[p-1] == string(b) {
+			return j
+		}
+	}
 }
 
 // find is the slot of id, or the empty one where it goes.
@@ -78,7 +142,7 @@ func (t *EndpointIDTable) ShareEndpointIDs(x *EndpointIndex) {
 			t.ids[i] = x.eps[p].ID
 		}
 	}
-	t.slots = nil
+	t.slots, t.text = nil, nil
 }
 
 // EndpointIDs is a load balancer's backends, the IDs of their endpoints in

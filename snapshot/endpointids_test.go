@@ -28,6 +28,55 @@ func TestEndpointIDTableAdd(t *testing.T) {
 	}
 }
 
+// An ID added by its bytes is the one added as a string, either way round,
+// and a new one is copied (the bytes are a reader's buffer).
+func TestEndpointIDTableAddBytes(t *testing.T) {
+	var tab EndpointIDTable
+	for i := range 600 {
+		id := fmt.Sprintf("ID-%d", i)
+		var p uint32
+		if i%2 == 0 {
+			p = tab.Add(id)
+		} else {
+			b := []byte(id)
+			p = tab.AddBytes(b)
+			copy(b, "XXXX")
+		}
+		if p != uint32(i) {
+			t.Fatalf("%s added at %d", id, p)
+		}
+	}
+	for i := range 600 {
+		id := fmt.Sprintf("ID-%d", i)
+		if p, q := tab.AddBytes([]byte(id)), tab.Add(id); p != uint32(i) || q != uint32(i) {
+			t.Fatalf("%s found at %d by its bytes, %d as a string", id, p, q)
+		}
+	}
+	if tab.Len() != 600 || tab.At(599) != "ID-599" {
+		t.Errorf("table of %d IDs, last %q", tab.Len(), tab.At(599))
+	}
+}
+
+// A table made for its IDs at once holds them as one grown to them, and
+// grows on past the size it was given.
+func TestEndpointIDTableGrow(t *testing.T) {
+	var tab EndpointIDTable
+	tab.Add("first")
+	tab.Grow(100)
+	if cap(tab.ids) < 100 || len(tab.slots) < 200 || tab.Add("first") != 0 {
+		t.Fatalf("grown to %d IDs, %d slots", cap(tab.ids), len(tab.slots))
+	}
+	for i := range 300 {
+		if p := tab.AddBytes([]byte(fmt.Sprintf("ID-%d", i))); p != uint32(i+1) {
+			t.Fatalf("ID-%d added at %d", i, p)
+		}
+	}
+	tab.Grow(10) // less than it holds: nothing changes
+	if tab.Len() != 301 || tab.At(0) != "first" || tab.At(300) != "ID-299" || tab.Add("ID-150") != 151 {
+		t.Errorf("table of %d IDs", tab.Len())
+	}
+}
+
 // The backends read back as listed, duplicates and order kept.
 func TestEndpointIDsList(t *testing.T) {
 	ids := []string{"B", "A", "B", "C"}
