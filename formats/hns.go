@@ -275,24 +275,24 @@ func endpointWith(o obj, ref snapshot.Ref, slab *endpointSlab) *snapshot.Endpoin
 }
 
 // endpointSlab hands out the endpoints of one list, and their references,
-// from arrays of endpointSlabSize: they live as long as the model, and
-// allocated one by one amid the decoding's short-lived values they would
-// leave the heap's spans part empty once those are collected. One list's
-// builder uses it (no lock).
+// from shared arrays (nextIn, refSlabSize): they live as long as the
+// model, and allocated one by one amid the decoding's short-lived values
+// they would leave the heap's spans part empty once those are collected.
+// One list's builder uses it (no lock).
 type endpointSlab struct {
 	eps  []snapshot.Endpoint
 	refs []snapshot.Ref
 	strs strArena // the strings of each endpoint alone: ID, name, MAC
 }
 
-const endpointSlabSize = 64
+const refSlabSize = 64 // 1,536 bytes, a size class
 
 // endpoint is a zero endpoint; a new one without a slab.
 func (s *endpointSlab) endpoint() *snapshot.Endpoint {
 	if s == nil {
 		return &snapshot.Endpoint{}
 	}
-	return nextIn(&s.eps, endpointSlabSize)
+	return nextIn(&s.eps)
 }
 
 // ref is the list of one reference, full (an append copies it).
@@ -301,7 +301,7 @@ func (s *endpointSlab) ref(r snapshot.Ref) []snapshot.Ref {
 		return []snapshot.Ref{r}
 	}
 	if len(s.refs) == cap(s.refs) {
-		s.refs = make([]snapshot.Ref, 0, endpointSlabSize)
+		s.refs = make([]snapshot.Ref, 0, refSlabSize)
 	}
 	s.refs = append(s.refs, r)
 	n := len(s.refs)
@@ -439,7 +439,6 @@ type lbSlab struct {
 }
 
 const (
-	lbSlabSize      = 64
 	lbSlabStrings   = 4096
 	lbSlabPositions = 16384
 	lbSlabPortMaps  = 256
@@ -451,7 +450,7 @@ func (s *lbSlab) loadBalancer() *snapshot.LoadBalancer {
 	if s == nil {
 		return &snapshot.LoadBalancer{}
 	}
-	return nextIn(&s.lbs, lbSlabSize)
+	return nextIn(&s.lbs)
 }
 
 // guid is the ID v (o.first's answer) stands for, in the slab's text

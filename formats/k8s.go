@@ -120,7 +120,6 @@ type serviceSlab struct {
 }
 
 const (
-	serviceSlabSize = 64
 	serviceSlabList = 512 // strings or ports a block; longer lists keep their own
 )
 
@@ -129,7 +128,7 @@ func (s *serviceSlab) service() *snapshot.Service {
 	if s == nil {
 		return &snapshot.Service{}
 	}
-	return nextIn(&s.svcs, serviceSlabSize)
+	return nextIn(&s.svcs)
 }
 
 // text is v in the slab's text; v itself without a slab.
