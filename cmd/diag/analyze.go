@@ -277,18 +277,19 @@ func loadBundleWith(path string, budget *memoryBudget, lim formats.Limits) (*sna
 // garbage collector then works harder instead of letting the heap double,
 // trading a little time for memory. GOMEMLIMIT, when set, wins.
 //
-// The model of a bundle is smaller than its JSON (10.2 MB live after the
+// The model of a bundle is smaller than its JSON (10.0 MB live after the
 // load of the 15.3 MB bundle of a node in a 1,000-node cluster), and the
-// collector needs room beside it. Measured on that bundle, eight runs of
+// collector needs room beside it. Measured on that bundle, ten runs of
 // each limit alternated (GOMEMLIMIT), median CPU and largest peak RSS:
-// 155% of the input 320 ms, 39.0 MB; 145% 343 ms, 37.6 MB; 140% 374 ms,
-// 37.0 MB; 135% 426 ms, 36.8 MB. Below 140% the collector's CPU grows
-// faster than the RSS falls: about 19.7 MB of the RSS are the binary's own
-// pages, and the heap cannot shrink below the live model and what the
-// load allocates while a collection runs. A 5,000-node bundle (76 MB),
-// four runs: 155% 1.75 s CPU, 115 MB; 140% 1.70 s, 107 MB. The floor is
-// for small inputs, where the runtime's own few megabytes would leave the
-// collector no room.
+// 155% of the input 251 ms, 38.2 MB; 140% 265 ms, 36.5 MB; 135% 278 ms,
+// 36.0 MB; 130% 296 ms, 35.9 MB; 125% 331 ms, 35.9 MB; decoding its JSON
+// alone takes 325 ms. Below 135% the collector's CPU grows and the RSS
+// does not fall: about 19.7 MB of it are the binary's own pages, and the
+// heap cannot shrink below the live model and what the load allocates
+// while a collection runs. A 5,000-node bundle (76 MB), five runs: 1.30 s
+// CPU and 99.5 MB at 135%, the same at 155%. The floor is for small
+// inputs, where the runtime's own few megabytes would leave the collector
+// no room.
 type memoryBudget struct {
 	off   bool
 	bytes int64
@@ -296,7 +297,7 @@ type memoryBudget struct {
 }
 
 const (
-	memoryPercentOfInput = 140
+	memoryPercentOfInput = 135
 	minMemoryLimit       = 16 << 20
 )
 
