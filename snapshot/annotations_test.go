@@ -1,8 +1,6 @@
 package snapshot
 
 import (
-	"bytes"
-	"encoding/json"
 	"testing"
 )
 
@@ -25,23 +23,6 @@ func TestAnnotationsLookup(t *testing.T) {
 	}
 }
 
-// encodings are a value's JSON through json.Marshal and through an encoder
-// that does not escape HTML, the two ways diag writes JSON.
-func encodings(t testing.TB, v any) [2]string {
-	t.Helper()
-	m, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		t.Fatal(err)
-	}
-	return [2]string{string(m), b.String()}
-}
-
 // sameAsMap checks that pairs encode as the map they replace does.
 func sameAsMap(t testing.TB, pairs []Annotation) {
 	t.Helper()
@@ -59,7 +40,8 @@ func sameAsMap(t testing.TB, pairs []Annotation) {
 	type mapNode struct {
 		A map[string]string `json:"annotations,omitempty"`
 	}
-	if got, want := encodings(t, node{a}), encodings(t, mapNode{m}); got != want {
+	encodings := func(v any) [2]string { return [2]string{encodeJSON(t, v, true, ""), encodeJSON(t, v, false, "")} }
+	if got, want := encodings(node{a}), encodings(mapNode{m}); got != want {
 		t.Errorf("pairs %q encode as\n%s\nthe map as\n%s", pairs, got, want)
 	}
 }
@@ -68,8 +50,8 @@ func TestAnnotationsEncodeAsTheMap(t *testing.T) {
 	sameAsMap(t, nil)
 	sameAsMap(t, []Annotation{{AnnotationFlannelBackendData, `{"VNI":4096,"VtepMAC":"0e:2a:0a:f4:01:00"}`}, {AnnotationFlannelPublicIP, "10.0.1.10"}})
 	sameAsMap(t, []Annotation{{"z", "<b>&amp;</b>"}, {"a<>&", "\u2028 \x00 \xff tab\t"}, {"é", "日本"}, {"z", "last"}})
-	if got := encodings(t, Annotations(nil)); got[0] != "null" {
-		t.Errorf("nil encodes as %s, want null like a nil map", got[0])
+	if got := encodeJSON(t, Annotations(nil), true, ""); got != "null\n" {
+		t.Errorf("nil encodes as %s, want null like a nil map", got)
 	}
 }
 

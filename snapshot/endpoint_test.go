@@ -1,9 +1,7 @@
 package snapshot
 
 import (
-	"encoding/json"
 	"net/netip"
-	"strings"
 	"testing"
 )
 
@@ -38,7 +36,7 @@ func TestEndpointJSONKeepsTheFieldOrder(t *testing.T) {
 			old := endpointAsDeclared{ID: e.ID, Name: name, NetworkID: e.NetworkID, NetworkName: "vxlan0", IP: ip, MAC: e.MAC, ProviderAddress: pa,
 				Policies: e.Policies, Refs: e.Refs, Unknown: unknown, IPv6: e.IPv6, PrefixLength: 24, State: 3, NamespaceID: "NS"}
 			for _, escape := range []bool{true, false} {
-				got, want := encodeJSON(t, []*Endpoint{e}, escape), encodeJSON(t, []endpointAsDeclared{old}, escape)
+				got, want := encodeJSON(t, []*Endpoint{e}, escape, ""), encodeJSON(t, []endpointAsDeclared{old}, escape, "")
 				if got != want {
 					t.Errorf("endpoint JSON (escape HTML %v)\n got %s\nwant %s", escape, got, want)
 				}
@@ -46,22 +44,9 @@ func TestEndpointJSONKeepsTheFieldOrder(t *testing.T) {
 		}
 	}
 	bare := &Endpoint{ID: "B", IsRemote: true}
-	if got, want := encodeJSON(t, bare, true), encodeJSON(t, endpointAsDeclared{ID: "B", IsRemote: true}, true); got != want {
+	if got, want := encodeJSON(t, bare, true, ""), encodeJSON(t, endpointAsDeclared{ID: "B", IsRemote: true}, true, ""); got != want {
 		t.Errorf("endpoint without a detail\n got %s\nwant %s", got, want)
 	}
-}
-
-// encodeJSON is v's JSON through an encoder that escapes HTML or not, as
-// json.Marshal and diag snapshot do.
-func encodeJSON(t *testing.T, v any, escapeHTML bool) string {
-	t.Helper()
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(escapeHTML)
-	if err := enc.Encode(v); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
 }
 
 // The remote endpoints of a list share one detail, and naming their

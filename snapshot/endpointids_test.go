@@ -1,8 +1,6 @@
 package snapshot
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"testing"
@@ -106,16 +104,7 @@ func TestEndpointIDsJSON(t *testing.T) {
 	type now struct {
 		EndpointIDs EndpointIDs `json:"endpointIDs,omitzero"`
 	}
-	encode := func(v any, html bool) string {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(html)
-		if err := enc.Encode(v); err != nil {
-			t.Fatal(err)
-		}
-		return buf.String()
-	}
+	encode := func(v any, html bool) string { return encodeJSON(t, v, html, "  ") }
 	for _, html := range []bool{false, true} {
 		if w, g := encode(old{ids}, html), encode(now{NewEndpointIDs(ids...)}, html); w != g {
 			t.Errorf("escapeHTML %v: got\n%s\nwant\n%s", html, g, w)

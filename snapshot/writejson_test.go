@@ -2,24 +2,9 @@ package snapshot
 
 import (
 	"bytes"
-	"encoding/json"
 	"net/netip"
 	"testing"
 )
-
-// encoded is s as diag snapshot wrote it before WriteJSON: the whole
-// document through one encoder.
-func encoded(t *testing.T, s *Snapshot) string {
-	t.Helper()
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
-}
 
 func TestWriteJSONIsTheEncodersDocument(t *testing.T) {
 	ep := &Endpoint{ID: "A", Name: "<pod> & \u2028", IP: netip.MustParseAddr("10.244.1.5"), Refs: []Ref{{File: "hns/v2/endpoints.json"}}}
@@ -35,7 +20,7 @@ func TestWriteJSONIsTheEncodersDocument(t *testing.T) {
 		if err := s.WriteJSON(&b); err != nil {
 			t.Fatal(err)
 		}
-		if got, want := b.String(), encoded(t, s); got != want {
+		if got, want := b.String(), encodeJSON(t, s, false, "  "); got != want {
 			t.Errorf("WriteJSON\n%s\nthe encoder\n%s", got, want)
 		}
 	}
