@@ -32,10 +32,10 @@ func calicoCluster(tb testing.TB, n int) *snapshot.Snapshot {
 		s.KubeNodes = append(s.KubeNodes, &snapshot.KubeNode{
 			Name:        fmt.Sprintf("calico-%04d", i),
 			InternalIPs: []netip.Addr{pa},
-			Annotations: snapshot.NewAnnotations(
-				snapshot.Annotation{Key: snapshot.AnnotationCalicoVXLANAddr, Value: tunnel.String()},
-				snapshot.Annotation{Key: snapshot.AnnotationCalicoVXLANMAC, Value: mac},
-				snapshot.Annotation{Key: snapshot.AnnotationCalicoIPv4Address, Value: pa.String() + "/24"}),
+			Annotations: snapshot.SortedPairs(
+				snapshot.Pair{Key: snapshot.AnnotationCalicoVXLANAddr, Value: tunnel.String()},
+				snapshot.Pair{Key: snapshot.AnnotationCalicoVXLANMAC, Value: mac},
+				snapshot.Pair{Key: snapshot.AnnotationCalicoIPv4Address, Value: pa.String() + "/24"}),
 		})
 		nw.RemoteSubnetRoutes = append(nw.RemoteSubnetRoutes, snapshot.RemoteSubnetRoute{
 			DestinationPrefix: netip.PrefixFrom(block, 26), ProviderAddress: pa, DrMAC: mac, IsolationID: 4096, Index: i})
@@ -102,7 +102,7 @@ func TestPeerIndexMatchesScan(t *testing.T) {
 		for i := range rng.IntN(60) {
 			k := &snapshot.KubeNode{Name: fmt.Sprintf("n%d", i)}
 			if a := addr(); a != "" {
-				k.Annotations = snapshot.NewAnnotations(snapshot.Annotation{Key: snapshot.AnnotationCalicoVXLANAddr, Value: a})
+				k.Annotations = snapshot.SortedPairs(snapshot.Pair{Key: snapshot.AnnotationCalicoVXLANAddr, Value: a})
 			}
 			if rng.IntN(4) == 0 {
 				k.PodCIDRs = []netip.Prefix{prefix()}

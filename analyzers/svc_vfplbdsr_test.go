@@ -15,7 +15,7 @@ func TestDSRRuleKeys(t *testing.T) {
 		{ID: "LB_DSR_ab12_10.0.0.4_10.96.0.1_443_6443_6"},
 		{FriendlyName: "LB_DSR_ab12_10.0.0.4_10.96.0.10_53_53_17_1"},
 		{ID: "x_10.96.0.20_80_8080_60"},
-		{Conditions: snapshot.VFPConditions{{Key: "Destination IP", Value: "10.96.0.30"}, {Key: "Destination ports", Value: "80"}, {Key: "Protocols", Value: "6"}}},
+		{Conditions: snapshot.Pairs{{Key: "Destination IP", Value: "10.96.0.30"}, {Key: "Destination ports", Value: "80"}, {Key: "Protocols", Value: "6"}}},
 	}}
 	keys := dsrRuleKeys(g)
 	vip := func(s string) netip.Addr { return netip.MustParseAddr(s) }

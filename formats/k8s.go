@@ -17,11 +17,11 @@ func kubeNodeOf(o obj) *snapshot.KubeNode {
 	meta, spec, status := o.child("metadata"), o.child("spec"), o.child("status")
 	n := &snapshot.KubeNode{Name: meta.str("name")}
 	if a := meta.child("annotations"); len(a) > 0 {
-		pairs := make([]snapshot.Annotation, 0, len(a))
+		pairs := make([]snapshot.Pair, 0, len(a))
 		for k, val := range a {
-			pairs = append(pairs, snapshot.Annotation{Key: k, Value: asString(val)})
+			pairs = append(pairs, snapshot.Pair{Key: k, Value: asString(val)})
 		}
-		n.Annotations = snapshot.NewAnnotations(pairs...)
+		n.Annotations = snapshot.SortedPairs(pairs...)
 	}
 	n.OS = meta.child("labels").str("kubernetes.io/os", "beta.kubernetes.io/os")
 	if n.OS == "" {

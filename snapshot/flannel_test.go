@@ -58,7 +58,7 @@ func FuzzFlannelBackendScan(f *testing.F) {
 }
 
 func checkFlannelBackendScan(t *testing.T, raw string) {
-	n := &KubeNode{Annotations: NewAnnotations(Annotation{AnnotationFlannelBackendData, raw})}
+	n := &KubeNode{Annotations: SortedPairs(Pair{AnnotationFlannelBackendData, raw})}
 	vni, mac, ok := n.FlannelBackend()
 	wvni, wmac, wok := decodeFlannelBackend(raw)
 	if vni != wvni || mac != wmac || ok != wok {

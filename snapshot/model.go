@@ -511,7 +511,7 @@ type KubeNode struct {
 	InternalIPs []netip.Addr   `json:"internalIPs,omitempty"`
 	ExternalIPs []netip.Addr   `json:"externalIPs,omitempty"`
 	PodCIDRs    []netip.Prefix `json:"podCIDRs,omitempty"`
-	Annotations Annotations    `json:"annotations,omitempty"`
+	Annotations Pairs          `json:"annotations,omitempty"`
 	Ready       bool           `json:"ready"`
 }
 

@@ -19,11 +19,11 @@ func TestPolicySettingsAndFlannelBackend(t *testing.T) {
 	if p.Str("protocol") != "6" || p.Kind() != "PortMapping" {
 		t.Errorf("Protocol %q kind %q", p.Str("protocol"), p.Kind())
 	}
-	n := &KubeNode{Annotations: NewAnnotations(Annotation{AnnotationFlannelBackendData, `{"VNI":4096,"VtepMAC":"0e:2a:0a:f4:01:00"}`})}
+	n := &KubeNode{Annotations: SortedPairs(Pair{AnnotationFlannelBackendData, `{"VNI":4096,"VtepMAC":"0e:2a:0a:f4:01:00"}`})}
 	if vni, mac, ok := n.FlannelBackend(); !ok || vni != 4096 || mac != NormalizeMAC("0E-2A-0A-F4-01-00") {
 		t.Errorf("backend %d %q %v", vni, mac, ok)
 	}
-	if _, _, ok := (&KubeNode{Annotations: NewAnnotations(Annotation{AnnotationFlannelBackendData, "not json"})}).FlannelBackend(); ok {
+	if _, _, ok := (&KubeNode{Annotations: SortedPairs(Pair{AnnotationFlannelBackendData, "not json"})}).FlannelBackend(); ok {
 		t.Error("a broken annotation read as backend data")
 	}
 }

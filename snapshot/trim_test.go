@@ -7,7 +7,7 @@ import (
 
 func node(name, backend string) *KubeNode {
 	return &KubeNode{Name: name, OS: "linux", Ready: true, InternalIPs: []netip.Addr{netip.MustParseAddr("10.0.0.4")},
-		Annotations: NewAnnotations(Annotation{AnnotationFlannelBackendData, backend}, Annotation{"other", "x"})}
+		Annotations: SortedPairs(Pair{AnnotationFlannelBackendData, backend}, Pair{"other", "x"})}
 }
 
 // Nodes alike in two inputs are kept once; a node that differs in anything
@@ -32,7 +32,7 @@ func TestKubeNodeTableShares(t *testing.T) {
 	}
 	d := &Snapshot{KubeNodes: []*KubeNode{node("n1", `{"VtepMAC":"aa"}`), node("n1", `{"VtepMAC":"aa"}`), node("n1", `{"VtepMAC":"aa"}`)}}
 	d.KubeNodes[0].PodCIDRs = []netip.Prefix{netip.MustParsePrefix("10.244.1.0/24")}
-	d.KubeNodes[1].Annotations = NewAnnotations(append(d.KubeNodes[1].Annotations, Annotation{"another", ""})...)
+	d.KubeNodes[1].Annotations = SortedPairs(append(d.KubeNodes[1].Annotations, Pair{"another", ""})...)
 	d.KubeNodes[2].ExternalIPs = d.KubeNodes[2].InternalIPs
 	tab.Share(d)
 	for i, n := range d.KubeNodes {

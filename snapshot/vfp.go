@@ -46,7 +46,7 @@ type VFPRule struct {
 	Priority          int64             `json:"priority,omitempty"`
 	Flags             string            `json:"flags,omitempty"`
 	Type              string            `json:"type,omitempty"` // block, allow, dynnat, lbnat, encap, routeencap, paroute, ...
-	Conditions        VFPConditions     `json:"conditions,omitempty"`
+	Conditions        Pairs             `json:"conditions,omitempty"`
 	EncapDestinations []string          `json:"encapDestinations,omitempty"`
 	Data              []string          `json:"data,omitempty"` // "Rule Data:" and "Modify:" lines
 	Props             map[string]string `json:"props,omitempty"`

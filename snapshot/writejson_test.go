@@ -13,7 +13,7 @@ func TestWriteJSONIsTheEncodersDocument(t *testing.T) {
 		{},
 		{Source: "b.zip", Notes: []string{"a", "b <c>"}, Unjudged: "no HNS state"},
 		{Endpoints: []*Endpoint{ep, {ID: "B", IsRemote: true}}, Services: []*Service{}, Inputs: map[Input]string{InputHNSEndpoints: "hns/v2/endpoints.json"},
-			KubeNodes: []*KubeNode{{Name: "n1", Annotations: NewAnnotations(Annotation{"k", "v"})}, nil}, HNSDiag: []HNSDiagObject{{}},
+			KubeNodes: []*KubeNode{{Name: "n1", Annotations: SortedPairs(Pair{"k", "v"})}, nil}, HNSDiag: []HNSDiagObject{{}},
 			OS: &OSInfo{}, Linux: &LinuxNet{}},
 	} {
 		var b bytes.Buffer
