@@ -1,8 +1,6 @@
 package snapshot
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/netip"
 )
 
@@ -31,11 +29,5 @@ func (e Endpoint) MarshalJSON() ([]byte, error) {
 	if d := e.EndpointDetail; d != nil {
 		j.NetworkName, j.Policies = d.NetworkName, d.Policies
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // the caller's encoder escapes again if it is set to
-	if err := enc.Encode(j); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'}), nil
+	return marshalUnescaped(j)
 }

@@ -1,8 +1,6 @@
 package snapshot
 
 import (
-	"bytes"
-	"encoding/json"
 	"slices"
 	"strings"
 )
@@ -75,11 +73,5 @@ func (ps Pairs) MarshalJSON() ([]byte, error) {
 	for _, p := range ps {
 		m[p.Key] = p.Value
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // the caller's encoder escapes again if it is set to
-	if err := enc.Encode(m); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'}), nil
+	return marshalUnescaped(m)
 }
