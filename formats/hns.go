@@ -520,6 +520,7 @@ func (s *lbSlab) endpointIDs(o obj, key string, ids *snapshot.EndpointIDTable, c
 	if r, ok := v.(*rawTexts); ok && cut == "" {
 		// The usual backend, an ID as HNS writes it, is looked up by its
 		// bytes; any other is read as eachStringOf reads it.
+		ids.Warm(r.items)
 		for _, b := range r.items {
 			if snapshot.IsNormalGUID(b) && bytes.IndexByte(b, ',') < 0 {
 				pos = append(pos, ids.AddBytes(b))

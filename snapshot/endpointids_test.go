@@ -128,3 +128,27 @@ func TestEndpointIDTableShare(t *testing.T) {
 		t.Errorf("an ID added again after sharing is at %d, want 1", p)
 	}
 }
+
+// Warm only loads: the positions AddBytes gives after it are those it
+// gives without, for IDs kept or not, empty, on an empty table too.
+func TestEndpointIDTableWarmChangesNothing(t *testing.T) {
+	var bs [][]byte
+	for i := range 300 {
+		bs = append(bs, fmt.Appendf(nil, "%08X-0000-0000-0000-%012d", i%120, i))
+	}
+	bs = append(bs, []byte{}, []byte("x"))
+	var warmed, cold EndpointIDTable
+	warmed.Warm(bs) // before any slot exists
+	for i := 0; i < len(bs); i += 25 {
+		batch := bs[i:min(i+25, len(bs))]
+		warmed.Warm(batch)
+		for _, b := range batch {
+			if w, c := warmed.AddBytes(b), cold.AddBytes(b); w != c {
+				t.Fatalf("%q: position %d after Warm, %d without", b, w, c)
+			}
+		}
+	}
+	if warmed.Len() != cold.Len() {
+		t.Errorf("%d IDs after Warm, %d without", warmed.Len(), cold.Len())
+	}
+}
