@@ -24,7 +24,7 @@ func TestRemoteEndpointsShareDetailsWhateverTheirNames(t *testing.T) {
 				t.Fatalf("%s: %v", c.shape, err)
 			}
 			e := endpointOf(o, snapshot.Ref{})
-			e.SetNetworkName("flannel.4096")
+			e.EditDetail(func(d *snapshot.EndpointDetail) { d.NetworkName = "flannel.4096" })
 			if !e.IsRemote || !e.ProviderAddress.IsValid() {
 				t.Fatalf("%s: not read as a remote endpoint: %+v", c.shape, e)
 			}

@@ -512,14 +512,20 @@ func mergeNetworks(s *snapshot.Snapshot, v2, v1 []*snapshot.Network) []*snapshot
 func mergeEndpoints(v2, v1 []*snapshot.Endpoint) []*snapshot.Endpoint {
 	return mergeByID(v2, v1, func(e *snapshot.Endpoint) string { return e.ID }, func(e, old *snapshot.Endpoint) {
 		e.Refs = append(e.Refs, old.Refs...)
-		if e.State == 0 && old.State != 0 {
-			e.Detail().State = old.State
-		}
-		if e.NetworkName == "" {
-			e.SetNetworkName(old.NetworkName)
-		}
-		if e.VFPPortID == "" && old.VFPPortID != "" {
-			e.Detail().VFPPortID = old.VFPPortID
+		// Through EditDetail: a bundle holds both lists, and the remote
+		// endpoints keep sharing their details once merged.
+		if e.State == 0 && old.State != 0 || e.NetworkName == "" && old.NetworkName != "" || e.VFPPortID == "" && old.VFPPortID != "" {
+			e.EditDetail(func(d *snapshot.EndpointDetail) {
+				if d.State == 0 {
+					d.State = old.State
+				}
+				if d.NetworkName == "" {
+					d.NetworkName = old.NetworkName
+				}
+				if d.VFPPortID == "" {
+					d.VFPPortID = old.VFPPortID
+				}
+			})
 		}
 	})
 }
@@ -533,7 +539,7 @@ func linkEndpoints(s *snapshot.Snapshot) {
 	}
 	for _, e := range s.Endpoints {
 		if n, ok := byID[e.NetworkID]; ok && e.NetworkName == "" {
-			e.SetNetworkName(n.Name)
+			e.EditDetail(func(d *snapshot.EndpointDetail) { d.NetworkName = n.Name })
 		}
 	}
 }

@@ -225,7 +225,7 @@ type Policy struct {
 // differ in little but their IDs, names, addresses and MACs: they share a
 // handful of details (their network's name, their ProviderAddress-only
 // policy list), and an endpoint is 152 bytes instead of 416. Write a
-// detail field only through Detail, or SetNetworkName. The JSON keeps the
+// detail field only through Detail or EditDetail. The JSON keeps the
 // order the fields have always had (MarshalJSON).
 type Endpoint struct {
 	ID        string     `json:"id,omitempty"`
@@ -281,20 +281,23 @@ func (e *Endpoint) Detail() *EndpointDetail {
 	return e.EndpointDetail
 }
 
-// SetNetworkName names e's network, keeping e's detail shared when it is
-// (Detail would give each of a list's remote endpoints its own).
-func (e *Endpoint) SetNetworkName(name string) {
+// EditDetail changes e's detail through edit, in place when the detail is
+// e's own, else on a copy that SetDetail shares again when it can: Detail
+// would give each of a list's remote endpoints a detail of its own, where
+// a loader names their network or merges in their V1 State for all of
+// them.
+func (e *Endpoint) EditDetail(edit func(*EndpointDetail)) {
 	d := e.EndpointDetail
 	switch {
 	case d == nil:
 		d = noEndpointDetail
 	case d != noEndpointDetail && !sharedDetail(d):
-		d.NetworkName = name
+		edit(d)
 		return
 	}
-	named := *d
-	named.NetworkName = name
-	e.SetDetail(&named)
+	edited := *d
+	edit(&edited)
+	e.SetDetail(&edited)
 }
 
 // SetDetail gives e a copy of d, or a shared detail when d holds nothing
