@@ -24,7 +24,9 @@ func TestRemoteEndpointsShareDetailsWhateverTheirNames(t *testing.T) {
 				t.Fatalf("%s: %v", c.shape, err)
 			}
 			e := endpointOf(o, snapshot.Ref{})
-			e.EditDetail(func(d *snapshot.EndpointDetail) { d.NetworkName = "flannel.4096" })
+			d := e.DetailCopy()
+			d.NetworkName = "flannel.4096"
+			e.SetDetail(&d)
 			if !e.IsRemote || !e.ProviderAddress.IsValid() {
 				t.Fatalf("%s: not read as a remote endpoint: %+v", c.shape, e)
 			}

@@ -512,20 +512,20 @@ func mergeNetworks(s *snapshot.Snapshot, v2, v1 []*snapshot.Network) []*snapshot
 func mergeEndpoints(v2, v1 []*snapshot.Endpoint) []*snapshot.Endpoint {
 	return mergeByID(v2, v1, func(e *snapshot.Endpoint) string { return e.ID }, func(e, old *snapshot.Endpoint) {
 		e.Refs = append(e.Refs, old.Refs...)
-		// Through EditDetail: a bundle holds both lists, and the remote
+		// Through DetailCopy: a bundle holds both lists, and the remote
 		// endpoints keep sharing their details once merged.
 		if e.State == 0 && old.State != 0 || e.NetworkName == "" && old.NetworkName != "" || e.VFPPortID == "" && old.VFPPortID != "" {
-			e.EditDetail(func(d *snapshot.EndpointDetail) {
-				if d.State == 0 {
-					d.State = old.State
-				}
-				if d.NetworkName == "" {
-					d.NetworkName = old.NetworkName
-				}
-				if d.VFPPortID == "" {
-					d.VFPPortID = old.VFPPortID
-				}
-			})
+			d := e.DetailCopy()
+			if d.State == 0 {
+				d.State = old.State
+			}
+			if d.NetworkName == "" {
+				d.NetworkName = old.NetworkName
+			}
+			if d.VFPPortID == "" {
+				d.VFPPortID = old.VFPPortID
+			}
+			e.SetDetail(&d)
 		}
 	})
 }
@@ -539,7 +539,9 @@ func linkEndpoints(s *snapshot.Snapshot) {
 	}
 	for _, e := range s.Endpoints {
 		if n, ok := byID[e.NetworkID]; ok && e.NetworkName == "" {
-			e.EditDetail(func(d *snapshot.EndpointDetail) { d.NetworkName = n.Name })
+			d := e.DetailCopy()
+			d.NetworkName = n.Name
+			e.SetDetail(&d)
 		}
 	}
 }

@@ -50,7 +50,7 @@ func TestEndpointJSONKeepsTheFieldOrder(t *testing.T) {
 }
 
 // The remote endpoints of a list share one detail, and naming their
-// network (EditDetail) keeps them sharing one; an endpoint's own
+// network (DetailCopy, SetDetail) keeps them sharing one; an endpoint's own
 // detail is named in place.
 func TestEndpointsShareTheirNetworkName(t *testing.T) {
 	paOnly, _ := ProviderAddressOnly("ProviderAddress")
@@ -63,7 +63,9 @@ func TestEndpointsShareTheirNetworkName(t *testing.T) {
 		t.Fatal("two remote endpoints with one policy list do not share a detail")
 	}
 	for _, e := range eps[:2] {
-		e.EditDetail(func(d *EndpointDetail) { d.NetworkName = "vxlan0" })
+		d := e.DetailCopy()
+		d.NetworkName = "vxlan0"
+		e.SetDetail(&d)
 	}
 	if eps[0].EndpointDetail != eps[1].EndpointDetail || eps[0].NetworkName != "vxlan0" {
 		t.Errorf("named endpoints: details %p %p, name %q", eps[0].EndpointDetail, eps[1].EndpointDetail, eps[0].NetworkName)
@@ -82,7 +84,9 @@ func TestEndpointsShareTheirNetworkName(t *testing.T) {
 	own := &Endpoint{}
 	own.SetDetail(&EndpointDetail{Unknown: []string{"Extra"}})
 	d := own.EndpointDetail
-	own.EditDetail(func(d *EndpointDetail) { d.NetworkName = "cbr0" })
+	od := own.DetailCopy()
+	od.NetworkName = "cbr0"
+	own.SetDetail(&od)
 	if own.EndpointDetail != d || own.NetworkName != "cbr0" {
 		t.Error("an endpoint's own detail was copied to name its network")
 	}

@@ -225,7 +225,7 @@ type Policy struct {
 // differ in little but their IDs, names, addresses and MACs: they share a
 // handful of details (their network's name, their ProviderAddress-only
 // policy list), and an endpoint is 152 bytes instead of 416. Write a
-// detail field only through Detail or EditDetail. The JSON keeps the
+// detail field only through Detail, or DetailCopy and SetDetail. The JSON keeps the
 // order the fields have always had (MarshalJSON).
 type Endpoint struct {
 	ID        string     `json:"id,omitempty"`
@@ -281,23 +281,16 @@ func (e *Endpoint) Detail() *EndpointDetail {
 	return e.EndpointDetail
 }
 
-// EditDetail changes e's detail through edit, in place when the detail is
-// e's own, else on a copy that SetDetail shares again when it can: Detail
-// would give each of a list's remote endpoints a detail of its own, where
-// a loader names their network or merges in their V1 State for all of
-// them.
-func (e *Endpoint) EditDetail(edit func(*EndpointDetail)) {
-	d := e.EndpointDetail
-	switch {
-	case d == nil:
-		d = noEndpointDetail
-	case d != noEndpointDetail && !sharedDetail(d):
-		edit(d)
-		return
+// DetailCopy is a copy of e's detail (an empty one when e has none), to
+// change and give back through SetDetail, which shares it again when it
+// can: Detail would give each of a list's remote endpoints a detail of its
+// own, where a loader names their network or merges in their V1 State for
+// all of them. The copy stays on the caller's stack.
+func (e *Endpoint) DetailCopy() EndpointDetail {
+	if e.EndpointDetail == nil {
+		return EndpointDetail{}
 	}
-	edited := *d
-	edit(&edited)
-	e.SetDetail(&edited)
+	return *e.EndpointDetail
 }
 
 // SetDetail gives e a copy of d, or a shared detail when d holds nothing
@@ -313,6 +306,10 @@ func (e *Endpoint) SetDetail(d *EndpointDetail) {
 	}
 	if k, ok := d.scalarKey(); ok {
 		e.EndpointDetail = shareDetail(k, d)
+		return
+	}
+	if own := e.EndpointDetail; own != nil && own != noEndpointDetail && !sharedDetail(own) {
+		*own = *d // e's own detail, which no other endpoint holds
 		return
 	}
 	own := *d
