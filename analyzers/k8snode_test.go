@@ -162,10 +162,16 @@ func TestNAT05UnknownTypeIsNotNAT(t *testing.T) {
 	nat := &snapshot.Network{ID: "AAAAAAAA-0000-4000-8000-000000000001", Name: "nat", Type: snapshot.TypeUnknown, Refs: []snapshot.Ref{{File: "hns/v2/networks.json", Index: 1}}}
 	s.Networks = append(s.Networks, nat)
 	s.Facts.ClusterCIDR = snapshot.Fact{Value: "10.244.0.0/16", Source: "test"}
-	ep := *s.Endpoints[1]
-	ep.ID, ep.NetworkID, ep.NetworkName, ep.Name = "BBBBBBBB-0000-4000-8000-000000000001", nat.ID, "nat", "c_nat"
+	ep := *s.Endpoints[1] // its detail is the original's: named through a copy of it
+	ep.ID, ep.NetworkID, ep.Name = "BBBBBBBB-0000-4000-8000-000000000001", nat.ID, "c_nat"
+	d := ep.DetailCopy()
+	d.NetworkName = "nat"
+	ep.SetDetail(&d)
 	ep.IP = netip.MustParseAddr("172.27.148.101")
 	s.Endpoints = append(s.Endpoints, &ep)
+	if s.Endpoints[1].NetworkName == "nat" || !snapshot.SharedDetailIntact() {
+		t.Fatal("naming the copy's network renamed the original's")
+	}
 	if fs, _ := k8sRun(t, s, "NAT-05"); len(fs) > 0 {
 		t.Errorf("unknown-type network taken for NAT: %v", summaries(fs))
 	}

@@ -50,8 +50,7 @@ func TestEndpointJSONKeepsTheFieldOrder(t *testing.T) {
 }
 
 // The remote endpoints of a list share one detail, and naming their
-// network (DetailCopy, SetDetail) keeps them sharing one; an endpoint's own
-// detail is named in place.
+// network (DetailCopy, SetDetail) keeps them sharing one.
 func TestEndpointsShareTheirNetworkName(t *testing.T) {
 	paOnly, _ := ProviderAddressOnly("ProviderAddress")
 	eps := make([]*Endpoint, 3)
@@ -81,14 +80,16 @@ func TestEndpointsShareTheirNetworkName(t *testing.T) {
 			t.Errorf("detail %+v is shared: policy lists of an endpoint's own would fill the shared ones", d)
 		}
 	}
+	// A copy of an endpoint holds the original's own detail; naming the
+	// copy's network leaves the original's alone.
 	own := &Endpoint{}
 	own.SetDetail(&EndpointDetail{Unknown: []string{"Extra"}})
-	d := own.EndpointDetail
-	od := own.DetailCopy()
+	copied := *own
+	od := copied.DetailCopy()
 	od.NetworkName = "cbr0"
-	own.SetDetail(&od)
-	if own.EndpointDetail != d || own.NetworkName != "cbr0" {
-		t.Error("an endpoint's own detail was copied to name its network")
+	copied.SetDetail(&od)
+	if copied.NetworkName != "cbr0" || own.NetworkName != "" || copied.Unknown[0] != "Extra" {
+		t.Errorf("named the copy's network: copy %q, original %q", copied.NetworkName, own.NetworkName)
 	}
 	if !SharedDetailIntact() {
 		t.Error("a shared detail was written")

@@ -285,7 +285,9 @@ func (e *Endpoint) Detail() *EndpointDetail {
 // change and give back through SetDetail, which shares it again when it
 // can: Detail would give each of a list's remote endpoints a detail of its
 // own, where a loader names their network or merges in their V1 State for
-// all of them. The copy stays on the caller's stack.
+// all of them. The copy stays on the caller's stack. A copy of an
+// Endpoint holds the original's detail: give it its own this way before
+// changing it.
 func (e *Endpoint) DetailCopy() EndpointDetail {
 	if e.EndpointDetail == nil {
 		return EndpointDetail{}
@@ -306,10 +308,6 @@ func (e *Endpoint) SetDetail(d *EndpointDetail) {
 	}
 	if k, ok := d.scalarKey(); ok {
 		e.EndpointDetail = shareDetail(k, d)
-		return
-	}
-	if own := e.EndpointDetail; own != nil && own != noEndpointDetail && !sharedDetail(own) {
-		*own = *d // e's own detail, which no other endpoint holds
 		return
 	}
 	own := *d
