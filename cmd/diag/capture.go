@@ -104,10 +104,7 @@ addresses (CAP-04) and their DR MACs (CAP-07), the pod subnets (CAP-01).` + exit
 }
 
 func runCaptureDecode(ctx context.Context, e *env, g *globalOptions, o *captureDecodeOptions, files []string) error {
-	opts := capture.Options{VXLANPorts: []uint16{4789}, ExpectedVNI: o.vni, MTU: o.mtu, Limits: o.limits}
-	for _, p := range o.ports {
-		opts.VXLANPorts = append(opts.VXLANPorts, uint16(p))
-	}
+	opts := capture.Options{VXLANPorts: vxlanPorts(o.ports, vxlanIANAPort), ExpectedVNI: o.vni, MTU: o.mtu, Limits: o.limits}
 	var snaps []*snapshot.Snapshot
 	for _, b := range o.bundles {
 		s, err := loadBundle(b, nil)
@@ -223,10 +220,7 @@ Ctrl-C stops early and keeps what was captured. Needs root / Administrator.` + e
 }
 
 func runCaptureStart(ctx context.Context, e *env, o *captureStartOptions) error {
-	opts := capture.LiveOptions{Duration: o.duration, Interface: o.iface, VXLANPorts: []uint16{4789}}
-	for _, p := range o.ports {
-		opts.VXLANPorts = append(opts.VXLANPorts, uint16(p))
-	}
+	opts := capture.LiveOptions{Duration: o.duration, Interface: o.iface, VXLANPorts: vxlanPorts(o.ports, vxlanIANAPort)}
 	if ctx == nil {
 		ctx = context.Background()
 	}

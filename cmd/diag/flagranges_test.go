@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -77,4 +78,14 @@ func outOfRangeFlags(t *testing.T) map[string]bool {
 		})
 	}
 	return names
+}
+
+// --vxlan-port adds ports to the defaults, each once.
+func TestVXLANPortsOnce(t *testing.T) {
+	if got := vxlanPorts([]uint{4789, 8472, 8472}, vxlanIANAPort); !slices.Equal(got, []uint16{4789, 8472}) {
+		t.Errorf("ports %v", got)
+	}
+	if got := vxlanPorts(nil); len(got) != 0 {
+		t.Errorf("no ports: %v", got)
+	}
 }

@@ -1,6 +1,10 @@
 package main
 
-import "github.com/spf13/pflag"
+import (
+	"slices"
+
+	"github.com/spf13/pflag"
+)
 
 // vxlanPortsTake is what --vxlan-port takes, for the line that refuses a
 // bad value whether it does not parse or is out of range.
@@ -24,11 +28,17 @@ func checkVXLANPorts(ports []uint) error {
 	return nil
 }
 
-// vxlanPorts converts --vxlan-port's values, checked to be ports.
-func vxlanPorts(ports []uint) []uint16 {
-	out := make([]uint16, 0, len(ports))
+// vxlanIANAPort is VXLAN's port (RFC 7348), the one Windows uses.
+const vxlanIANAPort = 4789
+
+// vxlanPorts is defaults and --vxlan-port's values (checked to be ports),
+// each once: --vxlan-port 4789 is not a second port.
+func vxlanPorts(ports []uint, defaults ...uint16) []uint16 {
+	out := slices.Clone(defaults)
 	for _, p := range ports {
-		out = append(out, uint16(p))
+		if !slices.Contains(out, uint16(p)) {
+			out = append(out, uint16(p))
+		}
 	}
 	return out
 }
