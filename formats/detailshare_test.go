@@ -2,8 +2,11 @@ package formats
 
 import (
 	"fmt"
+	"strings"
 	"testing"
+	"unsafe"
 
+	"github.com/wincni/diag/bundle"
 	"github.com/wincni/diag/snapshot"
 )
 
@@ -35,5 +38,35 @@ func TestRemoteEndpointsShareDetailsWhateverTheirNames(t *testing.T) {
 		if len(details) > 2 {
 			t.Errorf("%s: 600 remote endpoints hold %d details", c.shape, len(details))
 		}
+	}
+}
+
+// A pasted table hides the same fields of every row: the rows share one
+// list of them, and the remote endpoints still share their details (a
+// list and a detail per row were most of a 30,000-row table's model).
+func TestTableRowsShareTheirHiddenFields(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("PS C:\\> Get-HnsEndpoint | Format-Table ID, IPAddress, IsRemoteEndpoint\n\nID                                   IPAddress     IsRemoteEndpoint\n--                                   ---------     ----------------\n")
+	for i := range 300 {
+		fmt.Fprintf(&b, "%08x-0000-4000-8000-000000000000 10.244.%d.%-5d True\n", i, i/250+1, i%250+2)
+	}
+	bu, err := bundle.OpenBytes("table.txt", []byte(b.String()), bundle.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(bu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lists, details := map[*string]bool{}, map[*snapshot.EndpointDetail]bool{}
+	for _, e := range s.Endpoints {
+		if !e.IsRemote || len(e.Unknown) == 0 {
+			t.Fatalf("row not read as a remote endpoint with hidden fields: %+v %+v", e, e.EndpointDetail)
+		}
+		lists[unsafe.SliceData(e.Unknown)] = true
+		details[e.EndpointDetail] = true
+	}
+	if len(s.Endpoints) != 300 || len(lists) != 1 || len(details) > 2 {
+		t.Errorf("%d rows hold %d lists of hidden fields and %d details", len(s.Endpoints), len(lists), len(details))
 	}
 }

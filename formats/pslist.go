@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/wincni/diag/snapshot"
 )
 
 // hidden is a value the text does not show.
@@ -347,5 +349,5 @@ func unknownFields(o obj) []string {
 		}
 	}
 	sort.Strings(out)
-	return out
+	return snapshot.ShareUnknown(out)
 }

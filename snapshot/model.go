@@ -332,13 +332,15 @@ func ProviderAddressOnly(typ string) ([]Policy, bool) {
 }
 
 // detailKey is the whole of a detail that SetDetail shares: a network
-// name, numbers, addresses and a shared policy list (ProviderAddressOnly)
-// at most. Such details are few in any bundle, so that the bounded table
+// name, numbers, addresses, a shared policy list (ProviderAddressOnly) and
+// a shared list of unknown fields (ShareUnknown) at most. Such details are few in any bundle, so that the bounded table
 // of them is not filled with details of one endpoint each.
 type detailKey struct {
 	NetworkName   string
 	policies      *Policy
 	nPolicies     int
+	unknown       *string // a list ShareUnknown keeps
+	nUnknown      int
 	IPv6, Gateway netip.Addr
 	PrefixLength  int
 	State         int64
@@ -356,12 +358,13 @@ var sharedDetails struct {
 }
 
 func (d *EndpointDetail) scalarKey() (detailKey, bool) {
-	if d.Policies != nil && !sharedPolicies(d.Policies) ||
-		d.Unknown != nil || d.OutboundNAT != nil || d.NATDestinations != nil || d.Routes != nil || d.DNSServers != nil || d.DNSSuffixes != nil ||
+	if d.Policies != nil && !sharedPolicies(d.Policies) || d.Unknown != nil && !sharedUnknownList(d.Unknown) ||
+		d.OutboundNAT != nil || d.NATDestinations != nil || d.Routes != nil || d.DNSServers != nil || d.DNSSuffixes != nil ||
 		d.NamespaceID != "" || d.VFPPortID != "" {
 		return detailKey{}, false
 	}
 	return detailKey{NetworkName: d.NetworkName, policies: unsafe.SliceData(d.Policies), nPolicies: len(d.Policies),
+		unknown: unsafe.SliceData(d.Unknown), nUnknown: len(d.Unknown),
 		IPv6: d.IPv6, Gateway: d.Gateway, PrefixLength: d.PrefixLength, State: d.State}, true
 }
 
