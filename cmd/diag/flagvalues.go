@@ -53,7 +53,7 @@ func flagError(c *cobra.Command, err error) error {
 // words as a value that does not parse.
 func outOfRange(c *cobra.Command, name string, value any) error {
 	fl := c.Flags().Lookup(name)
-	return usageErrorf("--%s must be %s, not %v", name, whatFlagTakes(fl), value)
+	return usageErrorf("--%s must be %s, not %v (see %s --help)", name, whatFlagTakes(fl), value, c.CommandPath())
 }
 
 // annotationFoldCase marks a flag whose value is one of a few words
