@@ -7,6 +7,7 @@ import (
 	"iter"
 	"slices"
 	"strings"
+	"unsafe"
 )
 
 // EndpointIDTable keeps each endpoint ID that load balancers list as a
@@ -46,13 +47,42 @@ func (t *EndpointIDTable) Grow(n int) {
 
 // Add is the position of id, kept at the end when new.
 func (t *EndpointIDTable) Add(id string) uint32 {
-	if t.slots == nil {
-		t.rehash(max(64, 4*len(t.ids)))
-	}
-	j := t.find(id)
+	j := t.slotOf(bytesOf(id))
 	if p := t.slots[j]; p != 0 {
 		return uint32(p - 1)
 	}
+	return t.insert(j, id)
+}
+
+// AddBytes is Add of the ID spelled by b, which the table copies only
+// when new: a load balancer list's reader hands its backends' bytes.
+func (t *EndpointIDTable) AddBytes(b []byte) uint32 {
+	j := t.slotOf(b)
+	if p := t.slots[j]; p != 0 {
+		return uint32(p - 1)
+	}
+	if len(b) > idTextBlock/16 {
+		return t.insert(j, string(b))
+	}
+	if t.text == nil || t.text.Cap()-t.text.Len() < len(b) {
+		t.text = &strings.Builder{}
+		t.text.Grow(idTextBlock)
+	}
+	n := t.text.Len()
+	t.text.Write(b)
+	return t.insert(j, t.text.String()[n:])
+}
+
+// slotOf is find of the ID spelled by b, the table made first if need be.
+func (t *EndpointIDTable) slotOf(b []byte) uint64 {
+	if t.slots == nil {
+		t.rehash(max(64, 4*len(t.ids)))
+	}
+	return t.find(b)
+}
+
+// insert keeps id in the empty slot j (slotOf) and is its position.
+func (t *EndpointIDTable) insert(j uint64, id string) uint32 {
 	t.ids = append(t.ids, id)
 	t.slots[j] = int32(len(t.ids))
 	if 2*len(t.ids) > len(t.slots) { // at most half full: short probes
@@ -61,33 +91,8 @@ func (t *EndpointIDTable) Add(id string) uint32 {
 	return uint32(len(t.ids) - 1)
 }
 
-// AddBytes is Add of the ID spelled by b, which the table copies only
-// when new: a load balancer list's reader hands its backends' bytes.
-func (t *EndpointIDTable) AddBytes(b []byte) uint32 {
-	if t.slots == nil {
-		t.rehash(max(64, 4*len(t.ids)))
-	}
-	j := t.findBytes(b)
-	if p := t.slots[j]; p != 0 {
-		return uint32(p - 1)
-	}
-	if len(b) > idTextBlock/16 {
-		t.ids = append(t.ids, string(b))
-	} else {
-		if t.text == nil || t.text.Cap()-t.text.Len() < len(b) {
-			t.text = &strings.Builder{}
-			t.text.Grow(idTextBlock)
-		}
-		n := t.text.Len()
-		t.text.Write(b)
-		t.ids = append(t.ids, t.text.String()[n:])
-	}
-	t.slots[j] = int32(len(t.ids))
-	if 2*len(t.ids) > len(t.slots) {
-		t.rehash(2 * len(t.slots))
-	}
-	return uint32(len(t.ids) - 1)
-}
+// bytesOf is s's bytes, not copied: for lookups, which only read them.
+func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // Warm loads what AddBytes reads for each of bs into the cache: the slot
 // its hash falls in, the ID kept there and that ID's first byte. In the
@@ -111,22 +116,12 @@ func (t *EndpointIDTable) Warm(bs [][]byte) {
 	t.warm = w
 }
 
-// findBytes is find of the ID spelled by b (maphash hashes a string and
-// its bytes alike).
-func (t *EndpointIDTable) findBytes(b []byte) uint64 {
+// find is the slot of the ID spelled by b, or the empty one where it
+// goes.
+func (t *EndpointIDTable) find(b []byte) uint64 {
 	mask := uint64(len(t.slots) - 1)
 	for j := maphash.Bytes(t.seed, b) & mask; ; j = (j + 1) & mask {
 		if p := t.slots[j]; p == 0 || t.ids[p-1] == string(b) {
-			return j
-		}
-	}
-}
-
-// find is the slot of id, or the empty one where it goes.
-func (t *EndpointIDTable) find(id string) uint64 {
-	mask := uint64(len(t.slots) - 1)
-	for j := maphash.String(t.seed, id) & mask; ; j = (j + 1) & mask {
-		if p := t.slots[j]; p == 0 || t.ids[p-1] == id {
 			return j
 		}
 	}
@@ -139,7 +134,7 @@ func (t *EndpointIDTable) rehash(n int) {
 	}
 	t.slots = make([]int32, n)
 	for i, id := range t.ids {
-		t.slots[t.find(id)] = int32(i + 1)
+		t.slots[t.find(bytesOf(id))] = int32(i + 1)
 	}
 }
 
