@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"slices"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -348,7 +349,7 @@ func (p *fastParser) object(depth int) (any, error) {
 		read := false
 		vr := p.vr
 		switch {
-		case depth == vr.rawDepth && vr.isRaw(k),
+		case depth == vr.rawDepth && slices.Contains(vr.raw, k),
 			vr.inRaw && depth == vr.rawDepth+2 && k == vr.rawIn[1]:
 			v = p.rawValue()
 			read = v != nil
@@ -610,16 +611,6 @@ func hex4(b []byte) rune {
 		r = r*16 + rune(c)
 	}
 	return r
-}
-
-// isRaw says whether an element's member named k is left raw.
-func (vr *valueReader) isRaw(k string) bool {
-	for _, r := range vr.raw {
-		if k == r {
-			return true
-		}
-	}
-	return false
 }
 
 // rawValue reads the value at p.i as a rawText (a string) or rawTexts (a
