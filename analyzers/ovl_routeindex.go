@@ -2,7 +2,6 @@ package analyzers
 
 import (
 	"net/netip"
-	"slices"
 
 	"github.com/wincni/diag/snapshot"
 )
@@ -15,30 +14,20 @@ import (
 // lookup masks the address to each prefix length the routes use (a
 // handful: usually one).
 type routeIndex struct {
-	dest      map[netip.Prefix]struct{}
-	lengths   []int // the distinct Bits of the destinations, ascending
+	dest      prefixMap // destinations to ProviderAddresses
 	providers map[netip.Addr]struct{}
 	mgmt      netip.Addr
 }
 
 func newRouteIndex(n *snapshot.Network) *routeIndex {
 	x := &routeIndex{
-		dest:      make(map[netip.Prefix]struct{}, len(n.RemoteSubnetRoutes)),
 		providers: make(map[netip.Addr]struct{}, len(n.RemoteSubnetRoutes)),
 		mgmt:      n.ManagementIP,
 	}
 	for _, r := range n.RemoteSubnetRoutes {
 		x.providers[r.ProviderAddress] = struct{}{}
-		d := r.DestinationPrefix
-		if !d.IsValid() {
-			continue
-		}
-		x.dest[d.Masked()] = struct{}{}
-		if !slices.Contains(x.lengths, d.Bits()) {
-			x.lengths = append(x.lengths, d.Bits())
-		}
+		x.dest.add(r.DestinationPrefix, r.ProviderAddress)
 	}
-	slices.Sort(x.lengths)
 	return x
 }
 
@@ -48,12 +37,8 @@ func (x *routeIndex) covers(a netip.Addr) bool {
 	if !a.IsValid() || a.Zone() != "" {
 		return false
 	}
-	for _, bits := range x.lengths {
-		if x.holds(a, bits) {
-			return true
-		}
-	}
-	return false
+	_, ok := x.dest.lookup(a)
+	return ok
 }
 
 // coversPrefix: a route for exactly p, or one that contains it (a shorter
@@ -62,24 +47,15 @@ func (x *routeIndex) coversPrefix(p netip.Prefix) bool {
 	if !p.IsValid() {
 		return false
 	}
-	for _, bits := range x.lengths {
+	for _, bits := range x.dest.lengths {
 		if bits > p.Bits() {
 			break
 		}
-		if x.holds(p.Addr(), bits) {
+		if _, ok := x.dest.at(p.Addr(), bits); ok {
 			return true
 		}
 	}
 	return false
-}
-
-func (x *routeIndex) holds(a netip.Addr, bits int) bool {
-	m, err := a.Prefix(bits) // fails when bits exceeds a's family
-	if err != nil {
-		return false
-	}
-	_, ok := x.dest[m]
-	return ok
 }
 
 // isProviderAddress: the network's own ManagementIP or a peer's VTEP.

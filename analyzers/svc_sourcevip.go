@@ -248,45 +248,6 @@ func parseFactAddr(v string) netip.Addr {
 	return a
 }
 
-// prefixMap answers "which of these prefixes holds this address, and what
-// is its value" with one map lookup per distinct prefix length, not a scan
-// of every prefix: a node of a 1,000-node cluster has a thousand remote
-// subnet routes and a quarter of a million load balancer backends.
-type prefixMap struct {
-	lengths []int
-	m       map[netip.Prefix]netip.Addr
-}
-
-func (p *prefixMap) add(pr netip.Prefix, v netip.Addr) {
-	if !pr.IsValid() {
-		return
-	}
-	if p.m == nil {
-		p.m = map[netip.Prefix]netip.Addr{}
-	}
-	pr = pr.Masked()
-	if _, seen := p.m[pr]; seen {
-		return
-	}
-	p.m[pr] = v
-	if !slices.Contains(p.lengths, pr.Bits()) {
-		p.lengths = append(p.lengths, pr.Bits())
-	}
-}
-
-// lookup finds the most specific prefix holding a.
-func (p *prefixMap) lookup(a netip.Addr) (netip.Addr, bool) {
-	best, found := -1, netip.Addr{}
-	for _, bits := range p.lengths {
-		if q, err := a.Prefix(bits); err == nil && bits > best {
-			if v, ok := p.m[q]; ok {
-				best, found = bits, v
-			}
-		}
-	}
-	return found, best >= 0
-}
-
 // addrSample is a list of addresses as a summary names it: its first
 // sampleAddrs and how many there are. A large cluster's load balancers list
 // 127,000 backends; keeping each list whole for its summary held 3 MB.
